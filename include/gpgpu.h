@@ -1,0 +1,249 @@
+/*
+ * gpgpu.h - data-parallel primitives (reduce, scan, radix sort, histogram)
+ * on any OpenCL device, with a plain-C fallback when no OpenCL platform exists.
+ *
+ * This header is the manual. It uses no OpenCL types: programs that hand the
+ * library their own queues and buffers include gpgpu_cl.h as well.
+ *
+ * Conventions for every function below:
+ *  - It returns GPGPU_SUCCESS or a status; on failure gpgpu_last_error(ctx)
+ *    says which condition failed (the OpenCL error name, the build log ...).
+ *  - A call that fails leaks nothing and leaves the caller's data as it was
+ *    (an in-place scan or sort that fails leaves the input untouched).
+ *  - n counts elements. n == 0 is valid everywhere; pointers may then be NULL.
+ *  - One context may be shared by several threads: calls on it are serialised.
+ *  - Results are deterministic: the same input, device and n give the same
+ *    bits on every run, floating-point sums included.
+ */
+#ifndef GPGPU_H
+#define GPGPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpgpu_version.h"
+
+#if defined(_WIN32)
+#  define GPGPU_API
+#elif defined(__GNUC__) && __GNUC__ >= 4
+#  define GPGPU_API __attribute__((visibility("default")))
+#else
+#  define GPGPU_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** An OpenCL device (or the host fallback) with its queue and compiled kernels. */
+typedef struct gpgpu_context gpgpu_context;
+
+/* Status values are pinned: they never change meaning between versions. */
+#define GPGPU_STATUS_LIST(X)                                                   \
+    X(GPGPU_SUCCESS, 0, "success")                                             \
+    X(GPGPU_ERROR_INVALID_ARGUMENT, 1, "invalid argument")                     \
+    X(GPGPU_ERROR_UNSUPPORTED, 2, "not supported by this device")              \
+    X(GPGPU_ERROR_OUT_OF_MEMORY, 3, "out of memory")                           \
+    X(GPGPU_ERROR_NO_DEVICE, 4, "no such device")                              \
+    X(GPGPU_ERROR_BUILD, 5, "kernel build failed")                             \
+    X(GPGPU_ERROR_OPENCL, 6, "OpenCL error")
+
+typedef enum {
+#define GPGPU_STATUS_ENUM_(name, value, text) name = value,
+    GPGPU_STATUS_LIST(GPGPU_STATUS_ENUM_)
+#undef GPGPU_STATUS_ENUM_
+} gpgpu_status;
+
+/** Element types. I64/U64/F64 need device support (F64: cl_khr_fp64). */
+typedef enum { GPGPU_I32, GPGPU_U32, GPGPU_F32, GPGPU_I64, GPGPU_U64, GPGPU_F64 } gpgpu_type;
+
+/** Combining operators. Values >= GPGPU_OP_USER come from gpgpu_op_define. */
+typedef int gpgpu_op;
+enum { GPGPU_SUM = 0, GPGPU_MIN = 1, GPGPU_MAX = 2, GPGPU_OP_USER = 16 };
+
+typedef enum { GPGPU_EXCLUSIVE, GPGPU_INCLUSIVE } gpgpu_scan_kind;
+
+/** Sort flags. */
+enum { GPGPU_ASCENDING = 0, GPGPU_DESCENDING = 1 };
+
+/* ------------------------------------------------------------------------ */
+/* Library and context                                                        */
+
+/** The library's version, "MAJOR.MINOR.PATCH". Since 0.1. */
+GPGPU_API const char *gpgpu_version(void);
+
+/** A constant English phrase for s ("invalid argument"); never NULL. */
+GPGPU_API const char *gpgpu_status_string(gpgpu_status s);
+
+/** Size in bytes of one element of t, or 0 for a value that is not a type. */
+GPGPU_API size_t gpgpu_type_size(gpgpu_type t);
+
+/**
+ * Opens a device. device selects it (NULL: $GPGPU_DEVICE, else the best one):
+ *   "gpu", "accelerator", "cpu"  the first device of that kind
+ *   "host"                       the plain-C fallback (no OpenCL at all)
+ *   "P:D"                        platform P, device D (as gpgpu-info lists them)
+ *   anything else                a case-insensitive substring of the device
+ *                                or platform name
+ * The best device is a GPU over an accelerator over a CPU; with no OpenCL
+ * platform installed it is the host fallback (that is not an error).
+ * Returns GPGPU_ERROR_NO_DEVICE for a spec that matches nothing (never a
+ * silent fallback), GPGPU_ERROR_INVALID_ARGUMENT for ctx NULL,
+ * GPGPU_ERROR_OUT_OF_MEMORY or GPGPU_ERROR_OPENCL. On failure *ctx is NULL
+ * and gpgpu_last_error(NULL) gives the detail.
+ */
+GPGPU_API gpgpu_status gpgpu_context_create(gpgpu_context **ctx, const char *device);
+
+/** Releases everything the context owns. NULL is a no-op. */
+GPGPU_API void gpgpu_context_destroy(gpgpu_context *ctx);
+
+/** The device's name ("host" for the fallback); never NULL. */
+GPGPU_API const char *gpgpu_device_name(const gpgpu_context *ctx);
+
+/**
+ * Detail of the last failure on ctx (the failed condition, the OpenCL error's
+ * name, a build log), "" if none. With ctx NULL: the last failure of
+ * gpgpu_context_create in this thread. The text stays valid until the next
+ * call on ctx.
+ */
+GPGPU_API const char *gpgpu_last_error(const gpgpu_context *ctx);
+
+/* ------------------------------------------------------------------------ */
+/* Primitives on host memory. Each copies in, runs, copies out and waits.    */
+
+/**
+ * result = in[0] op in[1] op ... op in[n-1]; n == 0 gives the identity
+ * (0 for SUM; the type's maximum, or +inf, for MIN; its minimum, or -inf,
+ * for MAX). Integer sums wrap. Float MIN/MAX ignore NaN (like fmin/fmax)
+ * and return NaN only when every element is NaN.
+ * Float sums combine in a fixed tree whose shape depends only on n and the
+ * device: the bits are reproducible, though they may differ from a serial
+ * left-to-right sum by rounding.
+ * Errors: INVALID_ARGUMENT (NULL ctx/result, NULL in with n > 0, bad type or
+ * op), UNSUPPORTED (64-bit type on a device without it), OUT_OF_MEMORY,
+ * OPENCL, BUILD.
+ */
+GPGPU_API gpgpu_status gpgpu_reduce(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
+                                    const void *in, size_t n, void *result);
+
+/**
+ * Prefix scan: out[i] = in[0] op ... op in[i-1] (EXCLUSIVE, out[0] = identity)
+ * or in[0] op ... op in[i] (INCLUSIVE). out may equal in (in place); other
+ * overlap is INVALID_ARGUMENT. Errors as gpgpu_reduce.
+ */
+GPGPU_API gpgpu_status gpgpu_scan(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
+                                  gpgpu_scan_kind kind, const void *in, void *out, size_t n);
+
+/**
+ * gpgpu_scan seeded with *init: every output is combined with init on its
+ * left (EXCLUSIVE: out[0] = init). What a distributed scan needs for its
+ * per-rank offset. init NULL means the identity.
+ */
+GPGPU_API gpgpu_status gpgpu_scan_init(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
+                                       gpgpu_scan_kind kind, const void *in, void *out,
+                                       size_t n, const void *init);
+
+/**
+ * Stable radix sort of n keys in place, ascending unless flags has
+ * GPGPU_DESCENDING (the exact reverse order, still stable). Floats follow IEEE
+ * 754 totalOrder: -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN.
+ * Errors: INVALID_ARGUMENT (unknown flags, NULL keys with n > 0 ...),
+ * UNSUPPORTED, OUT_OF_MEMORY, OPENCL, BUILD; keys are unchanged on failure.
+ */
+GPGPU_API gpgpu_status gpgpu_sort(gpgpu_context *ctx, gpgpu_type t, void *keys, size_t n,
+                                  unsigned flags);
+
+/**
+ * gpgpu_sort carrying values (value_size 4 or 8 bytes each) along with the
+ * keys. Keys and values are unchanged on failure.
+ */
+GPGPU_API gpgpu_status gpgpu_sort_pairs(gpgpu_context *ctx, gpgpu_type key_type, void *keys,
+                                        void *values, size_t value_size, size_t n,
+                                        unsigned flags);
+
+/**
+ * Histogram of n samples into nbins even bins over [lo, hi): bin i counts x
+ * with lo + i*w <= x < lo + (i+1)*w, w = (hi - lo) / nbins. Values outside
+ * and NaN are not counted; bins[0..nbins-1] are overwritten.
+ * Integer samples: bin = (x - lo) * nbins / (hi - lo) in exact integer
+ * arithmetic, with lo rounded up and hi rounded up to integers.
+ * Float samples: bin = (int)((x - lo) * (nbins / (hi - lo))) computed in the
+ * sample's precision, clamped to nbins - 1.
+ * Errors: INVALID_ARGUMENT (nbins 0, lo >= hi, lo or hi not finite, NULLs),
+ * UNSUPPORTED, OUT_OF_MEMORY, OPENCL, BUILD.
+ */
+GPGPU_API gpgpu_status gpgpu_histogram(gpgpu_context *ctx, gpgpu_type t, const void *in,
+                                       size_t n, size_t nbins, double lo, double hi,
+                                       uint64_t *bins);
+
+/**
+ * Four histograms of nbins each from width x height 8-bit RGBA pixels whose
+ * rows start row_stride bytes apart (>= 4 * width): bins[0..nbins) red,
+ * then green, blue and the sRGB luminance v = 0.2126 R + 0.7152 G + 0.0722 B
+ * (v in 0..1, channels divided by 255); each channel value c in 0..1 goes to
+ * bin min(nbins - 1, floor(c * nbins)). Alpha is ignored. One read of the image.
+ */
+GPGPU_API gpgpu_status gpgpu_histogram_rgba8(gpgpu_context *ctx, const uint8_t *pixels,
+                                             size_t width, size_t height, size_t row_stride,
+                                             size_t nbins, uint64_t *bins);
+
+/* ------------------------------------------------------------------------ */
+/* User-defined operators, compiled at run time                               */
+
+/**
+ * Defines an operator on type t: combine is an OpenCL C expression in a and b
+ * (e.g. "a * b", "hypot(a, b)"), identity an expression of type t. The op
+ * works with gpgpu_reduce and gpgpu_scan (and their _buffer forms) for type t,
+ * for the context's life. The operator must be associative; results of a
+ * non-associative one are unspecified. Expressions that could escape their
+ * place in the kernel (';', braces, '#', comments, quotes, unbalanced
+ * parentheses) are INVALID_ARGUMENT; ones that do not compile are BUILD
+ * with the compiler's log in gpgpu_last_error. On the host fallback,
+ * user-defined operators are UNSUPPORTED.
+ */
+GPGPU_API gpgpu_status gpgpu_op_define(gpgpu_context *ctx, gpgpu_type t, const char *combine,
+                                       const char *identity, gpgpu_op *op);
+
+/** result = reduce(op, map(x) for x in in): map is an expression in x. */
+GPGPU_API gpgpu_status gpgpu_transform_reduce(gpgpu_context *ctx, gpgpu_type t,
+                                              const char *map, gpgpu_op op, const void *in,
+                                              size_t n, void *result);
+
+/**
+ * Stream compaction: copies to out, in order, each in[i] for which predicate
+ * (an expression in x and the index i) is non-zero; *count receives how many.
+ * out must have room for n elements.
+ */
+GPGPU_API gpgpu_status gpgpu_select(gpgpu_context *ctx, gpgpu_type t, const char *predicate,
+                                    const void *in, size_t n, void *out, size_t *count);
+
+/* ------------------------------------------------------------------------ */
+/* Profiling                                                                   */
+
+/**
+ * Turns per-kernel timing on or off (off by default; GPGPU_PROFILE=1 in the
+ * environment turns it on and prints a table per call to stderr). UNSUPPORTED
+ * on a context made from a queue without CL_QUEUE_PROFILING_ENABLE.
+ */
+GPGPU_API gpgpu_status gpgpu_set_profiling(gpgpu_context *ctx, int enabled);
+
+/** One kernel launch of the last call, with its OpenCL event timestamps (ns). */
+typedef struct {
+    const char *kernel;       /* kernel function name */
+    unsigned pass;            /* 0, 1, ... in launch order within the call */
+    size_t global_size, local_size;
+    uint64_t queued_ns, submit_ns, start_ns, end_ns;
+} gpgpu_kernel_time;
+
+/**
+ * Records of the last primitive call on ctx (waiting for it to finish), valid
+ * until the next call. Returns their number; 0 when profiling is off or on
+ * the host fallback.
+ */
+GPGPU_API size_t gpgpu_profile(const gpgpu_context *ctx, const gpgpu_kernel_time **records);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GPGPU_H */

@@ -1,0 +1,86 @@
+/*
+ * gpgpu_cl.h - the primitives on the caller's OpenCL buffers, asynchronous.
+ *
+ * Offsets and n count elements. Each function waits for the caller's events
+ * (num_wait, wait), enqueues its passes on the context's queue and, when done
+ * is not NULL, hands back one event (the caller releases it) that completes
+ * when the result is in place. Nothing blocks. Scratch memory is the
+ * library's and is reused between calls; a call on the same context must not
+ * start before the previous one's done event has completed if it is made
+ * on another queue. On the host fallback these functions are UNSUPPORTED.
+ */
+#ifndef GPGPU_CL_H
+#define GPGPU_CL_H
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#  define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+
+#include "gpgpu.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * A context on the caller's queue (its device and cl_context are used; the
+ * queue is retained, and released by gpgpu_context_destroy). Profiling works
+ * only if the queue has CL_QUEUE_PROFILING_ENABLE.
+ */
+GPGPU_API gpgpu_status gpgpu_context_from_queue(gpgpu_context **ctx, cl_command_queue queue);
+
+/** The context's queue (not retained for the caller); NULL on the host fallback. */
+GPGPU_API cl_command_queue gpgpu_queue(const gpgpu_context *ctx);
+
+/** Reduces in[in_offset .. +n) into one element at result[result_offset]. */
+GPGPU_API gpgpu_status gpgpu_reduce_buffer(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
+                                           cl_mem in, size_t in_offset, size_t n,
+                                           cl_mem result, size_t result_offset,
+                                           cl_uint num_wait, const cl_event *wait,
+                                           cl_event *done);
+
+/** Scans in[in_offset .. +n) into out[out_offset ..]; the same buffer and
+    offset for both is an in-place scan. */
+GPGPU_API gpgpu_status gpgpu_scan_buffer(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
+                                         gpgpu_scan_kind kind, cl_mem in, size_t in_offset,
+                                         cl_mem out, size_t out_offset, size_t n,
+                                         cl_uint num_wait, const cl_event *wait,
+                                         cl_event *done);
+
+/** Sorts keys[offset .. +n) in place. */
+GPGPU_API gpgpu_status gpgpu_sort_buffer(gpgpu_context *ctx, gpgpu_type t, cl_mem keys,
+                                         size_t offset, size_t n, unsigned flags,
+                                         cl_uint num_wait, const cl_event *wait,
+                                         cl_event *done);
+
+/** Sorts keys[key_offset .. +n) in place, carrying values[value_offset ..]
+    (value_size 4 or 8 bytes; offsets in elements of each). */
+GPGPU_API gpgpu_status gpgpu_sort_pairs_buffer(gpgpu_context *ctx, gpgpu_type key_type,
+                                               cl_mem keys, size_t key_offset, cl_mem values,
+                                               size_t value_offset, size_t value_size,
+                                               size_t n, unsigned flags, cl_uint num_wait,
+                                               const cl_event *wait, cl_event *done);
+
+/** Histogram of in[in_offset .. +n) into nbins cl_ulong counters at
+    bins[bins_offset ..] (overwritten). */
+GPGPU_API gpgpu_status gpgpu_histogram_buffer(gpgpu_context *ctx, gpgpu_type t, cl_mem in,
+                                              size_t in_offset, size_t n, size_t nbins,
+                                              double lo, double hi, cl_mem bins,
+                                              size_t bins_offset, cl_uint num_wait,
+                                              const cl_event *wait, cl_event *done);
+
+/** gpgpu_select on buffers: the number kept is written as one cl_ulong to
+    count[count_offset]. */
+GPGPU_API gpgpu_status gpgpu_select_buffer(gpgpu_context *ctx, gpgpu_type t,
+                                           const char *predicate, cl_mem in,
+                                           size_t in_offset, size_t n, cl_mem out,
+                                           size_t out_offset, cl_mem count,
+                                           size_t count_offset, cl_uint num_wait,
+                                           const cl_event *wait, cl_event *done);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GPGPU_CL_H */

@@ -1,0 +1,1 @@
+/* histogram.cl - placeholder until the primitive lands. */

@@ -1,0 +1,1 @@
+/* scan.cl - placeholder until the primitive lands. */

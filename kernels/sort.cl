@@ -1,0 +1,1 @@
+/* sort.cl - placeholder until the primitive lands. */

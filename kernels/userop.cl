@@ -1,0 +1,1 @@
+/* userop.cl - placeholder until the primitive lands. */

@@ -1,0 +1,253 @@
+/*
+ * internal.h - what the library's files share. Nothing here is exported:
+ * internal names start with gpgpu__ and are hidden by -fvisibility=hidden.
+ */
+#ifndef GPGPU_INTERNAL_H
+#define GPGPU_INTERNAL_H
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpgpu_cl.h"
+
+/* ---- types (types.c) ---------------------------------------------------- */
+
+typedef struct {
+    size_t size;        /* bytes per element */
+    const char *cl;     /* OpenCL C name: "uint", "float" ... */
+    const char *name;   /* "u32", "f32" ... */
+    int is_float, is_signed, is_64;
+} gpgpu__type_info;
+
+/* NULL for a value that is not a gpgpu_type. */
+const gpgpu__type_info *gpgpu__type(gpgpu_type t);
+int gpgpu__type_parse(const char *name, gpgpu_type *t); /* "u32" -> GPGPU_U32; 0 if unknown */
+
+/* ---- errors (status.c) -------------------------------------------------- */
+
+#define GPGPU__ERROR_MAX 16384
+
+/* Records the detail of a failure on ctx (NULL: this thread's context-less
+   slot) and returns s, so that callers write `return gpgpu__fail(...)`. */
+gpgpu_status gpgpu__fail(const gpgpu_context *ctx, gpgpu_status s, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* An OpenCL error: OUT_OF_MEMORY for the allocation failures, else OPENCL.
+   what names the call that failed. */
+gpgpu_status gpgpu__cl_fail(const gpgpu_context *ctx, cl_int err, const char *what);
+const char *gpgpu__cl_error_name(cl_int err);
+
+/* One argument check per line: on failure the text of the condition becomes
+   the error detail and the function returns INVALID_ARGUMENT. */
+#define GPGPU__CHECK_ARG(ctx, cond)                                                  \
+    do {                                                                             \
+        if (!(cond))                                                                 \
+            return gpgpu__fail((ctx), GPGPU_ERROR_INVALID_ARGUMENT, "%s: need %s", \
+                               __func__, #cond);                                     \
+    } while (0)
+
+/* Propagates a failed status. */
+#define GPGPU__TRY(expr)                        \
+    do {                                        \
+        gpgpu_status gpgpu__s_ = (expr);        \
+        if (gpgpu__s_ != GPGPU_SUCCESS)         \
+            return gpgpu__s_;                   \
+    } while (0)
+
+/* ---- tuning (plan.c) ---------------------------------------------------- */
+
+typedef struct {
+    int chunked;        /* 1: each work item owns one contiguous chunk (CPUs);
+                           0: adjacent work items read adjacent words (GPUs) */
+    size_t wg;          /* work-group size of the bandwidth kernels */
+    size_t groups;      /* work-groups of a full-device pass */
+    size_t scan_tile;   /* elements per scan tile */
+    int scan_single;    /* 1: single-pass scan (decoupled look-back) */
+    int sort_bits;      /* radix digit width */
+    size_t sort_tile;   /* keys per sort tile */
+    int hist_local;     /* 1: privatised __local bins with local atomics */
+    int nv_ptx;         /* NVIDIA inline PTX allowed */
+} gpgpu__tuning;
+
+/* Fills ctx->tune from the device's properties and GPGPU_* overrides. */
+void gpgpu__plan_init(gpgpu_context *ctx);
+
+/* "-D WG=256 -D CHUNKED=1 ..." for the kernels' common tunables. */
+void gpgpu__plan_options(const gpgpu_context *ctx, char *buf, size_t size);
+
+/* ---- the context (context.c) -------------------------------------------- */
+
+typedef struct gpgpu__program gpgpu__program;
+
+typedef struct {
+    cl_event event;
+    const char *kernel;  /* static string */
+    size_t global_size, local_size;
+} gpgpu__launch;
+
+enum { GPGPU__SCRATCH_SLOTS = 8 };
+
+struct gpgpu_context {
+    pthread_mutex_t lock;        /* held by every public call */
+    pthread_mutex_t error_lock;  /* guards error[] */
+    int host;                    /* the plain-C fallback: no OpenCL below */
+
+    cl_platform_id platform;
+    cl_device_id device;
+    cl_context cl;
+    cl_command_queue queue;
+    int can_profile;             /* the queue has CL_QUEUE_PROFILING_ENABLE */
+    int profiling;               /* gpgpu_set_profiling */
+    int profile_print;           /* GPGPU_PROFILE=1 */
+
+    char name[256];              /* device name */
+    char platform_name[256];
+    char driver[128];
+    cl_device_type type;
+    size_t compute_units, max_wg, local_mem;
+    uint64_t max_alloc, global_mem;
+    int fp64, int64, int64_atomics;
+    int vendor_nvidia;
+    gpgpu__tuning tune;
+
+    gpgpu__program *programs;    /* compiled programs, newest first */
+
+    /* The call in progress: events it must wait for (consumed by its first
+       enqueue) and, when profiling, its launches. */
+    cl_uint wait_n;
+    const cl_event *wait;
+    gpgpu__launch *launches;
+    size_t nlaunches, launches_cap;
+    gpgpu_kernel_time *records;  /* resolved by gpgpu_profile */
+    size_t nrecords;
+
+    cl_mem scratch[GPGPU__SCRATCH_SLOTS]; /* library-managed, reused */
+    size_t scratch_size[GPGPU__SCRATCH_SLOTS];
+
+    struct gpgpu__user_op *user_ops; /* gpgpu_op_define */
+    size_t nuser_ops;
+
+    char error[GPGPU__ERROR_MAX];
+};
+
+void gpgpu__lock(gpgpu_context *ctx);
+void gpgpu__unlock(gpgpu_context *ctx);
+
+/* Scratch slots: each user picks its own so that one call's buffers never
+   alias. A slot grows as needed and keeps its memory for later calls. */
+enum {
+    GPGPU__SLOT_IN, GPGPU__SLOT_OUT, GPGPU__SLOT_PARTIALS, GPGPU__SLOT_PARTIALS2,
+    GPGPU__SLOT_SORT_KEYS, GPGPU__SLOT_SORT_VALUES, GPGPU__SLOT_SORT_COUNTS,
+    GPGPU__SLOT_AUX
+};
+gpgpu_status gpgpu__scratch(gpgpu_context *ctx, int slot, size_t bytes, cl_mem *out);
+
+/* A new buffer (released by the caller). host may be NULL; with it the
+   buffer is initialised from host (CL_MEM_COPY_HOST_PTR). */
+gpgpu_status gpgpu__buffer(gpgpu_context *ctx, cl_mem_flags flags, size_t bytes,
+                           const void *host, cl_mem *out);
+
+/* Blocking read of bytes at offset of buf into host. */
+gpgpu_status gpgpu__read(gpgpu_context *ctx, cl_mem buf, size_t offset, size_t bytes,
+                         void *host);
+/* Non-blocking write of host into buf (host must stay valid until the queue
+   reaches it: the host API calls finish before returning). */
+gpgpu_status gpgpu__write(gpgpu_context *ctx, cl_mem buf, size_t offset, size_t bytes,
+                          const void *host);
+/* Fills bytes of buf at offset with a pattern of pattern_size bytes. */
+gpgpu_status gpgpu__fill(gpgpu_context *ctx, cl_mem buf, size_t offset, size_t bytes,
+                         const void *pattern, size_t pattern_size);
+/* Device-side copy. */
+gpgpu_status gpgpu__copy(gpgpu_context *ctx, cl_mem src, size_t src_offset, cl_mem dst,
+                         size_t dst_offset, size_t bytes);
+
+/* Brackets the enqueues of a _buffer call: begin records the caller's wait
+   list and drops the previous call's profile; end hands out the done event
+   (a marker after everything the call enqueued) when done is not NULL. */
+void gpgpu__begin(gpgpu_context *ctx, cl_uint num_wait, const cl_event *wait);
+gpgpu_status gpgpu__end(gpgpu_context *ctx, cl_event *done);
+
+/* Host API helpers: wait for the queue, then print the profile if asked. */
+gpgpu_status gpgpu__finish(gpgpu_context *ctx);
+
+/* ---- programs (program.c, cache.c) -------------------------------------- */
+
+/* The program built from common.cl + extra (may be NULL: text such as user
+   #defines) + kernels/<file>.cl with options (plus the plan's tunables),
+   compiled once per context. Errors: BUILD with the log, OPENCL. */
+gpgpu_status gpgpu__program_get(gpgpu_context *ctx, const char *file, const char *extra,
+                                const char *options, gpgpu__program **out);
+
+/* The kernel called name in prog, created once and kept with the program. */
+gpgpu_status gpgpu__kernel_get(gpgpu_context *ctx, gpgpu__program *prog, const char *name,
+                               cl_kernel *out);
+
+void gpgpu__programs_release(gpgpu_context *ctx);
+
+/* Kernel arguments for gpgpu__run, as (size, pointer) pairs:
+     GPGPU__ARG(x)       a value or cl_mem held in the variable x
+     GPGPU__LOCAL(bytes) __local memory
+     GPGPU__END          ends the list */
+#define GPGPU__ARG(x) sizeof(x), (const void *)&(x)
+#define GPGPU__LOCAL(bytes) (size_t)(bytes), (const void *)NULL
+#define GPGPU__END (size_t)0, (const void *)NULL
+
+/* Sets the arguments and enqueues prog's kernel name over global work items
+   in groups of local (global is rounded up to a multiple of local by the
+   caller). Records the launch when profiling. */
+gpgpu_status gpgpu__run(gpgpu_context *ctx, gpgpu__program *prog, const char *name,
+                        size_t global, size_t local, ...);
+
+/* Disk cache of program binaries (cache.c). key is a hex digest. load
+   returns 0 and a malloc'd binary, or -1 for a miss (a bad entry is removed). */
+int gpgpu__cache_load(const char *key, unsigned char **bin, size_t *size);
+void gpgpu__cache_store(const char *key, const unsigned char *bin, size_t size);
+int gpgpu__cache_enabled(void);
+
+/* 64-bit FNV-1a, used for cache keys. */
+uint64_t gpgpu__hash(uint64_t h, const void *data, size_t size);
+#define GPGPU__HASH_INIT 0xcbf29ce484222325ull
+
+/* Embedded kernel sources (kernels.c, generated from kernels/*.cl). */
+const char *gpgpu__kernel_source(const char *file); /* NULL if none */
+
+/* ---- primitives' options ------------------------------------------------ */
+
+/* "-D TYPE_ID=n -D OP_ID=m" plus, for a user op, its #defines in *extra
+   (static storage owned by the context). INVALID_ARGUMENT for an unknown op;
+   UNSUPPORTED for a type the device lacks. */
+gpgpu_status gpgpu__type_op_options(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
+                                    char *buf, size_t size, const char **extra);
+/* UNSUPPORTED unless the device handles t (fp64 for F64, 64-bit integers). */
+gpgpu_status gpgpu__type_supported(gpgpu_context *ctx, gpgpu_type t);
+
+/* The identity of op for t, written to out (gpgpu__type(t)->size bytes).
+   Built-in ops only. */
+void gpgpu__identity(gpgpu_type t, gpgpu_op op, void *out);
+
+/* ---- the plain-C fallback (host.c) -------------------------------------- */
+
+void gpgpu__host_reduce(gpgpu_type t, gpgpu_op op, const void *in, size_t n, void *result);
+void gpgpu__host_scan(gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind, const void *in,
+                      void *out, size_t n, const void *init);
+gpgpu_status gpgpu__host_sort(gpgpu_type t, void *keys, void *values, size_t value_size,
+                              size_t n, unsigned flags);
+void gpgpu__host_histogram(gpgpu_type t, const void *in, size_t n, size_t nbins, double lo,
+                           double hi, uint64_t *bins);
+void gpgpu__host_histogram_rgba8(const uint8_t *pixels, size_t width, size_t height,
+                                 size_t row_stride, size_t nbins, uint64_t *bins);
+
+/* ---- between primitives -------------------------------------------------- */
+
+/* Scan of device data without locking or begin/end: for sort and select.
+   init_buf NULL means the identity; else the seed is init_buf[init_off]. */
+gpgpu_status gpgpu__scan_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
+                                 gpgpu_scan_kind kind, cl_mem in, size_t in_off, cl_mem out,
+                                 size_t out_off, size_t n, cl_mem init_buf, size_t init_off);
+/* Reduce of device data without locking or begin/end. */
+gpgpu_status gpgpu__reduce_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
+                                   const char *map, cl_mem in, size_t in_off, size_t n,
+                                   cl_mem result, size_t result_off);
+
+#endif /* GPGPU_INTERNAL_H */

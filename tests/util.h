@@ -1,0 +1,43 @@
+/*
+ * util.h - what every test suite shares: the device under test, seeded
+ * random inputs and the runner.
+ */
+#ifndef GPGPU_TEST_UTIL_H
+#define GPGPU_TEST_UTIL_H
+
+#include <check.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpgpu.h"
+
+/* The context under test. tu_main runs the suites once per device: the
+   default device ($GPGPU_DEVICE or the best one), then the host fallback
+   (GPGPU_TEST_DEVICES="default,host" by default; a comma list of specs). */
+extern gpgpu_context *tu_ctx;
+extern const char *tu_device;   /* the spec of tu_ctx, "default" or "host" */
+int tu_is_host(void);           /* tu_ctx is the plain-C fallback */
+
+/* The run's seed: $GPGPU_TEST_SEED, else a fixed value. Printed by tu_main;
+   tests derive per-case seeds from it with tu_seed_for(). */
+uint64_t tu_seed(void);
+uint64_t tu_seed_for(uint64_t a, uint64_t b);
+
+/* Deterministic random fill of n elements of t (splitmix64 of seed):
+   integers over their full range, floats over [-1000, 1000). */
+void tu_fill(gpgpu_type t, void *buf, size_t n, uint64_t seed);
+
+/* malloc that fails the test on NULL; size 0 gives a valid pointer. */
+void *tu_alloc(size_t bytes);
+
+/* Asserts st == GPGPU_SUCCESS, printing the status and gpgpu_last_error. */
+#define tu_assert_ok(st)                                                             \
+    ck_assert_msg((st) == GPGPU_SUCCESS, "%s failed: %s (%s) [device %s, seed %llu]", \
+                  #st, gpgpu_status_string(st), gpgpu_last_error(tu_ctx), tu_device, \
+                  (unsigned long long)tu_seed())
+
+/* Runs make()'s suite on every device (see tu_ctx) without forking (the
+   OpenCL context lives across tests); returns the exit status. */
+int tu_main(Suite *(*make)(void));
+
+#endif

@@ -1,0 +1,62 @@
+/*
+ * bench.h - what gpgpu-bench's per-primitive files (tools/bench_<op>.c) share.
+ * Each file defines one or more bench_op; gpgpu-bench.c lists them.
+ */
+#ifndef GPGPU_BENCH_H
+#define GPGPU_BENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpgpu_cl.h"
+
+typedef struct {
+    gpgpu_context *ctx;
+    cl_context cl;          /* NULL on the host fallback */
+    cl_command_queue queue;
+    int repeat;             /* timed runs (the median is reported) */
+    uint64_t seed;
+} bench;
+
+typedef struct {
+    size_t bins;            /* --bins (histogram) */
+    const char *pattern;    /* --input: "random" (default), "sorted", "narrow16", "rgba8" ... */
+} bench_params;
+
+typedef struct {
+    double ms;              /* median time of one call (event timestamps) */
+    double bytes;           /* minimum bytes the op must move for this n */
+    int verified;           /* 1 only if the result matched the host reference */
+    char note[96];          /* what the case was, e.g. "sorted input" */
+} bench_result;
+
+/* One primitive. run fills r and returns 0, or returns -1 after printing
+   why to stderr (unsupported type, out of memory ...). */
+typedef struct {
+    const char *name;                   /* --op name */
+    int (*run)(bench *b, gpgpu_type t, size_t n, const bench_params *p, bench_result *r);
+    /* The standard suite's cases: types and params run at each n. */
+    struct { gpgpu_type type; bench_params params; } suite[4];
+    int nsuite;
+} bench_op;
+
+/* Calls call(arg) once to warm up, then b->repeat times, each time taking
+   the device time of the call from gpgpu_profile (first kernel's start to
+   last kernel's end; host wall time on the host fallback). Returns the
+   median in ms, or a negative value if a call failed (reported to stderr). */
+double bench_time(bench *b, gpgpu_status (*call)(void *arg), void *arg);
+
+/* Deterministic pseudo-random fill of n elements of t: integers over the full
+   range (pattern "narrow16": only 16 low bits vary), floats in [0, 1)
+   ("sorted" sorts the result ascending). */
+void bench_fill(gpgpu_type t, void *buf, size_t n, uint64_t seed, const char *pattern);
+
+/* Device buffer of bytes holding host (NULL: uninitialised); NULL on failure. */
+cl_mem bench_buffer(bench *b, size_t bytes, const void *host);
+/* Blocking read of a whole buffer into host; 0 on success. */
+int bench_read(bench *b, cl_mem buf, size_t bytes, void *host);
+
+extern const bench_op bench_op_reduce, bench_op_scan, bench_op_sort, bench_op_sort_pairs,
+    bench_op_histogram, bench_op_transform_reduce, bench_op_select;
+
+#endif
