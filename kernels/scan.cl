@@ -28,8 +28,9 @@
 #define SCAN_ITEMS 8        /* consecutive elements per work item */
 #endif
 #ifndef SCAN_DECOUPLED
-#define SCAN_DECOUPLED 1    /* 0: wait for the predecessor's prefix only, so
-                               float sums associate the same way every run */
+/* 1: decoupled look-back; 0: each tile waits for its predecessor's prefix,
+   so that float sums associate the same way on every run. */
+#define SCAN_DECOUPLED (!T_IS_FLOAT)
 #endif
 
 #define SCAN_TILE (WG * SCAN_ITEMS)
@@ -43,13 +44,13 @@
 #endif
 
 /* Elements of the last, partial tile that belong to work item lid. */
-inline uint item_count(uint len, uint lid)
+static inline uint item_count(uint len, uint lid)
 {
     uint first = lid * SCAN_ITEMS;
     return first >= len ? 0 : min((uint)SCAN_ITEMS, len - first);
 }
 
-inline T item_reduce(const TS T *x, uint first, uint count)
+static inline T item_reduce(const TS T *x, uint first, uint count)
 {
     T acc = IDENTITY;
     for (uint k = 0; k < count; ++k)
@@ -58,7 +59,7 @@ inline T item_reduce(const TS T *x, uint first, uint count)
 }
 
 /* y = scan of x seeded with acc; x and y may be the same memory. */
-inline void item_scan(const TS T *x, TS T *y, uint first, uint count, T acc, int inclusive)
+static inline void item_scan(const TS T *x, TS T *y, uint first, uint count, T acc, int inclusive)
 {
     if (inclusive) {
         for (uint k = 0; k < count; ++k) {
@@ -76,7 +77,7 @@ inline void item_scan(const TS T *x, TS T *y, uint first, uint count, T acc, int
 
 /* This work item's total over its elements of the tile in[0 .. len). On a
    GPU the tile is first copied to tile[] (full tiles without bounds checks). */
-inline T tile_item_total(__global const T *in, uint len, __local T *tile)
+static inline T tile_item_total(__global const T *in, uint len, __local T *tile)
 {
     uint lid = get_local_id(0);
 #if CHUNKED
@@ -99,7 +100,7 @@ inline T tile_item_total(__global const T *in, uint len, __local T *tile)
 }
 
 /* Scans this work item's elements of the tile seeded with acc into out. */
-inline void tile_item_scan(__global const T *in, __global T *out, uint len, T acc,
+static inline void tile_item_scan(__global const T *in, __global T *out, uint len, T acc,
                            int inclusive, __local T *tile)
 {
     uint lid = get_local_id(0);
@@ -128,7 +129,7 @@ inline void tile_item_scan(__global const T *in, __global T *out, uint len, T ac
 /* Inclusive scan of the work items' x across the group into sums[] (log2(WG)
    steps); returns the exclusive value for this item. sums[WG - 1] ends as
    the group's total. */
-inline T group_scan(T x, __local T *sums)
+static inline T group_scan(T x, __local T *sums)
 {
     uint lid = get_local_id(0);
     sums[lid] = x;
@@ -142,7 +143,7 @@ inline T group_scan(T x, __local T *sums)
     return lid ? sums[lid - 1] : IDENTITY;
 }
 
-inline uint tile_len(ulong n, uint tile)
+static inline uint tile_len(ulong n, uint tile)
 {
     return (uint)min((ulong)SCAN_TILE, n - (ulong)tile * SCAN_TILE);
 }
@@ -195,7 +196,7 @@ void scan_tiles(__global const T *in, ulong in_off, __global T *out, ulong out_o
 #define FLAG_TOTAL 1u
 #define FLAG_PREFIX 2u
 
-inline void publish(volatile __global uint *flags, volatile __global T *vals, uint t,
+static inline void publish(volatile __global uint *flags, volatile __global T *vals, uint t,
                     uint flag, T v)
 {
     vals[2 * t + (flag == FLAG_PREFIX)] = v;
@@ -204,7 +205,7 @@ inline void publish(volatile __global uint *flags, volatile __global T *vals, ui
 }
 
 /* Waits until tile t has published at least `need`; returns what it has. */
-inline uint wait_flag(volatile __global uint *flags, uint t, uint need)
+static inline uint wait_flag(volatile __global uint *flags, uint t, uint need)
 {
     uint f;
     while ((f = flags[1 + t]) < need)
@@ -217,7 +218,7 @@ inline uint wait_flag(volatile __global uint *flags, uint t, uint need)
    taken in launch order, so every tile waited on has already started:
    PoCL runs work-groups to completion in increasing order, and GPUs keep
    started work-groups resident, so the waits end. */
-inline T look_back(volatile __global uint *flags, volatile __global T *vals, uint t,
+static inline T look_back(volatile __global uint *flags, volatile __global T *vals, uint t,
                    T total)
 {
 #if SCAN_DECOUPLED

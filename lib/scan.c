@@ -43,8 +43,7 @@ static size_t scan_items(const gpgpu_context *ctx, size_t size)
     return items ? items : 1;
 }
 
-/* The scan program for t and op on this device. Float types chain tiles
-   strictly in order (SCAN_DECOUPLED=0) so that their sums are reproducible. */
+/* The scan program for t and op on this device. */
 static gpgpu_status scan_plan_get(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, scan_plan *p)
 {
     const gpgpu__type_info *ti = gpgpu__type(t);
@@ -53,8 +52,7 @@ static gpgpu_status scan_plan_get(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
     GPGPU__TRY(gpgpu__type_op_options(ctx, t, op, opts, sizeof opts, &extra));
     size_t items = scan_items(ctx, ti->size);
     size_t used = strlen(opts);
-    snprintf(opts + used, sizeof opts - used, " -D SCAN_ITEMS=%zu -D SCAN_DECOUPLED=%d", items,
-             !ti->is_float);
+    snprintf(opts + used, sizeof opts - used, " -D SCAN_ITEMS=%zu", items);
     p->wg = ctx->tune.wg;
     p->tile = p->wg * items;
     return gpgpu__program_get(ctx, "scan", extra, opts, &p->prog);
@@ -159,54 +157,58 @@ static gpgpu_status check_op(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op)
 }
 
 /* Checks shared by the host and buffer entry points. */
-static gpgpu_status scan_check(gpgpu_context *ctx, gpgpu_type t, gpgpu_scan_kind kind)
+static gpgpu_status scan_check(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
+                               gpgpu_scan_kind kind)
 {
-    GPGPU__CHECK_ARG(ctx, ctx != NULL);
+    GPGPU__CHECK_ARG(NULL, ctx != NULL);
     GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
+    GPGPU__CHECK_ARG(ctx, GPGPU__VALID_OP(op));
     GPGPU__CHECK_ARG(ctx, kind == GPGPU_EXCLUSIVE || kind == GPGPU_INCLUSIVE);
     return GPGPU_SUCCESS;
 }
 
 /* gpgpu_scan_init on the device, with ctx locked: the data is copied into one
    scratch buffer (with the seed after it), scanned in place, read back. */
-static gpgpu_status scan_host_locked(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
-                                     gpgpu_scan_kind kind, const void *in, void *out,
-                                     size_t n, const void *init)
+static gpgpu_status scan_host_api(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
+                                  gpgpu_scan_kind kind, const void *in, void *out, size_t n,
+                                  const void *init)
 {
     size_t size = gpgpu__type(t)->size;
     cl_mem buf;
-    gpgpu__begin(ctx, 0, NULL);
+    GPGPU__TRY(check_op(ctx, t, op));
+    if (n == 0)
+        return GPGPU_SUCCESS;
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, (n + 1) * size, &buf));
     GPGPU__TRY(gpgpu__write(ctx, buf, 0, n * size, in));
     if (init)
         GPGPU__TRY(gpgpu__write(ctx, buf, n * size, size, init));
     GPGPU__TRY(gpgpu__scan_enqueue(ctx, t, op, kind, buf, 0, buf, 0, n, init ? buf : NULL, n));
-    GPGPU__TRY(gpgpu__end(ctx, NULL));
-    GPGPU__TRY(gpgpu__read(ctx, buf, 0, n * size, out));
-    return gpgpu__finish(ctx);
+    return gpgpu__read(ctx, buf, 0, n * size, out);
 }
 
 gpgpu_status gpgpu_scan_init(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
                              gpgpu_scan_kind kind, const void *in, void *out, size_t n,
                              const void *init)
 {
-    GPGPU__TRY(scan_check(ctx, t, kind));
+    GPGPU__TRY(scan_check(ctx, t, op, kind));
+    size_t size = gpgpu__type(t)->size;
+    GPGPU__CHECK_ARG(ctx, n <= SIZE_MAX / size - 1);
     GPGPU__CHECK_ARG(ctx, n == 0 || (in != NULL && out != NULL));
-    GPGPU__CHECK_ARG(ctx, !partial_overlap((uintptr_t)in, (uintptr_t)out,
-                                           n * gpgpu__type(t)->size));
+    GPGPU__CHECK_ARG(ctx, !partial_overlap((uintptr_t)in, (uintptr_t)out, n * size));
     if (ctx->host) {
-        GPGPU__CHECK_ARG(ctx, op == GPGPU_SUM || op == GPGPU_MIN || op == GPGPU_MAX ||
-                                  op >= GPGPU_OP_USER);
         if (op >= GPGPU_OP_USER)
             return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
-                               "gpgpu_scan: user-defined operators need an OpenCL device");
+                               "user-defined operators need an OpenCL device");
         gpgpu__host_scan(t, op, kind, in, out, n, init);
         return GPGPU_SUCCESS;
     }
     gpgpu__lock(ctx);
-    gpgpu_status s = check_op(ctx, t, op);
-    if (s == GPGPU_SUCCESS && n > 0)
-        s = scan_host_locked(ctx, t, op, kind, in, out, n, init);
+    gpgpu__begin(ctx, 0, NULL);
+    gpgpu_status s = scan_host_api(ctx, t, op, kind, in, out, n, init);
+    if (s == GPGPU_SUCCESS && ctx->profile_print)
+        gpgpu__profile_print(ctx, "gpgpu_scan");
+    if (s != GPGPU_SUCCESS)
+        clFinish(ctx->queue); /* nothing may still read the caller's memory */
     gpgpu__unlock(ctx);
     return s;
 }
@@ -237,22 +239,22 @@ gpgpu_status gpgpu_scan_buffer(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
                                size_t out_offset, size_t n, cl_uint num_wait,
                                const cl_event *wait, cl_event *done)
 {
-    GPGPU__TRY(scan_check(ctx, t, kind));
-    if (ctx->host)
-        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
-                           "gpgpu_scan_buffer: the host fallback has no buffers");
-    size_t size = gpgpu__type(t)->size;
-    GPGPU__CHECK_ARG(ctx, in != NULL && out != NULL);
-    GPGPU__CHECK_ARG(ctx, num_wait == 0 || wait != NULL);
+    GPGPU__TRY(scan_check(ctx, t, op, kind));
+    GPGPU__CHECK_ARG(ctx, n == 0 || (in != NULL && out != NULL));
+    GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
     GPGPU__CHECK_ARG(ctx, in != out || !partial_overlap(in_offset, out_offset, n));
-    GPGPU__TRY(check_range(ctx, in, in_offset, n, size, "in"));
-    GPGPU__TRY(check_range(ctx, out, out_offset, n, size, "out"));
-    gpgpu__lock(ctx);
-    gpgpu_status s = check_op(ctx, t, op);
-    if (s == GPGPU_SUCCESS) {
-        gpgpu__begin(ctx, num_wait, wait);
-        s = gpgpu__scan_enqueue(ctx, t, op, kind, in, in_offset, out, out_offset, n, NULL, 0);
+    if (ctx->host)
+        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED, "gpgpu_scan_buffer: no OpenCL device");
+    size_t size = gpgpu__type(t)->size;
+    if (n > 0) {
+        GPGPU__TRY(check_range(ctx, in, in_offset, n, size, "in"));
+        GPGPU__TRY(check_range(ctx, out, out_offset, n, size, "out"));
     }
+    gpgpu__lock(ctx);
+    gpgpu__begin(ctx, num_wait, wait);
+    gpgpu_status s = check_op(ctx, t, op);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__scan_enqueue(ctx, t, op, kind, in, in_offset, out, out_offset, n, NULL, 0);
     if (s == GPGPU_SUCCESS)
         s = gpgpu__end(ctx, done);
     gpgpu__unlock(ctx);
