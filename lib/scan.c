@@ -167,23 +167,47 @@ static gpgpu_status scan_check(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
     return GPGPU_SUCCESS;
 }
 
-/* gpgpu_scan_init on the device, with ctx locked: the data is copied into one
-   scratch buffer (with the seed after it), scanned in place, read back. */
+/* Elements of the caller's data per device pass: one buffer holds them, one
+   element more (where an exclusive scan leaves its running total) and the
+   seed. */
+static size_t scan_chunk(const gpgpu_context *ctx, size_t size)
+{
+    uint64_t limit = ctx->max_alloc;
+    if (limit > ctx->global_mem / 4)
+        limit = ctx->global_mem / 4;
+    size_t c = (size_t)(limit / size);
+    return c > 3 ? c - 2 : 1;
+}
+
+/* gpgpu_scan_init on the device, with ctx locked. The data goes through one
+   scratch buffer in chunks, each scanned in place and read back; each
+   chunk's running total is copied into the seed slot of the next. */
 static gpgpu_status scan_host_api(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
                                   gpgpu_scan_kind kind, const void *in, void *out, size_t n,
                                   const void *init)
 {
-    size_t size = gpgpu__type(t)->size;
+    const size_t size = gpgpu__type(t)->size, chunk = scan_chunk(ctx, size);
+    const size_t cap = n < chunk ? n : chunk, seed_at = cap + 1;
     cl_mem buf;
     GPGPU__TRY(check_op(ctx, t, op));
     if (n == 0)
         return GPGPU_SUCCESS;
-    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, (n + 1) * size, &buf));
-    GPGPU__TRY(gpgpu__write(ctx, buf, 0, n * size, in));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, (cap + 2) * size, &buf));
     if (init)
-        GPGPU__TRY(gpgpu__write(ctx, buf, n * size, size, init));
-    GPGPU__TRY(gpgpu__scan_enqueue(ctx, t, op, kind, buf, 0, buf, 0, n, init ? buf : NULL, n));
-    return gpgpu__read(ctx, buf, 0, n * size, out);
+        GPGPU__TRY(gpgpu__write(ctx, buf, seed_at * size, size, init));
+    for (size_t first = 0; first < n; first += cap) {
+        size_t len = n - first < cap ? n - first : cap;
+        int more = first + len < n;
+        /* An exclusive scan of one element more leaves the total at buf[len]. */
+        size_t m = len + (more && kind == GPGPU_EXCLUSIVE);
+        GPGPU__TRY(gpgpu__write(ctx, buf, 0, len * size, (const char *)in + first * size));
+        GPGPU__TRY(gpgpu__scan_enqueue(ctx, t, op, kind, buf, 0, buf, 0, m,
+                                       init || first ? buf : NULL, seed_at));
+        GPGPU__TRY(gpgpu__read(ctx, buf, 0, len * size, (char *)out + first * size));
+        if (more)
+            GPGPU__TRY(gpgpu__copy(ctx, buf, (m - 1) * size, buf, seed_at * size, size));
+    }
+    return GPGPU_SUCCESS;
 }
 
 gpgpu_status gpgpu_scan_init(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,

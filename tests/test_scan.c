@@ -251,6 +251,24 @@ START_TEST(scan_init_seeds_every_output)
 }
 END_TEST
 
+/* Host inputs larger than one device buffer go through in chunks, each
+   seeded with the running total of those before (device limit shrunk). */
+START_TEST(scan_host_input_larger_than_one_buffer)
+{
+    for (const path *p = paths; p < paths + npaths; ++p) {
+        uint64_t saved = p->ctx->max_alloc, init = 77;
+        p->ctx->max_alloc = 1 << 16;
+        size_t n = 5 * ((1 << 16) / 8) + 7;
+        check_scan(p, GPGPU_U32, GPGPU_SUM, GPGPU_INCLUSIVE, n, 0, NULL);
+        check_scan(p, GPGPU_U32, GPGPU_SUM, GPGPU_EXCLUSIVE, n, 1, NULL);
+        check_scan(p, GPGPU_F64, GPGPU_MAX, GPGPU_EXCLUSIVE, n, 0, NULL);
+        check_scan(p, GPGPU_I64, GPGPU_SUM, GPGPU_EXCLUSIVE, n, 0, &init);
+        check_scan(p, GPGPU_I64, GPGPU_MIN, GPGPU_INCLUSIVE, n, 1, &init);
+        p->ctx->max_alloc = saved;
+    }
+}
+END_TEST
+
 /* ---- floats: rounding ----------------------------------------------------- */
 
 /* Real-valued f32 sums: the same bits on every call, and each output within
@@ -464,6 +482,7 @@ static Suite *scan_suite(void)
     tcase_add_test(grid, scan_many_levels_of_tiles);
     tcase_add_test(grid, scan_large_inputs);
     tcase_add_test(grid, scan_init_seeds_every_output);
+    tcase_add_test(grid, scan_host_input_larger_than_one_buffer);
     tcase_add_test(grid, scan_float_sums_are_reproducible);
     tcase_add_test(grid, scan_user_op_keeps_operand_order);
     tcase_add_test(grid, scan_profile_shows_each_pass);
