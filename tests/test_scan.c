@@ -455,7 +455,7 @@ START_TEST(scan_profile_shows_each_pass)
         tu_assert_ok(gpgpu_set_profiling(p->ctx, 1));
         tu_assert_ok(gpgpu_scan(p->ctx, GPGPU_U32, GPGPU_SUM, GPGPU_INCLUSIVE, x, x, n));
         size_t nrec = gpgpu_profile(p->ctx, &rec);
-        if (p->ctx->tune.scan_single) {
+        if (p->ctx->tune.scan_single) { /* u32: the plan's path on every device */
             ck_assert_uint_eq(nrec, 1);
             ck_assert_str_eq(rec[0].kernel, "scan_single");
         } else {
