@@ -36,19 +36,18 @@
 #define HIST_INC(bins, b) atomic_inc(&(bins)[b])
 #endif
 
+/* The unsigned type of T's width, for exact differences of integers. */
 #if TYPE_ID == 0 || TYPE_ID == 1
 #define HIST_UT uint
-#elif TYPE_ID == 3 || TYPE_ID == 4
-#define HIST_UT ulong
 #else
-#define HIST_FLOAT 1
+#define HIST_UT ulong
 #endif
 
 /* The arguments of the rule, in the order lib/histogram.c passes them. */
 #define HIST_RULE_ARGS T lo, T top, T scale, ulong q0, ulong s0, ulong dm1, ulong m, uint nbm1
 #define HIST_RULE lo, top, scale, q0, s0, dm1, m, nbm1
 
-#ifdef HIST_FLOAT
+#if T_IS_FLOAT
 
 /* x in [lo, top): min(sat((x - lo) * scale), nbins - 1); NaN fails the test. */
 inline int hist_bin(T x, HIST_RULE_ARGS, uint *b)

@@ -116,74 +116,97 @@ static gpgpu_status zero_bins(gpgpu_context *ctx, cl_mem bins, size_t off, size_
     return gpgpu__fill(ctx, bins, off * sizeof zero, nbins * sizeof zero, &zero, sizeof zero);
 }
 
-/* The enqueues of one histogram on device buffers (arguments checked). */
+/* The enqueues of one histogram on device buffers (arguments checked):
+   bins are overwritten, or added to when accumulate. */
 static gpgpu_status enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem in, size_t in_off,
                             size_t n, const gpgpu__hist_params *p, cl_mem bins,
-                            size_t bins_off)
+                            size_t bins_off, int accumulate)
 {
     gpgpu__program *prog;
     cl_mem part;
     if (n == 0 || p->empty)
-        return zero_bins(ctx, bins, bins_off, p->nbins);
+        return accumulate ? GPGPU_SUCCESS : zero_bins(ctx, bins, bins_off, p->nbins);
     GPGPU__TRY(program(ctx, t, p->wide, &prog));
     for (size_t done = 0; done < n; done += HIST_LAUNCH_MAX) {
         size_t len = n - done < HIST_LAUNCH_MAX ? n - done : HIST_LAUNCH_MAX;
         hist_plan pl = plan(ctx, len, p->nbins);
         GPGPU__TRY(part_buffer(ctx, &pl, p->nbins, &part));
         GPGPU__TRY(count(ctx, prog, t, p, &pl, in, in_off + done, len, part));
-        GPGPU__TRY(merge(ctx, prog, &pl, part, p->nbins, bins, bins_off, done > 0));
+        GPGPU__TRY(merge(ctx, prog, &pl, part, p->nbins, bins, bins_off,
+                         accumulate || done > 0));
     }
     return GPGPU_SUCCESS;
 }
 
-/* The checks every histogram entry point shares. */
+/* The checks of the rule every typed entry point shares; fills p. */
 static gpgpu_status check_rule(gpgpu_context *ctx, gpgpu_type t, size_t nbins, double lo,
-                               double hi)
+                               double hi, gpgpu__hist_params *p)
 {
     GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
     GPGPU__CHECK_ARG(ctx, nbins > 0);
     GPGPU__CHECK_ARG(ctx, nbins <= GPGPU__HIST_MAX_BINS);
     GPGPU__CHECK_ARG(ctx, isfinite(lo) && isfinite(hi));
     GPGPU__CHECK_ARG(ctx, lo < hi);
-    return GPGPU_SUCCESS;
+    return gpgpu__hist_params_make(ctx, t, nbins, lo, hi, p);
 }
 
-static gpgpu_status histogram_device(gpgpu_context *ctx, gpgpu_type t, const void *in,
-                                     size_t n, const gpgpu__hist_params *p, uint64_t *bins)
+/* Samples per host-API chunk: what one device buffer may hold. */
+static size_t chunk_elems(const gpgpu_context *ctx, size_t size)
 {
-    size_t bytes = n * gpgpu__type(t)->size;
-    cl_mem in_buf = NULL, out_buf;
-    gpgpu__begin(ctx, 0, NULL);
-    if (n > 0) {
-        GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, bytes, &in_buf));
-        GPGPU__TRY(gpgpu__write(ctx, in_buf, 0, bytes, in));
+    uint64_t limit = ctx->max_alloc < ctx->global_mem / 4 ? ctx->max_alloc : ctx->global_mem / 4;
+    size_t c = (size_t)(limit / size);
+    return c ? c : 1;
+}
+
+/* Host memory in, bins out; inputs larger than one device buffer go through
+   in chunks whose counts add up in the bins. */
+static gpgpu_status histogram_host_api(gpgpu_context *ctx, gpgpu_type t, const void *in,
+                                       size_t n, const gpgpu__hist_params *p, uint64_t *bins)
+{
+    const size_t size = gpgpu__type(t)->size, chunk = chunk_elems(ctx, size);
+    const size_t nchunks = n ? (n + chunk - 1) / chunk : 1;
+    cl_mem buf, out;
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, (n < chunk ? n : chunk) * size + 1, &buf));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_OUT, p->nbins * sizeof *bins, &out));
+    for (size_t c = 0; c < nchunks; c++) {
+        size_t first = c * chunk, len = n - first < chunk ? n - first : chunk;
+        if (len > 0)
+            GPGPU__TRY(gpgpu__write(ctx, buf, 0, len * size, (const char *)in + first * size));
+        GPGPU__TRY(enqueue(ctx, t, buf, 0, len, p, out, 0, c > 0));
+        if (nchunks > 1) /* the next write reuses buf: wait for this pass */
+            GPGPU__TRY(gpgpu__finish(ctx));
     }
-    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_OUT, p->nbins * sizeof *bins, &out_buf));
-    GPGPU__TRY(enqueue(ctx, t, in_buf, 0, n, p, out_buf, 0));
-    GPGPU__TRY(gpgpu__end(ctx, NULL));
-    GPGPU__TRY(gpgpu__read(ctx, out_buf, 0, p->nbins * sizeof *bins, bins));
-    return gpgpu__finish(ctx);
+    return gpgpu__read(ctx, out, 0, p->nbins * sizeof *bins, bins);
+}
+
+/* Ends a host-API call begun under the lock: prints the profile if asked; after a
+   failure nothing may still read the caller's memory. */
+static gpgpu_status host_call(gpgpu_context *ctx, const char *name, gpgpu_status s)
+{
+    if (s == GPGPU_SUCCESS && ctx->profile_print)
+        gpgpu__profile_print(ctx, name);
+    if (s != GPGPU_SUCCESS)
+        clFinish(ctx->queue);
+    gpgpu__unlock(ctx);
+    return s;
 }
 
 gpgpu_status gpgpu_histogram(gpgpu_context *ctx, gpgpu_type t, const void *in, size_t n,
                              size_t nbins, double lo, double hi, uint64_t *bins)
 {
     gpgpu__hist_params p;
-    gpgpu_status st;
-    GPGPU__CHECK_ARG(ctx, ctx != NULL);
-    GPGPU__TRY(check_rule(ctx, t, nbins, lo, hi));
+    GPGPU__CHECK_ARG(NULL, ctx != NULL);
     GPGPU__CHECK_ARG(ctx, in != NULL || n == 0);
     GPGPU__CHECK_ARG(ctx, bins != NULL);
-    GPGPU__TRY(gpgpu__hist_params_make(ctx, t, nbins, lo, hi, &p));
-    gpgpu__lock(ctx);
+    GPGPU__TRY(check_rule(ctx, t, nbins, lo, hi, &p));
+    GPGPU__CHECK_ARG(ctx, n <= SIZE_MAX / gpgpu__type(t)->size);
     if (ctx->host) {
         gpgpu__host_histogram(t, in, n, nbins, lo, hi, bins);
-        st = GPGPU_SUCCESS;
-    } else {
-        st = histogram_device(ctx, t, in, n, &p, bins);
+        return GPGPU_SUCCESS;
     }
-    gpgpu__unlock(ctx);
-    return st;
+    gpgpu__lock(ctx);
+    gpgpu__begin(ctx, 0, NULL);
+    return host_call(ctx, "gpgpu_histogram", histogram_host_api(ctx, t, in, n, &p, bins));
 }
 
 gpgpu_status gpgpu_histogram_buffer(gpgpu_context *ctx, gpgpu_type t, cl_mem in,
@@ -192,21 +215,21 @@ gpgpu_status gpgpu_histogram_buffer(gpgpu_context *ctx, gpgpu_type t, cl_mem in,
                                     cl_uint num_wait, const cl_event *wait, cl_event *done)
 {
     gpgpu__hist_params p;
-    gpgpu_status st;
-    GPGPU__CHECK_ARG(ctx, ctx != NULL);
-    GPGPU__CHECK_ARG(ctx, !ctx->host);
-    GPGPU__TRY(check_rule(ctx, t, nbins, lo, hi));
+    GPGPU__CHECK_ARG(NULL, ctx != NULL);
     GPGPU__CHECK_ARG(ctx, in != NULL || n == 0);
     GPGPU__CHECK_ARG(ctx, bins != NULL);
-    GPGPU__CHECK_ARG(ctx, num_wait == 0 || wait != NULL);
-    GPGPU__TRY(gpgpu__hist_params_make(ctx, t, nbins, lo, hi, &p));
+    GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
+    GPGPU__TRY(check_rule(ctx, t, nbins, lo, hi, &p));
+    if (ctx->host)
+        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
+                           "gpgpu_histogram_buffer: no OpenCL device");
     gpgpu__lock(ctx);
     gpgpu__begin(ctx, num_wait, wait);
-    st = enqueue(ctx, t, in, in_offset, n, &p, bins, bins_offset);
-    if (st == GPGPU_SUCCESS)
-        st = gpgpu__end(ctx, done);
+    gpgpu_status s = enqueue(ctx, t, in, in_offset, n, &p, bins, bins_offset, 0);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__end(ctx, done);
     gpgpu__unlock(ctx);
-    return st;
+    return s;
 }
 
 /* ---- RGBA8 images ----------------------------------------------------------- */
@@ -235,14 +258,13 @@ static gpgpu_status rgba8_launch(gpgpu_context *ctx, gpgpu__program *prog, cl_me
 
 /* Rows go to the device in launches of under 2^31 pixels; the last row of
    the image is only 4 * width bytes long. */
-static gpgpu_status rgba8_device(gpgpu_context *ctx, const uint8_t *pixels, size_t width,
-                                 size_t height, size_t stride, size_t nbins, uint64_t *bins)
+static gpgpu_status rgba8_host_api(gpgpu_context *ctx, const uint8_t *pixels, size_t width,
+                                   size_t height, size_t stride, size_t nbins, uint64_t *bins)
 {
     size_t step = HIST_LAUNCH_MAX / width > 0 ? HIST_LAUNCH_MAX / width : 1;
     size_t rows_max = step < height ? step : height;
     gpgpu__program *prog;
     cl_mem img, out;
-    gpgpu__begin(ctx, 0, NULL);
     GPGPU__TRY(program(ctx, GPGPU_U32, 0, &prog));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, (rows_max - 1) * stride + 4 * width, &img));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_OUT, 4 * nbins * sizeof *bins, &out));
@@ -251,30 +273,28 @@ static gpgpu_status rgba8_device(gpgpu_context *ctx, const uint8_t *pixels, size
         GPGPU__TRY(gpgpu__write(ctx, img, 0, (rows - 1) * stride + 4 * width,
                                 pixels + y * stride));
         GPGPU__TRY(rgba8_launch(ctx, prog, img, width, rows, stride, nbins, out, y > 0));
+        if (rows < height) /* the next write reuses img: wait for this launch */
+            GPGPU__TRY(gpgpu__finish(ctx));
     }
-    GPGPU__TRY(gpgpu__end(ctx, NULL));
-    GPGPU__TRY(gpgpu__read(ctx, out, 0, 4 * nbins * sizeof *bins, bins));
-    return gpgpu__finish(ctx);
+    return gpgpu__read(ctx, out, 0, 4 * nbins * sizeof *bins, bins);
 }
 
 gpgpu_status gpgpu_histogram_rgba8(gpgpu_context *ctx, const uint8_t *pixels, size_t width,
                                    size_t height, size_t row_stride, size_t nbins,
                                    uint64_t *bins)
 {
-    gpgpu_status st;
-    GPGPU__CHECK_ARG(ctx, ctx != NULL);
+    GPGPU__CHECK_ARG(NULL, ctx != NULL);
     GPGPU__CHECK_ARG(ctx, nbins > 0);
     GPGPU__CHECK_ARG(ctx, nbins <= GPGPU__HIST_MAX_BINS / 4);
     GPGPU__CHECK_ARG(ctx, bins != NULL);
     GPGPU__CHECK_ARG(ctx, pixels != NULL || width == 0 || height == 0);
     GPGPU__CHECK_ARG(ctx, width <= SIZE_MAX / 4 && row_stride >= 4 * width);
-    gpgpu__lock(ctx);
     if (ctx->host || width == 0 || height == 0) {
         gpgpu__host_histogram_rgba8(pixels, width, height, row_stride, nbins, bins);
-        st = GPGPU_SUCCESS;
-    } else {
-        st = rgba8_device(ctx, pixels, width, height, row_stride, nbins, bins);
+        return GPGPU_SUCCESS;
     }
-    gpgpu__unlock(ctx);
-    return st;
+    gpgpu__lock(ctx);
+    gpgpu__begin(ctx, 0, NULL);
+    return host_call(ctx, "gpgpu_histogram_rgba8",
+                     rgba8_host_api(ctx, pixels, width, height, row_stride, nbins, bins));
 }
