@@ -49,13 +49,32 @@
 
 #if T_IS_FLOAT
 
-/* x in [lo, top): min(sat((x - lo) * scale), nbins - 1); NaN fails the test. */
+/* x in [lo, top): t = (x - lo) * scale, bin = min(floor(t), nbins - 1), a
+   NaN t counting as nbins - 1 (fmin drops it); NaN x fails the test. */
 inline int hist_bin(T x, HIST_RULE_ARGS, uint *b)
 {
-    T t = (x - lo) * scale;
-    *b = min(convert_uint_sat(t), nbm1);
+    T t = fmin((x - lo) * scale, (T)nbm1);
+    *b = min(convert_uint(fmax(t, (T)0)), nbm1);
     return x >= lo && x < top;
 }
+
+#if HIST_PRIVATE
+#define HIST_VEC 16
+#if TYPE_ID == 2
+typedef float16 TV;
+#else
+typedef double16 TV;
+#endif
+/* hist_bin on 16 samples at once; samples outside go to the spare bin
+   nbins (one past the last), so the increments need no branch. */
+inline uint16 hist_bin_vec(TV x, HIST_RULE_ARGS)
+{
+    TV t = fmin((x - lo) * scale, (TV)nbm1);
+    uint16 b = min(convert_uint16(fmax(t, (TV)0)), (uint16)nbm1);
+    uint16 inside = convert_uint16((x >= lo) & (x < top)) & 1u;
+    return select((uint16)(nbm1 + 1), b, inside);
+}
+#endif
 
 #else
 
@@ -130,6 +149,23 @@ inline int hist_bin(T x, HIST_RULE_ARGS, uint *b)
     }
 HIST_DEFINE_COUNT(hist_count_into_local, __local)
 HIST_DEFINE_COUNT(hist_count_into_global, __global)
+
+#ifdef HIST_VEC
+/* A work item's own chunk, 16 samples per step with vector binning (the
+   scalar loop on the ragged end); bins has the spare slot bins[nbins]. */
+inline void hist_count_chunk_vec(__global const T *in, ulong begin, ulong end,
+                                 HIST_RULE_ARGS, __local uint *bins)
+{
+    ulong full = begin + (end - begin) / HIST_VEC * HIST_VEC;
+    uint idx[HIST_VEC];
+    for (ulong i = begin; i < full; i += HIST_VEC) {
+        vstore16(hist_bin_vec(vload16(0, in + i), HIST_RULE), 0, idx);
+        for (int k = 0; k < HIST_VEC; k++)
+            bins[idx[k]]++;
+    }
+    hist_count_into_local(in, full, end, 1, HIST_RULE, bins);
+}
+#endif
 
 /* This work item's share: a contiguous chunk (HIST_PRIVATE, chunk items per
    group) or a grid-stride walk. */

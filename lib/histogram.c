@@ -101,7 +101,9 @@ static gpgpu_status count(gpgpu_context *ctx, gpgpu__program *prog, gpgpu_type t
     cl_ulong off_ = off, n_ = n, chunk = pl->chunk;
     cl_ulong q0 = p->q0, s0 = p->s0, dm1 = p->dm1, m = p->m;
     cl_uint nbm1 = (cl_uint)(p->nbins - 1);
-    size_t local_bytes = pl->global_bins ? sizeof(cl_uint) : p->nbins * sizeof(cl_uint);
+    /* __local bins: one spare slot, where the vector path on CPUs counts
+       the samples outside [lo, hi) */
+    size_t local_bytes = pl->global_bins ? sizeof(cl_uint) : (p->nbins + 1) * sizeof(cl_uint);
     return gpgpu__run(ctx, prog, pl->global_bins ? "hist_count_global" : "hist_count",
                       pl->groups * pl->local, pl->local, GPGPU__ARG(in), GPGPU__ARG(off_),
                       GPGPU__ARG(n_), GPGPU__ARG(chunk), ts, (const void *)&p->lo, ts,

@@ -3,6 +3,7 @@
  * the kernels through lib/histogram.c) and the plain-C histograms of the
  * fallback device.
  */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -35,12 +36,12 @@ static void float_params(gpgpu_type t, size_t nbins, double lo, double hi,
     if (t == GPGPU_F32) {
         p->lo.f32 = ceil_to_float(lo);
         p->top.f32 = ceil_to_float(hi);
-        p->scale.f32 = (float)s;
+        p->scale.f32 = s < FLT_MAX ? (float)s : FLT_MAX;
         p->empty = !(p->lo.f32 < p->top.f32);
     } else {
         p->lo.f64 = lo;
         p->top.f64 = hi;
-        p->scale.f64 = s;
+        p->scale.f64 = s < DBL_MAX ? s : DBL_MAX;
     }
 }
 
@@ -115,10 +116,11 @@ gpgpu_status gpgpu__hist_params_make(const gpgpu_context *ctx, gpgpu_type t, siz
     return int_params(ctx, t, nbins, lo, hi, p);
 }
 
-/* (t NaN or <= 0 -> 0, like OpenCL's convert_uint_sat; then clamped.) */
+/* min(floor(t), nbins - 1) given t' = fmin(t, nbins - 1) rounded to the
+   sample type (a NaN t becomes nbins - 1), as the kernels compute it. */
 static uint64_t float_bin(double t, uint64_t nbins)
 {
-    uint64_t b = t > 0 ? (t >= 4294967295.0 ? UINT32_MAX : (uint64_t)t) : 0;
+    uint64_t b = t > 0 ? (uint64_t)t : 0;
     return b < nbins - 1 ? b : nbins - 1;
 }
 
@@ -138,7 +140,8 @@ static uint64_t int_bin(const gpgpu__hist_params *p, uint64_t d)
         for (size_t i = 0; i < n; i++) {                                   \
             if (x[i] >= p.lo.F && x[i] < p.top.F) {                        \
                 T tt = (x[i] - p.lo.F) * p.scale.F;                        \
-                bins[float_bin(tt, nbins)]++;                              \
+                T top = (T)(nbins - 1);                                    \
+                bins[float_bin(tt < top ? tt : top, nbins)]++;             \
             }                                                              \
         }                                                                  \
     } while (0)

@@ -4,6 +4,7 @@
  * nbins / (ceil(hi) - ceil(lo))); floats by the documented float formula
  * evaluated one sample at a time, the thresholds found by stepping.
  */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -45,6 +46,8 @@ static float float_at_or_above(double v)
 
 static size_t clamp_bin(double t, size_t nbins)
 {
+    if (isnan(t))
+        return nbins - 1;
     if (!(t > 0))
         return 0;
     return t >= (double)(nbins - 1) ? nbins - 1 : (size_t)t;
@@ -54,7 +57,8 @@ static void ref_f32(const float *x, size_t n, size_t nbins, double lo, double hi
                     uint64_t *bins)
 {
     float l = float_at_or_above(lo);
-    float s = (float)((double)nbins / (hi - lo));
+    double sd = (double)nbins / (hi - lo);
+    float s = sd < FLT_MAX ? (float)sd : FLT_MAX;
     for (size_t i = 0; i < n; i++)
         if ((double)x[i] >= lo && (double)x[i] < hi) {
             float d = x[i] - l;
@@ -66,7 +70,7 @@ static void ref_f32(const float *x, size_t n, size_t nbins, double lo, double hi
 static void ref_f64(const double *x, size_t n, size_t nbins, double lo, double hi,
                     uint64_t *bins)
 {
-    double s = (double)nbins / (hi - lo);
+    double s = fmin((double)nbins / (hi - lo), DBL_MAX);
     for (size_t i = 0; i < n; i++)
         if (x[i] >= lo && x[i] < hi) {
             double tt = (x[i] - lo) * s;
