@@ -243,7 +243,37 @@ __kernel void hist_merge(__global const uint *part, uint nchunks, uint nbins,
 /* ---- RGBA8 images: R, G, B and luminance bins from one read ---------------- */
 
 /* Bins as lib/host_histogram.c: floor(c / 255 * nbins) per channel and
-   floor((2126 R + 7152 G + 722 B) / 2550000 * nbins), exact in integers. */
+   floor((2126 R + 7152 G + 722 B) / 2550000 * nbins), exact in integers
+   (constant divisors: the compiler multiplies instead). */
+#define HIST_RGBA_PIXEL(bins, at)                                                      \
+    do {                                                                               \
+        uchar4 c = vload4(0, (at));                                                    \
+        ulong r = c.x, g = c.y, b = c.z;                                               \
+        HIST_INC(bins, (uint)min(r * nb / 255, last));                                 \
+        HIST_INC(bins, (uint)(nb + min(g * nb / 255, last)));                          \
+        HIST_INC(bins, (uint)(2 * nb + min(b * nb / 255, last)));                      \
+        HIST_INC(bins, (uint)(3 * nb +                                                 \
+                              min((2126 * r + 7152 * g + 722 * b) * nb / 2550000, last))); \
+    } while (0)
+
+/* Pixels p .. end (linear index y * width + x) by step: a CPU's contiguous
+   chunk walks x and y along (no division per pixel), a GPU's grid-stride
+   walk divides. */
+#if HIST_PRIVATE
+#define HIST_RGBA_DEFINE(NAME, AS)                                                     \
+    inline void NAME(__global const uchar *px, ulong width, ulong stride, ulong p,     \
+                     ulong end, ulong step, uint nbins, AS uint *bins)                 \
+    {                                                                                  \
+        ulong nb = nbins, last = nbins - 1, y = p / width, x = p - y * width;          \
+        for (; p < end; p++) {                                                         \
+            HIST_RGBA_PIXEL(bins, px + y * stride + 4 * x);                            \
+            if (++x == width) {                                                        \
+                x = 0;                                                                 \
+                y++;                                                                   \
+            }                                                                          \
+        }                                                                              \
+    }
+#else
 #define HIST_RGBA_DEFINE(NAME, AS)                                                     \
     inline void NAME(__global const uchar *px, ulong width, ulong stride, ulong p,     \
                      ulong end, ulong step, uint nbins, AS uint *bins)                 \
@@ -251,16 +281,10 @@ __kernel void hist_merge(__global const uint *part, uint nchunks, uint nbins,
         ulong nb = nbins, last = nbins - 1;                                            \
         for (; p < end; p += step) {                                                   \
             ulong y = p / width;                                                       \
-            uchar4 c = vload4(0, px + y * stride + 4 * (p - y * width));               \
-            ulong r = c.x, g = c.y, b = c.z;                                           \
-            HIST_INC(bins, (uint)min(r * nb / 255, last));                             \
-            HIST_INC(bins, (uint)(nb + min(g * nb / 255, last)));                      \
-            HIST_INC(bins, (uint)(2 * nb + min(b * nb / 255, last)));                  \
-            HIST_INC(bins, (uint)(3 * nb +                                             \
-                                  min((2126 * r + 7152 * g + 722 * b) * nb / 2550000,  \
-                                      last)));                                         \
+            HIST_RGBA_PIXEL(bins, px + y * stride + 4 * (p - y * width));              \
         }                                                                              \
     }
+#endif
 HIST_RGBA_DEFINE(hist_rgba_into_local, __local)
 HIST_RGBA_DEFINE(hist_rgba_into_global, __global)
 
