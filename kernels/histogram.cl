@@ -71,7 +71,8 @@ inline uint16 hist_bin_vec(TV x, HIST_RULE_ARGS)
 {
     TV t = fmin((x - lo) * scale, (TV)nbm1);
     uint16 b = min(convert_uint16(fmax(t, (TV)0)), (uint16)nbm1);
-    uint16 inside = convert_uint16((x >= lo) & (x < top)) & 1u;
+    /* comparisons give -1 (all bits) per true lane: select takes the MSB */
+    uint16 inside = convert_uint16((x >= lo) & (x < top));
     return select((uint16)(nbm1 + 1), b, inside);
 }
 #endif
@@ -205,8 +206,13 @@ __kernel void hist_count(__global const T *in, ulong off, ulong n, ulong chunk,
     ulong begin, end, step;
     in += off;
     hist_share(n, chunk, &begin, &end, &step);
+#ifdef HIST_VEC
+    hist_zero_local(bins, nbm1 + 2);
+    hist_count_chunk_vec(in, begin, end, HIST_RULE, bins);
+#else
     hist_zero_local(bins, nbm1 + 1);
     hist_count_into_local(in, begin, end, step, HIST_RULE, bins);
+#endif
     barrier(CLK_LOCAL_MEM_FENCE);
     hist_write_chunk(bins, nbm1 + 1, part);
 }

@@ -187,6 +187,15 @@ START_TEST(nan_inf_and_outside_values_are_not_counted)
     ck_assert_uint_eq(bins[0] + bins[1] + bins[2] + bins[3], 4);
     check_against_ref(GPGPU_F64, d, nd, 4, 0.0, 1.0, 0);
     check_against_ref(GPGPU_F64, d, nd, 5, -0.3, 0.7, 0);
+    /* the same values through the 16-wide path of CPUs, at every lane */
+    float fl[1003];
+    double dl[1003];
+    for (size_t i = 0; i < 1003; i++) {
+        fl[i] = f[i % nf];
+        dl[i] = d[i % nd];
+    }
+    check_against_ref(GPGPU_F32, fl, 1003, 4, 0.0, 1.0, 0);
+    check_against_ref(GPGPU_F64, dl, 1003, 7, -0.3, 0.7, 0);
 }
 END_TEST
 
