@@ -40,6 +40,10 @@
                                round it (decoupled look-back only) */
 #endif
 
+#ifndef SCAN_LANES
+#define SCAN_LANES 8        /* independent chains per work item (floats) */
+#endif
+
 #define SCAN_TILE (WG * SCAN_ITEMS)
 
 #if CHUNKED
@@ -57,10 +61,32 @@ static inline uint item_count(uint len, uint lid)
     return first >= len ? 0 : min((uint)SCAN_ITEMS, len - first);
 }
 
+/* Float combines take several cycles and may not be reordered by the
+   compiler, so for floats a work item keeps SCAN_LANES independent chains:
+   its reduce folds SCAN_LANES consecutive stretches side by side, then
+   combines them in order; its scan goes in blocks of SCAN_LANES whose own
+   prefixes do not wait for the running total. The order stays fixed by the
+   layout alone, and operands stay in index order. */
 static inline T item_reduce(const TS T *x, uint first, uint count)
 {
     T acc = IDENTITY;
-    for (uint k = 0; k < count; ++k)
+    uint k = 0;
+#if T_IS_FLOAT
+    uint len = count / SCAN_LANES;
+    T lane[SCAN_LANES];
+#pragma unroll
+    for (uint l = 0; l < SCAN_LANES; ++l)
+        lane[l] = IDENTITY;
+    for (uint i = 0; i < len; ++i)
+#pragma unroll
+        for (uint l = 0; l < SCAN_LANES; ++l)
+            lane[l] = COMBINE(lane[l], x[TILE_AT(first + l * len + i)]);
+#pragma unroll
+    for (uint l = 0; l < SCAN_LANES; ++l)
+        acc = COMBINE(acc, lane[l]);
+    k = SCAN_LANES * len;
+#endif
+    for (; k < count; ++k)
         acc = COMBINE(acc, x[TILE_AT(first + k)]);
     return acc;
 }
@@ -68,13 +94,28 @@ static inline T item_reduce(const TS T *x, uint first, uint count)
 /* y = scan of x seeded with acc; x and y may be the same memory. */
 static inline void item_scan(const TS T *x, TS T *y, uint first, uint count, T acc, int inclusive)
 {
+    uint k = 0;
+#if T_IS_FLOAT
+    for (; k + SCAN_LANES <= count; k += SCAN_LANES) {
+        T p[SCAN_LANES];
+        p[0] = x[TILE_AT(first + k)];
+#pragma unroll
+        for (uint j = 1; j < SCAN_LANES; ++j)
+            p[j] = COMBINE(p[j - 1], x[TILE_AT(first + k + j)]);
+#pragma unroll
+        for (uint j = 0; j < SCAN_LANES; ++j)
+            y[TILE_AT(first + k + j)] = inclusive ? COMBINE(acc, p[j])
+                                        : j ? COMBINE(acc, p[j - 1]) : acc;
+        acc = COMBINE(acc, p[SCAN_LANES - 1]);
+    }
+#endif
     if (inclusive) {
-        for (uint k = 0; k < count; ++k) {
+        for (; k < count; ++k) {
             acc = COMBINE(acc, x[TILE_AT(first + k)]);
             y[TILE_AT(first + k)] = acc;
         }
     } else {
-        for (uint k = 0; k < count; ++k) {
+        for (; k < count; ++k) {
             T v = x[TILE_AT(first + k)];
             y[TILE_AT(first + k)] = acc;
             acc = COMBINE(acc, v);
