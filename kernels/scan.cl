@@ -19,8 +19,8 @@
  *   single-pass  scan_single: tiles take ids from an atomic ticket, publish
  *                their total and prefix, and look back over predecessors for
  *                their own prefix (decoupled look-back): ~2n words moved.
- *                Integer tiles never wait unboundedly (see look_back);
- *                float tiles chain strictly, for reproducible sums.
+ *                No tile waits unboundedly for another, and float
+ *                results do not depend on timing (see look_back).
  *
  * Every combination keeps its operands in index order (left operand first),
  * so associative operators need not be commutative.
@@ -29,15 +29,10 @@
 #ifndef SCAN_ITEMS
 #define SCAN_ITEMS 8        /* consecutive elements per work item */
 #endif
-#ifndef SCAN_DECOUPLED
-/* 1: decoupled look-back; 0: each tile waits for its predecessor's prefix,
-   so that float sums associate the same way on every run. */
-#define SCAN_DECOUPLED (!T_IS_FLOAT)
-#endif
 
 #ifndef SCAN_SPIN
 #define SCAN_SPIN 65536     /* polls of a silent predecessor before working
-                               round it (decoupled look-back only) */
+                               round it */
 #endif
 
 #ifndef SCAN_LANES
@@ -263,62 +258,72 @@ static inline uint poll_flag(volatile __global uint *flags, uint t, uint need, u
     return f;
 }
 
-#if SCAN_DECOUPLED
-/* The total of full tile j, read by this work item alone: the way round a
-   predecessor that has not published yet (its thread descheduled on a busy
-   CPU, or its group not yet running on a GPU). */
-static inline T tile_total_serial(__global const T *x)
+/* The total of full tile k computed by this work item alone. On a CPU it is
+   bit for bit what tile k's group computes (each item's item_reduce, then
+   group_scan's balanced tree, rebuilt here as a binary counter). On a GPU it
+   is a plain fold: only integer types scan single-pass there (scan.c). */
+static inline T tile_total_alone(__global const T *x)
 {
+#if CHUNKED
+    T stack[16];
+    uint top = 0;
+    for (uint i = 0; i < WG; ++i) {
+        T v = item_reduce(x, i * SCAN_ITEMS, SCAN_ITEMS);
+        for (uint c = i + 1; (c & 1) == 0; c >>= 1)
+            v = COMBINE(stack[--top], v);
+        stack[top++] = v;
+    }
+    return stack[0];
+#else
     T acc = IDENTITY;
     for (uint k = 0; k < SCAN_TILE; ++k)
         acc = COMBINE(acc, x[k]);
     return acc;
+#endif
 }
 
-/* The prefix of everything before tile t (t > 0), seed included: the
-   published totals of t-1, t-2 ... back to the first published prefix. A
-   predecessor silent for SCAN_SPIN polls has its total computed here from
-   its input instead, so no tile ever depends on another making progress.
-   The flag is read again afterwards: a tile that published meanwhile may
-   have overwritten its input (in place), and its own value is used. */
+/* What tile k has published (its total, or FLAG_PREFIX and its inclusive
+   prefix) into *v, polling up to `polls` times. A tile still silent then
+   has its total computed here from its input (returns 0), so that no tile
+   ever depends on another making progress. The flag is read again after
+   that: a tile that published meanwhile may already have overwritten its
+   input (in place), and then its published value is used. */
+static inline uint fetch(volatile __global uint *flags, volatile __global T *vals,
+                         __global const T *in, uint k, uint polls, T *v)
+{
+    uint f = poll_flag(flags, k, FLAG_TOTAL, polls);
+    if (f == 0) {
+        *v = tile_total_alone(in + (ulong)k * SCAN_TILE);
+        f = poll_flag(flags, k, FLAG_TOTAL, 0);
+        if (f == 0)
+            return 0;
+    }
+    *v = vals[2 * k + (f == FLAG_PREFIX)];
+    return f;
+}
+
+/* The prefix of everything before tile t (t > 0), seed included. Walks back
+   to the nearest tile j with a published inclusive prefix (or to tile 0),
+   then folds the totals of tiles j+1 .. t-1 onto it left to right. That is
+   exactly the strict chain prefix(k+1) = prefix(k) op total(k+1), so float
+   results do not depend on which tiles had published when: they are the
+   same bits on every run. */
 static inline T look_back(volatile __global uint *flags, volatile __global T *vals,
                           __global const T *in, uint t, T total, T seed)
 {
     publish(flags, vals, t, FLAG_TOTAL, total);
-    T prefix = IDENTITY;
-    for (uint j = t - 1;; --j) {
-        uint f = poll_flag(flags, j, FLAG_TOTAL, SCAN_SPIN);
-        if (f == 0) {
-            T own = tile_total_serial(in + (ulong)j * SCAN_TILE);
-            f = poll_flag(flags, j, FLAG_TOTAL, 0);
-            if (f == 0 && j == 0)
-                return COMBINE(COMBINE(seed, own), prefix);
-            if (f == 0) {
-                prefix = COMBINE(own, prefix);
-                continue;
-            }
-        }
-        if (f == FLAG_PREFIX)
-            return COMBINE(vals[2 * j + 1], prefix);
-        prefix = COMBINE(vals[2 * j], prefix);
+    uint j = t - 1, f;
+    T v;
+    while ((f = fetch(flags, vals, in, j, SCAN_SPIN, &v)) != FLAG_PREFIX && j > 0)
+        --j;
+    /* Tile 0 publishes only its prefix: without it, v is its total. */
+    T prefix = f == FLAG_PREFIX ? v : COMBINE(seed, v);
+    for (uint k = j + 1; k < t; ++k) {
+        f = fetch(flags, vals, in, k, 0, &v);
+        prefix = f == FLAG_PREFIX ? v : COMBINE(prefix, v);
     }
+    return prefix;
 }
-#else
-/* The prefix of everything before tile t (t > 0): strictly the inclusive
-   prefix of tile t-1, so that float sums associate the same way on every
-   run. The wait ends because tile ids come from a ticket taken in launch
-   order: tile t-1 has started, PoCL runs work-groups to completion in
-   increasing order, and GPUs keep started work-groups resident. */
-static inline T look_back(volatile __global uint *flags, volatile __global T *vals,
-                          __global const T *in, uint t, T total, T seed)
-{
-    (void)in;
-    (void)total;
-    (void)seed;
-    poll_flag(flags, t - 1, FLAG_PREFIX, UINT_MAX);
-    return vals[2 * (t - 1) + 1];
-}
-#endif
 
 /* Single pass over all tiles; see above. seed[seed_off] (when has_seed) is
    combined on the left of every output. */

@@ -6,15 +6,15 @@
  * tiles there are two paths, chosen per device by the plan (tune.scan_single;
  * GPGPU_SCAN=multipass|single overrides it):
  *   single-pass  one launch: each tile chains to its predecessors through
- *                decoupled look-back (~2n words moved); float tiles chain
- *                strictly in order, so GPUs scan floats multi-pass;
+ *                decoupled look-back (~2n words moved);
  *   multi-pass   tile totals, a scan of the totals (recursively, into the
  *                same scratch buffer), then each tile scanned from its
  *                offset (~3n words moved).
  * Float scans combine in an order fixed by n and the plan (never by timing):
- * within a tile each work item's run left to right, the items' totals in a
- * log2(wg)-step tree; across tiles a left-to-right chain of tile totals
- * (single-pass), or the recursive scan of the totals (multi-pass).
+ * within a tile each work item's run of consecutive elements (in
+ * SCAN_LANES-wide blocks), the items' totals in a log2(wg)-step tree; across
+ * tiles a left-to-right chain of tile totals (single-pass), or the recursive
+ * scan of the totals (multi-pass).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -120,10 +120,9 @@ static gpgpu_status scan_multipass(gpgpu_context *ctx, const scan_plan *p, cl_in
                       GPGPU__ARG(stride), GPGPU__ARG(seed.has), GPGPU__END);
 }
 
-/* The plan's path, except for floats on a GPU: float tiles chain strictly
-   (for reproducible sums) at ~0.3 us a hop there, which with thousands of
-   tiles costs more than the multi-pass scan's extra read. On a CPU the hops
-   are few and cheap. */
+/* The plan's path, except for floats on a GPU: there a tile that works round
+   a silent predecessor sums it in a plain fold, not in the group's order,
+   which would make float bits depend on timing (kernels/scan.cl). */
 static int use_single(const gpgpu_context *ctx, gpgpu_type t)
 {
     return ctx->tune.scan_single && (ctx->tune.chunked || !gpgpu__type(t)->is_float);
