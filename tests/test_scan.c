@@ -34,9 +34,10 @@ typedef struct {
 } path;
 
 /* On a device: single-pass and multi-pass, each with the plan's tile and with
-   a tile of two work-groups' worth of items, small enough that the totals
-   need several levels (multi-pass) and the look-back long chains
-   (single-pass). On the host fallback: tu_ctx alone. */
+   a tile of two elements per work item, small enough that the totals need
+   several levels (multi-pass) and the look-back walks long chains
+   (single-pass). Floats on a GPU scan multi-pass whatever the plan says
+   (lib/scan.c). On the host fallback: tu_ctx alone. */
 static path paths[4];
 static size_t npaths;
 
