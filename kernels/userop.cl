@@ -72,7 +72,12 @@ void select_count(__global const T *in, ulong off, ulong n, ulong first,
     counts[get_global_id(0)] = count_share(in, get_group_id(0) * TILE, n, first);
 }
 
-/* Each item writes its own run from the kept count before it. */
+/* Each item writes its own run [dst, limit) of the output. The loop has no
+   data-dependent branch (a random predicate would mispredict half the
+   time): every element is stored at dst, which advances only past kept
+   ones. A store while dst < limit is in this item's own range and is
+   overwritten by its next kept element; the loop stops once the run is
+   full, so it never stores into the next item's range. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void select_scatter(__global const T *in, ulong off, ulong n, ulong first,
                     __global const ulong *incl, __global T *out, ulong out_off,
@@ -80,15 +85,17 @@ void select_scatter(__global const T *in, ulong off, ulong n, ulong first,
 {
     const ulong part = get_global_id(0);
     const ulong begin = part * SELECT_ITEMS, end = min(begin + SELECT_ITEMS, n);
+    ulong dst = part ? incl[part - 1] : 0;
+    const ulong limit = incl[part];
     in += off;
-    out += out_off + (part ? incl[part - 1] : 0);
-    for (ulong k = begin; k < end; k++) {
+    out += out_off;
+    for (ulong k = begin; k < end && dst < limit; k++) {
         const T x = in[k];
-        if (keep(x, first + k))
-            *out++ = x;
+        out[dst] = x;
+        dst += keep(x, first + k);
     }
     if (part == get_global_size(0) - 1)
-        count[count_off] = incl[part];
+        count[count_off] = limit;
 }
 
 #else

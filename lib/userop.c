@@ -60,11 +60,12 @@ static int balanced(const char *s)
 }
 
 /* Checks the expression called what (for the error text) and copies it to
-   out with every line break or tab turned into a space. */
+   out with each run of blanks, line breaks included, made one space (so
+   that layout alone never makes another program). */
 static gpgpu_status expr_clean(gpgpu_context *ctx, const char *what, const char *expr,
                                char out[EXPR_MAX + 1])
 {
-    size_t len = strlen(expr), blank = 0;
+    size_t len = strlen(expr), used = 0;
     if (len > EXPR_MAX)
         return gpgpu__fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT,
                            "%s expression is %zu bytes long: at most %d allowed", what, len,
@@ -77,11 +78,13 @@ static gpgpu_status expr_clean(gpgpu_context *ctx, const char *what, const char 
             return gpgpu__fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT,
                                "%s expression \"%.80s\": character 0x%02x at offset %zu is not "
                                "allowed in an expression", what, expr, (unsigned char)expr[k], k);
-        blank += c == ' ';
-        out[k] = (char)c;
+        if (c != ' ' || (used && out[used - 1] != ' ')) /* one space per run: one program */
+            out[used++] = (char)c;
     }
-    out[len] = '\0';
-    if (blank == len)
+    if (used && out[used - 1] == ' ')
+        used--;
+    out[used] = '\0';
+    if (used == 0)
         return gpgpu__fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT, "%s expression is empty", what);
     const char *pair = forbidden_pair(out);
     if (pair)
