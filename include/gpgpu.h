@@ -136,7 +136,16 @@ GPGPU_API gpgpu_status gpgpu_reduce(gpgpu_context *ctx, gpgpu_type t, gpgpu_op o
 /**
  * Prefix scan: out[i] = in[0] op ... op in[i-1] (EXCLUSIVE, out[0] = identity)
  * or in[0] op ... op in[i] (INCLUSIVE). out may equal in (in place); other
- * overlap is INVALID_ARGUMENT. Errors as gpgpu_reduce.
+ * overlap is INVALID_ARGUMENT. Operands are combined in index order (op need
+ * be associative, not commutative). Integer sums wrap.
+ * Float sums combine in an order fixed by n and the device's plan, never by
+ * timing, so the bits are reproducible: the input is cut into tiles (the
+ * plan's scan tile, e.g. 32768 elements on a CPU, 4096 on a GPU), each tile
+ * into runs of consecutive elements summed left to right, the runs' totals
+ * combined in a log2 tree, and the tiles' totals chained left to right (the
+ * single-pass plan) or scanned by the same scheme (multi-pass). Results may
+ * differ from a serial loop by rounding (by a few units of eps * sum |x|).
+ * Errors as gpgpu_reduce.
  */
 GPGPU_API gpgpu_status gpgpu_scan(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
                                   gpgpu_scan_kind kind, const void *in, void *out, size_t n);

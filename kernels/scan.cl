@@ -19,6 +19,8 @@
  *   single-pass  scan_single: tiles take ids from an atomic ticket, publish
  *                their total and prefix, and look back over predecessors for
  *                their own prefix (decoupled look-back): ~2n words moved.
+ *                Integer tiles never wait unboundedly (see look_back);
+ *                float tiles chain strictly, for reproducible sums.
  *
  * Every combination keeps its operands in index order (left operand first),
  * so associative operators need not be commutative.
@@ -28,8 +30,14 @@
 #define SCAN_ITEMS 8        /* consecutive elements per work item */
 #endif
 #ifndef SCAN_DECOUPLED
-#define SCAN_DECOUPLED 1    /* 0: wait for the predecessor's prefix only, so
-                               float sums associate the same way every run */
+/* 1: decoupled look-back; 0: each tile waits for its predecessor's prefix,
+   so that float sums associate the same way on every run. */
+#define SCAN_DECOUPLED (!T_IS_FLOAT)
+#endif
+
+#ifndef SCAN_SPIN
+#define SCAN_SPIN 65536     /* polls of a silent predecessor before working
+                               round it (decoupled look-back only) */
 #endif
 
 #define SCAN_TILE (WG * SCAN_ITEMS)
@@ -43,13 +51,13 @@
 #endif
 
 /* Elements of the last, partial tile that belong to work item lid. */
-inline uint item_count(uint len, uint lid)
+static inline uint item_count(uint len, uint lid)
 {
     uint first = lid * SCAN_ITEMS;
     return first >= len ? 0 : min((uint)SCAN_ITEMS, len - first);
 }
 
-inline T item_reduce(const TS T *x, uint first, uint count)
+static inline T item_reduce(const TS T *x, uint first, uint count)
 {
     T acc = IDENTITY;
     for (uint k = 0; k < count; ++k)
@@ -58,7 +66,7 @@ inline T item_reduce(const TS T *x, uint first, uint count)
 }
 
 /* y = scan of x seeded with acc; x and y may be the same memory. */
-inline void item_scan(const TS T *x, TS T *y, uint first, uint count, T acc, int inclusive)
+static inline void item_scan(const TS T *x, TS T *y, uint first, uint count, T acc, int inclusive)
 {
     if (inclusive) {
         for (uint k = 0; k < count; ++k) {
@@ -76,7 +84,7 @@ inline void item_scan(const TS T *x, TS T *y, uint first, uint count, T acc, int
 
 /* This work item's total over its elements of the tile in[0 .. len). On a
    GPU the tile is first copied to tile[] (full tiles without bounds checks). */
-inline T tile_item_total(__global const T *in, uint len, __local T *tile)
+static inline T tile_item_total(__global const T *in, uint len, __local T *tile)
 {
     uint lid = get_local_id(0);
 #if CHUNKED
@@ -99,7 +107,7 @@ inline T tile_item_total(__global const T *in, uint len, __local T *tile)
 }
 
 /* Scans this work item's elements of the tile seeded with acc into out. */
-inline void tile_item_scan(__global const T *in, __global T *out, uint len, T acc,
+static inline void tile_item_scan(__global const T *in, __global T *out, uint len, T acc,
                            int inclusive, __local T *tile)
 {
     uint lid = get_local_id(0);
@@ -128,7 +136,7 @@ inline void tile_item_scan(__global const T *in, __global T *out, uint len, T ac
 /* Inclusive scan of the work items' x across the group into sums[] (log2(WG)
    steps); returns the exclusive value for this item. sums[WG - 1] ends as
    the group's total. */
-inline T group_scan(T x, __local T *sums)
+static inline T group_scan(T x, __local T *sums)
 {
     uint lid = get_local_id(0);
     sums[lid] = x;
@@ -142,7 +150,7 @@ inline T group_scan(T x, __local T *sums)
     return lid ? sums[lid - 1] : IDENTITY;
 }
 
-inline uint tile_len(ulong n, uint tile)
+static inline uint tile_len(ulong n, uint tile)
 {
     return (uint)min((ulong)SCAN_TILE, n - (ulong)tile * SCAN_TILE);
 }
@@ -195,7 +203,7 @@ void scan_tiles(__global const T *in, ulong in_off, __global T *out, ulong out_o
 #define FLAG_TOTAL 1u
 #define FLAG_PREFIX 2u
 
-inline void publish(volatile __global uint *flags, volatile __global T *vals, uint t,
+static inline void publish(volatile __global uint *flags, volatile __global T *vals, uint t,
                     uint flag, T v)
 {
     vals[2 * t + (flag == FLAG_PREFIX)] = v;
@@ -203,36 +211,73 @@ inline void publish(volatile __global uint *flags, volatile __global T *vals, ui
     atomic_xchg(&flags[1 + t], flag);
 }
 
-/* Waits until tile t has published at least `need`; returns what it has. */
-inline uint wait_flag(volatile __global uint *flags, uint t, uint need)
+/* Waits until tile t has published at least `need`, polling at most
+   `polls` times; returns what it has (0: nothing yet). */
+static inline uint poll_flag(volatile __global uint *flags, uint t, uint need, uint polls)
 {
-    uint f;
-    while ((f = flags[1 + t]) < need)
-        ;
+    uint f = flags[1 + t];
+    for (uint i = 0; f < need && i < polls; ++i)
+        f = flags[1 + t];
     mem_fence(CLK_GLOBAL_MEM_FENCE);
     return f;
 }
 
-/* The prefix of everything before tile t (t > 0). Tile ids come from a ticket
-   taken in launch order, so every tile waited on has already started:
-   PoCL runs work-groups to completion in increasing order, and GPUs keep
-   started work-groups resident, so the waits end. */
-inline T look_back(volatile __global uint *flags, volatile __global T *vals, uint t,
-                   T total)
-{
 #if SCAN_DECOUPLED
+/* The total of full tile j, read by this work item alone: the way round a
+   predecessor that has not published yet (its thread descheduled on a busy
+   CPU, or its group not yet running on a GPU). */
+static inline T tile_total_serial(__global const T *x)
+{
+    T acc = IDENTITY;
+    for (uint k = 0; k < SCAN_TILE; ++k)
+        acc = COMBINE(acc, x[k]);
+    return acc;
+}
+
+/* The prefix of everything before tile t (t > 0), seed included: the
+   published totals of t-1, t-2 ... back to the first published prefix. A
+   predecessor silent for SCAN_SPIN polls has its total computed here from
+   its input instead, so no tile ever depends on another making progress.
+   The flag is read again afterwards: a tile that published meanwhile may
+   have overwritten its input (in place), and its own value is used. */
+static inline T look_back(volatile __global uint *flags, volatile __global T *vals,
+                          __global const T *in, uint t, T total, T seed)
+{
     publish(flags, vals, t, FLAG_TOTAL, total);
     T prefix = IDENTITY;
     for (uint j = t - 1;; --j) {
-        if (wait_flag(flags, j, FLAG_TOTAL) == FLAG_PREFIX)
+        uint f = poll_flag(flags, j, FLAG_TOTAL, SCAN_SPIN);
+        if (f == 0) {
+            T own = tile_total_serial(in + (ulong)j * SCAN_TILE);
+            f = poll_flag(flags, j, FLAG_TOTAL, 0);
+            if (f == 0 && j == 0)
+                return COMBINE(COMBINE(seed, own), prefix);
+            if (f == 0) {
+                prefix = COMBINE(own, prefix);
+                continue;
+            }
+        }
+        if (f == FLAG_PREFIX)
             return COMBINE(vals[2 * j + 1], prefix);
         prefix = COMBINE(vals[2 * j], prefix);
     }
-#else
-    wait_flag(flags, t - 1, FLAG_PREFIX);
-    return vals[2 * (t - 1) + 1];
-#endif
 }
+#else
+/* The prefix of everything before tile t (t > 0): strictly the inclusive
+   prefix of tile t-1, so that float sums associate the same way on every
+   run. The wait ends because tile ids come from a ticket taken in launch
+   order: tile t-1 has started, PoCL runs work-groups to completion in
+   increasing order, and GPUs keep started work-groups resident. */
+static inline T look_back(volatile __global uint *flags, volatile __global T *vals,
+                          __global const T *in, uint t, T total, T seed)
+{
+    (void)in;
+    (void)total;
+    (void)seed;
+    poll_flag(flags, t - 1, FLAG_PREFIX, UINT_MAX);
+    return vals[2 * (t - 1) + 1];
+}
+#endif
 
 /* Single pass over all tiles; see above. seed[seed_off] (when has_seed) is
    combined on the left of every output. */
@@ -256,11 +301,13 @@ void scan_single(__global const T *in, ulong in_off, __global T *out, ulong out_
     if (lid == 0) {
         T p = has_seed ? seed[seed_off] : IDENTITY;
         if (t > 0)
-            p = look_back(flags, vals, t, sums[WG - 1]);
+            p = look_back(flags, vals, in + in_off, t, sums[WG - 1], p);
         publish(flags, vals, t, FLAG_PREFIX, COMBINE(p, sums[WG - 1]));
         prefix = p;
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    /* The global fence keeps this tile's writes after its published prefix,
+       which a successor's look-back relies on when the scan is in place. */
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     tile_item_scan(in + in_off + base, out + out_off + base, len, COMBINE(prefix, excl),
                    inclusive, TILE_ARG);
 }

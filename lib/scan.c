@@ -6,7 +6,8 @@
  * tiles there are two paths, chosen per device by the plan (tune.scan_single;
  * GPGPU_SCAN=multipass|single overrides it):
  *   single-pass  one launch: each tile chains to its predecessors through
- *                decoupled look-back (~2n words moved);
+ *                decoupled look-back (~2n words moved); float tiles chain
+ *                strictly in order, so GPUs scan floats multi-pass;
  *   multi-pass   tile totals, a scan of the totals (recursively, into the
  *                same scratch buffer), then each tile scanned from its
  *                offset (~3n words moved).
@@ -43,8 +44,7 @@ static size_t scan_items(const gpgpu_context *ctx, size_t size)
     return items ? items : 1;
 }
 
-/* The scan program for t and op on this device. Float types chain tiles
-   strictly in order (SCAN_DECOUPLED=0) so that their sums are reproducible. */
+/* The scan program for t and op on this device. */
 static gpgpu_status scan_plan_get(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, scan_plan *p)
 {
     const gpgpu__type_info *ti = gpgpu__type(t);
@@ -53,8 +53,7 @@ static gpgpu_status scan_plan_get(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
     GPGPU__TRY(gpgpu__type_op_options(ctx, t, op, opts, sizeof opts, &extra));
     size_t items = scan_items(ctx, ti->size);
     size_t used = strlen(opts);
-    snprintf(opts + used, sizeof opts - used, " -D SCAN_ITEMS=%zu -D SCAN_DECOUPLED=%d", items,
-             !ti->is_float);
+    snprintf(opts + used, sizeof opts - used, " -D SCAN_ITEMS=%zu", items);
     p->wg = ctx->tune.wg;
     p->tile = p->wg * items;
     return gpgpu__program_get(ctx, "scan", extra, opts, &p->prog);
@@ -121,6 +120,15 @@ static gpgpu_status scan_multipass(gpgpu_context *ctx, const scan_plan *p, cl_in
                       GPGPU__ARG(stride), GPGPU__ARG(seed.has), GPGPU__END);
 }
 
+/* The plan's path, except for floats on a GPU: float tiles chain strictly
+   (for reproducible sums) at ~0.3 us a hop there, which with thousands of
+   tiles costs more than the multi-pass scan's extra read. On a CPU the hops
+   are few and cheap. */
+static int use_single(const gpgpu_context *ctx, gpgpu_type t)
+{
+    return ctx->tune.scan_single && (ctx->tune.chunked || !gpgpu__type(t)->is_float);
+}
+
 gpgpu_status gpgpu__scan_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
                                  gpgpu_scan_kind kind, cl_mem in, size_t in_off, cl_mem out,
                                  size_t out_off, size_t n, cl_mem init_buf, size_t init_off)
@@ -132,7 +140,7 @@ gpgpu_status gpgpu__scan_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
     size_t size = gpgpu__type(t)->size;
     cl_int inclusive = kind == GPGPU_INCLUSIVE;
     scan_seed seed = { init_buf ? init_buf : in, init_off, init_buf != NULL };
-    if (ctx->tune.scan_single)
+    if (use_single(ctx, t))
         return scan_single(ctx, &p, size, inclusive, in, in_off, out, out_off, n, seed);
     cl_mem part = in;
     size_t parts = multipass_scratch(&p, n);
@@ -159,54 +167,82 @@ static gpgpu_status check_op(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op)
 }
 
 /* Checks shared by the host and buffer entry points. */
-static gpgpu_status scan_check(gpgpu_context *ctx, gpgpu_type t, gpgpu_scan_kind kind)
+static gpgpu_status scan_check(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
+                               gpgpu_scan_kind kind)
 {
-    GPGPU__CHECK_ARG(ctx, ctx != NULL);
+    GPGPU__CHECK_ARG(NULL, ctx != NULL);
     GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
+    GPGPU__CHECK_ARG(ctx, GPGPU__VALID_OP(op));
     GPGPU__CHECK_ARG(ctx, kind == GPGPU_EXCLUSIVE || kind == GPGPU_INCLUSIVE);
     return GPGPU_SUCCESS;
 }
 
-/* gpgpu_scan_init on the device, with ctx locked: the data is copied into one
-   scratch buffer (with the seed after it), scanned in place, read back. */
-static gpgpu_status scan_host_locked(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
-                                     gpgpu_scan_kind kind, const void *in, void *out,
-                                     size_t n, const void *init)
+/* Elements of the caller's data per device pass: one buffer holds them, one
+   element more (where an exclusive scan leaves its running total) and the
+   seed. */
+static size_t scan_chunk(const gpgpu_context *ctx, size_t size)
 {
-    size_t size = gpgpu__type(t)->size;
+    uint64_t limit = ctx->max_alloc;
+    if (limit > ctx->global_mem / 4)
+        limit = ctx->global_mem / 4;
+    size_t c = (size_t)(limit / size);
+    return c > 3 ? c - 2 : 1;
+}
+
+/* gpgpu_scan_init on the device, with ctx locked. The data goes through one
+   scratch buffer in chunks, each scanned in place and read back; each
+   chunk's running total is copied into the seed slot of the next. */
+static gpgpu_status scan_host_api(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
+                                  gpgpu_scan_kind kind, const void *in, void *out, size_t n,
+                                  const void *init)
+{
+    const size_t size = gpgpu__type(t)->size, chunk = scan_chunk(ctx, size);
+    const size_t cap = n < chunk ? n : chunk, seed_at = cap + 1;
     cl_mem buf;
-    gpgpu__begin(ctx, 0, NULL);
-    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, (n + 1) * size, &buf));
-    GPGPU__TRY(gpgpu__write(ctx, buf, 0, n * size, in));
+    GPGPU__TRY(check_op(ctx, t, op));
+    if (n == 0)
+        return GPGPU_SUCCESS;
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, (cap + 2) * size, &buf));
     if (init)
-        GPGPU__TRY(gpgpu__write(ctx, buf, n * size, size, init));
-    GPGPU__TRY(gpgpu__scan_enqueue(ctx, t, op, kind, buf, 0, buf, 0, n, init ? buf : NULL, n));
-    GPGPU__TRY(gpgpu__end(ctx, NULL));
-    GPGPU__TRY(gpgpu__read(ctx, buf, 0, n * size, out));
-    return gpgpu__finish(ctx);
+        GPGPU__TRY(gpgpu__write(ctx, buf, seed_at * size, size, init));
+    for (size_t first = 0; first < n; first += cap) {
+        size_t len = n - first < cap ? n - first : cap;
+        int more = first + len < n;
+        /* An exclusive scan of one element more leaves the total at buf[len]. */
+        size_t m = len + (more && kind == GPGPU_EXCLUSIVE);
+        GPGPU__TRY(gpgpu__write(ctx, buf, 0, len * size, (const char *)in + first * size));
+        GPGPU__TRY(gpgpu__scan_enqueue(ctx, t, op, kind, buf, 0, buf, 0, m,
+                                       init || first ? buf : NULL, seed_at));
+        GPGPU__TRY(gpgpu__read(ctx, buf, 0, len * size, (char *)out + first * size));
+        if (more)
+            GPGPU__TRY(gpgpu__copy(ctx, buf, (m - 1) * size, buf, seed_at * size, size));
+    }
+    return GPGPU_SUCCESS;
 }
 
 gpgpu_status gpgpu_scan_init(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
                              gpgpu_scan_kind kind, const void *in, void *out, size_t n,
                              const void *init)
 {
-    GPGPU__TRY(scan_check(ctx, t, kind));
+    GPGPU__TRY(scan_check(ctx, t, op, kind));
+    size_t size = gpgpu__type(t)->size;
+    GPGPU__CHECK_ARG(ctx, n <= SIZE_MAX / size - 1);
     GPGPU__CHECK_ARG(ctx, n == 0 || (in != NULL && out != NULL));
-    GPGPU__CHECK_ARG(ctx, !partial_overlap((uintptr_t)in, (uintptr_t)out,
-                                           n * gpgpu__type(t)->size));
+    GPGPU__CHECK_ARG(ctx, !partial_overlap((uintptr_t)in, (uintptr_t)out, n * size));
     if (ctx->host) {
-        GPGPU__CHECK_ARG(ctx, op == GPGPU_SUM || op == GPGPU_MIN || op == GPGPU_MAX ||
-                                  op >= GPGPU_OP_USER);
         if (op >= GPGPU_OP_USER)
             return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
-                               "gpgpu_scan: user-defined operators need an OpenCL device");
+                               "user-defined operators need an OpenCL device");
         gpgpu__host_scan(t, op, kind, in, out, n, init);
         return GPGPU_SUCCESS;
     }
     gpgpu__lock(ctx);
-    gpgpu_status s = check_op(ctx, t, op);
-    if (s == GPGPU_SUCCESS && n > 0)
-        s = scan_host_locked(ctx, t, op, kind, in, out, n, init);
+    gpgpu__begin(ctx, 0, NULL);
+    gpgpu_status s = scan_host_api(ctx, t, op, kind, in, out, n, init);
+    if (s == GPGPU_SUCCESS && ctx->profile_print)
+        gpgpu__profile_print(ctx, "gpgpu_scan");
+    if (s != GPGPU_SUCCESS)
+        clFinish(ctx->queue); /* nothing may still read the caller's memory */
     gpgpu__unlock(ctx);
     return s;
 }
@@ -237,22 +273,22 @@ gpgpu_status gpgpu_scan_buffer(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
                                size_t out_offset, size_t n, cl_uint num_wait,
                                const cl_event *wait, cl_event *done)
 {
-    GPGPU__TRY(scan_check(ctx, t, kind));
-    if (ctx->host)
-        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
-                           "gpgpu_scan_buffer: the host fallback has no buffers");
-    size_t size = gpgpu__type(t)->size;
-    GPGPU__CHECK_ARG(ctx, in != NULL && out != NULL);
-    GPGPU__CHECK_ARG(ctx, num_wait == 0 || wait != NULL);
+    GPGPU__TRY(scan_check(ctx, t, op, kind));
+    GPGPU__CHECK_ARG(ctx, n == 0 || (in != NULL && out != NULL));
+    GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
     GPGPU__CHECK_ARG(ctx, in != out || !partial_overlap(in_offset, out_offset, n));
-    GPGPU__TRY(check_range(ctx, in, in_offset, n, size, "in"));
-    GPGPU__TRY(check_range(ctx, out, out_offset, n, size, "out"));
-    gpgpu__lock(ctx);
-    gpgpu_status s = check_op(ctx, t, op);
-    if (s == GPGPU_SUCCESS) {
-        gpgpu__begin(ctx, num_wait, wait);
-        s = gpgpu__scan_enqueue(ctx, t, op, kind, in, in_offset, out, out_offset, n, NULL, 0);
+    if (ctx->host)
+        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED, "gpgpu_scan_buffer: no OpenCL device");
+    size_t size = gpgpu__type(t)->size;
+    if (n > 0) {
+        GPGPU__TRY(check_range(ctx, in, in_offset, n, size, "in"));
+        GPGPU__TRY(check_range(ctx, out, out_offset, n, size, "out"));
     }
+    gpgpu__lock(ctx);
+    gpgpu__begin(ctx, num_wait, wait);
+    gpgpu_status s = check_op(ctx, t, op);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__scan_enqueue(ctx, t, op, kind, in, in_offset, out, out_offset, n, NULL, 0);
     if (s == GPGPU_SUCCESS)
         s = gpgpu__end(ctx, done);
     gpgpu__unlock(ctx);

@@ -34,17 +34,21 @@ static gpgpu_status scan_once(void *arg)
     do {                                                                             \
         const T *x = in, *y = out;                                                   \
         T acc = 0;                                                                   \
-        for (size_t i = 0; i < n; ++i)                                               \
-            if (y[i] != (acc += x[i]))                                               \
+        for (size_t i = 0; i < n; ++i) {                                             \
+            acc += x[i];                                                             \
+            if (y[i] != acc)                                                         \
                 return 0;                                                            \
+        }                                                                            \
     } while (0)
 #define VERIFY_FLOAT(T)                                                              \
     do {                                                                             \
         const T *x = in, *y = out;                                                   \
         double acc = 0;                                                              \
-        for (size_t i = 0; i < n; ++i)                                               \
-            if (fabs(y[i] - (acc += x[i])) > 1e-3 * fabs(acc) + 1e-3)                \
+        for (size_t i = 0; i < n; ++i) {                                             \
+            acc += x[i];                                                             \
+            if (fabs(y[i] - acc) > 1e-3 * fabs(acc) + 1e-3)                          \
                 return 0;                                                            \
+        }                                                                            \
     } while (0)
 
 static int verify(gpgpu_type t, const void *in, const void *out, size_t n)
