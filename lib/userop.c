@@ -12,9 +12,12 @@
    GPGPU_ERROR_BUILD with its log.
 
    Select is three launches over tiles of wg * SELECT_ITEMS elements
-   (kernels/userop.cl): count each tile's kept elements, scan those counts
-   inclusively (gpgpu__scan_enqueue on u64), then write each tile's kept
-   elements from its offset. */
+   (kernels/userop.cl): count the kept elements of each part of a tile (a
+   work item's run on CPUs, the whole tile on GPUs), scan those counts
+   inclusively (gpgpu__scan_enqueue on u64), then write each part's kept
+   elements from its offset. The predicate's checks run in the caller's
+   trust: they stop text from escaping its slot, not an expression that
+   misbehaves inside it (an out-of-bounds pointer, a barrier). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
