@@ -217,6 +217,38 @@ gpgpu_status gpgpu_transform_reduce(gpgpu_context *ctx, gpgpu_type t, const char
     return gpgpu__reduce_host_call(ctx, t, op, m, in, n, result);
 }
 
+gpgpu_status gpgpu_transform_reduce_buffer(gpgpu_context *ctx, gpgpu_type t, const char *map,
+                                           gpgpu_op op, cl_mem in, size_t in_offset, size_t n,
+                                           cl_mem result, size_t result_offset,
+                                           cl_uint num_wait, const cl_event *wait,
+                                           cl_event *done)
+{
+    char m[EXPR_MAX + 1];
+    GPGPU__CHECK_ARG(NULL, ctx != NULL);
+    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
+    GPGPU__CHECK_ARG(ctx, map != NULL);
+    GPGPU__CHECK_ARG(ctx, GPGPU__VALID_OP(op));
+    GPGPU__CHECK_ARG(ctx, in != NULL || n == 0);
+    GPGPU__CHECK_ARG(ctx, result != NULL);
+    GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
+    GPGPU__TRY(expr_clean(ctx, "map", map, m));
+    if (ctx->host)
+        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
+                           "gpgpu_transform_reduce_buffer: no OpenCL device");
+    gpgpu__lock(ctx);
+    gpgpu__begin(ctx, num_wait, wait);
+    cl_mem src = in;
+    gpgpu_status s = GPGPU_SUCCESS;
+    if (!src) /* n == 0 without a buffer: any buffer serves, nothing is read */
+        s = gpgpu__scratch(ctx, GPGPU__SLOT_IN, 16, &src);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__reduce_enqueue(ctx, t, op, m, src, in_offset, n, result, result_offset);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__end(ctx, done);
+    gpgpu__unlock(ctx);
+    return s;
+}
+
 /* ---- select --------------------------------------------------------------- */
 
 typedef struct {

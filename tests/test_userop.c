@@ -104,6 +104,8 @@ static void check_value(gpgpu_type t, const void *got, size_t i, ref_val want, d
                      (unsigned long long)tu_seed());
 }
 
+static ref_val sq_u32(ref_val x);
+
 /* ---- user operators ---------------------------------------------------------- */
 
 static void op_reduce(const op_case *c, gpgpu_op op, size_t n)
@@ -380,7 +382,8 @@ START_TEST(select_buffer_with_offsets)
 }
 END_TEST
 
-/* A user operator through gpgpu_reduce_buffer and gpgpu_scan_buffer. */
+/* A user operator through gpgpu_reduce_buffer, gpgpu_transform_reduce_buffer
+   (at offsets, with a wait list and a done event) and gpgpu_scan_buffer. */
 START_TEST(user_op_buffer_forms)
 {
     if (tu_is_host())
@@ -400,6 +403,15 @@ START_TEST(user_op_buffer_forms)
     tu_assert_ok(gpgpu_reduce_buffer(tu_ctx, c->t, op, in, 0, n, out, 0, 0, NULL, NULL));
     clEnqueueReadBuffer(q, out, CL_TRUE, 0, 4, &r, 0, NULL, NULL);
     ck_assert_uint_eq(r, ref_map_reduce(c->t, c->ref, c->ref_identity, NULL, x, n, NULL).u32);
+    cl_event marker, done;
+    clEnqueueMarkerWithWaitList(q, 0, NULL, &marker);
+    tu_assert_ok(gpgpu_transform_reduce_buffer(tu_ctx, c->t, "x * x", op, in, 5, n - 5, out, 3,
+                                               1, &marker, &done));
+    clEnqueueReadBuffer(q, out, CL_TRUE, 3 * 4, 4, &r, 1, &done, NULL);
+    ck_assert_uint_eq(r, ref_map_reduce(c->t, c->ref, c->ref_identity, sq_u32, x + 5, n - 5,
+                                        NULL).u32);
+    clReleaseEvent(marker);
+    clReleaseEvent(done);
     tu_assert_ok(gpgpu_scan_buffer(tu_ctx, c->t, op, GPGPU_INCLUSIVE, in, 0, out, 0, n, 0, NULL,
                                    NULL));
     clEnqueueReadBuffer(q, out, CL_TRUE, 0, n * 4, got, 0, NULL, NULL);
@@ -440,6 +452,8 @@ static const char *const hostile[] = {
 };
 #define NHOSTILE (sizeof hostile / sizeof hostile[0])
 
+/* The buffer forms get a dummy handle: the expression is refused before
+   any buffer is looked at. */
 START_TEST(hostile_expressions_are_invalid)
 {
     gpgpu_op op = 12345;
@@ -456,6 +470,11 @@ START_TEST(hostile_expressions_are_invalid)
                           GPGPU_ERROR_INVALID_ARGUMENT, "map \"%s\" accepted", e);
         ck_assert_msg(gpgpu_select(tu_ctx, GPGPU_F32, e, x, 4, out, &count) ==
                           GPGPU_ERROR_INVALID_ARGUMENT, "predicate \"%s\" accepted", e);
+        ck_assert(gpgpu_transform_reduce_buffer(tu_ctx, GPGPU_F32, e, GPGPU_SUM, NULL, 0, 0,
+                                                (cl_mem)&out, 0, 0, NULL, NULL) ==
+                  GPGPU_ERROR_INVALID_ARGUMENT);
+        ck_assert(gpgpu_select_buffer(tu_ctx, GPGPU_F32, e, NULL, 0, 0, NULL, 0, (cl_mem)&out,
+                                      0, 0, NULL, NULL) == GPGPU_ERROR_INVALID_ARGUMENT);
     }
     ck_assert_int_eq(op, 12345);
     ck_assert_uint_eq(count, 99);
