@@ -72,12 +72,18 @@ void select_count(__global const T *in, ulong off, ulong n, ulong first,
     counts[get_global_id(0)] = count_share(in, get_group_id(0) * TILE, n, first);
 }
 
-/* Each item writes its own run [dst, limit) of the output. The loop has no
-   data-dependent branch (a random predicate would mispredict half the
+#ifndef SELECT_UNROLL
+#define SELECT_UNROLL 8
+#endif
+
+/* Each item writes its own run [dst, limit) of the output. The loops have
+   no data-dependent branch (a random predicate would mispredict half the
    time): every element is stored at dst, which advances only past kept
    ones. A store while dst < limit is in this item's own range and is
-   overwritten by its next kept element; the loop stops once the run is
-   full, so it never stores into the next item's range. */
+   overwritten by its next kept element; nothing is stored once the run is
+   full, so nothing lands in the next item's range. Blocks of SELECT_UNROLL
+   elements run without per-element tests while the run has room for all
+   of them. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void select_scatter(__global const T *in, ulong off, ulong n, ulong first,
                     __global const ulong *incl, __global T *out, ulong out_off,
@@ -89,7 +95,15 @@ void select_scatter(__global const T *in, ulong off, ulong n, ulong first,
     const ulong limit = incl[part];
     in += off;
     out += out_off;
-    for (ulong k = begin; k < end && dst < limit; k++) {
+    ulong k = begin;
+    for (; k + SELECT_UNROLL <= end && dst + SELECT_UNROLL <= limit; k += SELECT_UNROLL) {
+        for (uint u = 0; u < SELECT_UNROLL; u++) {
+            const T x = in[k + u];
+            out[dst] = x;
+            dst += keep(x, first + k + u);
+        }
+    }
+    for (; k < end && dst < limit; k++) {
         const T x = in[k];
         out[dst] = x;
         dst += keep(x, first + k);
