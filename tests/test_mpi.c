@@ -253,6 +253,41 @@ START_TEST(scan_matches_reference)
 }
 END_TEST
 
+/* ---- user-defined operators ---------------------------------------------------- */
+
+/* Their partials fold on a device: rank 0's answer for reduce, each rank's
+   own offset for scan. Where user operators are UNSUPPORTED (the host
+   fallback), they are so on every rank, and the case has nothing to test. */
+START_TEST(user_defined_operators_fold_in_rank_order)
+{
+    gpgpu_op op;
+    int mine = gpgpu_op_define(tu_ctx, GPGPU_U32, "a ^ b", "0u", &op) == GPGPU_SUCCESS, all = 0;
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, W);
+    if (!all)
+        return;
+    for (int sp = 0; sp < NSPLITS; sp++)
+        for (size_t z = 0; z < NSIZES; z++) {
+            input in = make_input(GPGPU_U32, sizes[z], RANDOM, sp, tu_seed_for(250, z));
+            const uint32_t *g = (const uint32_t *)in.global;
+            uint32_t *want = tu_alloc(in.total * 4), acc = 0, got = 1;
+            for (size_t i = 0; i < in.total; i++)
+                want[i] = acc ^= g[i];
+            note_ok(gpgpu_mpi_reduce(tu_ctx, W, GPGPU_U32, op, in.mine, in.n, &got), "reduce");
+            note(got == acc, "user-op reduce, %s, n %zu: got %#x, want %#x", split_name[sp],
+                 in.total, got, acc);
+            note_ok(gpgpu_mpi_scan(tu_ctx, W, GPGPU_U32, op, GPGPU_INCLUSIVE, in.mine, in.mine,
+                                   in.n),
+                    "scan");
+            long d = first_diff(&in, in.mine, want);
+            note(d < 0, "user-op scan, %s, n %zu: differs at local %ld", split_name[sp],
+                 in.total, d);
+            free(want);
+            free_input(&in);
+            mt_check();
+        }
+}
+END_TEST
+
 /* ---- histogram ---------------------------------------------------------------- */
 
 static const struct { gpgpu_type t; size_t nbins; double lo, hi; int kind; } hist_cases[] = {
@@ -540,6 +575,7 @@ static Suite *make(void)
         {"reduce", reduce_matches_reference},
         {"reduce_bits", reduce_gives_every_rank_the_same_bits},
         {"scan", scan_matches_reference},
+        {"user_op", user_defined_operators_fold_in_rank_order},
         {"histogram", histogram_matches_reference},
         {"sort", sort_matches_reference},
         {"sort_specials", sort_orders_float_specials},
