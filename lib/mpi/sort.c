@@ -58,6 +58,7 @@ typedef struct {
     void *k2, *v2;              /* the rank's bucket */
     rank_info *info;            /* every rank's, then this rank's at [size] */
     splitter *cand;             /* size * SAMPLES samples, sorted */
+    splitter *split;            /* size - 1 splitters */
     size_t *arrays;             /* the layouts below, 6 * size */
     gpgpu__mpi_layout send, recv;
     uint64_t *counts, *bucket;  /* every rank's n and m */
@@ -89,6 +90,7 @@ static void release(sorter *s)
     free(s->v2);
     free(s->info);
     free(s->cand);
+    free(s->split);
     free(s->arrays);
     gpgpu__mpi_scratch_free(&s->scratch);
 }
@@ -103,6 +105,7 @@ static gpgpu_status sort_part(sorter *s)
         s->v1 = alloc(&st, s->n, s->vsize);
     s->info = alloc(&st, p + 1, sizeof *s->info);
     s->cand = alloc(&st, p * SAMPLES, sizeof *s->cand);
+    s->split = alloc(&st, p, sizeof *s->split);
     s->arrays = alloc(&st, 6 * p, sizeof *s->arrays);
     if (st == GPGPU_SUCCESS)
         st = gpgpu__mpi_scratch_alloc(&s->scratch, s->c.size);
@@ -159,18 +162,18 @@ static size_t gather_candidates(sorter *s)
 }
 
 /* Splitter i (1 <= i < size) is the first sample with about i/size of all
-   elements before it. They overwrite the front of cand. */
+   elements before it. */
 static void choose_splitters(sorter *s, uint64_t total)
 {
     size_t ncand = gather_candidates(s), p = (size_t)s->c.size, next = 1;
     uint64_t before = 0;
     for (size_t j = 0; j < ncand && next < p; j++) {
         while (next < p && before >= total / p * next + total % p * next / p)
-            s->cand[next++ - 1] = s->cand[j];
+            s->split[next++ - 1] = s->cand[j];
         before += s->cand[j].weight;
     }
     for (; next < p; next++)
-        s->cand[next - 1] = (splitter){0, 0, 0, 0, 1};
+        s->split[next - 1] = (splitter){0, 0, 0, 0, 1};
 }
 
 /* The first position of the sorted part at or after splitter sp. */
@@ -198,7 +201,7 @@ static gpgpu_status plan_buckets(sorter *s)
 {
     size_t p = (size_t)s->c.size, start = 0;
     for (size_t d = 0; d < p; d++) {
-        size_t end = d + 1 < p ? lower_bound(s, &s->cand[d], start) : s->n;
+        size_t end = d + 1 < p ? lower_bound(s, &s->split[d], start) : s->n;
         s->send.count[d] = end - start;
         s->send.displ[d] = start;
         start = end;
