@@ -25,7 +25,12 @@
  *    An inter-communicator, or MPI not initialised, is INVALID_ARGUMENT on the
  *    ranks that see it (no communication happens).
  *  - Counts beyond INT_MAX elements are handled (MPI derived datatypes).
- *  - MPI errors follow comm's error handler (by default they abort the job).
+ *  - MPI errors follow comm's error handler: by default they abort the job;
+ *    under MPI_ERRORS_RETURN the call returns GPGPU_ERROR_OPENCL with MPI's
+ *    error string in gpgpu_mpi_last_error() (the ranks may then disagree).
+ *  - GPGPU_MPI_MAX_COUNT (environment, the same on every rank) lowers the
+ *    largest count one MPI call carries from INT_MAX: for testing the paths
+ *    that counts beyond INT_MAX take.
  */
 #ifndef GPGPU_MPI_H
 #define GPGPU_MPI_H
