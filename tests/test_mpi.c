@@ -437,7 +437,7 @@ static void note_failed_alike(gpgpu_status st, const char *what)
 typedef struct {
     int reduce_result_null, scan_out_null, hist_bins_null, hist_nbins0, hist_lo_hi, sort_keys_null,
         sort_flags, pairs_vsize, pairs_values_null, type_differs, op_differs, kind_differs,
-        ctx_null, comm_null, reduce_op_bad;
+        ctx_null, comm_null, reduce_op_bad, scan_overlap;
 } spoil;
 
 /* A spoiled call must fail alike everywhere; an untouched one succeed. */
@@ -475,12 +475,17 @@ static void run_spoiled(const spoil *how, int everyone)
         note(result == 12345, "reduce changed the result");
     if (outcome(gpgpu_mpi_scan(ctx, comm, t, op,
                                b && how->kind_differs ? GPGPU_INCLUSIVE : GPGPU_EXCLUSIVE,
-                               in.mine, b && how->scan_out_null ? NULL : out, n),
+                               in.mine,
+                               b && how->scan_out_null  ? NULL
+                               : b && how->scan_overlap ? (uint32_t *)in.mine + 1
+                                                        : out,
+                               n),
                 all || how->scan_out_null || how->op_differs || how->kind_differs ||
-                    how->reduce_op_bad,
+                    how->reduce_op_bad || how->scan_overlap,
                 "scan"))
         for (size_t i = 0; i < n; i++)
-            note(out[i] == i, "scan changed out[%zu]", i);
+            note(out[i] == i && ((uint32_t *)in.mine)[i] == ((uint32_t *)keep)[i],
+                 "scan changed out[%zu] or in[%zu]", i, i);
     if (outcome(gpgpu_mpi_histogram(ctx, comm, t, in.mine, n, b && how->hist_nbins0 ? 0 : 16,
                                     b && how->hist_lo_hi ? 9.0 : -8.0, 9.0,
                                     b && how->hist_bins_null ? NULL : bins),
@@ -516,7 +521,7 @@ START_TEST(bad_flags_nbins_and_sizes_fail_everywhere)
 {
     spoil how = {.hist_nbins0 = 1, .sort_flags = 1, .pairs_vsize = 1};
     run_spoiled(&how, 0);
-    spoil how2 = {.hist_lo_hi = 1, .reduce_op_bad = 1};
+    spoil how2 = {.hist_lo_hi = 1, .reduce_op_bad = 1, .scan_overlap = 1};
     run_spoiled(&how2, 0);
 }
 END_TEST

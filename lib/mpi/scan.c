@@ -10,6 +10,14 @@
 
 #include "mpi_internal.h"
 
+/* out equal to in is an in-place scan; any other overlap is an error, as
+   in gpgpu_scan (the scan goes through a buffer of ours, which would hide it). */
+static int apart_or_same(const void *in, const void *out, size_t bytes)
+{
+    uintptr_t a = (uintptr_t)in, b = (uintptr_t)out;
+    return a == b || a + bytes <= b || b + bytes <= a;
+}
+
 /* Seeds the local scan with the fold of the ranks below this one. */
 static gpgpu_status scan_part(gpgpu_context *ctx, const gpgpu__mpi_call *c, gpgpu_type t,
                               gpgpu_op op, gpgpu_scan_kind kind, gpgpu__mpi_parts *parts,
@@ -41,6 +49,7 @@ gpgpu_status gpgpu_mpi_scan(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t, gpg
     GPGPU__MPI_CHECK(st, size != 0);
     GPGPU__MPI_CHECK(st, (in != NULL && out != NULL) || n == 0);
     GPGPU__MPI_CHECK(st, n <= SIZE_MAX / 8);
+    GPGPU__MPI_CHECK(st, apart_or_same(in, out, n * size));
     if (st == GPGPU_SUCCESS && c.size == 1)  /* nothing to seed: scan in place */
         return gpgpu__mpi_local(gpgpu_scan(ctx, t, op, kind, in, out, n), ctx, "gpgpu_scan");
     gpgpu__mpi_parts parts = {NULL, NULL};
