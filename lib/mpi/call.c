@@ -89,8 +89,11 @@ gpgpu_status gpgpu__mpi_agree(const gpgpu__mpi_call *c, gpgpu_status mine)
     if (v[0] != 0) {
         int who = c->size - (int)(v[0] >> 16);
         gpgpu_status s = (gpgpu_status)(v[0] & 0xffff);
-        if (who == c->rank)
-            return s;
+        if (who == c->rank) {
+            char mine_text[sizeof mpi_error];
+            snprintf(mine_text, sizeof mine_text, "%s", mpi_error);
+            return gpgpu__mpi_fail(s, "rank %d: %s", who, mine_text);
+        }
         return gpgpu__mpi_fail(s, "failed on rank %d: %s", who, gpgpu_status_string(s));
     }
     for (int i = 0; i < GPGPU__MPI_NSIG; i++)
