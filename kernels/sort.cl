@@ -28,6 +28,9 @@
  *                     that are contiguous per digit
  */
 
+#ifndef CHUNKED
+#define CHUNKED 1
+#endif
 #ifndef KEY_BITS
 #define KEY_BITS 32
 #endif
@@ -64,7 +67,10 @@ typedef uint VT;
 #define PLAN_LIVE 1          /* bit d: digit d differs between keys */
 #define PLAN_START 2         /* RADIX bucket starts of the MSD digit */
 #define PLAN_SIZE (2 + RADIX) /* RADIX bucket sizes */
-#define PLAN_WORDS (2 + 2 * RADIX)
+#define PLAN_ROUTE (2 + 2 * RADIX) /* per digit: ROUTE_LIVE | src | dst << 2 */
+#define PLAN_FINAL (PLAN_ROUTE + 16) /* buffer holding the tiled result: 1 A, 2 B */
+#define PLAN_WORDS (PLAN_FINAL + 1)
+#define ROUTE_LIVE 16
 /* then chunk i's first output position per digit value: [i * RADIX + v] */
 
 inline KT sort_xf(KT x, KT m0, KT m1)
@@ -77,8 +83,10 @@ inline uint sort_digit(KT x, uint d)
     return (uint)(x >> (d * RADIX_BITS)) & (RADIX - 1);
 }
 
-/* One read of every key: counts of all DIGITS digits for chunk i, written as
+/* One read of every key: counts of all DIGITS digits for chunk i (CHUNKED)
+   or work-group i (grid-stride, __local counters), written as
    hist[(i * DIGITS + d) * RADIX + v]. */
+#if CHUNKED
 __kernel void sort_count(__global const KT *keys, ulong koff, ulong n, ulong chunk, KT m0,
                          KT m1, __global uint *hist)
 {
@@ -98,6 +106,41 @@ __kernel void sort_count(__global const KT *keys, ulong koff, ulong n, ulong chu
     for (uint d = 0; d < DIGITS; d++)
         for (uint v = 0; v < RADIX; v++)
             hist[(i * DIGITS + d) * RADIX + v] = c[d][v];
+}
+#else
+__kernel void sort_count(__global const KT *keys, ulong koff, ulong n, ulong chunk, KT m0,
+                         KT m1, __global uint *hist)
+{
+    __local uint c[DIGITS * RADIX];
+    uint lid = get_local_id(0), wg = get_local_size(0);
+
+    for (uint v = lid; v < DIGITS * RADIX; v += wg)
+        c[v] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    keys += koff;
+    for (ulong j = get_global_id(0); j < n; j += get_global_size(0)) {
+        KT x = sort_xf(keys[j], m0, m1);
+        for (uint d = 0; d < DIGITS; d++)
+            atomic_inc(&c[d * RADIX + sort_digit(x, d)]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint v = lid; v < DIGITS * RADIX; v += wg)
+        hist[get_group_id(0) * DIGITS * RADIX + v] = c[v];
+}
+#endif
+
+/* The tiled passes' buffers: the first live digit reads the caller's keys
+   (0), then A (1) and B (2) alternate; sort_copy brings the result home. */
+inline void sort_route(__global ulong *plan, ulong live)
+{
+    ulong src = 0;
+    for (uint d = 0; d < 16; d++) {
+        ulong dst = src == 1 ? 2 : 1;
+        plan[PLAN_ROUTE + d] = (live >> d) & 1 ? ROUTE_LIVE | src | dst << 2 : 0;
+        if ((live >> d) & 1)
+            src = dst;
+    }
+    plan[PLAN_FINAL] = src;
 }
 
 /* One group of RADIX items, item v owning digit value v. A digit is dead when
@@ -142,6 +185,7 @@ __kernel void sort_plan(__global const uint *hist, uint nchunks, ulong n, __glob
         }
         plan[PLAN_MSD] = (ulong)(msd + 1);
         plan[PLAN_LIVE] = mask;
+        sort_route(plan, mask);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     plan[PLAN_START + v] = start[v];
@@ -264,5 +308,216 @@ __kernel void sort_buckets(__global KT *ak, __global VT *av, ulong n, __global K
             vals[j] = av[j];
 #endif
         }
+    }
+}
+
+/* ---- tiled layout (GPUs) ------------------------------------------------ */
+
+/* Buffer id (0 the caller's, 1 A, 2 B) to pointer. */
+#define SORT_PICK(id, k, a, b) ((id) == 0 ? (k) : (id) == 1 ? (a) : (b))
+
+/* Exclusive scan of one value per item over the group (TILE_WG items);
+   *total gets the sum. Every item must call it. */
+inline uint sort_wg_scan(uint x, __local uint *ls, uint *total)
+{
+    uint lid = get_local_id(0);
+    ls[lid] = x;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint off = 1; off < TILE_WG; off <<= 1) {
+        uint y = lid >= off ? ls[lid - off] : 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        ls[lid] += y;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    *total = ls[TILE_WG - 1];
+    uint r = ls[lid] - x;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return r;
+}
+
+/* Digit d's count in tile t, written digit-major: counts[v * ntiles + t]. */
+__kernel void sort_tile_count(__global const KT *keys, __global const KT *ak, ulong koff,
+                              ulong n, uint d, KT m0, KT m1, __global const ulong *plan,
+                              __global uint *counts, uint ntiles)
+{
+    __local uint lh[RADIX];
+    ulong route = plan[PLAN_ROUTE + d];
+    uint lid = get_local_id(0), t = get_group_id(0);
+
+    if (!(route & ROUTE_LIVE))
+        return;
+    __global const KT *src = SORT_PICK(route & 3, keys + koff, ak, ak + n) + (ulong)t * TILE;
+    uint valid = (uint)min((ulong)TILE, n - (ulong)t * TILE);
+    for (uint v = lid; v < RADIX; v += TILE_WG)
+        lh[v] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (valid == TILE) {
+        for (uint r = 0; r < TILE_ITEMS; r++)
+            atomic_inc(&lh[sort_digit(sort_xf(src[r * TILE_WG + lid], m0, m1), d)]);
+    } else {
+        for (uint p = lid; p < valid; p += TILE_WG)
+            atomic_inc(&lh[sort_digit(sort_xf(src[p], m0, m1), d)]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint v = lid; v < RADIX; v += TILE_WG)
+        counts[v * ntiles + t] = lh[v];
+}
+
+/* Exclusive scan of the count table, in three steps over blocks of bs
+   entries: block sums, a scan of the sums (one group), the blocks scanned
+   from their sums. */
+__kernel void sort_scan_reduce(__global const uint *c, ulong len, ulong bs,
+                               __global uint *sums, __global const ulong *plan, uint d)
+{
+    __local uint ls[TILE_WG];
+    ulong b = get_group_id(0), start = b * bs, end = min(len, start + bs);
+    uint s = 0, total;
+
+    if (!(plan[PLAN_ROUTE + d] & ROUTE_LIVE))
+        return;
+    for (ulong j = start + get_local_id(0); j < end; j += TILE_WG)
+        s += c[j];
+    sort_wg_scan(s, ls, &total);
+    if (get_local_id(0) == 0)
+        sums[b] = total;
+}
+
+__kernel void sort_scan_sums(__global uint *sums, uint nb, __global const ulong *plan, uint d)
+{
+    __local uint ls[TILE_WG];
+    uint carry = 0, total;
+
+    if (!(plan[PLAN_ROUTE + d] & ROUTE_LIVE))
+        return;
+    for (uint base = 0; base < nb; base += TILE_WG) {
+        uint j = base + get_local_id(0);
+        uint ex = sort_wg_scan(j < nb ? sums[j] : 0, ls, &total);
+        if (j < nb)
+            sums[j] = carry + ex;
+        carry += total;
+    }
+}
+
+__kernel void sort_scan_apply(__global uint *c, ulong len, ulong bs,
+                              __global const uint *sums, __global const ulong *plan, uint d)
+{
+    __local uint ls[TILE_WG];
+    ulong b = get_group_id(0), start = b * bs, end = min(len, start + bs);
+    uint carry, total;
+
+    if (!(plan[PLAN_ROUTE + d] & ROUTE_LIVE))
+        return;
+    carry = sums[b];
+    for (ulong base = start; base < end; base += TILE_WG) {
+        ulong j = base + get_local_id(0);
+        uint x = j < end ? c[j] : 0;
+        uint ex = sort_wg_scan(x, ls, &total);
+        if (j < end)
+            c[j] = carry + ex;
+        carry += total;
+    }
+}
+
+/* Tile t sorted stably by digit d in __local memory (RADIX_BITS one-bit
+   splits of (digit, index) entries), then written so that the keys of one
+   digit go to consecutive addresses from the tile's offset. Padding entries
+   of the last tile carry the largest digit and sit after every real key. */
+__kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global KT *ak,
+                                __global VT *av, ulong koff, ulong voff, ulong n, uint d,
+                                KT m0, KT m1, __global const ulong *plan,
+                                __global const uint *offs, uint ntiles)
+{
+    __local KT lk[TILE];
+#if VAL_BYTES
+    __local VT lv[TILE];
+#endif
+    __local uint lp[TILE];
+    __local uint ls[TILE_WG];
+    __local uint lh[RADIX];
+    __local uint lst[RADIX];
+    ulong route = plan[PLAN_ROUTE + d];
+    uint lid = get_local_id(0), t = get_group_id(0), total;
+
+    if (!(route & ROUTE_LIVE))
+        return;
+    ulong base = (ulong)t * TILE;
+    uint valid = (uint)min((ulong)TILE, n - base);
+    __global KT *sk = SORT_PICK(route & 3, keys + koff, ak, ak + n) + base;
+    __global VT *sv = SORT_PICK(route & 3, vals + voff, av, av + n) + base;
+    __global KT *dk = SORT_PICK((route >> 2) & 3, keys + koff, ak, ak + n);
+    __global VT *dv = SORT_PICK((route >> 2) & 3, vals + voff, av, av + n);
+
+    for (uint v = lid; v < RADIX; v += TILE_WG)
+        lh[v] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint r = 0; r < TILE_ITEMS; r++) {
+        uint p = r * TILE_WG + lid;
+        uint v = RADIX - 1;
+        if (valid == TILE || p < valid) {
+            KT k = sk[p];
+            lk[p] = k;
+#if VAL_BYTES
+            lv[p] = sv[p];
+#endif
+            v = sort_digit(sort_xf(k, m0, m1), d);
+            atomic_inc(&lh[v]);
+        }
+        lp[p] = v << 16 | p;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    for (uint bit = 0; bit < RADIX_BITS; bit++) {
+        uint e[TILE_ITEMS], zeros = 0;
+        for (uint k = 0; k < TILE_ITEMS; k++) {
+            e[k] = lp[lid * TILE_ITEMS + k];
+            zeros += !((e[k] >> (16 + bit)) & 1);
+        }
+        uint z = sort_wg_scan(zeros, ls, &total);
+        uint o = total + lid * TILE_ITEMS - z;
+        for (uint k = 0; k < TILE_ITEMS; k++) {
+            if ((e[k] >> (16 + bit)) & 1)
+                lp[o++] = e[k];
+            else
+                lp[z++] = e[k];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+
+    for (uint v0 = 0; v0 < RADIX; v0 += TILE_WG) {
+        uint v = v0 + lid;
+        uint st = sort_wg_scan(v < RADIX ? lh[v] : 0, ls, &total);
+        if (v < RADIX)
+            lst[v] = st + (v0 ? lst[v0 - 1] + lh[v0 - 1] : 0);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    for (uint r = 0; r < TILE_ITEMS; r++) {
+        uint p = r * TILE_WG + lid;
+        if (valid == TILE || p < valid) {
+            uint e = lp[p], v = e >> 16, i = e & 0xffff;
+            ulong to = offs[v * ntiles + t] + (p - lst[v]);
+            dk[to] = lk[i];
+#if VAL_BYTES
+            dv[to] = lv[i];
+#endif
+        }
+    }
+}
+
+/* The tiled result, wherever the last live pass left it, into the caller's
+   buffers: the only kernel of the tiled layout that writes them. */
+__kernel void sort_copy(__global KT *keys, __global VT *vals, __global const KT *ak,
+                        __global const VT *av, ulong koff, ulong voff, ulong n,
+                        __global const ulong *plan)
+{
+    ulong from = plan[PLAN_FINAL];
+    if (from == 0)
+        return;
+    __global const KT *sk = from == 1 ? ak : ak + n;
+    __global const VT *sv = from == 1 ? av : av + n;
+    for (ulong j = get_global_id(0); j < n; j += get_global_size(0)) {
+        keys[koff + j] = sk[j];
+#if VAL_BYTES
+        vals[voff + j] = sv[j];
+#endif
     }
 }

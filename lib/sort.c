@@ -14,8 +14,11 @@
 
 #include "internal.h"
 
-enum { SORT_RADIX_BITS = 8, SORT_RADIX = 1 << SORT_RADIX_BITS, PLAN_WORDS = 2 + 2 * SORT_RADIX };
+/* PLAN_WORDS as in kernels/sort.cl: the plan, before the chunks' offsets. */
+enum { SORT_RADIX_BITS = 8, SORT_RADIX = 1 << SORT_RADIX_BITS, PLAN_WORDS = 2 + 2 * SORT_RADIX + 17 };
 enum { MIN_CHUNK = 4096 }; /* keys per chunk below which more chunks only add overhead */
+enum { TILE_WG = 256 };    /* tiled layout: one item per digit value in the group scans */
+enum { SCAN_BLOCKS = 1024 }; /* most blocks of the count-table scan (one group scans their sums) */
 
 typedef struct {
     gpgpu_type t;
@@ -55,48 +58,145 @@ static size_t chunks_for(const gpgpu_context *ctx, size_t n)
     size_t wg = ctx->tune.wg, most = ctx->tune.groups * wg, g = n / MIN_CHUNK;
     if (g > most)
         g = most;
+    if (g < 1)
+        g = 1;
     return (g + wg - 1) / wg * wg;
+}
+
+/* Keys per tile of the tiled layout: the plan's sort_tile, halved until a
+   group's __local keys, values and entries fit the device. */
+static size_t tile_items(const gpgpu_context *ctx, size_t ks, size_t vs)
+{
+    size_t items = ctx->tune.sort_tile / TILE_WG;
+    while (items > 1 && TILE_WG * items * (ks + vs + 4) + 4 * 1024 > ctx->local_mem)
+        items /= 2;
+    return items ? items : 1;
+}
+
+/* What both layouts share: the job's arguments in kernel form. */
+typedef struct {
+    gpgpu__program *prog;
+    cl_ulong koff, voff, n;
+    cl_mem vals, hist, plan, ak, av;
+    size_t ks, vs, digits;
+    sort_masks m;
+} sort_run;
+
+/* CPUs: counts per chunk, the plan, one MSD scatter, the buckets in cache. */
+static gpgpu_status enqueue_chunked(gpgpu_context *ctx, const sort_job *j, sort_run *r)
+{
+    size_t wg = ctx->tune.wg, g = chunks_for(ctx, j->n);
+    cl_ulong chunk = (j->n + g - 1) / g;
+    cl_uint nchunks = (cl_uint)g;
+
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_COUNTS,
+                              g * r->digits * SORT_RADIX * sizeof(cl_uint), &r->hist));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_AUX,
+                              (PLAN_WORDS + g * SORT_RADIX) * sizeof(cl_ulong), &r->plan));
+    GPGPU__TRY(gpgpu__run(ctx, r->prog, "sort_count", g, wg, GPGPU__ARG(j->keys),
+                          GPGPU__ARG(r->koff), GPGPU__ARG(r->n), GPGPU__ARG(chunk),
+                          MASK_ARGS(r->m), GPGPU__ARG(r->hist), GPGPU__END));
+    GPGPU__TRY(gpgpu__run(ctx, r->prog, "sort_plan", SORT_RADIX, SORT_RADIX,
+                          GPGPU__ARG(r->hist), GPGPU__ARG(nchunks), GPGPU__ARG(r->n),
+                          GPGPU__ARG(r->plan), GPGPU__END));
+    GPGPU__TRY(gpgpu__run(ctx, r->prog, "sort_msd", g, wg, GPGPU__ARG(j->keys),
+                          GPGPU__ARG(r->vals), GPGPU__ARG(r->koff), GPGPU__ARG(r->voff),
+                          GPGPU__ARG(r->n), GPGPU__ARG(chunk), MASK_ARGS(r->m),
+                          GPGPU__ARG(r->plan), GPGPU__ARG(r->ak), GPGPU__ARG(r->av),
+                          GPGPU__END));
+    return gpgpu__run(ctx, r->prog, "sort_buckets", SORT_RADIX,
+                      wg < SORT_RADIX ? wg : SORT_RADIX, GPGPU__ARG(r->ak), GPGPU__ARG(r->av),
+                      GPGPU__ARG(r->n), GPGPU__ARG(j->keys), GPGPU__ARG(r->vals),
+                      GPGPU__ARG(r->koff), GPGPU__ARG(r->voff), MASK_ARGS(r->m),
+                      GPGPU__ARG(r->plan), GPGPU__END);
+}
+
+/* One LSD pass of the tiled layout over digit d (a no-op on the device when
+   the plan says every key shares the digit). */
+static gpgpu_status enqueue_tiled_pass(gpgpu_context *ctx, const sort_job *j, sort_run *r,
+                                       cl_uint d, size_t tile, cl_mem sums)
+{
+    cl_uint ntiles = (cl_uint)((j->n + tile - 1) / tile);
+    cl_ulong len = (cl_ulong)SORT_RADIX * ntiles;
+    cl_ulong bs = (len + TILE_WG * SCAN_BLOCKS - 1) / (TILE_WG * SCAN_BLOCKS) * TILE_WG;
+    cl_uint nb = (cl_uint)((len + bs - 1) / bs);
+    gpgpu__program *p = r->prog;
+
+    GPGPU__TRY(gpgpu__run(ctx, p, "sort_tile_count", ntiles * TILE_WG, TILE_WG,
+                          GPGPU__ARG(j->keys), GPGPU__ARG(r->ak), GPGPU__ARG(r->koff),
+                          GPGPU__ARG(r->n), GPGPU__ARG(d), MASK_ARGS(r->m), GPGPU__ARG(r->plan),
+                          GPGPU__ARG(r->hist), GPGPU__ARG(ntiles), GPGPU__END));
+    GPGPU__TRY(gpgpu__run(ctx, p, "sort_scan_reduce", nb * TILE_WG, TILE_WG,
+                          GPGPU__ARG(r->hist), GPGPU__ARG(len), GPGPU__ARG(bs),
+                          GPGPU__ARG(sums), GPGPU__ARG(r->plan), GPGPU__ARG(d), GPGPU__END));
+    GPGPU__TRY(gpgpu__run(ctx, p, "sort_scan_sums", TILE_WG, TILE_WG, GPGPU__ARG(sums),
+                          GPGPU__ARG(nb), GPGPU__ARG(r->plan), GPGPU__ARG(d), GPGPU__END));
+    GPGPU__TRY(gpgpu__run(ctx, p, "sort_scan_apply", nb * TILE_WG, TILE_WG,
+                          GPGPU__ARG(r->hist), GPGPU__ARG(len), GPGPU__ARG(bs),
+                          GPGPU__ARG(sums), GPGPU__ARG(r->plan), GPGPU__ARG(d), GPGPU__END));
+    return gpgpu__run(ctx, p, "sort_tile_scatter", ntiles * TILE_WG, TILE_WG,
+                      GPGPU__ARG(j->keys), GPGPU__ARG(r->vals), GPGPU__ARG(r->ak),
+                      GPGPU__ARG(r->av), GPGPU__ARG(r->koff), GPGPU__ARG(r->voff),
+                      GPGPU__ARG(r->n), GPGPU__ARG(d), MASK_ARGS(r->m), GPGPU__ARG(r->plan),
+                      GPGPU__ARG(r->hist), GPGPU__ARG(ntiles), GPGPU__END);
+}
+
+/* GPUs: counts per group, the plan, an LSD pass per digit over tiles, the
+   copy home. */
+static gpgpu_status enqueue_tiled(gpgpu_context *ctx, const sort_job *j, sort_run *r,
+                                  size_t tile)
+{
+    size_t g = ctx->tune.groups < SORT_RADIX ? ctx->tune.groups : SORT_RADIX;
+    size_t ntiles = (j->n + tile - 1) / tile, table = SORT_RADIX * ntiles;
+    cl_ulong chunk = 0;
+    cl_uint ngroups = (cl_uint)g;
+    cl_mem sums;
+
+    if (table < g * r->digits * SORT_RADIX)
+        table = g * r->digits * SORT_RADIX;
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_COUNTS, table * sizeof(cl_uint), &r->hist));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_AUX,
+                              (PLAN_WORDS + g * SORT_RADIX) * sizeof(cl_ulong), &r->plan));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS, SCAN_BLOCKS * sizeof(cl_uint), &sums));
+    GPGPU__TRY(gpgpu__run(ctx, r->prog, "sort_count", g * TILE_WG, TILE_WG, GPGPU__ARG(j->keys),
+                          GPGPU__ARG(r->koff), GPGPU__ARG(r->n), GPGPU__ARG(chunk),
+                          MASK_ARGS(r->m), GPGPU__ARG(r->hist), GPGPU__END));
+    GPGPU__TRY(gpgpu__run(ctx, r->prog, "sort_plan", SORT_RADIX, SORT_RADIX,
+                          GPGPU__ARG(r->hist), GPGPU__ARG(ngroups), GPGPU__ARG(r->n),
+                          GPGPU__ARG(r->plan), GPGPU__END));
+    for (cl_uint d = 0; d < r->digits; d++)
+        GPGPU__TRY(enqueue_tiled_pass(ctx, j, r, d, tile, sums));
+    size_t copy_groups = ntiles < ctx->tune.groups ? ntiles : ctx->tune.groups;
+    return gpgpu__run(ctx, r->prog, "sort_copy", copy_groups * TILE_WG, TILE_WG,
+                      GPGPU__ARG(j->keys), GPGPU__ARG(r->vals), GPGPU__ARG(r->ak),
+                      GPGPU__ARG(r->av), GPGPU__ARG(r->koff), GPGPU__ARG(r->voff),
+                      GPGPU__ARG(r->n), GPGPU__ARG(r->plan), GPGPU__END);
 }
 
 static gpgpu_status sort_enqueue(gpgpu_context *ctx, const sort_job *j)
 {
-    const gpgpu__type_info *ti = gpgpu__type(j->t);
-    size_t ks = ti->size, vs = j->value_size, wg = ctx->tune.wg;
-    size_t digits = ks * 8 / SORT_RADIX_BITS, g = chunks_for(ctx, j->n);
-    cl_ulong koff = j->koff, voff = j->voff, n = j->n, chunk = (j->n + g - 1) / g;
-    cl_uint nchunks = (cl_uint)g;
+    sort_run r = { 0 };
+    int chunked = ctx->tune.chunked;
     char opts[256];
-    gpgpu__program *prog;
-    cl_mem hist, plan, ak, av;
-    sort_masks m;
 
-    masks_for(j, &m);
-    snprintf(opts, sizeof opts, "-D KEY_BITS=%zu -D VAL_BYTES=%zu -D RADIX_BITS=%d", ks * 8,
-             vs, SORT_RADIX_BITS);
-    GPGPU__TRY(gpgpu__program_get(ctx, "sort", NULL, opts, &prog));
-    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_COUNTS,
-                              g * digits * SORT_RADIX * sizeof(cl_uint), &hist));
-    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_AUX,
-                              (PLAN_WORDS + g * SORT_RADIX) * sizeof(cl_ulong), &plan));
-    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_KEYS, 2 * j->n * ks, &ak));
-    av = ak; /* keys only: the kernels never touch values */
-    if (vs)
-        GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_VALUES, 2 * j->n * vs, &av));
-    cl_mem vals = vs ? j->vals : j->keys;
-
-    GPGPU__TRY(gpgpu__run(ctx, prog, "sort_count", g, wg, GPGPU__ARG(j->keys), GPGPU__ARG(koff),
-                          GPGPU__ARG(n), GPGPU__ARG(chunk), MASK_ARGS(m), GPGPU__ARG(hist),
-                          GPGPU__END));
-    GPGPU__TRY(gpgpu__run(ctx, prog, "sort_plan", SORT_RADIX, SORT_RADIX, GPGPU__ARG(hist),
-                          GPGPU__ARG(nchunks), GPGPU__ARG(n), GPGPU__ARG(plan), GPGPU__END));
-    GPGPU__TRY(gpgpu__run(ctx, prog, "sort_msd", g, wg, GPGPU__ARG(j->keys), GPGPU__ARG(vals),
-                          GPGPU__ARG(koff), GPGPU__ARG(voff), GPGPU__ARG(n), GPGPU__ARG(chunk),
-                          MASK_ARGS(m), GPGPU__ARG(plan), GPGPU__ARG(ak), GPGPU__ARG(av),
-                          GPGPU__END));
-    return gpgpu__run(ctx, prog, "sort_buckets", SORT_RADIX, wg < SORT_RADIX ? wg : SORT_RADIX,
-                      GPGPU__ARG(ak), GPGPU__ARG(av), GPGPU__ARG(n), GPGPU__ARG(j->keys),
-                      GPGPU__ARG(vals), GPGPU__ARG(koff), GPGPU__ARG(voff), MASK_ARGS(m),
-                      GPGPU__ARG(plan), GPGPU__END);
+    r.ks = gpgpu__type(j->t)->size;
+    r.vs = j->value_size;
+    r.digits = r.ks * 8 / SORT_RADIX_BITS;
+    r.koff = j->koff;
+    r.voff = j->voff;
+    r.n = j->n;
+    r.vals = r.vs ? j->vals : j->keys; /* keys only: the kernels never touch values */
+    masks_for(j, &r.m);
+    size_t items = chunked ? 1 : tile_items(ctx, r.ks, r.vs);
+    snprintf(opts, sizeof opts,
+             "-D KEY_BITS=%zu -D VAL_BYTES=%zu -D RADIX_BITS=%d -D TILE_WG=%d -D TILE_ITEMS=%zu",
+             r.ks * 8, r.vs, SORT_RADIX_BITS, TILE_WG, items);
+    GPGPU__TRY(gpgpu__program_get(ctx, "sort", NULL, opts, &r.prog));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_KEYS, 2 * j->n * r.ks, &r.ak));
+    r.av = r.ak;
+    if (r.vs)
+        GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_VALUES, 2 * j->n * r.vs, &r.av));
+    return chunked ? enqueue_chunked(ctx, j, &r) : enqueue_tiled(ctx, j, &r, TILE_WG * items);
 }
 
 /* ---- argument checks ----------------------------------------------------- */
