@@ -101,6 +101,13 @@ GPGPU_API void gpgpu_context_destroy(gpgpu_context *ctx);
 GPGPU_API const char *gpgpu_device_name(const gpgpu_context *ctx);
 
 /**
+ * The tuning the library chose for this device, as "key=value" words
+ * (work-group size, element layout, scan path, radix bits, histogram
+ * strategy ...), for gpgpu-info and benchmark reports. Never NULL.
+ */
+GPGPU_API const char *gpgpu_plan_description(const gpgpu_context *ctx);
+
+/**
  * Detail of the last failure on ctx (the failed condition, the OpenCL error's
  * name, a build log), "" if none. With ctx NULL: the last failure of
  * gpgpu_context_create in this thread. The text stays valid until the next
@@ -114,8 +121,8 @@ GPGPU_API const char *gpgpu_last_error(const gpgpu_context *ctx);
 /**
  * result = in[0] op in[1] op ... op in[n-1]; n == 0 gives the identity
  * (0 for SUM; the type's maximum, or +inf, for MIN; its minimum, or -inf,
- * for MAX). Integer sums wrap. Float MIN/MAX ignore NaN (like fmin/fmax)
- * and return NaN only when every element is NaN.
+ * for MAX). Integer sums wrap. Float MIN/MAX ignore NaN (like fmin/fmax):
+ * when every element is NaN the result is the identity.
  * Float sums combine in a fixed tree whose shape depends only on n and the
  * device: the bits are reproducible, though they may differ from a serial
  * left-to-right sum by rounding.

@@ -47,6 +47,11 @@ const char *gpgpu__cl_error_name(cl_int err);
                                __func__, #cond);                                     \
     } while (0)
 
+/* A built-in operator or one in the user range (whether it is defined for
+   the type is checked when its program is made). */
+#define GPGPU__VALID_OP(op) \
+    ((op) == GPGPU_SUM || (op) == GPGPU_MIN || (op) == GPGPU_MAX || (op) >= GPGPU_OP_USER)
+
 /* Propagates a failed status. */
 #define GPGPU__TRY(expr)                        \
     do {                                        \
@@ -110,6 +115,7 @@ struct gpgpu_context {
     int fp64, int64, int64_atomics;
     int vendor_nvidia;
     gpgpu__tuning tune;
+    char plan_text[256];         /* gpgpu_plan_description */
 
     gpgpu__program *programs;    /* compiled programs, newest first */
 
@@ -171,6 +177,29 @@ gpgpu_status gpgpu__end(gpgpu_context *ctx, cl_event *done);
 /* Host API helpers: wait for the queue, then print the profile if asked. */
 gpgpu_status gpgpu__finish(gpgpu_context *ctx);
 
+/* Test-only fault injection (fault.c): with GPGPU_FAULT_AT=k in the
+   environment, the k-th call of gpgpu__fault in the process (counting from 1)
+   returns 1 and the caller fails as if the allocation, enqueue or build named
+   by what had failed. GPGPU_FAULT_COUNT=1 prints how many points a run
+   passed, to let a test loop over all of them. Always 0 otherwise. */
+int gpgpu__fault(const char *what);
+
+/* malloc that honours fault injection. */
+void *gpgpu__malloc(size_t bytes);
+
+/* Profiling (profile.c): remembers a launch's event when profiling (takes
+   ownership of ev), drops the previous call's records. */
+void gpgpu__profile_launch(gpgpu_context *ctx, cl_event ev, const char *kernel,
+                           size_t global, size_t local);
+void gpgpu__profile_clear(gpgpu_context *ctx);
+void gpgpu__profile_print(gpgpu_context *ctx, const char *call);
+
+/* User-defined operators (userop.c). */
+void gpgpu__user_ops_release(gpgpu_context *ctx);
+/* The #defines (USER_COMBINE, USER_IDENTITY) of user op op on type t, or
+   NULL if op is not one of ctx's operators for t. */
+const char *gpgpu__user_op_source(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op);
+
 /* ---- programs (program.c, cache.c) -------------------------------------- */
 
 /* The program built from common.cl + extra (may be NULL: text such as user
@@ -209,7 +238,7 @@ int gpgpu__cache_enabled(void);
 uint64_t gpgpu__hash(uint64_t h, const void *data, size_t size);
 #define GPGPU__HASH_INIT 0xcbf29ce484222325ull
 
-/* Embedded kernel sources (kernels.c, generated from kernels/*.cl). */
+/* Embedded kernel sources (kernels.c, generated from the kernels directory). */
 const char *gpgpu__kernel_source(const char *file); /* NULL if none */
 
 /* ---- primitives' options ------------------------------------------------ */
@@ -252,5 +281,11 @@ gpgpu_status gpgpu__scan_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
 gpgpu_status gpgpu__reduce_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
                                    const char *map, cl_mem in, size_t in_off, size_t n,
                                    cl_mem result, size_t result_off);
+
+/* The host-memory reduce (locks, copies in, reduces, reads back): what
+   gpgpu_reduce and gpgpu_transform_reduce share once their arguments are
+   checked. map NULL for none. */
+gpgpu_status gpgpu__reduce_host_call(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
+                                     const char *map, const void *in, size_t n, void *result);
 
 #endif /* GPGPU_INTERNAL_H */

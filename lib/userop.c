@@ -27,3 +27,12 @@ gpgpu_status gpgpu_select_buffer(gpgpu_context *ctx, gpgpu_type t, const char *p
 {
     return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED, "gpgpu_select_buffer: not implemented yet");
 }
+
+void gpgpu__user_ops_release(gpgpu_context *ctx)
+{
+}
+
+const char *gpgpu__user_op_source(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op)
+{
+    return NULL;
+}

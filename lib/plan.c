@@ -1,0 +1,101 @@
+/* plan.c - per-device tuning: work-group sizes, element mapping, algorithm
+   choices. Looked up from the device's reported properties (a GPU gets the
+   coalesced layout and wide groups, a CPU one contiguous chunk per work
+   item), then overridable from the environment for experiments:
+     GPGPU_WG, GPGPU_GROUPS, GPGPU_CHUNKED=0|1, GPGPU_SCAN=multipass|single,
+     GPGPU_SORT_BITS, GPGPU_HIST=local|private, GPGPU_PTX=0|1 */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static size_t env_size(const char *name, size_t dflt)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return dflt;
+    char *end;
+    unsigned long long x = strtoull(v, &end, 10);
+    return (*end || x == 0) ? dflt : (size_t)x;
+}
+
+static size_t pow2_floor(size_t x)
+{
+    size_t p = 1;
+    while (p * 2 <= x)
+        p *= 2;
+    return p;
+}
+
+void gpgpu__plan_init(gpgpu_context *ctx)
+{
+    gpgpu__tuning *t = &ctx->tune;
+    int cpu = (ctx->type & CL_DEVICE_TYPE_CPU) != 0;
+    if (cpu) {
+        /* PoCL runs a group as a loop over its items: a few items, each
+           streaming its own chunk, and a few groups per core to balance. */
+        t->chunked = 1;
+        t->wg = 8;
+        t->groups = 4 * ctx->compute_units;
+        t->scan_tile = 1 << 15;
+        t->scan_single = 1;
+        t->sort_bits = 8;
+        t->sort_tile = 1 << 14;
+        t->hist_local = 0;
+    } else {
+        /* GPUs: enough groups of 256 to fill every compute unit several
+           times over, adjacent items reading adjacent words. */
+        t->chunked = 0;
+        t->wg = 256;
+        t->groups = 8 * ctx->compute_units;
+        t->scan_tile = 256 * 16;
+        t->scan_single = 1;
+        t->sort_bits = 8;
+        t->sort_tile = 256 * 16;
+        t->hist_local = 1;
+    }
+    t->nv_ptx = ctx->vendor_nvidia;
+
+    t->wg = pow2_floor(env_size("GPGPU_WG", t->wg));
+    if (t->wg > ctx->max_wg)
+        t->wg = pow2_floor(ctx->max_wg);
+    t->groups = env_size("GPGPU_GROUPS", t->groups);
+    t->chunked = (int)env_size("GPGPU_CHUNKED", (size_t)t->chunked + 1) - 1;
+    t->sort_bits = (int)env_size("GPGPU_SORT_BITS", (size_t)t->sort_bits);
+    t->nv_ptx = t->nv_ptx && env_size("GPGPU_PTX", 2) != 1;
+    const char *scan = getenv("GPGPU_SCAN");
+    if (scan && !strcmp(scan, "multipass"))
+        t->scan_single = 0;
+    else if (scan && !strcmp(scan, "single"))
+        t->scan_single = 1;
+    const char *hist = getenv("GPGPU_HIST");
+    if (hist && !strcmp(hist, "local"))
+        t->hist_local = 1;
+    else if (hist && !strcmp(hist, "private"))
+        t->hist_local = 0;
+}
+
+void gpgpu__plan_options(const gpgpu_context *ctx, char *buf, size_t size)
+{
+    const gpgpu__tuning *t = &ctx->tune;
+    snprintf(buf, size, "-D WG=%zu -D CHUNKED=%d -D NV_PTX=%d", t->wg, t->chunked, t->nv_ptx);
+}
+
+const char *gpgpu_plan_description(const gpgpu_context *cctx)
+{
+    if (!cctx)
+        return "";
+    gpgpu_context *ctx = (gpgpu_context *)cctx; /* the text is a cache of tune */
+    const gpgpu__tuning *t = &ctx->tune;
+    if (ctx->host)
+        return "host fallback (plain C, one thread)";
+    snprintf(ctx->plan_text, sizeof ctx->plan_text,
+             "wg=%zu groups=%zu layout=%s scan=%s scan_tile=%zu sort_bits=%d sort_tile=%zu "
+             "histogram=%s ptx=%s",
+             t->wg, t->groups, t->chunked ? "chunk-per-item" : "coalesced",
+             t->scan_single ? "single-pass" : "multipass", t->scan_tile, t->sort_bits,
+             t->sort_tile, t->hist_local ? "local-atomics" : "private-bins",
+             t->nv_ptx ? "yes" : "no");
+    return ctx->plan_text;
+}

@@ -1,0 +1,192 @@
+/* queue.c - buffers, transfers and the bracket around a call's enqueues.
+   Every enqueue goes through here (or gpgpu__run) so that the caller's wait
+   list is honoured once, errors are named, and faults can be injected. */
+#include <stdlib.h>
+
+#include "internal.h"
+
+/* The caller's wait list goes to the first command a call enqueues; later
+   commands follow it through the in-order queue. */
+static cl_uint take_wait(gpgpu_context *ctx, const cl_event **wait)
+{
+    cl_uint n = ctx->wait_n;
+    *wait = n ? ctx->wait : NULL;
+    ctx->wait_n = 0;
+    ctx->wait = NULL;
+    return n;
+}
+
+void gpgpu__begin(gpgpu_context *ctx, cl_uint num_wait, const cl_event *wait)
+{
+    gpgpu__profile_clear(ctx);
+    ctx->wait_n = num_wait;
+    ctx->wait = wait;
+}
+
+gpgpu_status gpgpu__end(gpgpu_context *ctx, cl_event *done)
+{
+    const cl_event *wait;
+    cl_uint nwait = take_wait(ctx, &wait);
+    if (!done)
+        return GPGPU_SUCCESS;
+    *done = NULL;
+    if (gpgpu__fault("clEnqueueMarkerWithWaitList"))
+        return gpgpu__cl_fail(ctx, CL_OUT_OF_RESOURCES, "clEnqueueMarkerWithWaitList");
+    cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, nwait, wait, done);
+    if (err != CL_SUCCESS)
+        return gpgpu__cl_fail(ctx, err, "clEnqueueMarkerWithWaitList");
+    return GPGPU_SUCCESS;
+}
+
+gpgpu_status gpgpu__finish(gpgpu_context *ctx)
+{
+    cl_int err = gpgpu__fault("clFinish") ? CL_OUT_OF_RESOURCES : clFinish(ctx->queue);
+    if (err != CL_SUCCESS)
+        return gpgpu__cl_fail(ctx, err, "clFinish");
+    return GPGPU_SUCCESS;
+}
+
+gpgpu_status gpgpu__buffer(gpgpu_context *ctx, cl_mem_flags flags, size_t bytes,
+                           const void *host, cl_mem *out)
+{
+    cl_int err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
+    *out = NULL;
+    if (bytes == 0)
+        bytes = 16; /* OpenCL has no empty buffers; n == 0 paths still want a handle */
+    if (bytes > ctx->max_alloc)
+        return gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY,
+                           "buffer of %zu bytes exceeds the device's largest allocation (%llu)",
+                           bytes, (unsigned long long)ctx->max_alloc);
+    if (host)
+        flags |= CL_MEM_COPY_HOST_PTR;
+    if (!gpgpu__fault("clCreateBuffer"))
+        *out = clCreateBuffer(ctx->cl, flags, bytes, (void *)host, &err);
+    if (!*out)
+        return gpgpu__cl_fail(ctx, err, "clCreateBuffer");
+    return GPGPU_SUCCESS;
+}
+
+gpgpu_status gpgpu__scratch(gpgpu_context *ctx, int slot, size_t bytes, cl_mem *out)
+{
+    if (ctx->scratch[slot] && ctx->scratch_size[slot] >= bytes) {
+        *out = ctx->scratch[slot];
+        return GPGPU_SUCCESS;
+    }
+    if (ctx->scratch[slot]) {
+        /* Commands already enqueued may still use the old buffer: OpenCL
+           keeps it alive until they complete. */
+        clReleaseMemObject(ctx->scratch[slot]);
+        ctx->scratch[slot] = NULL;
+        ctx->scratch_size[slot] = 0;
+    }
+    size_t grown = bytes + bytes / 4; /* room to grow without a new buffer each call */
+    if (grown < bytes || grown > ctx->max_alloc)
+        grown = bytes;
+    GPGPU__TRY(gpgpu__buffer(ctx, CL_MEM_READ_WRITE, grown, NULL, &ctx->scratch[slot]));
+    ctx->scratch_size[slot] = grown;
+    *out = ctx->scratch[slot];
+    return GPGPU_SUCCESS;
+}
+
+gpgpu_status gpgpu__read(gpgpu_context *ctx, cl_mem buf, size_t offset, size_t bytes,
+                         void *host)
+{
+    const cl_event *wait;
+    cl_uint nwait = take_wait(ctx, &wait);
+    if (bytes == 0)
+        return GPGPU_SUCCESS;
+    cl_int err = gpgpu__fault("clEnqueueReadBuffer")
+                     ? CL_OUT_OF_RESOURCES
+                     : clEnqueueReadBuffer(ctx->queue, buf, CL_TRUE, offset, bytes, host, nwait,
+                                           wait, NULL);
+    if (err != CL_SUCCESS)
+        return gpgpu__cl_fail(ctx, err, "clEnqueueReadBuffer");
+    return GPGPU_SUCCESS;
+}
+
+gpgpu_status gpgpu__write(gpgpu_context *ctx, cl_mem buf, size_t offset, size_t bytes,
+                          const void *host)
+{
+    const cl_event *wait;
+    cl_uint nwait = take_wait(ctx, &wait);
+    if (bytes == 0)
+        return GPGPU_SUCCESS;
+    cl_int err = gpgpu__fault("clEnqueueWriteBuffer")
+                     ? CL_OUT_OF_RESOURCES
+                     : clEnqueueWriteBuffer(ctx->queue, buf, CL_FALSE, offset, bytes, host,
+                                            nwait, wait, NULL);
+    if (err != CL_SUCCESS)
+        return gpgpu__cl_fail(ctx, err, "clEnqueueWriteBuffer");
+    return GPGPU_SUCCESS;
+}
+
+gpgpu_status gpgpu__fill(gpgpu_context *ctx, cl_mem buf, size_t offset, size_t bytes,
+                         const void *pattern, size_t pattern_size)
+{
+    const cl_event *wait;
+    cl_uint nwait = take_wait(ctx, &wait);
+    if (bytes == 0)
+        return GPGPU_SUCCESS;
+    cl_int err = gpgpu__fault("clEnqueueFillBuffer")
+                     ? CL_OUT_OF_RESOURCES
+                     : clEnqueueFillBuffer(ctx->queue, buf, pattern, pattern_size, offset, bytes,
+                                           nwait, wait, NULL);
+    if (err != CL_SUCCESS)
+        return gpgpu__cl_fail(ctx, err, "clEnqueueFillBuffer");
+    return GPGPU_SUCCESS;
+}
+
+gpgpu_status gpgpu__copy(gpgpu_context *ctx, cl_mem src, size_t src_offset, cl_mem dst,
+                         size_t dst_offset, size_t bytes)
+{
+    const cl_event *wait;
+    cl_uint nwait = take_wait(ctx, &wait);
+    if (bytes == 0)
+        return GPGPU_SUCCESS;
+    cl_int err = gpgpu__fault("clEnqueueCopyBuffer")
+                     ? CL_OUT_OF_RESOURCES
+                     : clEnqueueCopyBuffer(ctx->queue, src, dst, src_offset, dst_offset, bytes,
+                                           nwait, wait, NULL);
+    if (err != CL_SUCCESS)
+        return gpgpu__cl_fail(ctx, err, "clEnqueueCopyBuffer");
+    return GPGPU_SUCCESS;
+}
+
+gpgpu_status gpgpu__run(gpgpu_context *ctx, gpgpu__program *prog, const char *name,
+                        size_t global, size_t local, ...)
+{
+    cl_kernel k;
+    GPGPU__TRY(gpgpu__kernel_get(ctx, prog, name, &k));
+    va_list ap;
+    va_start(ap, local);
+    cl_uint index = 0;
+    for (;;) {
+        size_t size = va_arg(ap, size_t);
+        const void *value = va_arg(ap, const void *);
+        if (size == 0)
+            break;
+        cl_int err = clSetKernelArg(k, index++, size, value);
+        if (err != CL_SUCCESS) {
+            va_end(ap);
+            return gpgpu__fail(ctx, GPGPU_ERROR_OPENCL, "clSetKernelArg(%s, %u) failed: %s",
+                               name, index - 1, gpgpu__cl_error_name(err));
+        }
+    }
+    va_end(ap);
+
+    const cl_event *wait;
+    cl_uint nwait = take_wait(ctx, &wait);
+    cl_event ev = NULL;
+    cl_int err = gpgpu__fault("clEnqueueNDRangeKernel")
+                     ? CL_OUT_OF_RESOURCES
+                     : clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local, nwait,
+                                              wait, ctx->profiling ? &ev : NULL);
+    if (err != CL_SUCCESS)
+        return gpgpu__fail(ctx, err == CL_OUT_OF_RESOURCES || err == CL_MEM_OBJECT_ALLOCATION_FAILURE
+                                    ? GPGPU_ERROR_OUT_OF_MEMORY : GPGPU_ERROR_OPENCL,
+                           "clEnqueueNDRangeKernel(%s, global %zu, local %zu) failed: %s", name,
+                           global, local, gpgpu__cl_error_name(err));
+    if (ev)
+        gpgpu__profile_launch(ctx, ev, name, global, local);
+    return GPGPU_SUCCESS;
+}

@@ -1,0 +1,158 @@
+/* reduce.c - reduce: argument checks, plan, program, passes.
+   Pass 0 has each of up to tune.groups work-groups combine a share of the
+   input into one partial; pass 1 (only with more than one group) combines
+   the partials with one group. The shape depends only on n and the device,
+   so float results are reproducible bit for bit. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* Below this many elements per work item a group is not worth launching. */
+enum { MIN_PER_ITEM = 64 };
+
+static size_t groups_for(const gpgpu_context *ctx, size_t n)
+{
+    size_t per_group = ctx->tune.wg * MIN_PER_ITEM;
+    size_t g = (n + per_group - 1) / per_group;
+    if (g > ctx->tune.groups)
+        g = ctx->tune.groups;
+    return g ? g : 1;
+}
+
+/* The program for (t, op, map); map NULL for none. */
+static gpgpu_status reduce_program(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
+                                   const char *map, gpgpu__program **prog)
+{
+    char options[128];
+    const char *op_src;
+    GPGPU__TRY(gpgpu__type_op_options(ctx, t, op, options, sizeof options, &op_src));
+    if (!map)
+        return gpgpu__program_get(ctx, "reduce", op_src, options, prog);
+    size_t len = (op_src ? strlen(op_src) : 0) + strlen(map) + 32;
+    char *extra = gpgpu__malloc(len);
+    if (!extra)
+        return gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
+    snprintf(extra, len, "%s\n#define MAP (%s)\n", op_src ? op_src : "", map);
+    gpgpu_status s = gpgpu__program_get(ctx, "reduce", extra, options, prog);
+    free(extra);
+    return s;
+}
+
+gpgpu_status gpgpu__reduce_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
+                                   const char *map, cl_mem in, size_t in_off, size_t n,
+                                   cl_mem result, size_t result_off)
+{
+    gpgpu__program *first, *rest;
+    GPGPU__TRY(reduce_program(ctx, t, op, map, &first));
+    GPGPU__TRY(reduce_program(ctx, t, op, NULL, &rest));
+    const size_t wg = ctx->tune.wg, size = gpgpu__type(t)->size;
+    const size_t groups = groups_for(ctx, n);
+    cl_ulong off = in_off, count = n, roff = result_off, zero = 0, ng = groups;
+    if (groups == 1)
+        return gpgpu__run(ctx, first, "reduce_pass", wg, wg, GPGPU__ARG(in), GPGPU__ARG(off),
+                          GPGPU__ARG(count), GPGPU__ARG(result), GPGPU__ARG(roff), GPGPU__END);
+    cl_mem partials;
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS, groups * size, &partials));
+    GPGPU__TRY(gpgpu__run(ctx, first, "reduce_pass", groups * wg, wg, GPGPU__ARG(in),
+                          GPGPU__ARG(off), GPGPU__ARG(count), GPGPU__ARG(partials),
+                          GPGPU__ARG(zero), GPGPU__END));
+    return gpgpu__run(ctx, rest, "reduce_pass", wg, wg, GPGPU__ARG(partials), GPGPU__ARG(zero),
+                      GPGPU__ARG(ng), GPGPU__ARG(result), GPGPU__ARG(roff), GPGPU__END);
+}
+
+gpgpu_status gpgpu_reduce_buffer(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, cl_mem in,
+                                 size_t in_offset, size_t n, cl_mem result,
+                                 size_t result_offset, cl_uint num_wait, const cl_event *wait,
+                                 cl_event *done)
+{
+    GPGPU__CHECK_ARG(NULL, ctx != NULL);
+    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
+    GPGPU__CHECK_ARG(ctx, GPGPU__VALID_OP(op));
+    GPGPU__CHECK_ARG(ctx, in != NULL || n == 0);
+    GPGPU__CHECK_ARG(ctx, result != NULL);
+    GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
+    if (ctx->host)
+        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED, "gpgpu_reduce_buffer: no OpenCL device");
+    gpgpu__lock(ctx);
+    gpgpu__begin(ctx, num_wait, wait);
+    cl_mem src = in;
+    gpgpu_status s = GPGPU_SUCCESS;
+    if (!src) /* n == 0 without a buffer: any buffer serves, nothing is read */
+        s = gpgpu__scratch(ctx, GPGPU__SLOT_IN, 16, &src);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__reduce_enqueue(ctx, t, op, NULL, src, in_offset, n, result, result_offset);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__end(ctx, done);
+    gpgpu__unlock(ctx);
+    return s;
+}
+
+/* Elements per host-API chunk: what one buffer may hold, a multiple of 4. */
+static size_t chunk_elems(const gpgpu_context *ctx, size_t size)
+{
+    uint64_t limit = ctx->max_alloc;
+    if (limit > ctx->global_mem / 4)
+        limit = ctx->global_mem / 4;
+    size_t c = (size_t)(limit / size) & ~(size_t)3;
+    return c ? c : 4;
+}
+
+/* Host memory in, one element out. Inputs larger than one device allocation
+   go through in chunks whose results are reduced in turn. */
+static gpgpu_status reduce_host_api(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
+                                    const char *map, const void *in, size_t n, void *result)
+{
+    const size_t size = gpgpu__type(t)->size;
+    const size_t chunk = chunk_elems(ctx, size);
+    const size_t nchunks = n ? (n + chunk - 1) / chunk : 1;
+    cl_mem buf, partials, out;
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, (n < chunk ? n : chunk) * size, &buf));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS2, nchunks * size, &partials));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_OUT, size, &out));
+    for (size_t c = 0; c < nchunks; c++) {
+        size_t first = c * chunk, len = n - first < chunk ? n - first : chunk;
+        GPGPU__TRY(gpgpu__write(ctx, buf, 0, len * size, (const char *)in + first * size));
+        GPGPU__TRY(gpgpu__reduce_enqueue(ctx, t, op, map, buf, 0, len,
+                                         nchunks == 1 ? out : partials, c));
+        if (nchunks > 1) /* the next write reuses buf: wait for this pass */
+            GPGPU__TRY(gpgpu__finish(ctx));
+    }
+    if (nchunks > 1)
+        GPGPU__TRY(gpgpu__reduce_enqueue(ctx, t, op, NULL, partials, 0, nchunks, out, 0));
+    return gpgpu__read(ctx, out, 0, size, result);
+}
+
+gpgpu_status gpgpu__reduce_host_call(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
+                                     const char *map, const void *in, size_t n, void *result)
+{
+    gpgpu__lock(ctx);
+    gpgpu__begin(ctx, 0, NULL);
+    gpgpu_status s = reduce_host_api(ctx, t, op, map, in, n, result);
+    if (s == GPGPU_SUCCESS && ctx->profile_print)
+        gpgpu__profile_print(ctx, map ? "gpgpu_transform_reduce" : "gpgpu_reduce");
+    if (s != GPGPU_SUCCESS)
+        clFinish(ctx->queue); /* nothing may still read the caller's memory */
+    gpgpu__unlock(ctx);
+    return s;
+}
+
+gpgpu_status gpgpu_reduce(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, const void *in,
+                          size_t n, void *result)
+{
+    GPGPU__CHECK_ARG(NULL, ctx != NULL);
+    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
+    GPGPU__CHECK_ARG(ctx, GPGPU__VALID_OP(op));
+    GPGPU__CHECK_ARG(ctx, in != NULL || n == 0);
+    GPGPU__CHECK_ARG(ctx, result != NULL);
+    GPGPU__CHECK_ARG(ctx, n <= SIZE_MAX / gpgpu__type(t)->size);
+    if (ctx->host) {
+        if (op >= GPGPU_OP_USER)
+            return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
+                               "user-defined operators need an OpenCL device");
+        gpgpu__host_reduce(t, op, in, n, result);
+        return GPGPU_SUCCESS;
+    }
+    return gpgpu__reduce_host_call(ctx, t, op, NULL, in, n, result);
+}

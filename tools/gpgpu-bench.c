@@ -1,0 +1,372 @@
+/* gpgpu-bench - throughput of each primitive on one device, against the
+   device's own buffer-copy bandwidth measured in the same run.
+
+   gpgpu-bench                      the standard suite, as a table
+   gpgpu-bench --op OP --type T --n N [--bins B] [--input P] [--device D]
+               [--repeat R] [--json]
+   Times come from OpenCL event timestamps (first kernel start to last kernel
+   end of a call, median of R calls after a warm-up); on the host fallback
+   from the wall clock. */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench.h"
+
+static const bench_op *const ops[] = {&bench_op_reduce, &bench_op_scan, &bench_op_sort,
+                                      &bench_op_sort_pairs, &bench_op_histogram,
+                                      &bench_op_transform_reduce, &bench_op_select};
+enum { NOPS = sizeof ops / sizeof ops[0] };
+
+static const char *type_names[] = {"i32", "u32", "f32", "i64", "u64", "f64"};
+
+/* ---- helpers for the bench_<op>.c files ---------------------------------- */
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+double bench_time(bench *b, gpgpu_status (*call)(void *arg), void *arg)
+{
+    double *t = malloc(sizeof *t * (size_t)b->repeat);
+    if (!t)
+        return -1;
+    for (int r = -1; r < b->repeat; r++) {
+        double start = now_ms();
+        gpgpu_status s = call(arg);
+        if (s == GPGPU_SUCCESS && b->queue)
+            s = clFinish(b->queue) == CL_SUCCESS ? GPGPU_SUCCESS : GPGPU_ERROR_OPENCL;
+        double wall = now_ms() - start;
+        if (s != GPGPU_SUCCESS) {
+            fprintf(stderr, "gpgpu-bench: %s: %s\n", gpgpu_status_string(s),
+                    gpgpu_last_error(b->ctx));
+            free(t);
+            return -1;
+        }
+        const gpgpu_kernel_time *k;
+        size_t nk = gpgpu_profile(b->ctx, &k);
+        if (r >= 0)
+            t[r] = nk ? (double)(k[nk - 1].end_ns - k[0].start_ns) * 1e-6 : wall;
+    }
+    qsort(t, (size_t)b->repeat, sizeof *t, cmp_double);
+    double m = t[b->repeat / 2];
+    free(t);
+    return m;
+}
+
+static uint64_t splitmix(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static int cmp_f32(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+void bench_fill(gpgpu_type t, void *buf, size_t n, uint64_t seed, const char *pattern)
+{
+    int narrow = pattern && !strcmp(pattern, "narrow16");
+    for (size_t i = 0; i < n; i++) {
+        uint64_t r = splitmix(&seed);
+        if (narrow)
+            r &= 0xffff;
+        double u = (double)(r >> 11) * 0x1.0p-53;
+        switch (t) {
+        case GPGPU_I32: ((int32_t *)buf)[i] = narrow ? (int32_t)r : (int32_t)(uint32_t)r; break;
+        case GPGPU_U32: ((uint32_t *)buf)[i] = (uint32_t)r; break;
+        case GPGPU_F32: ((float *)buf)[i] = narrow ? (float)r : (float)u; break;
+        case GPGPU_I64: ((int64_t *)buf)[i] = (int64_t)r; break;
+        case GPGPU_U64: ((uint64_t *)buf)[i] = r; break;
+        case GPGPU_F64: ((double *)buf)[i] = narrow ? (double)r : u; break;
+        }
+    }
+    if (pattern && !strcmp(pattern, "sorted")) {
+        if (t == GPGPU_F32)
+            qsort(buf, n, 4, cmp_f32);
+        else if (t == GPGPU_U32) /* u32 only: enough for the suite's sorted case */
+            for (size_t i = 0; i < n; i++)
+                ((uint32_t *)buf)[i] = (uint32_t)((uint64_t)i * 0xffffffffu / (n ? n : 1));
+        else if (t == GPGPU_U64)
+            qsort(buf, n, 8, cmp_u64);
+    }
+}
+
+cl_mem bench_buffer(bench *b, size_t bytes, const void *host)
+{
+    cl_int err;
+    cl_mem m = clCreateBuffer(b->cl, CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0),
+                              bytes ? bytes : 16, (void *)host, &err);
+    if (!m)
+        fprintf(stderr, "gpgpu-bench: clCreateBuffer(%zu bytes): error %d\n", bytes, (int)err);
+    return m;
+}
+
+int bench_read(bench *b, cl_mem buf, size_t bytes, void *host)
+{
+    return clEnqueueReadBuffer(b->queue, buf, CL_TRUE, 0, bytes, host, 0, NULL, NULL) ==
+                   CL_SUCCESS ? 0 : -1;
+}
+
+/* ---- the reference bandwidths -------------------------------------------- */
+
+/* clEnqueueCopyBuffer of bytes, read + write counted, median of repeats. */
+static double copy_gbps(bench *b, size_t bytes)
+{
+    if (!b->queue)
+        return 0;
+    cl_mem src = bench_buffer(b, bytes, NULL), dst = bench_buffer(b, bytes, NULL);
+    double best = 0;
+    if (src && dst) {
+        cl_uchar zero = 1;
+        clEnqueueFillBuffer(b->queue, src, &zero, 1, 0, bytes, 0, NULL, NULL);
+        double t[9];
+        int r;
+        for (r = 0; r < 9; r++) {
+            cl_event ev;
+            cl_ulong s = 0, e = 0;
+            if (clEnqueueCopyBuffer(b->queue, src, dst, 0, 0, bytes, 0, NULL, &ev) != CL_SUCCESS)
+                break;
+            clWaitForEvents(1, &ev);
+            clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof s, &s, NULL);
+            clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof e, &e, NULL);
+            clReleaseEvent(ev);
+            t[r] = (double)(e - s) * 1e-6;
+        }
+        if (r == 9) {
+            qsort(t, 9, sizeof t[0], cmp_double);
+            best = 2.0 * (double)bytes / (t[4] * 1e6);
+        }
+    }
+    if (src)
+        clReleaseMemObject(src);
+    if (dst)
+        clReleaseMemObject(dst);
+    return best;
+}
+
+typedef struct {
+    char *src, *dst;
+    size_t bytes;
+} copy_part;
+
+static void *copy_thread(void *arg)
+{
+    copy_part *p = arg;
+    memcpy(p->dst, p->src, p->bytes);
+    return NULL;
+}
+
+/* Host memcpy of bytes split over two threads (the CPU device's peer). */
+static double memcpy2_gbps(size_t bytes)
+{
+    char *src = malloc(bytes), *dst = malloc(bytes);
+    double t[5] = {0};
+    if (!src || !dst) {
+        free(src);
+        free(dst);
+        return 0;
+    }
+    memset(src, 1, bytes);
+    memset(dst, 2, bytes);
+    for (int r = 0; r < 5; r++) {
+        copy_part p[2] = {{src, dst, bytes / 2}, {src + bytes / 2, dst + bytes / 2, bytes - bytes / 2}};
+        pthread_t th;
+        double s = now_ms();
+        pthread_create(&th, NULL, copy_thread, &p[1]);
+        copy_thread(&p[0]);
+        pthread_join(th, NULL);
+        t[r] = now_ms() - s;
+    }
+    qsort(t, 5, sizeof t[0], cmp_double);
+    free(src);
+    free(dst);
+    return 2.0 * (double)bytes / (t[2] * 1e6);
+}
+
+/* ---- running cases -------------------------------------------------------- */
+
+typedef struct {
+    int json;
+    const char *device;
+} output;
+
+static int run_case(bench *b, const output *o, const bench_op *op, gpgpu_type t, size_t n,
+                    const bench_params *p, double cgbps, double m2gbps)
+{
+    bench_result r;
+    memset(&r, 0, sizeof r);
+    if (op->run(b, t, n, p, &r))
+        return -1;
+    double gelems = (double)n / (r.ms * 1e6), gbps = r.bytes / (r.ms * 1e6);
+    const char *tn = p->pattern && !strcmp(p->pattern, "rgba8") ? "rgba8" : type_names[t];
+    if (o->json) {
+        printf("{\"op\":\"%s\",\"type\":\"%s\",\"n\":%zu,\"device\":\"%s\",\"ms\":%.4f,"
+               "\"gelems\":%.4f,\"gbps\":%.3f,\"copy_gbps\":%.3f,\"of_copy\":%.3f,",
+               op->name, tn, n, gpgpu_device_name(b->ctx), r.ms, gelems, gbps, cgbps,
+               cgbps > 0 ? gbps / cgbps : 0.0);
+        if (m2gbps > 0)
+            printf("\"memcpy2_gbps\":%.3f,\"of_memcpy2\":%.3f,", m2gbps, gbps / m2gbps);
+        if (p->bins)
+            printf("\"bins\":%zu,", p->bins);
+        printf("\"input\":\"%s\",\"repeat\":%d,\"verified\":%s,\"note\":\"%s\"}\n",
+               p->pattern ? p->pattern : "random", b->repeat, r.verified ? "true" : "false",
+               r.note);
+    } else {
+        char what[64];
+        snprintf(what, sizeof what, "%s%s%s", op->name, p->pattern && strcmp(p->pattern, "random") ? "/" : "",
+                 p->pattern && strcmp(p->pattern, "random") ? p->pattern : "");
+        printf("%-22s %-5s %6zu %10zu %9.3f %8.3f %8.2f %6.2f %5s  %s\n", what, tn, p->bins, n,
+               r.ms, gelems, gbps, cgbps > 0 ? gbps / cgbps : 0.0, r.verified ? "yes" : "NO",
+               r.note);
+    }
+    fflush(stdout);
+    return r.verified ? 0 : 1;
+}
+
+static int is_cpu_device(bench *b)
+{
+    cl_device_id d;
+    cl_device_type type = 0;
+    if (!b->queue ||
+        clGetCommandQueueInfo(b->queue, CL_QUEUE_DEVICE, sizeof d, &d, NULL) != CL_SUCCESS)
+        return 1; /* the host fallback */
+    clGetDeviceInfo(d, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+    return (type & CL_DEVICE_TYPE_CPU) != 0;
+}
+
+static int standard_suite(bench *b, const output *o)
+{
+    int bad = 0;
+    if (!o->json) {
+        printf("gpgpu-bench %s on %s; GB/s counts the minimum bytes moved; 'copy' is the\n"
+               "fraction of this device's clEnqueueCopyBuffer bandwidth at the same size.\n\n",
+               gpgpu_version(), gpgpu_device_name(b->ctx));
+        printf("%-22s %-5s %6s %10s %9s %8s %8s %6s %5s\n", "op", "type", "bins", "n", "ms",
+               "Gelem/s", "GB/s", "copy", "ok");
+    }
+    for (int lg = 16; lg <= 24; lg += 2) {
+        size_t n = (size_t)1 << lg;
+        double cg = copy_gbps(b, n * 4);
+        if (!o->json)
+            printf("-- n = 2^%d: buffer copy %.1f GB/s\n", lg, cg);
+        for (int i = 0; i < NOPS; i++) {
+            if (!ops[i]->run)
+                continue;
+            for (int c = 0; c < ops[i]->nsuite; c++)
+                bad |= run_case(b, o, ops[i], ops[i]->suite[c].type, n, &ops[i]->suite[c].params,
+                                cg, 0) != 0;
+        }
+    }
+    return bad;
+}
+
+static void usage(void)
+{
+    fprintf(stderr,
+            "usage: gpgpu-bench [--op OP --type T --n N] [--bins B] [--input random|sorted|"
+            "narrow16|rgba8]\n"
+            "                   [--device D] [--repeat R] [--json]\n"
+            "OP: reduce scan sort sort_pairs histogram transform_reduce select; "
+            "T: i32 u32 f32 i64 u64 f64\n"
+            "With no --op: the standard suite (every primitive, u32 and f32, n = 2^16..2^24).\n");
+}
+
+int main(int argc, char **argv)
+{
+    output o = {0, NULL};
+    const char *opname = NULL, *tname = "u32";
+    size_t n = (size_t)1 << 24;
+    bench_params p = {0, NULL};
+    bench b = {NULL, NULL, NULL, 10, 12345};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--json"))
+            o.json = 1;
+        else if (!strcmp(a, "--op") && v)
+            opname = argv[++i];
+        else if (!strcmp(a, "--type") && v)
+            tname = argv[++i];
+        else if (!strcmp(a, "--n") && v)
+            n = (size_t)strtod(argv[++i], NULL);
+        else if (!strcmp(a, "--bins") && v)
+            p.bins = strtoul(argv[++i], NULL, 10);
+        else if (!strcmp(a, "--input") && v)
+            p.pattern = argv[++i];
+        else if (!strcmp(a, "--device") && v)
+            o.device = argv[++i];
+        else if (!strcmp(a, "--repeat") && v)
+            b.repeat = atoi(argv[++i]);
+        else {
+            usage();
+            return a[2] == 'h' ? 0 : 2;
+        }
+    }
+    if (b.repeat < 1)
+        b.repeat = 1;
+    gpgpu_status s = gpgpu_context_create(&b.ctx, o.device);
+    if (s != GPGPU_SUCCESS) {
+        fprintf(stderr, "gpgpu-bench: %s: %s\n", gpgpu_status_string(s), gpgpu_last_error(NULL));
+        return 1;
+    }
+    b.queue = gpgpu_queue(b.ctx);
+    if (b.queue)
+        clGetCommandQueueInfo(b.queue, CL_QUEUE_CONTEXT, sizeof b.cl, &b.cl, NULL);
+    gpgpu_set_profiling(b.ctx, 1);
+
+    int rc;
+    if (!opname) {
+        rc = standard_suite(&b, &o);
+    } else {
+        const bench_op *op = NULL;
+        for (int i = 0; i < NOPS; i++)
+            if (!strcmp(ops[i]->name, opname))
+                op = ops[i];
+        int t = -1;
+        for (int i = 0; i < 6; i++)
+            if (!strcmp(type_names[i], tname))
+                t = i;
+        if (!strcmp(tname, "rgba8")) {
+            t = GPGPU_U32;
+            p.pattern = "rgba8";
+        }
+        if (!op || t < 0) {
+            fprintf(stderr, "gpgpu-bench: unknown op or type\n");
+            usage();
+            gpgpu_context_destroy(b.ctx);
+            return 2;
+        }
+        if (!op->run) {
+            fprintf(stderr, "gpgpu-bench: %s is not implemented yet\n", opname);
+            gpgpu_context_destroy(b.ctx);
+            return 2;
+        }
+        size_t bytes = n * gpgpu_type_size((gpgpu_type)t);
+        double cg = copy_gbps(&b, bytes), m2 = is_cpu_device(&b) ? memcpy2_gbps(bytes) : 0;
+        rc = run_case(&b, &o, op, (gpgpu_type)t, n, &p, cg, m2);
+    }
+    gpgpu_context_destroy(b.ctx);
+    return rc ? 1 : 0;
+}
