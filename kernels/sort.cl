@@ -248,51 +248,33 @@ inline void sort_pass(__global const KT *sk, __global const VT *sv, __global KT 
     }
 }
 
-/* Work item v sorts MSD bucket v (in A, the first n of ak) by the live
-   digits below the MSD that differ inside the bucket, ping-ponging with B
-   (the next n); the last pass (or a copy when none is left) writes the
-   caller's buffers. */
-__kernel void sort_buckets(__global KT *ak, __global VT *av, ulong n, __global KT *keys,
-                           __global VT *vals, ulong koff, ulong voff, KT m0, KT m1,
-                           __global const ulong *plan)
+/* Sorts a[0..cnt) (values av) by the digits in live, least significant
+   first, skipping those every key of the range shares; b is scratch of the
+   same size, the last pass (or a copy when none is left) writes keys/vals. */
+inline void sort_lsd(__global KT *ak, __global VT *av, __global KT *bk, __global VT *bv,
+                     __global KT *keys, __global VT *vals, ulong cnt, ulong live, KT m0, KT m1)
 {
-    __global KT *bk = ak + n;
-    __global VT *bv = av + n;
     uint c[DIGITS][RADIX];
-    uint v = get_global_id(0);
 
-    if (plan[PLAN_MSD] == 0)
-        return;
-    uint msd = (uint)plan[PLAN_MSD] - 1;
-    ulong s = plan[PLAN_START + v], cnt = plan[PLAN_SIZE + v];
-    ulong live = plan[PLAN_LIVE] & ((1ul << msd) - 1);
-    if (cnt == 0)
-        return;
-
-    for (uint d = 0; d < msd; d++)
-        for (uint u = 0; u < RADIX; u++)
-            c[d][u] = 0;
-    ak += s;
-    av += s;
-    bk += s;
-    bv += s;
-    keys += koff + s;
-    vals += voff + s;
     if (live) {
+        for (uint d = 0; d < DIGITS; d++)
+            for (uint u = 0; u < RADIX; u++)
+                c[d][u] = 0;
         for (ulong j = 0; j < cnt; j++) {
             KT x = sort_xf(ak[j], m0, m1);
-            for (uint d = 0; d < msd; d++)
-                c[d][sort_digit(x, d)]++;
+            for (uint d = 0; d < DIGITS; d++)
+                if ((live >> d) & 1)
+                    c[d][sort_digit(x, d)]++;
         }
-        for (uint d = 0; d < msd; d++)
-            if (c[d][sort_digit(sort_xf(ak[0], m0, m1), d)] == cnt)
+        for (uint d = 0; d < DIGITS; d++)
+            if (((live >> d) & 1) && c[d][sort_digit(sort_xf(ak[0], m0, m1), d)] == cnt)
                 live &= ~(1ul << d);
     }
 
     __global KT *sk = ak, *dk;
     __global VT *sv = av, *dv;
-    for (uint d = 0; d < msd; d++) {
-        if (!(live & (1ul << d)))
+    for (uint d = 0; live; d++) {
+        if (!((live >> d) & 1))
             continue;
         live &= ~(1ul << d);
         dk = live ? (sk == ak ? bk : ak) : keys;
@@ -308,6 +290,58 @@ __kernel void sort_buckets(__global KT *ak, __global VT *av, ulong n, __global K
             vals[j] = av[j];
 #endif
         }
+    }
+}
+
+/* Above this many bytes of keys and values a bucket no longer sorts in
+   cache (skewed keys, such as floats of one binade): it is split once more
+   by its next live digit first. */
+#ifndef BUCKET_BYTES
+#define BUCKET_BYTES (512 * 1024)
+#endif
+
+/* Work item v sorts MSD bucket v (in A, the first n of ak) by the live
+   digits below the MSD, using B (the next n) as scratch; the result goes to
+   the caller's buffers. */
+__kernel void sort_buckets(__global KT *ak, __global VT *av, ulong n, __global KT *keys,
+                           __global VT *vals, ulong koff, ulong voff, KT m0, KT m1,
+                           __global const ulong *plan)
+{
+    uint v = get_global_id(0);
+
+    if (plan[PLAN_MSD] == 0)
+        return;
+    uint msd = (uint)plan[PLAN_MSD] - 1;
+    ulong s = plan[PLAN_START + v], cnt = plan[PLAN_SIZE + v];
+    ulong live = plan[PLAN_LIVE] & ((1ul << msd) - 1);
+    __global KT *bk = ak + n + s;
+    __global VT *bv = av + n + s;
+
+    ak += s;
+    av += s;
+    keys += koff + s;
+    vals += voff + s;
+    if (cnt == 0)
+        return;
+    if (!live || cnt * (sizeof(KT) + VAL_BYTES) <= BUCKET_BYTES) {
+        sort_lsd(ak, av, bk, bv, keys, vals, cnt, live, m0, m1);
+        return;
+    }
+
+    /* Split by the highest live digit into B, then sort each part. */
+    uint d = 63 - clz(live), c[RADIX];
+    ulong pos = 0;
+    for (uint u = 0; u < RADIX; u++)
+        c[u] = 0;
+    for (ulong j = 0; j < cnt; j++)
+        c[sort_digit(sort_xf(ak[j], m0, m1), d)]++;
+    sort_pass(ak, av, bk, bv, cnt, d, m0, m1, c);
+    live &= ~(1ul << d);
+    for (uint u = 0; u < RADIX; u++) {
+        if (c[u])
+            sort_lsd(bk + pos, bv + pos, ak + pos, av + pos, keys + pos, vals + pos, c[u],
+                     live, m0, m1);
+        pos += c[u];
     }
 }
 

@@ -104,8 +104,8 @@ static gpgpu_status enqueue_chunked(gpgpu_context *ctx, const sort_job *j, sort_
                           GPGPU__ARG(r->n), GPGPU__ARG(chunk), MASK_ARGS(r->m),
                           GPGPU__ARG(r->plan), GPGPU__ARG(r->ak), GPGPU__ARG(r->av),
                           GPGPU__END));
-    return gpgpu__run(ctx, r->prog, "sort_buckets", SORT_RADIX,
-                      wg < SORT_RADIX ? wg : SORT_RADIX, GPGPU__ARG(r->ak), GPGPU__ARG(r->av),
+    /* One bucket per group: skewed buckets then land on different cores. */
+    return gpgpu__run(ctx, r->prog, "sort_buckets", SORT_RADIX, 1, GPGPU__ARG(r->ak), GPGPU__ARG(r->av),
                       GPGPU__ARG(r->n), GPGPU__ARG(j->keys), GPGPU__ARG(r->vals),
                       GPGPU__ARG(r->koff), GPGPU__ARG(r->voff), MASK_ARGS(r->m),
                       GPGPU__ARG(r->plan), GPGPU__END);
