@@ -11,6 +11,8 @@
  * they were.
  */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -204,7 +206,7 @@ static gpgpu_status sort_enqueue(gpgpu_context *ctx, const sort_job *j)
 static gpgpu_status check_common(gpgpu_context *ctx, gpgpu_type t, size_t value_size,
                                  unsigned flags, int pairs)
 {
-    GPGPU__CHECK_ARG(ctx, ctx != NULL);
+    GPGPU__CHECK_ARG(NULL, ctx != NULL);
     GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
     GPGPU__CHECK_ARG(ctx, (flags & ~(unsigned)GPGPU_DESCENDING) == 0);
     if (pairs)
@@ -228,7 +230,8 @@ static size_t buffer_elems(cl_mem buf, size_t offset, size_t size)
 static gpgpu_status check_buffers(gpgpu_context *ctx, const sort_job *j)
 {
     size_t ks = gpgpu__type(j->t)->size, vs = j->value_size;
-    GPGPU__CHECK_ARG(ctx, !ctx->host);
+    if (ctx->host)
+        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED, "sort: _buffer forms need an OpenCL device");
     if (j->n == 0)
         return GPGPU_SUCCESS;
     GPGPU__CHECK_ARG(ctx, j->keys != NULL);
@@ -250,7 +253,7 @@ static gpgpu_status sort_buffer(gpgpu_context *ctx, const sort_job *j, cl_uint n
 {
     GPGPU__TRY(check_common(ctx, j->t, j->value_size, j->flags, j->value_size != 0));
     GPGPU__TRY(check_buffers(ctx, j));
-    GPGPU__CHECK_ARG(ctx, num_wait == 0 || wait != NULL);
+    GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
     gpgpu__lock(ctx);
     gpgpu__begin(ctx, num_wait, wait);
     gpgpu_status s = j->n < 2 ? GPGPU_SUCCESS : sort_enqueue(ctx, j);
@@ -275,6 +278,7 @@ gpgpu_status gpgpu_sort_pairs_buffer(gpgpu_context *ctx, gpgpu_type key_type, cl
                                      size_t value_size, size_t n, unsigned flags,
                                      cl_uint num_wait, const cl_event *wait, cl_event *done)
 {
+    GPGPU__CHECK_ARG(NULL, ctx != NULL);
     GPGPU__CHECK_ARG(ctx, value_size == 4 || value_size == 8);
     sort_job j = { key_type, keys, values, key_offset, value_offset, value_size, n, flags };
     return sort_buffer(ctx, &j, num_wait, wait, done);
@@ -282,6 +286,8 @@ gpgpu_status gpgpu_sort_pairs_buffer(gpgpu_context *ctx, gpgpu_type key_type, cl
 
 /* ---- the host API: copy in, sort, read back only on success ------------- */
 
+/* Values are read into a copy first, so that a failed read of either
+   leaves both of the caller's arrays as they were. */
 static gpgpu_status sort_host_copy(gpgpu_context *ctx, sort_job *j, void *keys, void *values)
 {
     size_t ks = gpgpu__type(j->t)->size, vs = j->value_size;
@@ -293,9 +299,18 @@ static gpgpu_status sort_host_copy(gpgpu_context *ctx, sort_job *j, void *keys, 
     }
     GPGPU__TRY(sort_enqueue(ctx, j));
     GPGPU__TRY(gpgpu__finish(ctx));
-    if (vs)
-        GPGPU__TRY(gpgpu__read(ctx, j->vals, 0, j->n * vs, values));
-    return gpgpu__read(ctx, j->keys, 0, j->n * ks, keys);
+    if (!vs)
+        return gpgpu__read(ctx, j->keys, 0, j->n * ks, keys);
+    void *sorted = gpgpu__malloc(j->n * vs);
+    if (!sorted)
+        return gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "sort: out of host memory");
+    gpgpu_status s = gpgpu__read(ctx, j->vals, 0, j->n * vs, sorted);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__read(ctx, j->keys, 0, j->n * ks, keys);
+    if (s == GPGPU_SUCCESS)
+        memcpy(values, sorted, j->n * vs);
+    free(sorted);
+    return s;
 }
 
 gpgpu_status gpgpu_sort_pairs(gpgpu_context *ctx, gpgpu_type key_type, void *keys,
