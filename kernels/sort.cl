@@ -85,7 +85,9 @@ inline uint sort_digit(KT x, uint d)
 
 /* One read of every key: counts of all DIGITS digits for chunk i (CHUNKED)
    or work-group i (grid-stride, __local counters), written as
-   hist[(i * DIGITS + d) * RADIX + v]. */
+   hist[(i * DIGITS + d) * RADIX + v], and whether some key of it orders
+   before its predecessor: hist[nchunks * DIGITS * RADIX + i] (0: the input
+   is already in order as far as this chunk can tell). */
 #if CHUNKED
 __kernel void sort_count(__global const KT *keys, ulong koff, ulong n, ulong chunk, KT m0,
                          KT m1, __global uint *hist)
@@ -93,39 +95,55 @@ __kernel void sort_count(__global const KT *keys, ulong koff, ulong n, ulong chu
     uint c[DIGITS][RADIX];
     ulong i = get_global_id(0);
     ulong b = min(n, i * chunk), e = min(n, b + chunk);
+    uint descents = 0;
 
     for (uint d = 0; d < DIGITS; d++)
         for (uint v = 0; v < RADIX; v++)
             c[d][v] = 0;
     keys += koff;
+    KT prev = b < e ? sort_xf(keys[b], m0, m1) : 0;
     for (ulong j = b; j < e; j++) {
         KT x = sort_xf(keys[j], m0, m1);
+        descents |= x < prev;
+        prev = x;
         for (uint d = 0; d < DIGITS; d++)
             c[d][sort_digit(x, d)]++;
     }
+    if (b < e && e < n)
+        descents |= sort_xf(keys[e], m0, m1) < prev;
     for (uint d = 0; d < DIGITS; d++)
         for (uint v = 0; v < RADIX; v++)
             hist[(i * DIGITS + d) * RADIX + v] = c[d][v];
+    hist[get_global_size(0) * DIGITS * RADIX + i] = descents;
 }
 #else
 __kernel void sort_count(__global const KT *keys, ulong koff, ulong n, ulong chunk, KT m0,
                          KT m1, __global uint *hist)
 {
     __local uint c[DIGITS * RADIX];
-    uint lid = get_local_id(0), wg = get_local_size(0);
+    __local uint any_descent;
+    uint lid = get_local_id(0), wg = get_local_size(0), descents = 0;
 
     for (uint v = lid; v < DIGITS * RADIX; v += wg)
         c[v] = 0;
+    if (lid == 0)
+        any_descent = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     keys += koff;
     for (ulong j = get_global_id(0); j < n; j += get_global_size(0)) {
         KT x = sort_xf(keys[j], m0, m1);
+        if (j + 1 < n)
+            descents |= sort_xf(keys[j + 1], m0, m1) < x;
         for (uint d = 0; d < DIGITS; d++)
             atomic_inc(&c[d * RADIX + sort_digit(x, d)]);
     }
+    if (descents)
+        any_descent = 1;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint v = lid; v < DIGITS * RADIX; v += wg)
         hist[get_group_id(0) * DIGITS * RADIX + v] = c[v];
+    if (lid == 0)
+        hist[get_num_groups(0) * DIGITS * RADIX + get_group_id(0)] = any_descent;
 }
 #endif
 
@@ -144,7 +162,8 @@ inline void sort_route(__global ulong *plan, ulong live)
 }
 
 /* One group of RADIX items, item v owning digit value v. A digit is dead when
-   one value has all n keys. Writes the plan and, for the MSD digit, each
+   one value has all n keys; every digit is dead when the keys are already
+   in order. Writes the plan and, for the MSD digit, each
    chunk's first output position per value (digit-major, then chunk order:
    the scatter is stable). */
 __kernel void sort_plan(__global const uint *hist, uint nchunks, ulong n, __global ulong *plan)
@@ -152,11 +171,13 @@ __kernel void sort_plan(__global const uint *hist, uint nchunks, ulong n, __glob
     __global ulong *offsets = plan + PLAN_WORDS;
     __local int live[DIGITS];
     __local ulong start[RADIX];
-    uint v = get_local_id(0);
+    uint v = get_local_id(0), descents = 0;
     ulong tot[DIGITS];
 
+    for (uint i = 0; i < nchunks; i++)
+        descents |= hist[nchunks * DIGITS * RADIX + i];
     if (v < DIGITS)
-        live[v] = 1;
+        live[v] = descents != 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint d = 0; d < DIGITS; d++) {
         tot[d] = 0;

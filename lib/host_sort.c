@@ -2,7 +2,8 @@
  * host_sort.c - the plain-C fallback of gpgpu_sort and gpgpu_sort_pairs: a
  * stable LSD radix sort of transformed keys (the same bit transform as
  * kernels/sort.cl), 8-bit digits, all digit histograms counted in one read,
- * passes whose digit is the same for every key skipped.
+ * passes whose digit is the same for every key skipped, nothing done for
+ * keys already in order.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -91,10 +92,12 @@ gpgpu_status gpgpu__host_sort(gpgpu_type t, void *keys, void *values, size_t val
         return GPGPU_ERROR_OUT_OF_MEMORY;
     }
 
+    int in_order = 1;
     gpgpu__sort_masks(t, flags, &m0, &m1);
     for (size_t i = 0; i < n; i++) {
         uint64_t x = load(keys, i, is64);
         x ^= (x >> top) ? m1 : m0;
+        in_order &= i == 0 || x >= k[i - 1];
         k[i] = x;
         for (int d = 0; d < digits; d++)
             count[d][(x >> (d * RADIX_BITS)) & (RADIX - 1)]++;
@@ -102,6 +105,12 @@ gpgpu_status gpgpu__host_sort(gpgpu_type t, void *keys, void *values, size_t val
             idx[i] = i;
     }
 
+    if (in_order) {
+        free(k);
+        free(count);
+        free(idx);
+        return GPGPU_SUCCESS;
+    }
     uint64_t *src = k, *dst = k + n;
     size_t *isrc = idx, *idst = idx ? idx + n : NULL;
     for (int d = 0; d < digits; d++) {

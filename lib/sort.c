@@ -92,7 +92,7 @@ static gpgpu_status enqueue_chunked(gpgpu_context *ctx, const sort_job *j, sort_
     cl_uint nchunks = (cl_uint)g;
 
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_COUNTS,
-                              g * r->digits * SORT_RADIX * sizeof(cl_uint), &r->hist));
+                              g * (r->digits * SORT_RADIX + 1) * sizeof(cl_uint), &r->hist));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_AUX,
                               (PLAN_WORDS + g * SORT_RADIX) * sizeof(cl_ulong), &r->plan));
     GPGPU__TRY(gpgpu__run(ctx, r->prog, "sort_count", g, wg, GPGPU__ARG(j->keys),
@@ -154,8 +154,8 @@ static gpgpu_status enqueue_tiled(gpgpu_context *ctx, const sort_job *j, sort_ru
     cl_uint ngroups = (cl_uint)g;
     cl_mem sums;
 
-    if (table < g * r->digits * SORT_RADIX)
-        table = g * r->digits * SORT_RADIX;
+    if (table < g * (r->digits * SORT_RADIX + 1))
+        table = g * (r->digits * SORT_RADIX + 1);
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_COUNTS, table * sizeof(cl_uint), &r->hist));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_AUX,
                               (PLAN_WORDS + g * SORT_RADIX) * sizeof(cl_ulong), &r->plan));

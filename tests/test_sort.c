@@ -23,9 +23,10 @@ static const size_t sizes[] = { 0,    1,    2,    3,     97,    255,   256,  257
                                 1009, 4095, 4096, 4097, 16383, 16384, 16385, 65537 };
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 
-typedef enum { RANDOM, SORTED, REVERSED, ALL_EQUAL, FEW_DISTINCT, NARROW, SPECIALS } pattern;
-static const char *pattern_names[] = { "random",       "sorted", "reversed", "all-equal",
-                                       "few-distinct", "narrow", "specials" };
+typedef enum { RANDOM, SORTED, REVERSED, ALL_EQUAL, FEW_DISTINCT, NARROW, SORTED_RUNS, SPECIALS } pattern;
+static const char *pattern_names[] = { "random", "sorted",      "reversed",    "all-equal",
+                                       "few-distinct", "narrow", "sorted-runs", "specials" };
+enum { RUN = 4099 }; /* SORTED_RUNS: sorted pieces, out of order only where they meet */
 
 static const uint32_t f32_specials[] = {
     0x7fc00000u, 0xffc00000u, 0x7f800001u, 0xff800001u, 0x7fffffffu, 0xffffffffu,
@@ -77,6 +78,8 @@ static void make_keys(gpgpu_type t, void *keys, size_t n, pattern p, uint64_t se
             memcpy(k + i * ks, &v, ks); /* little-endian: the low bytes */
         }
     }
+    for (size_t i = 0; i < n && p == SORTED_RUNS; i += RUN)
+        ck_assert_int_eq(ref_sort(t, k + i * ks, NULL, 0, n - i < RUN ? n - i : RUN, 0), 0);
     for (size_t i = 0; i < n && p == SPECIALS; i++) {
         uint64_t r = splitmix(&s);
         if (r & 1)
@@ -175,7 +178,7 @@ END_TEST
 START_TEST(input_patterns_are_sorted_stably)
 {
     static const size_t ns[] = { 5, 10007, 65537 };
-    for (pattern p = SORTED; p <= NARROW; p++)
+    for (pattern p = SORTED; p <= SORTED_RUNS; p++)
         for (int ti = 0; ti < NTYPES; ti++)
             for (unsigned flags = 0; flags < 2; flags++)
                 for (size_t s = 0; s < 3; s++)
