@@ -9,8 +9,9 @@
  *
  * Every launch reads its decisions from the plan the device computed from the
  * digit histograms (sort_plan), so passes whose digit is the same for every
- * key cost no work and the host never waits for the histograms. The caller's
- * keys are written only by the last kernel.
+ * key cost no work, input already in order costs one read, and the host
+ * never waits for the histograms. The caller's keys are written only by the
+ * last kernel.
  *
  * Chunked layout (CHUNKED=1, CPUs): each work item owns a contiguous chunk.
  *   sort_count    one read: per-chunk counts of every digit
@@ -19,13 +20,15 @@
  *   sort_msd      one stable MSD scatter of the whole array into scratch A
  *   sort_buckets  each MSD bucket (a cache-sized piece for random keys) is
  *                 sorted by its remaining live digits, LSD, between A and B,
- *                 the last pass writing the caller's buffer
+ *                 the last pass writing the caller's buffer; a bucket too
+ *                 big for the cache is split by its next digit first
  * Tiled layout (CHUNKED=0, GPUs): the same sort_count / sort_plan decisions,
  * then per live digit LSD passes over tiles of TILE keys:
  *   sort_tile_count   per-tile digit counts in __local memory
  *   (scan of the digit-major count table, sort_scan_*)
  *   sort_tile_scatter stable in-tile ranking in __local memory, then writes
  *                     that are contiguous per digit
+ *   sort_copy         the result, from scratch, into the caller's buffer
  */
 
 #ifndef CHUNKED
