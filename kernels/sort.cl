@@ -7,22 +7,22 @@
  * program serves every key type of a width, both orders, and floats by
  * totalOrder without any floating-point arithmetic.
  *
- * Every launch reads its decisions from the plan the device computed from the
- * digit histograms (sort_plan), so passes whose digit is the same for every
- * key cost no work, input already in order costs one read, and the host
- * never waits for the histograms. The caller's keys are written only by the
- * last kernel.
+ * Every launch reads its decisions from the plan the device made from one
+ * read of the keys (sort_bits, sort_plan), so passes whose digit is the same
+ * for every key cost no work, input already in order costs one read, and
+ * the host never waits. The caller's keys are written only by the last
+ * kernel.
  *
  * Chunked layout (CHUNKED=1, CPUs): each work item owns a contiguous chunk.
- *   sort_count    one read: per-chunk counts of every digit
- *   sort_plan     totals, trivial digits, the most significant live digit
- *                 (MSD) and per-chunk scatter offsets for it
+ *   sort_bits     one read: OR and AND of the keys, any key out of order
+ *   sort_count    per-chunk counts of the most significant live digit (MSD)
+ *   sort_plan     live digits, MSD buckets, per-chunk scatter offsets
  *   sort_msd      one stable MSD scatter of the whole array into scratch A
  *   sort_buckets  each MSD bucket (a cache-sized piece for random keys) is
  *                 sorted by its remaining live digits, LSD, between A and B,
  *                 the last pass writing the caller's buffer; a bucket too
  *                 big for the cache is split by its next digit first
- * Tiled layout (CHUNKED=0, GPUs): the same sort_count / sort_plan decisions,
+ * Tiled layout (CHUNKED=0, GPUs): the same sort_bits / sort_plan decisions,
  * then per live digit LSD passes over tiles of TILE keys:
  *   sort_tile_count   per-tile digit counts in __local memory
  *   (scan of the digit-major count table, sort_scan_*)
@@ -86,67 +86,105 @@ inline uint sort_digit(KT x, uint d)
     return (uint)(x >> (d * RADIX_BITS)) & (RADIX - 1);
 }
 
-/* One read of every key: counts of all DIGITS digits for chunk i (CHUNKED)
-   or work-group i (grid-stride, __local counters), written as
-   hist[(i * DIGITS + d) * RADIX + v], and whether some key of it orders
-   before its predecessor: hist[nchunks * DIGITS * RADIX + i] (0: the input
-   is already in order as far as this chunk can tell). */
+/* Per chunk (CHUNKED) or work-group (grid-stride), in one read: the OR and
+   the AND of the transformed keys (a digit is the same for every key where
+   they agree) and whether some key orders before its predecessor (none
+   anywhere: the input is already in order). bits[3 * i + 0, 1, 2]. */
 #if CHUNKED
-__kernel void sort_count(__global const KT *keys, ulong koff, ulong n, ulong chunk, KT m0,
-                         KT m1, __global uint *hist)
+__kernel void sort_bits(__global const KT *keys, ulong koff, ulong n, ulong chunk, KT m0,
+                        KT m1, __global ulong *bits)
 {
-    uint c[DIGITS][RADIX];
     ulong i = get_global_id(0);
     ulong b = min(n, i * chunk), e = min(n, b + chunk);
-    uint descents = 0;
+    KT some = 0, every = ~(KT)0, descents = 0;
 
-    for (uint d = 0; d < DIGITS; d++)
-        for (uint v = 0; v < RADIX; v++)
-            c[d][v] = 0;
     keys += koff;
     KT prev = b < e ? sort_xf(keys[b], m0, m1) : 0;
     for (ulong j = b; j < e; j++) {
         KT x = sort_xf(keys[j], m0, m1);
         descents |= x < prev;
+        some |= x;
+        every &= x;
         prev = x;
-        for (uint d = 0; d < DIGITS; d++)
-            c[d][sort_digit(x, d)]++;
     }
     if (b < e && e < n)
         descents |= sort_xf(keys[e], m0, m1) < prev;
-    for (uint d = 0; d < DIGITS; d++)
-        for (uint v = 0; v < RADIX; v++)
-            hist[(i * DIGITS + d) * RADIX + v] = c[d][v];
-    hist[get_global_size(0) * DIGITS * RADIX + i] = descents;
+    bits[3 * i] = b < e ? some : 0;
+    bits[3 * i + 1] = b < e ? every : ~(ulong)0;
+    bits[3 * i + 2] = descents;
 }
 #else
-__kernel void sort_count(__global const KT *keys, ulong koff, ulong n, ulong chunk, KT m0,
-                         KT m1, __global uint *hist)
+__kernel void sort_bits(__global const KT *keys, ulong koff, ulong n, ulong chunk, KT m0,
+                        KT m1, __global ulong *bits)
 {
-    __local uint c[DIGITS * RADIX];
-    __local uint any_descent;
-    uint lid = get_local_id(0), wg = get_local_size(0), descents = 0;
+    __local KT lany[TILE_WG], lall[TILE_WG], ldesc[TILE_WG];
+    uint lid = get_local_id(0);
+    KT some = 0, every = ~(KT)0, descents = 0;
 
-    for (uint v = lid; v < DIGITS * RADIX; v += wg)
-        c[v] = 0;
-    if (lid == 0)
-        any_descent = 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
     keys += koff;
     for (ulong j = get_global_id(0); j < n; j += get_global_size(0)) {
         KT x = sort_xf(keys[j], m0, m1);
         if (j + 1 < n)
             descents |= sort_xf(keys[j + 1], m0, m1) < x;
-        for (uint d = 0; d < DIGITS; d++)
-            atomic_inc(&c[d * RADIX + sort_digit(x, d)]);
+        some |= x;
+        every &= x;
     }
-    if (descents)
-        any_descent = 1;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint v = lid; v < DIGITS * RADIX; v += wg)
-        hist[get_group_id(0) * DIGITS * RADIX + v] = c[v];
-    if (lid == 0)
-        hist[get_num_groups(0) * DIGITS * RADIX + get_group_id(0)] = any_descent;
+    lany[lid] = some;
+    lall[lid] = every;
+    ldesc[lid] = descents;
+    for (uint width = TILE_WG / 2; width > 0; width /= 2) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid < width) {
+            lany[lid] |= lany[lid + width];
+            lall[lid] &= lall[lid + width];
+            ldesc[lid] |= ldesc[lid + width];
+        }
+    }
+    if (lid == 0) {
+        ulong g = get_group_id(0);
+        bits[3 * g] = lany[0];
+        bits[3 * g + 1] = lall[0];
+        bits[3 * g + 2] = ldesc[0];
+    }
+}
+#endif
+
+/* The digits that differ between keys (none when the keys are already in
+   order), from the bits of every chunk or group. */
+inline ulong sort_live(__global const ulong *bits, uint nbits)
+{
+    ulong some = 0, every = ~0ul, descents = 0, live = 0;
+    for (uint i = 0; i < nbits; i++) {
+        some |= bits[3 * i];
+        every &= bits[3 * i + 1];
+        descents |= bits[3 * i + 2];
+    }
+    for (uint d = 0; d < DIGITS && descents; d++)
+        if (sort_digit((KT)(some ^ every), d))
+            live |= 1ul << d;
+    return live;
+}
+
+#if CHUNKED
+/* Counts of the most significant live digit for chunk i: hist[i * RADIX + v]. */
+__kernel void sort_count(__global const KT *keys, ulong koff, ulong n, ulong chunk, KT m0,
+                         KT m1, __global const ulong *bits, __global uint *hist)
+{
+    uint c[RADIX];
+    ulong i = get_global_id(0);
+    ulong b = min(n, i * chunk), e = min(n, b + chunk);
+    ulong live = sort_live(bits, get_global_size(0));
+
+    if (!live)
+        return;
+    uint msd = 63 - (uint)clz(live);
+    for (uint v = 0; v < RADIX; v++)
+        c[v] = 0;
+    keys += koff;
+    for (ulong j = b; j < e; j++)
+        c[sort_digit(sort_xf(keys[j], m0, m1), msd)]++;
+    for (uint v = 0; v < RADIX; v++)
+        hist[i * RADIX + v] = c[v];
 }
 #endif
 
@@ -164,40 +202,28 @@ inline void sort_route(__global ulong *plan, ulong live)
     plan[PLAN_FINAL] = src;
 }
 
-/* One group of RADIX items, item v owning digit value v. A digit is dead when
-   one value has all n keys; every digit is dead when the keys are already
-   in order. Writes the plan and, for the MSD digit, each
-   chunk's first output position per value (digit-major, then chunk order:
-   the scatter is stable). */
-__kernel void sort_plan(__global const uint *hist, uint nchunks, ulong n, __global ulong *plan)
+/* One group of RADIX items, item v owning digit value v: the live digits,
+   the route of the tiled passes and, in the chunked layout, the MSD
+   buckets and each chunk's first output position per value (digit-major,
+   then chunk order: the scatter is stable). */
+__kernel void sort_plan(__global const ulong *bits, __global const uint *hist, uint nchunks,
+                        __global ulong *plan)
 {
     __global ulong *offsets = plan + PLAN_WORDS;
-    __local int live[DIGITS];
     __local ulong start[RADIX];
-    uint v = get_local_id(0), descents = 0;
-    ulong tot[DIGITS];
+    uint v = get_local_id(0);
+    ulong live = sort_live(bits, nchunks), size = 0;
+    int msd = live ? 63 - (int)clz(live) : -1;
 
-    for (uint i = 0; i < nchunks; i++)
-        descents |= hist[nchunks * DIGITS * RADIX + i];
-    if (v < DIGITS)
-        live[v] = descents != 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint d = 0; d < DIGITS; d++) {
-        tot[d] = 0;
-        for (uint i = 0; i < nchunks; i++)
-            tot[d] += hist[(i * DIGITS + d) * RADIX + v];
-        if (tot[d] == n)
-            live[d] = 0;
+    if (v == 0) {
+        plan[PLAN_MSD] = (ulong)(msd + 1);
+        plan[PLAN_LIVE] = live;
+        sort_route(plan, live);
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    int msd = -1;
-    ulong mask = 0;
-    for (int d = 0; d < DIGITS; d++)
-        if (live[d]) {
-            msd = d;
-            mask |= 1ul << d;
-        }
-    ulong size = msd < 0 ? 0 : tot[msd];
+#if CHUNKED
+    for (uint i = 0; i < nchunks && live; i++)
+        size += hist[i * RADIX + v];
+#endif
     start[v] = size;
     barrier(CLK_LOCAL_MEM_FENCE);
     if (v == 0) {
@@ -207,20 +233,17 @@ __kernel void sort_plan(__global const uint *hist, uint nchunks, ulong n, __glob
             start[u] = sum;
             sum += s;
         }
-        plan[PLAN_MSD] = (ulong)(msd + 1);
-        plan[PLAN_LIVE] = mask;
-        sort_route(plan, mask);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     plan[PLAN_START + v] = start[v];
     plan[PLAN_SIZE + v] = size;
-    if (msd >= 0) {
-        ulong pos = start[v];
-        for (uint i = 0; i < nchunks; i++) {
-            offsets[i * RADIX + v] = pos;
-            pos += hist[(i * DIGITS + msd) * RADIX + v];
-        }
+#if CHUNKED
+    ulong pos = start[v];
+    for (uint i = 0; i < nchunks && live; i++) {
+        offsets[i * RADIX + v] = pos;
+        pos += hist[i * RADIX + v];
     }
+#endif
 }
 
 /* ---- chunked layout (CPUs) ---------------------------------------------- */

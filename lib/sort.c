@@ -2,10 +2,11 @@
  * sort.c - gpgpu_sort, gpgpu_sort_pairs and their _buffer forms: a stable
  * radix sort (kernels/sort.cl says how the passes work).
  *
- * The keys are first counted for every digit in one read; a small kernel
- * turns the counts into a plan (which digits differ between keys, where
- * each bucket goes) that every later kernel reads on the device, so passes
- * over digits that every key shares cost nothing and the host never waits.
+ * One read of the keys finds which digits differ between keys (the OR and
+ * AND of all keys) and whether they are already in order; a small kernel
+ * turns that (and, on CPUs, the counts of the most significant digit) into
+ * a plan that every later kernel reads on the device, so passes over digits
+ * that every key shares cost nothing and the host never waits.
  * All work happens in library scratch; the caller's keys and values are
  * written only by the last kernel, so a failure before it leaves them as
  * they were.
@@ -79,27 +80,33 @@ static size_t tile_items(const gpgpu_context *ctx, size_t ks, size_t vs)
 typedef struct {
     gpgpu__program *prog;
     cl_ulong koff, voff, n;
-    cl_mem vals, hist, plan, ak, av;
+    cl_mem vals, bits, hist, plan, ak, av;
     size_t ks, vs, digits;
     sort_masks m;
 } sort_run;
 
-/* CPUs: counts per chunk, the plan, one MSD scatter, the buckets in cache. */
+/* CPUs: the bits, the MSD counts per chunk, the plan, one MSD scatter, the
+   buckets in cache. */
 static gpgpu_status enqueue_chunked(gpgpu_context *ctx, const sort_job *j, sort_run *r)
 {
     size_t wg = ctx->tune.wg, g = chunks_for(ctx, j->n);
     cl_ulong chunk = (j->n + g - 1) / g;
     cl_uint nchunks = (cl_uint)g;
 
-    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_COUNTS,
-                              g * (r->digits * SORT_RADIX + 1) * sizeof(cl_uint), &r->hist));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS2, 3 * g * sizeof(cl_ulong), &r->bits));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_COUNTS, g * SORT_RADIX * sizeof(cl_uint),
+                              &r->hist));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_AUX,
                               (PLAN_WORDS + g * SORT_RADIX) * sizeof(cl_ulong), &r->plan));
+    GPGPU__TRY(gpgpu__run(ctx, r->prog, "sort_bits", g, wg, GPGPU__ARG(j->keys),
+                          GPGPU__ARG(r->koff), GPGPU__ARG(r->n), GPGPU__ARG(chunk),
+                          MASK_ARGS(r->m), GPGPU__ARG(r->bits), GPGPU__END));
     GPGPU__TRY(gpgpu__run(ctx, r->prog, "sort_count", g, wg, GPGPU__ARG(j->keys),
                           GPGPU__ARG(r->koff), GPGPU__ARG(r->n), GPGPU__ARG(chunk),
-                          MASK_ARGS(r->m), GPGPU__ARG(r->hist), GPGPU__END));
+                          MASK_ARGS(r->m), GPGPU__ARG(r->bits), GPGPU__ARG(r->hist),
+                          GPGPU__END));
     GPGPU__TRY(gpgpu__run(ctx, r->prog, "sort_plan", SORT_RADIX, SORT_RADIX,
-                          GPGPU__ARG(r->hist), GPGPU__ARG(nchunks), GPGPU__ARG(r->n),
+                          GPGPU__ARG(r->bits), GPGPU__ARG(r->hist), GPGPU__ARG(nchunks),
                           GPGPU__ARG(r->plan), GPGPU__END));
     GPGPU__TRY(gpgpu__run(ctx, r->prog, "sort_msd", g, wg, GPGPU__ARG(j->keys),
                           GPGPU__ARG(r->vals), GPGPU__ARG(r->koff), GPGPU__ARG(r->voff),
@@ -107,10 +114,10 @@ static gpgpu_status enqueue_chunked(gpgpu_context *ctx, const sort_job *j, sort_
                           GPGPU__ARG(r->plan), GPGPU__ARG(r->ak), GPGPU__ARG(r->av),
                           GPGPU__END));
     /* One bucket per group: skewed buckets then land on different cores. */
-    return gpgpu__run(ctx, r->prog, "sort_buckets", SORT_RADIX, 1, GPGPU__ARG(r->ak), GPGPU__ARG(r->av),
-                      GPGPU__ARG(r->n), GPGPU__ARG(j->keys), GPGPU__ARG(r->vals),
-                      GPGPU__ARG(r->koff), GPGPU__ARG(r->voff), MASK_ARGS(r->m),
-                      GPGPU__ARG(r->plan), GPGPU__END);
+    return gpgpu__run(ctx, r->prog, "sort_buckets", SORT_RADIX, 1, GPGPU__ARG(r->ak),
+                      GPGPU__ARG(r->av), GPGPU__ARG(r->n), GPGPU__ARG(j->keys),
+                      GPGPU__ARG(r->vals), GPGPU__ARG(r->koff), GPGPU__ARG(r->voff),
+                      MASK_ARGS(r->m), GPGPU__ARG(r->plan), GPGPU__END);
 }
 
 /* One LSD pass of the tiled layout over digit d (a no-op on the device when
@@ -143,28 +150,27 @@ static gpgpu_status enqueue_tiled_pass(gpgpu_context *ctx, const sort_job *j, so
                       GPGPU__ARG(r->hist), GPGPU__ARG(ntiles), GPGPU__END);
 }
 
-/* GPUs: counts per group, the plan, an LSD pass per digit over tiles, the
+/* GPUs: the bits per group, the plan, an LSD pass per digit over tiles, the
    copy home. */
 static gpgpu_status enqueue_tiled(gpgpu_context *ctx, const sort_job *j, sort_run *r,
                                   size_t tile)
 {
     size_t g = ctx->tune.groups < SORT_RADIX ? ctx->tune.groups : SORT_RADIX;
-    size_t ntiles = (j->n + tile - 1) / tile, table = SORT_RADIX * ntiles;
+    size_t ntiles = (j->n + tile - 1) / tile;
     cl_ulong chunk = 0;
     cl_uint ngroups = (cl_uint)g;
     cl_mem sums;
 
-    if (table < g * (r->digits * SORT_RADIX + 1))
-        table = g * (r->digits * SORT_RADIX + 1);
-    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_COUNTS, table * sizeof(cl_uint), &r->hist));
-    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_AUX,
-                              (PLAN_WORDS + g * SORT_RADIX) * sizeof(cl_ulong), &r->plan));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS2, 3 * g * sizeof(cl_ulong), &r->bits));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_COUNTS,
+                              SORT_RADIX * ntiles * sizeof(cl_uint), &r->hist));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_AUX, PLAN_WORDS * sizeof(cl_ulong), &r->plan));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS, SCAN_BLOCKS * sizeof(cl_uint), &sums));
-    GPGPU__TRY(gpgpu__run(ctx, r->prog, "sort_count", g * TILE_WG, TILE_WG, GPGPU__ARG(j->keys),
+    GPGPU__TRY(gpgpu__run(ctx, r->prog, "sort_bits", g * TILE_WG, TILE_WG, GPGPU__ARG(j->keys),
                           GPGPU__ARG(r->koff), GPGPU__ARG(r->n), GPGPU__ARG(chunk),
-                          MASK_ARGS(r->m), GPGPU__ARG(r->hist), GPGPU__END));
+                          MASK_ARGS(r->m), GPGPU__ARG(r->bits), GPGPU__END));
     GPGPU__TRY(gpgpu__run(ctx, r->prog, "sort_plan", SORT_RADIX, SORT_RADIX,
-                          GPGPU__ARG(r->hist), GPGPU__ARG(ngroups), GPGPU__ARG(r->n),
+                          GPGPU__ARG(r->bits), GPGPU__ARG(r->hist), GPGPU__ARG(ngroups),
                           GPGPU__ARG(r->plan), GPGPU__END));
     for (cl_uint d = 0; d < r->digits; d++)
         GPGPU__TRY(enqueue_tiled_pass(ctx, j, r, d, tile, sums));
