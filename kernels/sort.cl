@@ -89,20 +89,15 @@ inline uint sort_digit(KT x, uint d)
 /* Per chunk (CHUNKED) or work-group (grid-stride), in one read: the OR and
    the AND of the transformed keys (a digit is the same for every key where
    they agree) and whether some key orders before its predecessor (none
-   anywhere: the input is already in order). bits[3 * i + 0, 1, 2]. A chunk
-   also counts its top digit, the MSD of all but narrow keys, into
-   hist[i * RADIX + v]. */
+   anywhere: the input is already in order). bits[3 * i + 0, 1, 2]. */
 #if CHUNKED
 __kernel void sort_bits(__global const KT *keys, ulong koff, ulong n, ulong chunk, KT m0,
-                        KT m1, __global ulong *bits, __global uint *hist)
+                        KT m1, __global ulong *bits)
 {
-    uint c[RADIX];
     ulong i = get_global_id(0);
     ulong b = min(n, i * chunk), e = min(n, b + chunk);
     KT some = 0, every = ~(KT)0, descents = 0;
 
-    for (uint v = 0; v < RADIX; v++)
-        c[v] = 0;
     keys += koff;
     KT prev = b < e ? sort_xf(keys[b], m0, m1) : 0;
     for (ulong j = b; j < e; j++) {
@@ -111,19 +106,16 @@ __kernel void sort_bits(__global const KT *keys, ulong koff, ulong n, ulong chun
         some |= x;
         every &= x;
         prev = x;
-        c[sort_digit(x, DIGITS - 1)]++;
     }
     if (b < e && e < n)
         descents |= sort_xf(keys[e], m0, m1) < prev;
     bits[3 * i] = b < e ? some : 0;
     bits[3 * i + 1] = b < e ? every : ~(ulong)0;
     bits[3 * i + 2] = descents;
-    for (uint v = 0; v < RADIX; v++)
-        hist[i * RADIX + v] = c[v];
 }
 #else
 __kernel void sort_bits(__global const KT *keys, ulong koff, ulong n, ulong chunk, KT m0,
-                        KT m1, __global ulong *bits, __global uint *hist)
+                        KT m1, __global ulong *bits)
 {
     __local KT lany[TILE_WG], lall[TILE_WG], ldesc[TILE_WG];
     uint lid = get_local_id(0);
@@ -174,8 +166,7 @@ inline ulong sort_live(__global const ulong *bits, uint nbits)
 }
 
 #if CHUNKED
-/* Counts of the most significant live digit for chunk i, hist[i * RADIX + v],
-   when it is not the top digit that sort_bits counted. */
+/* Counts of the most significant live digit for chunk i: hist[i * RADIX + v]. */
 __kernel void sort_count(__global const KT *keys, ulong koff, ulong n, ulong chunk, KT m0,
                          KT m1, __global const ulong *bits, __global uint *hist)
 {
@@ -183,10 +174,10 @@ __kernel void sort_count(__global const KT *keys, ulong koff, ulong n, ulong chu
     ulong i = get_global_id(0);
     ulong b = min(n, i * chunk), e = min(n, b + chunk);
     ulong live = sort_live(bits, get_global_size(0));
-    uint msd = live ? 63 - (uint)clz(live) : DIGITS - 1;
 
-    if (msd == DIGITS - 1)
+    if (!live)
         return;
+    uint msd = 63 - (uint)clz(live);
     for (uint v = 0; v < RADIX; v++)
         c[v] = 0;
     keys += koff;

@@ -85,8 +85,7 @@ typedef struct {
     sort_masks m;
 } sort_run;
 
-/* CPUs: the bits (and top-digit counts), the MSD counts per chunk when the
-   top digit is dead, the plan, one MSD scatter, the
+/* CPUs: the bits, the MSD counts per chunk, the plan, one MSD scatter, the
    buckets in cache. */
 static gpgpu_status enqueue_chunked(gpgpu_context *ctx, const sort_job *j, sort_run *r)
 {
@@ -101,8 +100,7 @@ static gpgpu_status enqueue_chunked(gpgpu_context *ctx, const sort_job *j, sort_
                               (PLAN_WORDS + g * SORT_RADIX) * sizeof(cl_ulong), &r->plan));
     GPGPU__TRY(gpgpu__run(ctx, r->prog, "sort_bits", g, wg, GPGPU__ARG(j->keys),
                           GPGPU__ARG(r->koff), GPGPU__ARG(r->n), GPGPU__ARG(chunk),
-                          MASK_ARGS(r->m), GPGPU__ARG(r->bits), GPGPU__ARG(r->hist),
-                          GPGPU__END));
+                          MASK_ARGS(r->m), GPGPU__ARG(r->bits), GPGPU__END));
     GPGPU__TRY(gpgpu__run(ctx, r->prog, "sort_count", g, wg, GPGPU__ARG(j->keys),
                           GPGPU__ARG(r->koff), GPGPU__ARG(r->n), GPGPU__ARG(chunk),
                           MASK_ARGS(r->m), GPGPU__ARG(r->bits), GPGPU__ARG(r->hist),
@@ -170,8 +168,7 @@ static gpgpu_status enqueue_tiled(gpgpu_context *ctx, const sort_job *j, sort_ru
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS, SCAN_BLOCKS * sizeof(cl_uint), &sums));
     GPGPU__TRY(gpgpu__run(ctx, r->prog, "sort_bits", g * TILE_WG, TILE_WG, GPGPU__ARG(j->keys),
                           GPGPU__ARG(r->koff), GPGPU__ARG(r->n), GPGPU__ARG(chunk),
-                          MASK_ARGS(r->m), GPGPU__ARG(r->bits), GPGPU__ARG(r->hist),
-                          GPGPU__END));
+                          MASK_ARGS(r->m), GPGPU__ARG(r->bits), GPGPU__END));
     GPGPU__TRY(gpgpu__run(ctx, r->prog, "sort_plan", SORT_RADIX, SORT_RADIX,
                           GPGPU__ARG(r->bits), GPGPU__ARG(r->hist), GPGPU__ARG(ngroups),
                           GPGPU__ARG(r->plan), GPGPU__END));
