@@ -233,14 +233,16 @@ START_TEST(buffer_form_sorts_only_its_range)
     cl_int err;
     cl_mem kb = clCreateBuffer(cl, CL_MEM_COPY_HOST_PTR, total * 4, keys, &err);
     cl_mem vb = clCreateBuffer(cl, CL_MEM_COPY_HOST_PTR, total * 8, vals, &err);
-    cl_event done = NULL;
+    cl_event ready = NULL, done = NULL;
+    ck_assert_int_eq(clEnqueueMarkerWithWaitList(q, 0, NULL, &ready), 0);
     tu_assert_ok(gpgpu_sort_pairs_buffer(tu_ctx, GPGPU_I32, kb, koff, vb, voff, 8, n,
-                                         GPGPU_DESCENDING, 0, NULL, &done));
+                                         GPGPU_DESCENDING, 1, &ready, &done));
     ck_assert_ptr_nonnull(done);
     ck_assert_int_eq(clEnqueueReadBuffer(q, kb, CL_TRUE, 0, total * 4, got, 1, &done, NULL), 0);
     ck_assert_int_eq(clEnqueueReadBuffer(q, vb, CL_TRUE, 0, total * 8, gotv, 0, NULL, NULL), 0);
     ck_assert_int_eq(memcmp(got, want, total * 4), 0);
     ck_assert_int_eq(memcmp(gotv, wantv, total * 8), 0);
+    clReleaseEvent(ready);
     clReleaseEvent(done);
     clReleaseMemObject(kb);
     clReleaseMemObject(vb);
@@ -250,6 +252,34 @@ START_TEST(buffer_form_sorts_only_its_range)
     free(vals);
     free(gotv);
     free(wantv);
+}
+END_TEST
+
+/* Buffers too small for offset + n, and keys and values that overlap in
+   one buffer, are refused before anything runs. */
+START_TEST(buffer_form_rejects_bad_buffers)
+{
+    if (tu_is_host())
+        return;
+    cl_context cl;
+    cl_int err;
+    uint32_t keys[64] = { 5, 4, 3, 2, 1 };
+    ck_assert_int_eq(clGetCommandQueueInfo(gpgpu_queue(tu_ctx), CL_QUEUE_CONTEXT, sizeof cl,
+                                           &cl, NULL), 0);
+    cl_mem kb = clCreateBuffer(cl, CL_MEM_COPY_HOST_PTR, sizeof keys, keys, &err);
+    ck_assert_int_eq(gpgpu_sort_buffer(tu_ctx, GPGPU_U32, kb, 60, 5, 0, 0, NULL, NULL),
+                     GPGPU_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(gpgpu_sort_pairs_buffer(tu_ctx, GPGPU_U32, kb, 0, kb, 16, 4, 20, 0, 0,
+                                             NULL, NULL),
+                     GPGPU_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(gpgpu_sort_buffer(tu_ctx, GPGPU_U32, kb, 0, 5, 0, 1, NULL, NULL),
+                     GPGPU_ERROR_INVALID_ARGUMENT);
+    tu_assert_ok(gpgpu_sort_pairs_buffer(tu_ctx, GPGPU_U32, kb, 0, kb, 32, 4, 5, 0, 0, NULL,
+                                         NULL));
+    ck_assert_int_eq(clEnqueueReadBuffer(gpgpu_queue(tu_ctx), kb, CL_TRUE, 0, sizeof keys, keys,
+                                         0, NULL, NULL), 0);
+    ck_assert(keys[0] == 1 && keys[4] == 5 && keys[5] == 0);
+    clReleaseMemObject(kb);
 }
 END_TEST
 
@@ -285,6 +315,7 @@ static Suite *sort_suite(void)
     tcase_add_test(tc, float_specials_follow_total_order);
     tcase_add_test(tc, large_inputs_are_sorted);
     tcase_add_test(tc, buffer_form_sorts_only_its_range);
+    tcase_add_test(tc, buffer_form_rejects_bad_buffers);
     tcase_add_test(tc, bad_arguments_are_rejected_and_keys_kept);
     suite_add_tcase(s, tc);
     return s;
