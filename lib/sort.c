@@ -54,16 +54,16 @@ static void masks_for(const sort_job *j, sort_masks *m)
         (m).is64 ? sizeof(cl_ulong) : sizeof(cl_uint),                                 \
         (m).is64 ? (const void *)&(m).m1_64 : (const void *)&(m).m1_32
 
-/* The number of chunks: a multiple of the group size, at least MIN_CHUNK
-   keys each, at most what the plan's groups hold. */
+/* The number of chunks: at least MIN_CHUNK keys each, at most as many as
+   the plan's groups hold work items. Each chunk is a group of one item:
+   PoCL vectorises a group's items across chunks, and the per-chunk private
+   counters of sort_count and sort_msd then run about half as fast. */
 static size_t chunks_for(const gpgpu_context *ctx, size_t n)
 {
-    size_t wg = ctx->tune.wg, most = ctx->tune.groups * wg, g = n / MIN_CHUNK;
+    size_t most = ctx->tune.groups * ctx->tune.wg, g = n / MIN_CHUNK;
     if (g > most)
         g = most;
-    if (g < 1)
-        g = 1;
-    return (g + wg - 1) / wg * wg;
+    return g < 1 ? 1 : g;
 }
 
 /* Keys per tile of the tiled layout: the plan's sort_tile, halved until a
@@ -89,7 +89,7 @@ typedef struct {
    buckets in cache. */
 static gpgpu_status enqueue_chunked(gpgpu_context *ctx, const sort_job *j, sort_run *r)
 {
-    size_t wg = ctx->tune.wg, g = chunks_for(ctx, j->n);
+    size_t g = chunks_for(ctx, j->n);
     cl_ulong chunk = (j->n + g - 1) / g;
     cl_uint nchunks = (cl_uint)g;
 
@@ -98,17 +98,17 @@ static gpgpu_status enqueue_chunked(gpgpu_context *ctx, const sort_job *j, sort_
                               &r->hist));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_AUX,
                               (PLAN_WORDS + g * SORT_RADIX) * sizeof(cl_ulong), &r->plan));
-    GPGPU__TRY(gpgpu__run(ctx, r->prog, "sort_bits", g, wg, GPGPU__ARG(j->keys),
+    GPGPU__TRY(gpgpu__run(ctx, r->prog, "sort_bits", g, 1, GPGPU__ARG(j->keys),
                           GPGPU__ARG(r->koff), GPGPU__ARG(r->n), GPGPU__ARG(chunk),
                           MASK_ARGS(r->m), GPGPU__ARG(r->bits), GPGPU__END));
-    GPGPU__TRY(gpgpu__run(ctx, r->prog, "sort_count", g, wg, GPGPU__ARG(j->keys),
+    GPGPU__TRY(gpgpu__run(ctx, r->prog, "sort_count", g, 1, GPGPU__ARG(j->keys),
                           GPGPU__ARG(r->koff), GPGPU__ARG(r->n), GPGPU__ARG(chunk),
                           MASK_ARGS(r->m), GPGPU__ARG(r->bits), GPGPU__ARG(r->hist),
                           GPGPU__END));
     GPGPU__TRY(gpgpu__run(ctx, r->prog, "sort_plan", SORT_RADIX, SORT_RADIX,
                           GPGPU__ARG(r->bits), GPGPU__ARG(r->hist), GPGPU__ARG(nchunks),
                           GPGPU__ARG(r->plan), GPGPU__END));
-    GPGPU__TRY(gpgpu__run(ctx, r->prog, "sort_msd", g, wg, GPGPU__ARG(j->keys),
+    GPGPU__TRY(gpgpu__run(ctx, r->prog, "sort_msd", g, 1, GPGPU__ARG(j->keys),
                           GPGPU__ARG(r->vals), GPGPU__ARG(r->koff), GPGPU__ARG(r->voff),
                           GPGPU__ARG(r->n), GPGPU__ARG(chunk), MASK_ARGS(r->m),
                           GPGPU__ARG(r->plan), GPGPU__ARG(r->ak), GPGPU__ARG(r->av),
