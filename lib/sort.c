@@ -195,7 +195,7 @@ static gpgpu_status sort_enqueue(gpgpu_context *ctx, const sort_job *j)
     r.n = j->n;
     r.vals = r.vs ? j->vals : j->keys; /* keys only: the kernels never touch values */
     masks_for(j, &r.m);
-    /* Tile offsets and per-chunk counts are 32-bit on the device. */
+    /* The tiled layout keeps its count-table offsets in 32 bits. */
     if (!chunked && j->n > UINT32_MAX)
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
                            "sort: at most 2^32 - 1 keys per call on this device (n = %zu)", j->n);
