@@ -248,7 +248,9 @@ __kernel void sort_plan(__global const ulong *bits, __global const uint *hist, u
 
 /* ---- chunked layout (CPUs) ---------------------------------------------- */
 
-/* Stable scatter of chunk i by the MSD digit into A. */
+/* Stable scatter of chunk i by the MSD digit into A. A holds transformed
+   keys: the bucket passes then order them as plain unsigned integers, and
+   only their last write turns them back (sort_unxf). */
 __kernel void sort_msd(__global const KT *keys, __global const VT *vals, ulong koff,
                        ulong voff, ulong n, ulong chunk, KT m0, KT m1,
                        __global const ulong *plan, __global KT *ak, __global VT *av)
@@ -266,33 +268,20 @@ __kernel void sort_msd(__global const KT *keys, __global const VT *vals, ulong k
     keys += koff;
     vals += voff;
     for (ulong j = b; j < e; j++) {
-        KT k = keys[j];
-        ulong p = pos[sort_digit(sort_xf(k, m0, m1), msd)]++;
-        ak[p] = k;
+        KT x = sort_xf(keys[j], m0, m1);
+        ulong p = pos[sort_digit(x, msd)]++;
+        ak[p] = x;
 #if VAL_BYTES
         av[p] = vals[j];
 #endif
     }
 }
 
-/* Counting sort of src[0..cnt) by digit d into dst, stable. */
-inline void sort_pass(__global const KT *sk, __global const VT *sv, __global KT *dk,
-                      __global VT *dv, ulong cnt, uint d, KT m0, KT m1, const uint *count)
+/* The inverse of sort_xf: after it the top bit tells which mask applied. */
+inline KT sort_unxf(KT x, KT m0, KT m1)
 {
-    ulong pos[RADIX], sum = 0;
-
-    for (uint v = 0; v < RADIX; v++) {
-        pos[v] = sum;
-        sum += count[v];
-    }
-    for (ulong j = 0; j < cnt; j++) {
-        KT k = sk[j];
-        ulong p = pos[sort_digit(sort_xf(k, m0, m1), d)]++;
-        dk[p] = k;
-#if VAL_BYTES
-        dv[p] = sv[j];
-#endif
-    }
+    KT if_set = (m0 >> (KEY_BITS - 1)) ? m0 : m1, if_clear = (m0 >> (KEY_BITS - 1)) ? m1 : m0;
+    return x ^ ((x >> (KEY_BITS - 1)) ? if_set : if_clear);
 }
 
 /* Inside a bucket the LSD passes use wider digits: the bucket is in cache,
@@ -315,20 +304,21 @@ inline int sort_wide_live(ulong live, uint w)
     return ((live >> lo) & ((2ul << (hi - lo)) - 1)) != 0;
 }
 
-inline void sort_count_wide(__global const KT *k, ulong cnt, uint w, KT m0, KT m1, uint *c)
+inline void sort_count_wide(__global const KT *k, ulong cnt, uint w, uint *c)
 {
     for (uint u = 0; u < WIDE; u++)
         c[u] = 0;
     for (ulong j = 0; j < cnt; j++)
-        c[sort_wide(sort_xf(k[j], m0, m1), w)]++;
+        c[sort_wide(k[j], w)]++;
 }
 
-/* Sorts a[0..cnt) (values av) by its bits below the highest digit set in
-   live (digits above it are the same for every key of the range), least
-   significant wide digit first, skipping wide digits that overlap no live
-   digit or that every key shares. b is scratch of the same size; the last
-   pass (or a copy when it was skipped) writes keys/vals. Each pass counts
-   the next wide digit as it goes. */
+/* Sorts the transformed keys a[0..cnt) (values av) by their bits below the
+   highest digit set in live (digits above it are the same for every key of
+   the range), least significant wide digit first, skipping wide digits that
+   overlap no live digit or that every key shares. b is scratch of the same
+   size; the last pass (or a copy when it was skipped) writes the keys back
+   untransformed to keys/vals. Each other pass counts the next wide digit as
+   it goes. */
 inline void sort_lsd(__global KT *ak, __global VT *av, __global KT *bk, __global VT *bv,
                      __global KT *keys, __global VT *vals, ulong cnt, ulong live, KT m0, KT m1)
 {
@@ -336,52 +326,59 @@ inline void sort_lsd(__global KT *ak, __global VT *av, __global KT *bk, __global
     ulong pos[WIDE];
     uint np = live ? ((64 - (uint)clz(live)) * RADIX_BITS + WIDE_BITS - 1) / WIDE_BITS : 0;
     int counted = 0;
-    __global KT *sk = ak, *dk;
-    __global VT *sv = av, *dv;
+    __global KT *sk = ak;
+    __global VT *sv = av;
 
     for (uint w = 0; w < np; w++) {
         if (!sort_wide_live(live, w))
             continue;
         if (!counted)
-            sort_count_wide(sk, cnt, w, m0, m1, c[cur]);
+            sort_count_wide(sk, cnt, w, c[cur]);
         counted = 0;
-        if (c[cur][sort_wide(sort_xf(sk[0], m0, m1), w)] == cnt)
+        if (c[cur][sort_wide(sk[0], w)] == cnt)
             continue;
         uint nw = w + 1;
         while (nw < np && !sort_wide_live(live, nw))
             nw++;
-        int last = nw >= np;
-        dk = last ? keys : (sk == ak ? bk : ak);
-        dv = last ? vals : (sv == av ? bv : av);
         ulong sum = 0;
         for (uint u = 0; u < WIDE; u++) {
             pos[u] = sum;
             sum += c[cur][u];
             c[cur ^ 1][u] = 0;
         }
+        if (nw >= np) {
+            for (ulong j = 0; j < cnt; j++) {
+                KT x = sk[j];
+                ulong p = pos[sort_wide(x, w)]++;
+                keys[p] = sort_unxf(x, m0, m1);
+#if VAL_BYTES
+                vals[p] = sv[j];
+#endif
+            }
+            return;
+        }
+        __global KT *dk = sk == ak ? bk : ak;
+        __global VT *dv = sv == av ? bv : av;
         for (ulong j = 0; j < cnt; j++) {
-            KT k = sk[j], x = sort_xf(k, m0, m1);
+            KT x = sk[j];
             ulong p = pos[sort_wide(x, w)]++;
-            dk[p] = k;
+            dk[p] = x;
 #if VAL_BYTES
             dv[p] = sv[j];
 #endif
-            if (!last)
-                c[cur ^ 1][sort_wide(x, nw)]++;
+            c[cur ^ 1][sort_wide(x, nw)]++;
         }
         cur ^= 1;
-        counted = !last;
+        counted = 1;
         sk = dk;
         sv = dv;
         w = nw - 1;
     }
-    if (sk != keys) {
-        for (ulong j = 0; j < cnt; j++) {
-            keys[j] = sk[j];
+    for (ulong j = 0; j < cnt; j++) {
+        keys[j] = sort_unxf(sk[j], m0, m1);
 #if VAL_BYTES
-            vals[j] = sv[j];
+        vals[j] = sv[j];
 #endif
-        }
     }
 }
 
@@ -420,20 +417,31 @@ __kernel void sort_buckets(__global KT *ak, __global VT *av, ulong n, __global K
         return;
     }
 
-    /* Split by the highest live digit into B, then sort each part. */
+    /* Split by the highest live digit into B (stable), then sort each part. */
     uint d = 63 - clz(live), c[RADIX];
-    ulong pos = 0;
+    ulong pos[RADIX], sum = 0;
     for (uint u = 0; u < RADIX; u++)
         c[u] = 0;
     for (ulong j = 0; j < cnt; j++)
-        c[sort_digit(sort_xf(ak[j], m0, m1), d)]++;
-    sort_pass(ak, av, bk, bv, cnt, d, m0, m1, c);
+        c[sort_digit(ak[j], d)]++;
+    for (uint u = 0; u < RADIX; u++) {
+        pos[u] = sum;
+        sum += c[u];
+    }
+    for (ulong j = 0; j < cnt; j++) {
+        ulong p = pos[sort_digit(ak[j], d)]++;
+        bk[p] = ak[j];
+#if VAL_BYTES
+        bv[p] = av[j];
+#endif
+    }
     live &= ~(1ul << d);
+    sum = 0;
     for (uint u = 0; u < RADIX; u++) {
         if (c[u])
-            sort_lsd(bk + pos, bv + pos, ak + pos, av + pos, keys + pos, vals + pos, c[u],
+            sort_lsd(bk + sum, bv + sum, ak + sum, av + sum, keys + sum, vals + sum, c[u],
                      live, m0, m1);
-        pos += c[u];
+        sum += c[u];
     }
 }
 
