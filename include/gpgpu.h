@@ -136,7 +136,16 @@ GPGPU_API gpgpu_status gpgpu_reduce(gpgpu_context *ctx, gpgpu_type t, gpgpu_op o
 /**
  * Prefix scan: out[i] = in[0] op ... op in[i-1] (EXCLUSIVE, out[0] = identity)
  * or in[0] op ... op in[i] (INCLUSIVE). out may equal in (in place); other
- * overlap is INVALID_ARGUMENT. Errors as gpgpu_reduce.
+ * overlap is INVALID_ARGUMENT. Operands are combined in index order (op need
+ * be associative, not commutative). Integer sums wrap.
+ * Float sums combine in an order fixed by n and the device's plan, never by
+ * timing, so the bits are reproducible: the input is cut into tiles (the
+ * plan's scan tile, e.g. 32768 elements on a CPU, 4096 on a GPU), each tile
+ * into runs of consecutive elements summed left to right, the runs' totals
+ * combined in a log2 tree, and the tiles' totals chained left to right (the
+ * single-pass plan) or scanned by the same scheme (multi-pass). Results may
+ * differ from a serial loop by rounding (by a few units of eps * sum |x|).
+ * Errors as gpgpu_reduce.
  */
 GPGPU_API gpgpu_status gpgpu_scan(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
                                   gpgpu_scan_kind kind, const void *in, void *out, size_t n);
@@ -171,13 +180,28 @@ GPGPU_API gpgpu_status gpgpu_sort_pairs(gpgpu_context *ctx, gpgpu_type key_type,
 /**
  * Histogram of n samples into nbins even bins over [lo, hi): bin i counts x
  * with lo + i*w <= x < lo + (i+1)*w, w = (hi - lo) / nbins. Values outside
- * and NaN are not counted; bins[0..nbins-1] are overwritten.
- * Integer samples: bin = (x - lo) * nbins / (hi - lo) in exact integer
- * arithmetic, with lo rounded up and hi rounded up to integers.
- * Float samples: bin = (int)((x - lo) * (nbins / (hi - lo))) computed in the
- * sample's precision, clamped to nbins - 1.
- * Errors: INVALID_ARGUMENT (nbins 0, lo >= hi, lo or hi not finite, NULLs),
- * UNSUPPORTED, OUT_OF_MEMORY, OPENCL, BUILD.
+ * and NaN are not counted; bins[0..nbins-1] are overwritten (all zero for
+ * n == 0). nbins may be 1 .. 2^31.
+ * Integer samples are binned exactly: with L = ceil(lo) and H = ceil(hi),
+ * x is counted iff L <= x < H (exactly the integers in [lo, hi)) and goes to
+ * bin (x - L) * nbins / (H - L) in exact integer arithmetic (rounded down).
+ * For integer lo and hi that is the definition above, edges included: a
+ * value on an edge lo + i*w goes to bin i. Non-integer bounds select the
+ * same samples as [lo, hi) and bin them over [ceil(lo), ceil(hi)). Any
+ * range up to H - L = 2^64 works (the whole range of every integer type:
+ * [0, 2^32) for u32, [-2^63, 2^63) for i64 ...); a wider one where a sample
+ * of the type could be counted is UNSUPPORTED.
+ * Float samples: x is counted iff lo <= x < hi, compared exactly; then, in
+ * the sample's precision, t = (x - lo') * s where lo' is lo rounded up to
+ * the sample type and s = nbins / (hi - lo) computed in double, rounded to
+ * the sample type (at most its largest finite value); bin = min(floor(t),
+ * nbins - 1) (a NaN t, possible only when x - lo' overflows, is nbins - 1).
+ * A value on an edge therefore lands where that rounding puts it: usually
+ * bin i, possibly i - 1 when w is not a power of two.
+ * Errors: INVALID_ARGUMENT (nbins 0 or over 2^31, lo >= hi, lo or hi not
+ * finite, NULL in with n > 0, NULL bins, bad type), UNSUPPORTED (integer
+ * range wider than 2^64, 64-bit type the device lacks), OUT_OF_MEMORY,
+ * OPENCL, BUILD.
  */
 GPGPU_API gpgpu_status gpgpu_histogram(gpgpu_context *ctx, gpgpu_type t, const void *in,
                                        size_t n, size_t nbins, double lo, double hi,
@@ -188,7 +212,11 @@ GPGPU_API gpgpu_status gpgpu_histogram(gpgpu_context *ctx, gpgpu_type t, const v
  * rows start row_stride bytes apart (>= 4 * width): bins[0..nbins) red,
  * then green, blue and the sRGB luminance v = 0.2126 R + 0.7152 G + 0.0722 B
  * (v in 0..1, channels divided by 255); each channel value c in 0..1 goes to
- * bin min(nbins - 1, floor(c * nbins)). Alpha is ignored. One read of the image.
+ * bin min(nbins - 1, floor(c * nbins)), computed exactly in integers
+ * (c = C / 255, v = (2126 R + 7152 G + 722 B) / 2550000). Alpha is ignored.
+ * One read of the image; the last row needs only 4 * width bytes.
+ * Errors: INVALID_ARGUMENT (nbins 0 or over 2^29, row_stride < 4 * width,
+ * NULL pixels with pixels to read, NULL bins), OUT_OF_MEMORY, OPENCL, BUILD.
  */
 GPGPU_API gpgpu_status gpgpu_histogram_rgba8(gpgpu_context *ctx, const uint8_t *pixels,
                                              size_t width, size_t height, size_t row_stride,
@@ -197,29 +225,62 @@ GPGPU_API gpgpu_status gpgpu_histogram_rgba8(gpgpu_context *ctx, const uint8_t *
 /* ------------------------------------------------------------------------ */
 /* User-defined operators, compiled at run time                               */
 
+/*
+ * Expressions (combine, identity, map, predicate) are OpenCL C, pasted into
+ * a kernel and compiled the first time they are used with a type. Each is at
+ * most 1024 bytes of printable ASCII; line breaks and tabs count as blanks,
+ * and runs of blanks are one space. Text that could escape its place in the
+ * kernel is INVALID_ARGUMENT before anything is compiled: ';', '{', '}',
+ * '#', comment openers, quotes, backslash, trigraphs ("??"), digraphs
+ * ("<%", "%>", "<:", ":>", "%:"), unbalanced parentheses or brackets, and
+ * empty expressions. An expression that passes but does not compile is
+ * BUILD, with the compiler's log in gpgpu_last_error. Compiled variants are
+ * cached like the built-in ones (in memory and on disk). All of them need an
+ * OpenCL device: on the host fallback they are UNSUPPORTED.
+ */
+
 /**
- * Defines an operator on type t: combine is an OpenCL C expression in a and b
- * (e.g. "a * b", "hypot(a, b)"), identity an expression of type t. The op
- * works with gpgpu_reduce and gpgpu_scan (and their _buffer forms) for type t,
- * for the context's life. The operator must be associative; results of a
- * non-associative one are unspecified. Expressions that could escape their
- * place in the kernel (';', braces, '#', comments, quotes, unbalanced
- * parentheses) are INVALID_ARGUMENT; ones that do not compile are BUILD
- * with the compiler's log in gpgpu_last_error. On the host fallback,
- * user-defined operators are UNSUPPORTED.
+ * Defines an operator on type t: combine is an expression in a and b (both
+ * of type t; e.g. "a * b", "a > b ? a : b", "hypot(a, b)"), identity an
+ * expression of type t such that combining it with any a gives a ("1", "0",
+ * "-INFINITY", "LONG_MAX"). *op receives an id >= GPGPU_OP_USER that works with
+ * gpgpu_reduce, gpgpu_scan, gpgpu_transform_reduce and their _buffer forms
+ * for type t (INVALID_ARGUMENT with any other type), for the context's life;
+ * defining the same text again gives the same id. The operator must be
+ * associative; results of a non-associative one are unspecified (the
+ * combining order depends on n and the device). The reduce kernel is compiled
+ * here, so that a bad expression fails now. Errors: INVALID_ARGUMENT (NULLs,
+ * bad type, the expression rules above), UNSUPPORTED (host fallback, a
+ * 64-bit type the device lacks), BUILD, OUT_OF_MEMORY, OPENCL; *op is left
+ * unchanged on failure.
  */
 GPGPU_API gpgpu_status gpgpu_op_define(gpgpu_context *ctx, gpgpu_type t, const char *combine,
                                        const char *identity, gpgpu_op *op);
 
-/** result = reduce(op, map(x) for x in in): map is an expression in x. */
+/**
+ * result = in[0]' op in[1]' op ... op in[n-1]', where x' is map, an
+ * expression in x of type t whose value is converted to t (e.g. "x * x" for a
+ * squared norm, "fabs(x)", "x > 0 ? 1 : 0" to count). The map is applied as
+ * each element is loaded: no extra pass or buffer, the speed of gpgpu_reduce.
+ * op is a built-in operator or one defined for t; n == 0 gives op's identity.
+ * Errors as gpgpu_reduce, plus the expression rules above (host fallback:
+ * UNSUPPORTED).
+ */
 GPGPU_API gpgpu_status gpgpu_transform_reduce(gpgpu_context *ctx, gpgpu_type t,
                                               const char *map, gpgpu_op op, const void *in,
                                               size_t n, void *result);
 
 /**
- * Stream compaction: copies to out, in order, each in[i] for which predicate
- * (an expression in x and the index i) is non-zero; *count receives how many.
- * out must have room for n elements.
+ * Stream compaction: copies to out, in order, each in[i] for which predicate,
+ * an expression in x (the element, of type t) and i (its index, a ulong
+ * counted from in[0]), is non-zero; *count receives how many (e.g. "x > 0",
+ * "fabs(x) < 1e-3f", "i % 2 == 0 && x != 0"). out must have room for n
+ * elements; its elements past *count are unspecified. out may equal in (in
+ * place); other overlap is INVALID_ARGUMENT. Needs 64-bit integers on the
+ * device (the counts are ulong). Errors: INVALID_ARGUMENT (NULLs with n > 0,
+ * count NULL, bad type, overlap, the expression rules above), UNSUPPORTED,
+ * BUILD, OUT_OF_MEMORY, OPENCL. On failure out may have been written (in
+ * too, when out == in).
  */
 GPGPU_API gpgpu_status gpgpu_select(gpgpu_context *ctx, gpgpu_type t, const char *predicate,
                                     const void *in, size_t n, void *out, size_t *count);

@@ -202,8 +202,9 @@ const char *gpgpu__user_op_source(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op)
 
 /* ---- programs (program.c, cache.c) -------------------------------------- */
 
-/* The program built from common.cl + extra (may be NULL: text such as user
-   #defines) + kernels/<file>.cl with options (plus the plan's tunables),
+/* The program built from extra (may be NULL: text such as user #defines,
+   placed first so that common.cl sees them) + common.cl + kernels/<file>.cl
+   with options (plus the plan's tunables),
    compiled once per context. Errors: BUILD with the log, OPENCL. */
 gpgpu_status gpgpu__program_get(gpgpu_context *ctx, const char *file, const char *extra,
                                 const char *options, gpgpu__program **out);
