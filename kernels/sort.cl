@@ -13,6 +13,8 @@
  * the host never waits. The caller's keys are written only by the last
  * kernel.
  *
+ * Each program holds one layout's kernels (fewer to compile).
+ *
  * Chunked layout (CHUNKED=1, CPUs): each work item owns a contiguous chunk.
  *   sort_bits     one read: OR and AND of the keys, any key out of order
  *   sort_count    per-chunk counts of the most significant live digit (MSD)
@@ -247,6 +249,7 @@ __kernel void sort_plan(__global const ulong *bits, __global const uint *hist, u
 }
 
 /* ---- chunked layout (CPUs) ---------------------------------------------- */
+#if CHUNKED
 
 /* Stable scatter of chunk i by the MSD digit into A. A holds transformed
    keys: the bucket passes then order them as plain unsigned integers, and
@@ -445,7 +448,10 @@ __kernel void sort_buckets(__global KT *ak, __global VT *av, ulong n, __global K
     }
 }
 
+#endif /* CHUNKED */
+
 /* ---- tiled layout (GPUs) ------------------------------------------------ */
+#if !CHUNKED
 
 /* Buffer id (0 the caller's, 1 A, 2 B) to pointer. */
 #define SORT_PICK(id, k, a, b) ((id) == 0 ? (k) : (id) == 1 ? (a) : (b))
@@ -655,3 +661,4 @@ __kernel void sort_copy(__global KT *keys, __global VT *vals, __global const KT 
 #endif
     }
 }
+#endif /* !CHUNKED */
