@@ -558,10 +558,58 @@ __kernel void sort_scan_apply(__global uint *c, ulong len, ulong bs,
     }
 }
 
-/* Tile t sorted stably by digit d in __local memory (RADIX_BITS one-bit
-   splits of (digit, index) entries), then written so that the keys of one
-   digit go to consecutive addresses from the tile's offset. Padding entries
-   of the last tile carry the largest digit and sit after every real key. */
+/* The in-tile ranking works per warp of 32 items: item lane of warp w
+   handles keys w * 32 * TILE_ITEMS + i * 32 + lane (i = 0 .. TILE_ITEMS-1),
+   so the tile's order is (warp, i, lane) and loads stay coalesced. */
+#define SORT_WARPS (TILE_WG / 32)
+#if TILE_WG % 32 || TILE_WG != RADIX
+#error "the tiled sort needs TILE_WG a multiple of 32 and equal to RADIX"
+#endif
+
+#if NV_PTX
+/* Keys of warp w with digit v before this one (in lane order) plus those of
+   earlier calls: match.any finds the lanes with the same digit, their
+   highest lane adds their number to the (v, w) counter and hands the old
+   value to the others. v == RADIX (no key) takes part but counts nowhere. */
+inline uint sort_rank(uint v, uint lane, uint w, __local uint *lc, __local uint *lx)
+{
+    uint m, pre = 0;
+    asm volatile("match.any.sync.b32 %0, %1, 0xffffffff;" : "=r"(m) : "r"(v));
+    uint leader = 31 - clz(m);
+    if (lane == leader && v < RADIX)
+        pre = atomic_add(&lc[v * SORT_WARPS + w], popcount(m));
+    asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;"
+                 : "=r"(pre) : "r"(pre), "r"(leader));
+    return pre + popcount(m & ((1u << lane) - 1));
+}
+#else
+/* The same through __local memory and group barriers (every item calls it
+   the same number of times). */
+inline uint sort_rank(uint v, uint lane, uint w, __local uint *lc, __local uint *lx)
+{
+    uint lid = get_local_id(0), m = 0;
+    __local uint *ld = lx, *lb = lx + TILE_WG;
+    ld[lid] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint j = 0; j < 32; j++)
+        m |= (uint)(ld[w * 32 + j] == v) << j;
+    uint leader = 31 - clz(m);
+    if (lane == leader) {
+        uint pre = v < RADIX ? lc[v * SORT_WARPS + w] : 0;
+        if (v < RADIX)
+            lc[v * SORT_WARPS + w] = pre + popcount(m);
+        lb[lid] = pre;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return lb[w * 32 + leader] + popcount(m & ((1u << lane) - 1));
+}
+#endif
+
+/* Tile t sorted stably by digit d: each key ranked among its warp's keys
+   of the same digit (sort_rank), a scan of the (digit, warp) counts gives
+   its place in the tile, the tile is reordered in __local memory and then
+   written so that the keys of one digit go to consecutive addresses from
+   the tile's offset in the scanned count table. */
 __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global KT *ak,
                                 __global VT *av, ulong koff, ulong voff, ulong n, uint d,
                                 KT m0, KT m1, __global const ulong *plan,
@@ -571,12 +619,12 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
 #if VAL_BYTES
     __local VT lv[TILE];
 #endif
-    __local uint lp[TILE];
-    __local uint ls[TILE_WG];
-    __local uint lh[RADIX];
-    __local uint lst[RADIX];
+    __local uint lc[RADIX * SORT_WARPS];
+    __local uint lx[2 * TILE_WG];
+    __local uint lo[RADIX];
     ulong route = plan[PLAN_ROUTE + d];
     uint lid = get_local_id(0), t = get_group_id(0), total;
+    uint lane = lid % 32, w = lid / 32;
 
     if (!(route & ROUTE_LIVE))
         return;
@@ -587,57 +635,56 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
     __global KT *dk = SORT_PICK((route >> 2) & 3, keys + koff, ak, ak + n);
     __global VT *dv = SORT_PICK((route >> 2) & 3, vals + voff, av, av + n);
 
-    for (uint v = lid; v < RADIX; v += TILE_WG)
-        lh[v] = 0;
+    for (uint j = lid; j < RADIX * SORT_WARPS; j += TILE_WG)
+        lc[j] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint r = 0; r < TILE_ITEMS; r++) {
-        uint p = r * TILE_WG + lid;
-        uint v = RADIX - 1;
+    KT k[TILE_ITEMS];
+    uint rank[TILE_ITEMS];
+    uint first = w * 32 * TILE_ITEMS + lane;
+    for (uint i = 0; i < TILE_ITEMS; i++) {
+        uint p = first + i * 32, v = RADIX;
+        k[i] = 0;
         if (valid == TILE || p < valid) {
-            KT k = sk[p];
-            lk[p] = k;
+            k[i] = sk[p];
+            v = sort_digit(sort_xf(k[i], m0, m1), d);
+        }
+        rank[i] = sort_rank(v, lane, w, lc, lx);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    /* Item v owns digit v: its warps' counts become their first places. */
+    uint sum = 0;
+    for (uint u = 0; u < SORT_WARPS; u++) {
+        uint c = lc[lid * SORT_WARPS + u];
+        lc[lid * SORT_WARPS + u] = sum;
+        sum += c;
+    }
+    uint st = sort_wg_scan(sum, lx, &total);
+    for (uint u = 0; u < SORT_WARPS; u++)
+        lc[lid * SORT_WARPS + u] += st;
+    /* output position of tile place p with digit v: lo[v] + p (mod 2^32) */
+    lo[lid] = offs[lid * ntiles + t] - st;
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    for (uint i = 0; i < TILE_ITEMS; i++) {
+        uint p = first + i * 32;
+        if (valid == TILE || p < valid) {
+            uint at = lc[sort_digit(sort_xf(k[i], m0, m1), d) * SORT_WARPS + w] + rank[i];
+            lk[at] = k[i];
 #if VAL_BYTES
-            lv[p] = sv[p];
+            lv[at] = sv[p];
 #endif
-            v = sort_digit(sort_xf(k, m0, m1), d);
-            atomic_inc(&lh[v]);
         }
-        lp[p] = v << 16 | p;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-
-    for (uint bit = 0; bit < RADIX_BITS; bit++) {
-        uint e[TILE_ITEMS], zeros = 0;
-        for (uint k = 0; k < TILE_ITEMS; k++) {
-            e[k] = lp[lid * TILE_ITEMS + k];
-            zeros += !((e[k] >> (16 + bit)) & 1);
-        }
-        uint z = sort_wg_scan(zeros, ls, &total);
-        uint o = total + lid * TILE_ITEMS - z;
-        for (uint k = 0; k < TILE_ITEMS; k++) {
-            if ((e[k] >> (16 + bit)) & 1)
-                lp[o++] = e[k];
-            else
-                lp[z++] = e[k];
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-
-    for (uint v0 = 0; v0 < RADIX; v0 += TILE_WG) {
-        uint v = v0 + lid;
-        uint st = sort_wg_scan(v < RADIX ? lh[v] : 0, ls, &total);
-        if (v < RADIX)
-            lst[v] = st + (v0 ? lst[v0 - 1] + lh[v0 - 1] : 0);
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
     for (uint r = 0; r < TILE_ITEMS; r++) {
         uint p = r * TILE_WG + lid;
         if (valid == TILE || p < valid) {
-            uint e = lp[p], v = e >> 16, i = e & 0xffff;
-            ulong to = offs[v * ntiles + t] + (p - lst[v]);
-            dk[to] = lk[i];
+            KT x = lk[p];
+            ulong to = lo[sort_digit(sort_xf(x, m0, m1), d)] + p;
+            dk[to] = x;
 #if VAL_BYTES
-            dv[to] = lv[i];
+            dv[to] = lv[p];
 #endif
         }
     }

@@ -67,11 +67,12 @@ static size_t chunks_for(const gpgpu_context *ctx, size_t n)
 }
 
 /* Keys per tile of the tiled layout: the plan's sort_tile, halved until a
-   group's __local keys, values and entries fit the device. */
+   group's __local keys and values fit the device beside its 12 KiB of
+   (digit, warp) counters and scan space. */
 static size_t tile_items(const gpgpu_context *ctx, size_t ks, size_t vs)
 {
     size_t items = ctx->tune.sort_tile / TILE_WG;
-    while (items > 1 && TILE_WG * items * (ks + vs + 4) + 4 * 1024 > ctx->local_mem)
+    while (items > 1 && TILE_WG * items * (ks + vs) + 12 * 1024 > ctx->local_mem)
         items /= 2;
     return items ? items : 1;
 }
