@@ -166,12 +166,12 @@ static int serial_wanted(bench *b, size_t n)
 {
     cl_device_id dev;
     cl_device_type type = CL_DEVICE_TYPE_CPU;
-    if (n <= (1u << 10))
+    if (n <= (1u << 24) || !b->cl)
         return 1;
     if (clGetCommandQueueInfo(b->queue, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL) ||
         clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL))
         return 1;
-    return 0;
+    return (type & CL_DEVICE_TYPE_CPU) != 0;
 }
 
 /* ---- the library -------------------------------------------------------- */
