@@ -270,6 +270,8 @@ static gpgpu_status sort_buffer(gpgpu_context *ctx, const sort_job *j, cl_uint n
     gpgpu_status s = j->n < 2 ? GPGPU_SUCCESS : sort_enqueue(ctx, j);
     if (s == GPGPU_SUCCESS)
         s = gpgpu__end(ctx, done);
+    if (s == GPGPU_SUCCESS && ctx->profile_print)
+        gpgpu__profile_print(ctx, j->value_size ? "gpgpu_sort_pairs" : "gpgpu_sort");
     else
         gpgpu__end(ctx, NULL);
     gpgpu__unlock(ctx);
