@@ -571,14 +571,28 @@ __kernel void sort_scan_apply(__global uint *c, ulong len, ulong bs,
 #endif
 
 #if NV_PTX
+inline uint sort_ballot(uint pred)
+{
+    uint r;
+    asm volatile("{ .reg .pred p; setp.ne.u32 p, %1, 0; vote.sync.ballot.b32 %0, p, 0xffffffff; }"
+                 : "=r"(r) : "r"(pred));
+    return r;
+}
+
 /* Keys of warp w with digit v before this one (in lane order) plus those of
-   earlier calls: match.any finds the lanes with the same digit, their
-   highest lane adds their number to the (v, w) counter and hands the old
-   value to the others. v == RADIX (no key) takes part but counts nowhere. */
+   earlier calls: one ballot per digit bit finds the lanes with the same
+   digit (the match.any instruction is much slower), their highest lane
+   adds their number to the (v, w) counter and hands the old value to the
+   others. v == RADIX (no key) takes part but counts nowhere. */
 inline uint sort_rank(uint v, uint lane, uint w, __local uint *lc, __local uint *lx)
 {
-    uint m, pre = 0;
-    asm volatile("match.any.sync.b32 %0, %1, 0xffffffff;" : "=r"(m) : "r"(v));
+    uint m = sort_ballot(v < RADIX), pre = 0;
+    if (v == RADIX)
+        m = ~m;
+    for (uint b = 0; b < RADIX_BITS; b++) {
+        uint bit = (v >> b) & 1, votes = sort_ballot(bit);
+        m &= bit ? votes : ~votes;
+    }
     uint leader = 31 - clz(m);
     if (lane == leader && v < RADIX)
         pre = atomic_add(&lc[v * SORT_WARPS + w], popcount(m));

@@ -156,7 +156,7 @@ static gpgpu_status enqueue_tiled_pass(gpgpu_context *ctx, const sort_job *j, so
 static gpgpu_status enqueue_tiled(gpgpu_context *ctx, const sort_job *j, sort_run *r,
                                   size_t tile)
 {
-    size_t g = ctx->tune.groups < SORT_RADIX ? ctx->tune.groups : SORT_RADIX;
+    size_t g = ctx->tune.groups;
     size_t ntiles = (j->n + tile - 1) / tile;
     cl_ulong chunk = 0;
     cl_uint ngroups = (cl_uint)g;
