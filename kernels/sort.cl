@@ -25,12 +25,17 @@
  *                 the last pass writing the caller's buffer; a bucket too
  *                 big for the cache is split by its next digit first
  * Tiled layout (CHUNKED=0, GPUs): the same sort_bits / sort_plan decisions,
- * then per live digit LSD passes over tiles of TILE keys:
- *   sort_tile_count   per-tile digit counts in __local memory
- *   (scan of the digit-major count table, sort_scan_*)
- *   sort_tile_scatter stable in-tile ranking in __local memory, then writes
- *                     that are contiguous per digit
- *   sort_copy         the result, from scratch, into the caller's buffer
+ * sort_bits also counting every digit of every key (each pass's global
+ * digit starts), then per live digit one LSD pass over tiles of TILE keys:
+ *   sort_tile_scatter ranks each key in its tile by warp (ballots on
+ *                     NVIDIA), finds the tile's offsets by a decoupled
+ *                     look-back over earlier tiles' digit counts, reorders
+ *                     the tile in __local memory and writes it so that keys
+ *                     of one digit go to consecutive addresses; the passes
+ *                     go from the caller's buffer through scratch A and B
+ *                     back to it
+ *   sort_copy         the result into the caller's buffer when a single
+ *                     digit was live
  */
 
 #ifndef CHUNKED
@@ -116,13 +121,19 @@ __kernel void sort_bits(__global const KT *keys, ulong koff, ulong n, ulong chun
     bits[3 * i + 2] = descents;
 }
 #else
+/* The GPU form also counts every digit of every key (hist[d * RADIX + v],
+   zeroed by the host): the passes' global digit starts. */
 __kernel void sort_bits(__global const KT *keys, ulong koff, ulong n, ulong chunk, KT m0,
-                        KT m1, __global ulong *bits)
+                        KT m1, __global ulong *bits, __global uint *hist)
 {
     __local KT lany[TILE_WG], lall[TILE_WG], ldesc[TILE_WG];
+    __local uint lh[DIGITS * RADIX];
     uint lid = get_local_id(0);
     KT some = 0, every = ~(KT)0, descents = 0;
 
+    for (uint j = lid; j < DIGITS * RADIX; j += TILE_WG)
+        lh[j] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
     keys += koff;
     for (ulong j = get_global_id(0); j < n; j += get_global_size(0)) {
         KT x = sort_xf(keys[j], m0, m1);
@@ -130,6 +141,8 @@ __kernel void sort_bits(__global const KT *keys, ulong koff, ulong n, ulong chun
             descents |= sort_xf(keys[j + 1], m0, m1) < x;
         some |= x;
         every &= x;
+        for (uint d = 0; d < DIGITS; d++)
+            atomic_inc(&lh[d * RADIX + sort_digit(x, d)]);
     }
     lany[lid] = some;
     lall[lid] = every;
@@ -148,6 +161,9 @@ __kernel void sort_bits(__global const KT *keys, ulong koff, ulong n, ulong chun
         bits[3 * g + 1] = lall[0];
         bits[3 * g + 2] = ldesc[0];
     }
+    for (uint j = lid; j < DIGITS * RADIX; j += TILE_WG)
+        if (lh[j])
+            atomic_add(&hist[j], lh[j]);
 }
 #endif
 
@@ -248,6 +264,23 @@ __kernel void sort_plan(__global const ulong *bits, __global const uint *hist, u
     for (uint i = 0; i < nchunks && live; i++) {
         offsets[i * RADIX + v] = pos;
         pos += hist[i * RADIX + v];
+    }
+#else
+    /* each digit's global starts: offsets[d * RADIX + v] */
+    for (uint d = 0; d < DIGITS; d++) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        start[v] = hist[d * RADIX + v];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (v == 0) {
+            ulong sum = 0;
+            for (uint u = 0; u < RADIX; u++) {
+                ulong s = start[u];
+                start[u] = sum;
+                sum += s;
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        offsets[d * RADIX + v] = start[v];
     }
 #endif
 }
@@ -479,89 +512,6 @@ inline uint sort_wg_scan(uint x, __local uint *ls, uint *total)
     return r;
 }
 
-/* Digit d's count in tile t, written digit-major: counts[v * ntiles + t]. */
-__kernel void sort_tile_count(__global const KT *keys, __global const KT *ak, ulong koff,
-                              ulong n, uint d, KT m0, KT m1, __global const ulong *plan,
-                              __global uint *counts, uint ntiles)
-{
-    __local uint lh[RADIX];
-    ulong route = plan[PLAN_ROUTE + d];
-    uint lid = get_local_id(0), t = get_group_id(0);
-
-    if (!(route & ROUTE_LIVE))
-        return;
-    __global const KT *src = SORT_PICK(route & 3, keys + koff, ak, ak + n) + (ulong)t * TILE;
-    uint valid = (uint)min((ulong)TILE, n - (ulong)t * TILE);
-    for (uint v = lid; v < RADIX; v += TILE_WG)
-        lh[v] = 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (valid == TILE) {
-        for (uint r = 0; r < TILE_ITEMS; r++)
-            atomic_inc(&lh[sort_digit(sort_xf(src[r * TILE_WG + lid], m0, m1), d)]);
-    } else {
-        for (uint p = lid; p < valid; p += TILE_WG)
-            atomic_inc(&lh[sort_digit(sort_xf(src[p], m0, m1), d)]);
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint v = lid; v < RADIX; v += TILE_WG)
-        counts[v * ntiles + t] = lh[v];
-}
-
-/* Exclusive scan of the count table, in three steps over blocks of bs
-   entries: block sums, a scan of the sums (one group), the blocks scanned
-   from their sums. */
-__kernel void sort_scan_reduce(__global const uint *c, ulong len, ulong bs,
-                               __global uint *sums, __global const ulong *plan, uint d)
-{
-    __local uint ls[TILE_WG];
-    ulong b = get_group_id(0), start = b * bs, end = min(len, start + bs);
-    uint s = 0, total;
-
-    if (!(plan[PLAN_ROUTE + d] & ROUTE_LIVE))
-        return;
-    for (ulong j = start + get_local_id(0); j < end; j += TILE_WG)
-        s += c[j];
-    sort_wg_scan(s, ls, &total);
-    if (get_local_id(0) == 0)
-        sums[b] = total;
-}
-
-__kernel void sort_scan_sums(__global uint *sums, uint nb, __global const ulong *plan, uint d)
-{
-    __local uint ls[TILE_WG];
-    uint carry = 0, total;
-
-    if (!(plan[PLAN_ROUTE + d] & ROUTE_LIVE))
-        return;
-    for (uint base = 0; base < nb; base += TILE_WG) {
-        uint j = base + get_local_id(0);
-        uint ex = sort_wg_scan(j < nb ? sums[j] : 0, ls, &total);
-        if (j < nb)
-            sums[j] = carry + ex;
-        carry += total;
-    }
-}
-
-__kernel void sort_scan_apply(__global uint *c, ulong len, ulong bs,
-                              __global const uint *sums, __global const ulong *plan, uint d)
-{
-    __local uint ls[TILE_WG];
-    ulong b = get_group_id(0), start = b * bs, end = min(len, start + bs);
-    uint carry, total;
-
-    if (!(plan[PLAN_ROUTE + d] & ROUTE_LIVE))
-        return;
-    carry = sums[b];
-    for (ulong base = start; base < end; base += TILE_WG) {
-        ulong j = base + get_local_id(0);
-        uint x = j < end ? c[j] : 0;
-        uint ex = sort_wg_scan(x, ls, &total);
-        if (j < end)
-            c[j] = carry + ex;
-        carry += total;
-    }
-}
-
 /* The in-tile ranking works per warp of 32 items: item lane of warp w
    handles keys w * 32 * TILE_ITEMS + i * 32 + lane (i = 0 .. TILE_ITEMS-1),
    so the tile's order is (warp, i, lane) and loads stay coalesced. */
@@ -623,15 +573,41 @@ inline uint sort_rank(uint v, uint lane, uint w, __local uint *lc, __local uint 
 }
 #endif
 
-/* Tile t sorted stably by digit d: each key ranked among its warp's keys
-   of the same digit (sort_rank), a scan of the (digit, warp) counts gives
-   its place in the tile, the tile is reordered in __local memory and then
-   written so that the keys of one digit go to consecutive addresses from
-   the tile's offset in the scanned count table. */
+/* Status words of the decoupled look-back: a tile's count of one digit
+   (AGG) or that plus the counts of every earlier tile (INC), 0: not yet. */
+#define LB_AGG (1ul << 62)
+#define LB_INC (2ul << 62)
+
+/* Item v's exclusive prefix for digit v over the tiles before t: their
+   status words, latest first, until one holds an inclusive prefix. */
+inline uint sort_lookback(__global volatile ulong *st, uint t, uint v)
+{
+    uint excl = 0;
+    for (uint k = t; k > 0;) {
+        ulong s = st[(ulong)(k - 1) * RADIX + v];
+        if (!(s & (LB_AGG | LB_INC)))
+            continue;
+        excl += (uint)s;
+        if (s & LB_INC)
+            break;
+        k--;
+    }
+    return excl;
+}
+
+/* One LSD pass, one tile: tile t (in the order of a ticket taken at the
+   start, so that every earlier tile is already running) is sorted stably
+   by digit d: each key ranked among its warp's keys of the same digit
+   (sort_rank), a scan of the (digit, warp) counts gives its place in the
+   tile, the tile's digit counts go out for later tiles while it looks back
+   over earlier ones for its offsets (status, zeroed by the host: word 0
+   the ticket, then RADIX words per tile), the tile is reordered in __local
+   memory and written so that the keys of one digit go to consecutive
+   addresses. */
 __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global KT *ak,
                                 __global VT *av, ulong koff, ulong voff, ulong n, uint d,
                                 KT m0, KT m1, __global const ulong *plan,
-                                __global const uint *offs, uint ntiles)
+                                __global ulong *status)
 {
     __local KT lk[TILE];
 #if VAL_BYTES
@@ -640,22 +616,27 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
     __local uint lc[RADIX * SORT_WARPS];
     __local uint lx[2 * TILE_WG];
     __local uint lo[RADIX];
+    __local uint lt;
     ulong route = plan[PLAN_ROUTE + d];
-    uint lid = get_local_id(0), t = get_group_id(0), total;
+    uint lid = get_local_id(0), total;
     uint lane = lid % 32, w = lid / 32;
 
     if (!(route & ROUTE_LIVE))
         return;
+    if (lid == 0)
+        lt = atomic_inc((__global uint *)status);
+    for (uint j = lid; j < RADIX * SORT_WARPS; j += TILE_WG)
+        lc[j] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint t = lt;
     ulong base = (ulong)t * TILE;
     uint valid = (uint)min((ulong)TILE, n - base);
     __global KT *sk = SORT_PICK(route & 3, keys + koff, ak, ak + n) + base;
     __global VT *sv = SORT_PICK(route & 3, vals + voff, av, av + n) + base;
     __global KT *dk = SORT_PICK((route >> 2) & 3, keys + koff, ak, ak + n);
     __global VT *dv = SORT_PICK((route >> 2) & 3, vals + voff, av, av + n);
+    __global volatile ulong *st = status + 1;
 
-    for (uint j = lid; j < RADIX * SORT_WARPS; j += TILE_WG)
-        lc[j] = 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
     KT k[TILE_ITEMS];
     uint rank[TILE_ITEMS];
     uint first = w * 32 * TILE_ITEMS + lane;
@@ -677,11 +658,15 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
         lc[lid * SORT_WARPS + u] = sum;
         sum += c;
     }
-    uint st = sort_wg_scan(sum, lx, &total);
+    st[(ulong)t * RADIX + lid] = (t ? LB_AGG : LB_INC) | sum;
+    uint at = sort_wg_scan(sum, lx, &total);
     for (uint u = 0; u < SORT_WARPS; u++)
-        lc[lid * SORT_WARPS + u] += st;
+        lc[lid * SORT_WARPS + u] += at;
+    uint excl = sort_lookback(st, t, lid);
+    if (t)
+        st[(ulong)t * RADIX + lid] = LB_INC | (excl + sum);
     /* output position of tile place p with digit v: lo[v] + p (mod 2^32) */
-    lo[lid] = offs[lid * ntiles + t] - st;
+    lo[lid] = (uint)plan[PLAN_WORDS + d * RADIX + lid] + excl - at;
     barrier(CLK_LOCAL_MEM_FENCE);
 
     for (uint i = 0; i < TILE_ITEMS; i++) {

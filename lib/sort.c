@@ -17,11 +17,11 @@
 
 #include "internal.h"
 
-/* PLAN_WORDS as in kernels/sort.cl: the plan, before the chunks' offsets. */
+/* PLAN_WORDS as in kernels/sort.cl: the plan, before the chunks' offsets
+   (chunked layout) or each digit's global starts (tiled layout). */
 enum { SORT_RADIX_BITS = 8, SORT_RADIX = 1 << SORT_RADIX_BITS, PLAN_WORDS = 2 + 2 * SORT_RADIX + 17 };
 enum { MIN_CHUNK = 4096 }; /* keys per chunk below which more chunks only add overhead */
 enum { TILE_WG = 256 };    /* tiled layout: one item per digit value in the group scans */
-enum { SCAN_BLOCKS = 1024 }; /* most blocks of the count-table scan (one group scans their sums) */
 
 typedef struct {
     gpgpu_type t;
@@ -121,60 +121,42 @@ static gpgpu_status enqueue_chunked(gpgpu_context *ctx, const sort_job *j, sort_
                       MASK_ARGS(r->m), GPGPU__ARG(r->plan), GPGPU__END);
 }
 
-/* One LSD pass of the tiled layout over digit d (a no-op on the device when
-   the plan says every key shares the digit). */
-static gpgpu_status enqueue_tiled_pass(gpgpu_context *ctx, const sort_job *j, sort_run *r,
-                                       cl_uint d, size_t tile, cl_mem sums)
-{
-    cl_uint ntiles = (cl_uint)((j->n + tile - 1) / tile);
-    cl_ulong len = (cl_ulong)SORT_RADIX * ntiles;
-    cl_ulong bs = (len + TILE_WG * SCAN_BLOCKS - 1) / (TILE_WG * SCAN_BLOCKS) * TILE_WG;
-    cl_uint nb = (cl_uint)((len + bs - 1) / bs);
-    gpgpu__program *p = r->prog;
-
-    GPGPU__TRY(gpgpu__run(ctx, p, "sort_tile_count", ntiles * TILE_WG, TILE_WG,
-                          GPGPU__ARG(j->keys), GPGPU__ARG(r->ak), GPGPU__ARG(r->koff),
-                          GPGPU__ARG(r->n), GPGPU__ARG(d), MASK_ARGS(r->m), GPGPU__ARG(r->plan),
-                          GPGPU__ARG(r->hist), GPGPU__ARG(ntiles), GPGPU__END));
-    GPGPU__TRY(gpgpu__run(ctx, p, "sort_scan_reduce", nb * TILE_WG, TILE_WG,
-                          GPGPU__ARG(r->hist), GPGPU__ARG(len), GPGPU__ARG(bs),
-                          GPGPU__ARG(sums), GPGPU__ARG(r->plan), GPGPU__ARG(d), GPGPU__END));
-    GPGPU__TRY(gpgpu__run(ctx, p, "sort_scan_sums", TILE_WG, TILE_WG, GPGPU__ARG(sums),
-                          GPGPU__ARG(nb), GPGPU__ARG(r->plan), GPGPU__ARG(d), GPGPU__END));
-    GPGPU__TRY(gpgpu__run(ctx, p, "sort_scan_apply", nb * TILE_WG, TILE_WG,
-                          GPGPU__ARG(r->hist), GPGPU__ARG(len), GPGPU__ARG(bs),
-                          GPGPU__ARG(sums), GPGPU__ARG(r->plan), GPGPU__ARG(d), GPGPU__END));
-    return gpgpu__run(ctx, p, "sort_tile_scatter", ntiles * TILE_WG, TILE_WG,
-                      GPGPU__ARG(j->keys), GPGPU__ARG(r->vals), GPGPU__ARG(r->ak),
-                      GPGPU__ARG(r->av), GPGPU__ARG(r->koff), GPGPU__ARG(r->voff),
-                      GPGPU__ARG(r->n), GPGPU__ARG(d), MASK_ARGS(r->m), GPGPU__ARG(r->plan),
-                      GPGPU__ARG(r->hist), GPGPU__ARG(ntiles), GPGPU__END);
-}
-
-/* GPUs: the bits per group, the plan, an LSD pass per digit over tiles, the
-   copy home. */
+/* GPUs: the bits and every digit's counts in one read, the plan, an LSD
+   pass per digit over tiles (a no-op on the device when the plan says
+   every key shares the digit), the copy home when one digit was live. */
 static gpgpu_status enqueue_tiled(gpgpu_context *ctx, const sort_job *j, sort_run *r,
                                   size_t tile)
 {
     size_t g = ctx->tune.groups;
     size_t ntiles = (j->n + tile - 1) / tile;
+    size_t status_bytes = (1 + ntiles * SORT_RADIX) * sizeof(cl_ulong);
     cl_ulong chunk = 0;
-    cl_uint ngroups = (cl_uint)g;
-    cl_mem sums;
+    cl_uint ngroups = (cl_uint)g, zero = 0;
+    cl_mem status;
 
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS2, 3 * g * sizeof(cl_ulong), &r->bits));
-    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_COUNTS,
-                              SORT_RADIX * ntiles * sizeof(cl_uint), &r->hist));
-    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_AUX, PLAN_WORDS * sizeof(cl_ulong), &r->plan));
-    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS, SCAN_BLOCKS * sizeof(cl_uint), &sums));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS, r->digits * SORT_RADIX * sizeof(cl_uint),
+                              &r->hist));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_COUNTS, status_bytes, &status));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_AUX,
+                              (PLAN_WORDS + r->digits * SORT_RADIX) * sizeof(cl_ulong), &r->plan));
+    GPGPU__TRY(gpgpu__fill(ctx, r->hist, 0, r->digits * SORT_RADIX * sizeof(cl_uint), &zero,
+                           sizeof zero));
     GPGPU__TRY(gpgpu__run(ctx, r->prog, "sort_bits", g * TILE_WG, TILE_WG, GPGPU__ARG(j->keys),
                           GPGPU__ARG(r->koff), GPGPU__ARG(r->n), GPGPU__ARG(chunk),
-                          MASK_ARGS(r->m), GPGPU__ARG(r->bits), GPGPU__END));
+                          MASK_ARGS(r->m), GPGPU__ARG(r->bits), GPGPU__ARG(r->hist),
+                          GPGPU__END));
     GPGPU__TRY(gpgpu__run(ctx, r->prog, "sort_plan", SORT_RADIX, SORT_RADIX,
                           GPGPU__ARG(r->bits), GPGPU__ARG(r->hist), GPGPU__ARG(ngroups),
                           GPGPU__ARG(r->plan), GPGPU__END));
-    for (cl_uint d = 0; d < r->digits; d++)
-        GPGPU__TRY(enqueue_tiled_pass(ctx, j, r, d, tile, sums));
+    for (cl_uint d = 0; d < r->digits; d++) {
+        GPGPU__TRY(gpgpu__fill(ctx, status, 0, status_bytes, &zero, sizeof zero));
+        GPGPU__TRY(gpgpu__run(ctx, r->prog, "sort_tile_scatter", ntiles * TILE_WG, TILE_WG,
+                              GPGPU__ARG(j->keys), GPGPU__ARG(r->vals), GPGPU__ARG(r->ak),
+                              GPGPU__ARG(r->av), GPGPU__ARG(r->koff), GPGPU__ARG(r->voff),
+                              GPGPU__ARG(r->n), GPGPU__ARG(d), MASK_ARGS(r->m),
+                              GPGPU__ARG(r->plan), GPGPU__ARG(status), GPGPU__END));
+    }
     size_t copy_groups = ntiles < ctx->tune.groups ? ntiles : ctx->tune.groups;
     return gpgpu__run(ctx, r->prog, "sort_copy", copy_groups * TILE_WG, TILE_WG,
                       GPGPU__ARG(j->keys), GPGPU__ARG(r->vals), GPGPU__ARG(r->ak),
@@ -196,7 +178,7 @@ static gpgpu_status sort_enqueue(gpgpu_context *ctx, const sort_job *j)
     r.n = j->n;
     r.vals = r.vs ? j->vals : j->keys; /* keys only: the kernels never touch values */
     masks_for(j, &r.m);
-    /* The tiled layout keeps its count-table offsets in 32 bits. */
+    /* The tiled layout keeps its offsets in 32 bits. */
     if (!chunked && j->n > UINT32_MAX)
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
                            "sort: at most 2^32 - 1 keys per call on this device (n = %zu)", j->n);
