@@ -640,13 +640,17 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
     KT k[TILE_ITEMS];
     uint rank[TILE_ITEMS];
     uint first = w * 32 * TILE_ITEMS + lane;
+    /* every load in flight before the ranking (its inline assembly keeps
+       the compiler from moving loads past it) */
+#pragma unroll
     for (uint i = 0; i < TILE_ITEMS; i++) {
-        uint p = first + i * 32, v = RADIX;
-        k[i] = 0;
-        if (valid == TILE || p < valid) {
-            k[i] = sk[p];
-            v = sort_digit(sort_xf(k[i], m0, m1), d);
-        }
+        uint p = first + i * 32;
+        k[i] = valid == TILE || p < valid ? sk[p] : 0;
+    }
+#pragma unroll
+    for (uint i = 0; i < TILE_ITEMS; i++) {
+        uint p = first + i * 32;
+        uint v = valid == TILE || p < valid ? sort_digit(sort_xf(k[i], m0, m1), d) : RADIX;
         rank[i] = sort_rank(v, lane, w, lc, lx);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -669,6 +673,7 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
     lo[lid] = (uint)plan[PLAN_WORDS + d * RADIX + lid] + excl - at;
     barrier(CLK_LOCAL_MEM_FENCE);
 
+#pragma unroll
     for (uint i = 0; i < TILE_ITEMS; i++) {
         uint p = first + i * 32;
         if (valid == TILE || p < valid) {
@@ -680,6 +685,7 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
     for (uint r = 0; r < TILE_ITEMS; r++) {
         uint p = r * TILE_WG + lid;
         if (valid == TILE || p < valid) {
