@@ -573,12 +573,6 @@ inline uint sort_rank(uint v, uint lane, uint w, __local uint *lc, __local uint 
 }
 #endif
 
-#if VAL_BYTES
-#define SORT_KEYS_UNROLL
-#else
-#define SORT_KEYS_UNROLL _Pragma("unroll")
-#endif
-
 /* Status words of the decoupled look-back: a tile's count of one digit
    (AGG) or that plus the counts of every earlier tile (INC), 0: not yet. */
 #define LB_AGG (1ul << 62)
@@ -649,23 +643,31 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
 #if !VAL_BYTES
     /* Keys only: every load in flight before the ranking (its inline
        assembly keeps the compiler from moving loads past it), loops
-       unrolled. With values the extra registers cost more than this gains
-       (H200, 2^28 u32 pairs: 17.8 Gpairs/s against 20.9). */
+       unrolled. With values the compiler does worse with any of it (H200,
+       2^28 u32 pairs: 20.9 Gpairs/s as below, 14.0-17.8 with some or all
+       of the keys' form). */
 #pragma unroll
     for (uint i = 0; i < TILE_ITEMS; i++) {
         uint p = first + i * 32;
         k[i] = valid == TILE || p < valid ? sk[p] : 0;
     }
-#endif
-    SORT_KEYS_UNROLL
+#pragma unroll
     for (uint i = 0; i < TILE_ITEMS; i++) {
         uint p = first + i * 32;
-#if VAL_BYTES
-        k[i] = valid == TILE || p < valid ? sk[p] : 0;
-#endif
         uint v = valid == TILE || p < valid ? sort_digit(sort_xf(k[i], m0, m1), d) : RADIX;
         rank[i] = sort_rank(v, lane, w, lc, lx);
     }
+#else
+    for (uint i = 0; i < TILE_ITEMS; i++) {
+        uint p = first + i * 32, v = RADIX;
+        k[i] = 0;
+        if (valid == TILE || p < valid) {
+            k[i] = sk[p];
+            v = sort_digit(sort_xf(k[i], m0, m1), d);
+        }
+        rank[i] = sort_rank(v, lane, w, lc, lx);
+    }
+#endif
     barrier(CLK_LOCAL_MEM_FENCE);
 
     /* Item v owns digit v: its warps' counts become their first places. */
@@ -686,7 +688,9 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
     lo[lid] = (uint)plan[PLAN_WORDS + d * RADIX + lid] + excl - at;
     barrier(CLK_LOCAL_MEM_FENCE);
 
+#if !VAL_BYTES /* see the ranking loop */
 #pragma unroll
+#endif
     for (uint i = 0; i < TILE_ITEMS; i++) {
         uint p = first + i * 32;
         if (valid == TILE || p < valid) {
@@ -698,7 +702,9 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    SORT_KEYS_UNROLL
+#if !VAL_BYTES /* see the ranking loop */
+#pragma unroll
+#endif
     for (uint r = 0; r < TILE_ITEMS; r++) {
         uint p = r * TILE_WG + lid;
         if (valid == TILE || p < valid) {
