@@ -154,6 +154,11 @@ gpgpu_status gpgpu__scratch(gpgpu_context *ctx, int slot, size_t bytes, cl_mem *
 gpgpu_status gpgpu__buffer(gpgpu_context *ctx, cl_mem_flags flags, size_t bytes,
                            const void *host, cl_mem *out);
 
+/* Elements of size bytes that one host-API pass moves through a device
+   buffer: what the device's largest allocation holds, and at most a quarter
+   of its memory (at least 1). */
+size_t gpgpu__chunk_elems(const gpgpu_context *ctx, size_t size);
+
 /* Blocking read of bytes at offset of buf into host. */
 gpgpu_status gpgpu__read(gpgpu_context *ctx, cl_mem buf, size_t offset, size_t bytes,
                          void *host);
