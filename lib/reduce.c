@@ -3,6 +3,7 @@
    input into one partial; pass 1 (only with more than one group) combines
    the partials with one group. The shape depends only on n and the device,
    so float results are reproducible bit for bit. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,7 +153,7 @@ gpgpu_status gpgpu_reduce(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, const v
     GPGPU__CHECK_ARG(ctx, GPGPU__VALID_OP(op));
     GPGPU__CHECK_ARG(ctx, in != NULL || n == 0);
     GPGPU__CHECK_ARG(ctx, result != NULL);
-    GPGPU__CHECK_ARG(ctx, n <= SIZE_MAX / gpgpu__type(t)->size);
+    GPGPU__CHECK_ARG(ctx, n <= PTRDIFF_MAX / gpgpu__type(t)->size);
     GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(in, t));
     if (ctx->host) {
         if (op >= GPGPU_OP_USER)
