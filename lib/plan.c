@@ -20,6 +20,15 @@ static size_t env_size(const char *name, size_t dflt)
     return (*end || x == 0) ? dflt : (size_t)x;
 }
 
+/* "0" or "1" from the environment, else dflt (env_size cannot say 0). */
+static int env_flag(const char *name, int dflt)
+{
+    const char *v = getenv(name);
+    if (v && (!strcmp(v, "0") || !strcmp(v, "1")))
+        return *v == '1';
+    return dflt;
+}
+
 static size_t pow2_floor(size_t x)
 {
     size_t p = 1;
@@ -61,9 +70,9 @@ void gpgpu__plan_init(gpgpu_context *ctx)
     if (t->wg > ctx->max_wg)
         t->wg = pow2_floor(ctx->max_wg);
     t->groups = env_size("GPGPU_GROUPS", t->groups);
-    t->chunked = (int)env_size("GPGPU_CHUNKED", (size_t)t->chunked + 1) - 1;
+    t->chunked = env_flag("GPGPU_CHUNKED", t->chunked);
     t->sort_bits = (int)env_size("GPGPU_SORT_BITS", (size_t)t->sort_bits);
-    t->nv_ptx = t->nv_ptx && env_size("GPGPU_PTX", 2) != 1;
+    t->nv_ptx = t->nv_ptx && env_flag("GPGPU_PTX", 1); /* only ever turned off on NVIDIA */
     const char *scan = getenv("GPGPU_SCAN");
     if (scan && !strcmp(scan, "multipass"))
         t->scan_single = 0;
