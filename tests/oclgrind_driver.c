@@ -1,0 +1,176 @@
+/* oclgrind_driver.c - runs every kernel of every primitive for each type
+   family at sizes that span several work-groups and end in a ragged tile,
+   checking each result, for tests/oclgrind.sh to run under oclgrind's race,
+   uninitialised-memory, bounds and barrier checks. Sizes stay small:
+   oclgrind interprets every work item.
+
+     oclgrind_driver --list        the "case variant" pairs, one per line
+     oclgrind_driver CASE VARIANT  runs that pair at every size
+
+   One process per pair, largest size first, and the driver's own buffers
+   made once: oclgrind 21.10 reports reads of a buffer created after another
+   was released as uninitialised even when they were written (a two-kernel
+   program reproduces it), so nothing here may allocate after it releases.
+   The library's scratch buffers only grow, so the largest call first keeps
+   them from being replaced.
+
+   Cases are one table: to cover a new primitive, write a case function and
+   add a line to `cases`. Exit status: 0 if every result was right. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpgpu_cl.h"
+
+/* Element counts, largest first: several groups with a ragged last one (the
+   driver runs with small GPGPU_WG / GPGPU_GROUPS), a ragged group, one. */
+static const size_t sizes[] = {4099, 1000, 7, 1};
+enum { NSIZES = sizeof sizes / sizeof sizes[0] };
+
+/* The (type, op) pairs each case runs: one per kernel variant family. */
+static const struct {
+    gpgpu_type t;
+    gpgpu_op op;
+} variants[] = {
+    {GPGPU_U32, GPGPU_SUM},
+    {GPGPU_F32, GPGPU_MIN},
+    {GPGPU_I64, GPGPU_MAX},
+    {GPGPU_F64, GPGPU_SUM},
+};
+enum { NVARIANTS = sizeof variants / sizeof variants[0] };
+
+static int failures;
+
+static void check(int ok, const char *what, gpgpu_type t, size_t n, gpgpu_context *ctx)
+{
+    if (ok)
+        return;
+    fprintf(stderr, "oclgrind_driver: %s, type %d, n=%zu: wrong (%s)\n", what, (int)t, n,
+            gpgpu_last_error(ctx));
+    failures++;
+}
+
+/* Small integers in every type: sums are exact whatever the order. */
+static void fill(gpgpu_type t, void *buf, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i < n; i++) {
+        int v = (int)((i * 2654435761u + seed) % 2001) - 1000;
+        switch (t) {
+        case GPGPU_I32: ((int32_t *)buf)[i] = v; break;
+        case GPGPU_U32: ((uint32_t *)buf)[i] = (uint32_t)v; break;
+        case GPGPU_F32: ((float *)buf)[i] = (float)v; break;
+        case GPGPU_I64: ((int64_t *)buf)[i] = v; break;
+        case GPGPU_U64: ((uint64_t *)buf)[i] = (uint64_t)v; break;
+        case GPGPU_F64: ((double *)buf)[i] = v; break;
+        }
+    }
+}
+
+/* Element i of buf as a double (exact for the small values of fill). */
+static double get(gpgpu_type t, const void *buf, size_t i)
+{
+    switch (t) {
+    case GPGPU_I32: return ((const int32_t *)buf)[i];
+    case GPGPU_U32: return (double)(int32_t)((const uint32_t *)buf)[i];
+    case GPGPU_F32: return ((const float *)buf)[i];
+    case GPGPU_I64: return (double)((const int64_t *)buf)[i];
+    case GPGPU_U64: return (double)(int64_t)((const uint64_t *)buf)[i];
+    case GPGPU_F64: return ((const double *)buf)[i];
+    }
+    return NAN;
+}
+
+static double combine(gpgpu_op op, double a, double b)
+{
+    return op == GPGPU_MIN ? fmin(a, b) : op == GPGPU_MAX ? fmax(a, b) : a + b;
+}
+
+static void case_reduce(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, size_t n)
+{
+    size_t size = gpgpu_type_size(t);
+    unsigned char *x = malloc(n * size), result[8];
+    if (!x)
+        abort();
+    fill(t, x, n, 7);
+    double want = get(t, x, 0);
+    for (size_t i = 1; i < n; i++)
+        want = combine(op, want, get(t, x, i));
+    gpgpu_status s = gpgpu_reduce(ctx, t, op, x, n, result);
+    check(s == GPGPU_SUCCESS && get(t, result, 0) == want, "gpgpu_reduce", t, n, ctx);
+    free(x);
+}
+
+/* The caller's buffers for the _buffer cases, made once at the largest
+   size (see the top of the file). */
+static cl_mem buf_in, buf_out;
+
+static void make_buffers(gpgpu_context *ctx)
+{
+    cl_context cl;
+    cl_int err;
+    clGetCommandQueueInfo(gpgpu_queue(ctx), CL_QUEUE_CONTEXT, sizeof cl, &cl, NULL);
+    buf_in = clCreateBuffer(cl, CL_MEM_READ_ONLY, (sizes[0] + 1) * 8, NULL, &err);
+    buf_out = clCreateBuffer(cl, CL_MEM_WRITE_ONLY, 8, NULL, &err);
+    if (!buf_in || !buf_out)
+        abort();
+}
+
+/* The _buffer path at an offset, so that the unaligned head and tail of the
+   coalesced layout run too. */
+static void case_reduce_buffer(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, size_t n)
+{
+    size_t size = gpgpu_type_size(t);
+    unsigned char *x = malloc((n + 1) * size), result[8];
+    if (!x)
+        abort();
+    fill(t, x, n + 1, 11);
+    double want = get(t, x, 1);
+    for (size_t i = 2; i <= n; i++)
+        want = combine(op, want, get(t, x, i));
+    cl_command_queue q = gpgpu_queue(ctx);
+    clEnqueueWriteBuffer(q, buf_in, CL_TRUE, 0, (n + 1) * size, x, 0, NULL, NULL);
+    gpgpu_status s = gpgpu_reduce_buffer(ctx, t, op, buf_in, 1, n, buf_out, 0, 0, NULL, NULL);
+    if (s == GPGPU_SUCCESS)
+        clEnqueueReadBuffer(q, buf_out, CL_TRUE, 0, size, result, 0, NULL, NULL);
+    check(s == GPGPU_SUCCESS && get(t, result, 0) == want, "gpgpu_reduce_buffer", t, n, ctx);
+    free(x);
+}
+
+static const struct {
+    const char *name;
+    void (*run)(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, size_t n);
+} cases[] = {
+    {"reduce", case_reduce},
+    {"reduce_buffer", case_reduce_buffer},
+};
+enum { NCASES = sizeof cases / sizeof cases[0] };
+
+int main(int argc, char **argv)
+{
+    if (argc == 2 && !strcmp(argv[1], "--list")) {
+        for (int c = 0; c < NCASES; c++)
+            for (int v = 0; v < NVARIANTS; v++)
+                printf("%s %d\n", cases[c].name, v);
+        return 0;
+    }
+    int c = 0, v = argc == 3 ? atoi(argv[2]) : -1;
+    while (argc == 3 && c < NCASES && strcmp(cases[c].name, argv[1]))
+        c++;
+    if (argc != 3 || c == NCASES || v < 0 || v >= NVARIANTS) {
+        fprintf(stderr, "usage: oclgrind_driver --list | CASE VARIANT\n");
+        return 2;
+    }
+    gpgpu_context *ctx;
+    if (gpgpu_context_create(&ctx, NULL) != GPGPU_SUCCESS || !gpgpu_queue(ctx)) {
+        fprintf(stderr, "oclgrind_driver: no OpenCL device: %s\n", gpgpu_last_error(NULL));
+        return 1;
+    }
+    make_buffers(ctx);
+    for (int i = 0; i < NSIZES; i++)
+        cases[c].run(ctx, variants[v].t, variants[v].op, sizes[i]);
+    clReleaseMemObject(buf_in);
+    clReleaseMemObject(buf_out);
+    gpgpu_context_destroy(ctx);
+    return failures ? 1 : 0;
+}
