@@ -171,13 +171,28 @@ GPGPU_API gpgpu_status gpgpu_sort_pairs(gpgpu_context *ctx, gpgpu_type key_type,
 /**
  * Histogram of n samples into nbins even bins over [lo, hi): bin i counts x
  * with lo + i*w <= x < lo + (i+1)*w, w = (hi - lo) / nbins. Values outside
- * and NaN are not counted; bins[0..nbins-1] are overwritten.
- * Integer samples: bin = (x - lo) * nbins / (hi - lo) in exact integer
- * arithmetic, with lo rounded up and hi rounded up to integers.
- * Float samples: bin = (int)((x - lo) * (nbins / (hi - lo))) computed in the
- * sample's precision, clamped to nbins - 1.
- * Errors: INVALID_ARGUMENT (nbins 0, lo >= hi, lo or hi not finite, NULLs),
- * UNSUPPORTED, OUT_OF_MEMORY, OPENCL, BUILD.
+ * and NaN are not counted; bins[0..nbins-1] are overwritten (all zero for
+ * n == 0). nbins may be 1 .. 2^31.
+ * Integer samples are binned exactly: with L = ceil(lo) and H = ceil(hi),
+ * x is counted iff L <= x < H (exactly the integers in [lo, hi)) and goes to
+ * bin (x - L) * nbins / (H - L) in exact integer arithmetic (rounded down).
+ * For integer lo and hi that is the definition above, edges included: a
+ * value on an edge lo + i*w goes to bin i. Non-integer bounds select the
+ * same samples as [lo, hi) and bin them over [ceil(lo), ceil(hi)). Any
+ * range up to H - L = 2^64 works (the whole range of every integer type:
+ * [0, 2^32) for u32, [-2^63, 2^63) for i64 ...); a wider one where a sample
+ * of the type could be counted is UNSUPPORTED.
+ * Float samples: x is counted iff lo <= x < hi, compared exactly; then, in
+ * the sample's precision, t = (x - lo') * s where lo' is lo rounded up to
+ * the sample type and s = nbins / (hi - lo) computed in double, rounded to
+ * the sample type (at most its largest finite value); bin = min(floor(t),
+ * nbins - 1) (a NaN t, possible only when x - lo' overflows, is nbins - 1).
+ * A value on an edge therefore lands where that rounding puts it: usually
+ * bin i, possibly i - 1 when w is not a power of two.
+ * Errors: INVALID_ARGUMENT (nbins 0 or over 2^31, lo >= hi, lo or hi not
+ * finite, NULL in with n > 0, NULL bins, bad type), UNSUPPORTED (integer
+ * range wider than 2^64, 64-bit type the device lacks), OUT_OF_MEMORY,
+ * OPENCL, BUILD.
  */
 GPGPU_API gpgpu_status gpgpu_histogram(gpgpu_context *ctx, gpgpu_type t, const void *in,
                                        size_t n, size_t nbins, double lo, double hi,
@@ -188,7 +203,11 @@ GPGPU_API gpgpu_status gpgpu_histogram(gpgpu_context *ctx, gpgpu_type t, const v
  * rows start row_stride bytes apart (>= 4 * width): bins[0..nbins) red,
  * then green, blue and the sRGB luminance v = 0.2126 R + 0.7152 G + 0.0722 B
  * (v in 0..1, channels divided by 255); each channel value c in 0..1 goes to
- * bin min(nbins - 1, floor(c * nbins)). Alpha is ignored. One read of the image.
+ * bin min(nbins - 1, floor(c * nbins)), computed exactly in integers
+ * (c = C / 255, v = (2126 R + 7152 G + 722 B) / 2550000). Alpha is ignored.
+ * One read of the image; the last row needs only 4 * width bytes.
+ * Errors: INVALID_ARGUMENT (nbins 0 or over 2^29, row_stride < 4 * width,
+ * NULL pixels with pixels to read, NULL bins), OUT_OF_MEMORY, OPENCL, BUILD.
  */
 GPGPU_API gpgpu_status gpgpu_histogram_rgba8(gpgpu_context *ctx, const uint8_t *pixels,
                                              size_t width, size_t height, size_t row_stride,

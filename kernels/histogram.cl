@@ -1,1 +1,321 @@
-/* histogram.cl - placeholder until the primitive lands. */
+/*
+ * histogram.cl - even-bin histograms (seed 001, steps 3 and 4).
+ *
+ * Pass 1 (hist_count, hist_rgba8): each work-group counts its share of the
+ * input into its own 32-bit bins and writes them out as one chunk of
+ * part[group * nbins ..]. Pass 2 (hist_merge): one work item per bin sums
+ * that bin over all chunks into the 64-bit result; adjacent items read
+ * adjacent bins, so the merge is coalesced and takes one dispatch instead of
+ * the seed's log2(groups) tree passes.
+ *
+ * Where a group's bins live and how they are incremented is the plan's:
+ *   HIST_PRIVATE=1  groups of one work item (CPUs, PoCL): the item owns its
+ *                   bins and increments them plainly over one contiguous
+ *                   chunk (__local atomics are locked instructions there).
+ *   HIST_PRIVATE=0  groups of WG items (GPUs) share __local bins through
+ *                   local atomics over a coalesced grid-stride loop.
+ * hist_*_global count into global memory instead of __local, for bin counts
+ * that do not fit: with HIST_PRIVATE each group into its own chunk of part,
+ * otherwise every group into part[0 ..] with global atomics (one chunk).
+ * Counters are 32-bit: the host keeps each launch under 2^32 samples.
+ *
+ * The binning rule and its arguments are lib/histogram.h's.
+ */
+#pragma OPENCL FP_CONTRACT OFF
+
+#ifndef HIST_PRIVATE
+#define HIST_PRIVATE 0
+#endif
+#ifndef HIST_WIDE
+#define HIST_WIDE 0     /* integer rule needs 128-bit intermediates */
+#endif
+
+#if HIST_PRIVATE
+#define HIST_INC(bins, b) ((bins)[b]++)
+#else
+#define HIST_INC(bins, b) atomic_inc(&(bins)[b])
+#endif
+
+/* The unsigned type of T's width, for exact differences of integers. */
+#if TYPE_ID == 0 || TYPE_ID == 1
+#define HIST_UT uint
+#else
+#define HIST_UT ulong
+#endif
+
+/* The arguments of the rule, in the order lib/histogram.c passes them. */
+#define HIST_RULE_ARGS T lo, T top, T scale, ulong q0, ulong s0, ulong dm1, ulong m, uint nbm1
+#define HIST_RULE lo, top, scale, q0, s0, dm1, m, nbm1
+
+#if T_IS_FLOAT
+
+/* x in [lo, top): t = (x - lo) * scale, bin = min(floor(t), nbins - 1), a
+   NaN t counting as nbins - 1 (fmin drops it); NaN x fails the test. */
+inline int hist_bin(T x, HIST_RULE_ARGS, uint *b)
+{
+    T t = fmin((x - lo) * scale, (T)nbm1);
+    *b = min(convert_uint(fmax(t, (T)0)), nbm1);
+    return x >= lo && x < top;
+}
+
+#if HIST_PRIVATE
+#define HIST_VEC 16
+#if TYPE_ID == 2
+typedef float16 TV;
+#else
+typedef double16 TV;
+#endif
+/* hist_bin on 16 samples at once; samples outside go to the spare bin
+   nbins (one past the last), so the increments need no branch. */
+inline uint16 hist_bin_vec(TV x, HIST_RULE_ARGS)
+{
+    TV t = fmin((x - lo) * scale, (TV)nbm1);
+    uint16 b = min(convert_uint16(fmax(t, (TV)0)), (uint16)nbm1);
+    /* comparisons give -1 (all bits) per true lane: select takes the MSB */
+    uint16 inside = convert_uint16((x >= lo) & (x < top));
+    return select((uint16)(nbm1 + 1), b, inside);
+}
+#endif
+
+#else
+
+#if HIST_WIDE
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+
+/* hi:lo = q * D, with D = dm1 + 1 up to 2^64. */
+inline void hist_mul_d(ulong q, ulong dm1, ulong *hi, ulong *lo)
+{
+    ulong l = q * dm1;
+    *hi = mul_hi(q, dm1) + (l + q < l);
+    *lo = l + q;
+}
+
+/* floor(num / D) for a 128-bit num = nhi:nlo whose quotient is < 2^31: a
+   double estimate (m holds 1/D; off by at most one) corrected exactly. */
+inline ulong hist_div(ulong nhi, ulong nlo, ulong dm1, ulong m)
+{
+    double est = ((double)nhi * 0x1p64 + (double)nlo) * as_double(m);
+    ulong q = convert_ulong_sat(est), phi, plo;
+    hist_mul_d(q, dm1, &phi, &plo);
+    if (phi > nhi || (phi == nhi && plo > nlo)) {
+        q--;
+        hist_mul_d(q, dm1, &phi, &plo);
+    }
+    ulong rlo = nlo - plo, rhi = nhi - phi - (nlo < plo);
+    return q + (rhi != 0 || rlo > dm1);
+}
+
+inline ulong hist_int_bin(ulong d, ulong nb, ulong q0, ulong s0, ulong dm1, ulong m)
+{
+    ulong lo64 = d * nb, hi64 = mul_hi(d, nb);
+    lo64 += s0;
+    hi64 += lo64 < s0;
+    return q0 + hist_div(hi64, lo64, dm1, m);
+}
+#else
+/* (d * nb + s0) / D with m = floor((2^64 - 1) / D): the estimate is at most
+   two below the quotient, and the remainder says by how much. */
+inline ulong hist_int_bin(ulong d, ulong nb, ulong q0, ulong s0, ulong dm1, ulong m)
+{
+    ulong num = d * nb + s0, den = dm1 + 1;
+    ulong q = mul_hi(num, m);
+    ulong r = num - q * den;
+    ulong k = r >= den;
+    r -= k ? den : 0;
+    return q0 + q + k + (r >= den);
+}
+#endif
+
+/* x in [lo, top]; d = x - lo is exact in the type's unsigned width. */
+inline int hist_bin(T x, HIST_RULE_ARGS, uint *b)
+{
+    ulong d = (ulong)((HIST_UT)x - (HIST_UT)lo);
+    *b = (uint)hist_int_bin(d, (ulong)nbm1 + 1, q0, s0, dm1, m);
+    return x >= lo && x <= top;
+}
+
+#endif
+
+/* Counts in[begin, end) with the given stride into bins (one definition for
+   __local and __global bins). */
+#define HIST_DEFINE_COUNT(NAME, AS)                                                   \
+    inline void NAME(__global const T *in, ulong begin, ulong end, ulong step,       \
+                     HIST_RULE_ARGS, AS uint *bins)                                   \
+    {                                                                                 \
+        for (ulong i = begin; i < end; i += step) {                                   \
+            uint b;                                                                   \
+            if (hist_bin(in[i], HIST_RULE, &b))                                       \
+                HIST_INC(bins, b);                                                    \
+        }                                                                             \
+    }
+HIST_DEFINE_COUNT(hist_count_into_local, __local)
+HIST_DEFINE_COUNT(hist_count_into_global, __global)
+
+#ifdef HIST_VEC
+/* A work item's own chunk, 16 samples per step with vector binning (the
+   scalar loop on the ragged end); bins has the spare slot bins[nbins]. */
+inline void hist_count_chunk_vec(__global const T *in, ulong begin, ulong end,
+                                 HIST_RULE_ARGS, __local uint *bins)
+{
+    ulong full = begin + (end - begin) / HIST_VEC * HIST_VEC;
+    uint idx[HIST_VEC];
+    for (ulong i = begin; i < full; i += HIST_VEC) {
+        vstore16(hist_bin_vec(vload16(0, in + i), HIST_RULE), 0, idx);
+        for (int k = 0; k < HIST_VEC; k++)
+            bins[idx[k]]++;
+    }
+    hist_count_into_local(in, full, end, 1, HIST_RULE, bins);
+}
+#endif
+
+/* This work item's share: a contiguous chunk (HIST_PRIVATE, chunk items per
+   group) or a grid-stride walk. */
+inline void hist_share(ulong n, ulong chunk, ulong *begin, ulong *end, ulong *step)
+{
+#if HIST_PRIVATE
+    *begin = min(n, (ulong)get_group_id(0) * chunk);
+    *end = min(n, *begin + chunk);
+    *step = 1;
+#else
+    *begin = get_global_id(0);
+    *end = n;
+    *step = get_global_size(0);
+#endif
+}
+
+inline void hist_zero_local(__local uint *bins, uint nbins)
+{
+    for (uint i = get_local_id(0); i < nbins; i += get_local_size(0))
+        bins[i] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* After a barrier: the group's __local bins become its chunk of part. */
+inline void hist_write_chunk(__local const uint *bins, uint nbins, __global uint *part)
+{
+    __global uint *mine = part + (ulong)get_group_id(0) * nbins;
+    for (uint i = get_local_id(0); i < nbins; i += get_local_size(0))
+        mine[i] = bins[i];
+}
+
+/* Every count kernel takes the same arguments (the host sets them in one
+   place): in[off, off + n) and the rule; the _global ones ignore bins. */
+__kernel void hist_count(__global const T *in, ulong off, ulong n, ulong chunk,
+                         HIST_RULE_ARGS, __global uint *part, __local uint *bins)
+{
+    ulong begin, end, step;
+    in += off;
+    hist_share(n, chunk, &begin, &end, &step);
+#ifdef HIST_VEC
+    hist_zero_local(bins, nbm1 + 2);
+    hist_count_chunk_vec(in, begin, end, HIST_RULE, bins);
+#else
+    hist_zero_local(bins, nbm1 + 1);
+    hist_count_into_local(in, begin, end, step, HIST_RULE, bins);
+#endif
+    barrier(CLK_LOCAL_MEM_FENCE);
+    hist_write_chunk(bins, nbm1 + 1, part);
+}
+
+/* part is zeroed by the host first unless HIST_PRIVATE (each group then
+   zeroes and fills its own chunk). */
+__kernel void hist_count_global(__global const T *in, ulong off, ulong n, ulong chunk,
+                                HIST_RULE_ARGS, __global uint *part, __local uint *unused)
+{
+    ulong begin, end, step;
+    in += off;
+    hist_share(n, chunk, &begin, &end, &step);
+#if HIST_PRIVATE
+    part += (ulong)get_group_id(0) * (nbm1 + 1);
+    for (uint i = 0; i <= nbm1; i++)
+        part[i] = 0;
+#endif
+    hist_count_into_global(in, begin, end, step, HIST_RULE, part);
+}
+
+/* out[i] (+)= sum over the chunks of part[c * nbins + i]. */
+__kernel void hist_merge(__global const uint *part, uint nchunks, uint nbins,
+                         __global ulong *out, ulong out_off, uint accumulate)
+{
+    uint i = get_global_id(0);
+    if (i >= nbins)
+        return;
+    ulong sum = accumulate ? out[out_off + i] : 0;
+    for (uint c = 0; c < nchunks; c++)
+        sum += part[(ulong)c * nbins + i];
+    out[out_off + i] = sum;
+}
+
+/* ---- RGBA8 images: R, G, B and luminance bins from one read ---------------- */
+
+/* Bins as lib/host_histogram.c: floor(c / 255 * nbins) per channel and
+   floor((2126 R + 7152 G + 722 B) / 2550000 * nbins), exact in integers
+   (constant divisors: the compiler multiplies instead). */
+#define HIST_RGBA_PIXEL(bins, at)                                                      \
+    do {                                                                               \
+        uchar4 c = vload4(0, (at));                                                    \
+        ulong r = c.x, g = c.y, b = c.z;                                               \
+        HIST_INC(bins, (uint)min(r * nb / 255, last));                                 \
+        HIST_INC(bins, (uint)(nb + min(g * nb / 255, last)));                          \
+        HIST_INC(bins, (uint)(2 * nb + min(b * nb / 255, last)));                      \
+        HIST_INC(bins, (uint)(3 * nb +                                                 \
+                              min((2126 * r + 7152 * g + 722 * b) * nb / 2550000, last))); \
+    } while (0)
+
+/* Pixels p .. end (linear index y * width + x) by step: a CPU's contiguous
+   chunk walks x and y along (no division per pixel), a GPU's grid-stride
+   walk divides. */
+#if HIST_PRIVATE
+#define HIST_RGBA_DEFINE(NAME, AS)                                                     \
+    inline void NAME(__global const uchar *px, ulong width, ulong stride, ulong p,     \
+                     ulong end, ulong step, uint nbins, AS uint *bins)                 \
+    {                                                                                  \
+        ulong nb = nbins, last = nbins - 1, y = p / width, x = p - y * width;          \
+        for (; p < end; p++) {                                                         \
+            HIST_RGBA_PIXEL(bins, px + y * stride + 4 * x);                            \
+            if (++x == width) {                                                        \
+                x = 0;                                                                 \
+                y++;                                                                   \
+            }                                                                          \
+        }                                                                              \
+    }
+#else
+#define HIST_RGBA_DEFINE(NAME, AS)                                                     \
+    inline void NAME(__global const uchar *px, ulong width, ulong stride, ulong p,     \
+                     ulong end, ulong step, uint nbins, AS uint *bins)                 \
+    {                                                                                  \
+        ulong nb = nbins, last = nbins - 1;                                            \
+        for (; p < end; p += step) {                                                   \
+            ulong y = p / width;                                                       \
+            HIST_RGBA_PIXEL(bins, px + y * stride + 4 * (p - y * width));              \
+        }                                                                              \
+    }
+#endif
+HIST_RGBA_DEFINE(hist_rgba_into_local, __local)
+HIST_RGBA_DEFINE(hist_rgba_into_global, __global)
+
+/* px: the rows of this launch, stride bytes apart; npix = width * rows. */
+__kernel void hist_rgba8(__global const uchar *px, ulong width, ulong stride, ulong npix,
+                         ulong chunk, uint nbins, __global uint *part, __local uint *bins)
+{
+    ulong begin, end, step;
+    hist_share(npix, chunk, &begin, &end, &step);
+    hist_zero_local(bins, 4 * nbins);
+    hist_rgba_into_local(px, width, stride, begin, end, step, nbins, bins);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    hist_write_chunk(bins, 4 * nbins, part);
+}
+
+__kernel void hist_rgba8_global(__global const uchar *px, ulong width, ulong stride,
+                                ulong npix, ulong chunk, uint nbins, __global uint *part,
+                                __local uint *unused)
+{
+    ulong begin, end, step;
+    hist_share(npix, chunk, &begin, &end, &step);
+#if HIST_PRIVATE
+    part += (ulong)get_group_id(0) * 4 * nbins;
+    for (uint i = 0; i < 4 * nbins; i++)
+        part[i] = 0;
+#endif
+    hist_rgba_into_global(px, width, stride, begin, end, step, nbins, part);
+}

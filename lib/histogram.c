@@ -1,18 +1,214 @@
-/* histogram.c - placeholder until the histogram primitive lands (issue 5). */
-#include "internal.h"
+/*
+ * histogram.c - even-bin histograms of typed samples and of RGBA8 images.
+ *
+ * A call: argument checks -> the binning rule (lib/histogram.h) -> plan
+ * (where the bins live, how many chunks) -> program -> per launch of at most
+ * 2^31 samples: count into 32-bit chunks, merge the chunks into the 64-bit
+ * bins (kernels/histogram.cl says why this shape).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "histogram.h"
+
+/* Samples (or pixels) per launch: keeps every 32-bit counter from wrapping. */
+#define HIST_LAUNCH_MAX ((size_t)1 << 31)
+/* Below this many samples per chunk, a chunk's zeroing and merging would
+   cost more than its counting. */
+#define HIST_MIN_CHUNK ((size_t)16384)
+/* Cap on the 32-bit chunks of one launch, so that millions of bins do not
+   multiply into gigabytes of scratch. */
+#define HIST_PART_MAX_BYTES ((size_t)64 << 20)
+
+typedef struct {
+    int private_bins;   /* groups of one work item with plain increments */
+    int global_bins;    /* bins do not fit __local memory */
+    size_t local;       /* work-group size */
+    size_t groups;      /* work-groups of the count pass */
+    size_t chunk;       /* samples per group (private_bins) */
+    size_t nchunks;     /* chunks of part the merge sums */
+} hist_plan;
+
+/* nbins_total counters per group over n samples (n > 0). */
+static hist_plan plan(const gpgpu_context *ctx, size_t n, size_t nbins_total)
+{
+    hist_plan pl;
+    size_t bytes = nbins_total * sizeof(cl_uint);
+    size_t want = n / (HIST_MIN_CHUNK > 2 * nbins_total ? HIST_MIN_CHUNK : 2 * nbins_total);
+    size_t cap = HIST_PART_MAX_BYTES / bytes;
+    pl.private_bins = !ctx->tune.hist_local;
+    pl.global_bins = bytes > ctx->local_mem / 2;
+    pl.local = pl.private_bins ? 1 : ctx->tune.wg;
+    pl.groups = want < ctx->tune.groups ? want : ctx->tune.groups;
+    if (pl.groups > cap)
+        pl.groups = cap;
+    if (pl.groups == 0)
+        pl.groups = 1;
+    pl.chunk = (n + pl.groups - 1) / pl.groups;
+    if (pl.private_bins)
+        pl.groups = (n + pl.chunk - 1) / pl.chunk;
+    pl.nchunks = pl.global_bins && !pl.private_bins ? 1 : pl.groups;
+    return pl;
+}
+
+static gpgpu_status program(gpgpu_context *ctx, gpgpu_type t, int wide, gpgpu__program **prog)
+{
+    char opts[256], type_opts[128];
+    const char *extra = NULL;
+    GPGPU__TRY(gpgpu__type_supported(ctx, t));
+    if (wide && !ctx->fp64)
+        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
+                           "gpgpu_histogram: this range and bin count need fp64 on the device");
+    GPGPU__TRY(gpgpu__type_op_options(ctx, t, GPGPU_SUM, type_opts, sizeof type_opts, &extra));
+    snprintf(opts, sizeof opts, "%s -D HIST_PRIVATE=%d -D HIST_WIDE=%d", type_opts,
+             !ctx->tune.hist_local, wide);
+    return gpgpu__program_get(ctx, "histogram", extra, opts, prog);
+}
+
+/* Scratch for the chunks; zeroed when groups share one through atomics. */
+static gpgpu_status part_buffer(gpgpu_context *ctx, const hist_plan *pl, size_t nbins_total,
+                                cl_mem *part)
+{
+    size_t bytes = pl->nchunks * nbins_total * sizeof(cl_uint);
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS, bytes, part));
+    if (pl->global_bins && !pl->private_bins) {
+        cl_uint zero = 0;
+        GPGPU__TRY(gpgpu__fill(ctx, *part, 0, bytes, &zero, sizeof zero));
+    }
+    return GPGPU_SUCCESS;
+}
+
+static gpgpu_status merge(gpgpu_context *ctx, gpgpu__program *prog, const hist_plan *pl,
+                          cl_mem part, size_t nbins_total, cl_mem out, size_t out_off,
+                          int accumulate)
+{
+    cl_uint nchunks = (cl_uint)pl->nchunks, nb = (cl_uint)nbins_total;
+    cl_uint acc = (cl_uint)accumulate;
+    cl_ulong off = out_off;
+    size_t wg = ctx->tune.wg, global = (nbins_total + wg - 1) / wg * wg;
+    return gpgpu__run(ctx, prog, "hist_merge", global, wg, GPGPU__ARG(part),
+                      GPGPU__ARG(nchunks), GPGPU__ARG(nb), GPGPU__ARG(out), GPGPU__ARG(off),
+                      GPGPU__ARG(acc), GPGPU__END);
+}
+
+/* One launch: count in[off, off + n) into chunks (n <= HIST_LAUNCH_MAX). */
+static gpgpu_status count(gpgpu_context *ctx, gpgpu__program *prog, gpgpu_type t,
+                          const gpgpu__hist_params *p, const hist_plan *pl, cl_mem in,
+                          size_t off, size_t n, cl_mem part)
+{
+    size_t ts = gpgpu__type(t)->size;
+    cl_ulong off_ = off, n_ = n, chunk = pl->chunk;
+    cl_ulong q0 = p->q0, s0 = p->s0, dm1 = p->dm1, m = p->m;
+    cl_uint nbm1 = (cl_uint)(p->nbins - 1);
+    /* __local bins: one spare slot, where the vector path on CPUs counts
+       the samples outside [lo, hi) */
+    size_t local_bytes = pl->global_bins ? sizeof(cl_uint) : (p->nbins + 1) * sizeof(cl_uint);
+    return gpgpu__run(ctx, prog, pl->global_bins ? "hist_count_global" : "hist_count",
+                      pl->groups * pl->local, pl->local, GPGPU__ARG(in), GPGPU__ARG(off_),
+                      GPGPU__ARG(n_), GPGPU__ARG(chunk), ts, (const void *)&p->lo, ts,
+                      (const void *)&p->top, ts, (const void *)&p->scale, GPGPU__ARG(q0),
+                      GPGPU__ARG(s0), GPGPU__ARG(dm1), GPGPU__ARG(m), GPGPU__ARG(nbm1),
+                      GPGPU__ARG(part), GPGPU__LOCAL(local_bytes), GPGPU__END);
+}
+
+static gpgpu_status zero_bins(gpgpu_context *ctx, cl_mem bins, size_t off, size_t nbins)
+{
+    cl_ulong zero = 0;
+    return gpgpu__fill(ctx, bins, off * sizeof zero, nbins * sizeof zero, &zero, sizeof zero);
+}
+
+/* The enqueues of one histogram on device buffers (arguments checked):
+   bins are overwritten, or added to when accumulate. */
+static gpgpu_status enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem in, size_t in_off,
+                            size_t n, const gpgpu__hist_params *p, cl_mem bins,
+                            size_t bins_off, int accumulate)
+{
+    gpgpu__program *prog;
+    cl_mem part;
+    if (n == 0 || p->empty)
+        return accumulate ? GPGPU_SUCCESS : zero_bins(ctx, bins, bins_off, p->nbins);
+    GPGPU__TRY(program(ctx, t, p->wide, &prog));
+    for (size_t done = 0; done < n; done += HIST_LAUNCH_MAX) {
+        size_t len = n - done < HIST_LAUNCH_MAX ? n - done : HIST_LAUNCH_MAX;
+        hist_plan pl = plan(ctx, len, p->nbins);
+        GPGPU__TRY(part_buffer(ctx, &pl, p->nbins, &part));
+        GPGPU__TRY(count(ctx, prog, t, p, &pl, in, in_off + done, len, part));
+        GPGPU__TRY(merge(ctx, prog, &pl, part, p->nbins, bins, bins_off,
+                         accumulate || done > 0));
+    }
+    return GPGPU_SUCCESS;
+}
+
+/* The checks of the rule every typed entry point shares; fills p. */
+static gpgpu_status check_rule(gpgpu_context *ctx, gpgpu_type t, size_t nbins, double lo,
+                               double hi, gpgpu__hist_params *p)
+{
+    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
+    GPGPU__CHECK_ARG(ctx, nbins > 0);
+    GPGPU__CHECK_ARG(ctx, nbins <= GPGPU__HIST_MAX_BINS);
+    GPGPU__CHECK_ARG(ctx, isfinite(lo) && isfinite(hi));
+    GPGPU__CHECK_ARG(ctx, lo < hi);
+    return gpgpu__hist_params_make(ctx, t, nbins, lo, hi, p);
+}
+
+/* Samples per host-API chunk: what one device buffer may hold. */
+static size_t chunk_elems(const gpgpu_context *ctx, size_t size)
+{
+    uint64_t limit = ctx->max_alloc < ctx->global_mem / 4 ? ctx->max_alloc : ctx->global_mem / 4;
+    size_t c = (size_t)(limit / size);
+    return c ? c : 1;
+}
+
+/* Host memory in, bins out; inputs larger than one device buffer go through
+   in chunks whose counts add up in the bins. */
+static gpgpu_status histogram_host_api(gpgpu_context *ctx, gpgpu_type t, const void *in,
+                                       size_t n, const gpgpu__hist_params *p, uint64_t *bins)
+{
+    const size_t size = gpgpu__type(t)->size, chunk = chunk_elems(ctx, size);
+    const size_t nchunks = n ? (n + chunk - 1) / chunk : 1;
+    cl_mem buf, out;
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, (n < chunk ? n : chunk) * size + 1, &buf));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_OUT, p->nbins * sizeof *bins, &out));
+    for (size_t c = 0; c < nchunks; c++) {
+        size_t first = c * chunk, len = n - first < chunk ? n - first : chunk;
+        if (len > 0)
+            GPGPU__TRY(gpgpu__write(ctx, buf, 0, len * size, (const char *)in + first * size));
+        GPGPU__TRY(enqueue(ctx, t, buf, 0, len, p, out, 0, c > 0));
+        if (nchunks > 1) /* the next write reuses buf: wait for this pass */
+            GPGPU__TRY(gpgpu__finish(ctx));
+    }
+    return gpgpu__read(ctx, out, 0, p->nbins * sizeof *bins, bins);
+}
+
+/* Ends a host-API call begun under the lock: prints the profile if asked; after a
+   failure nothing may still read the caller's memory. */
+static gpgpu_status host_call(gpgpu_context *ctx, const char *name, gpgpu_status s)
+{
+    if (s == GPGPU_SUCCESS && ctx->profile_print)
+        gpgpu__profile_print(ctx, name);
+    if (s != GPGPU_SUCCESS)
+        clFinish(ctx->queue);
+    gpgpu__unlock(ctx);
+    return s;
+}
 
 gpgpu_status gpgpu_histogram(gpgpu_context *ctx, gpgpu_type t, const void *in, size_t n,
                              size_t nbins, double lo, double hi, uint64_t *bins)
 {
-    return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED, "gpgpu_histogram: not implemented yet");
-}
-
-gpgpu_status gpgpu_histogram_rgba8(gpgpu_context *ctx, const uint8_t *pixels, size_t width,
-                                   size_t height, size_t row_stride, size_t nbins,
-                                   uint64_t *bins)
-{
-    return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
-                       "gpgpu_histogram_rgba8: not implemented yet");
+    gpgpu__hist_params p;
+    GPGPU__CHECK_ARG(NULL, ctx != NULL);
+    GPGPU__CHECK_ARG(ctx, in != NULL || n == 0);
+    GPGPU__CHECK_ARG(ctx, bins != NULL);
+    GPGPU__TRY(check_rule(ctx, t, nbins, lo, hi, &p));
+    GPGPU__CHECK_ARG(ctx, n <= SIZE_MAX / gpgpu__type(t)->size);
+    if (ctx->host) {
+        gpgpu__host_histogram(t, in, n, nbins, lo, hi, bins);
+        return GPGPU_SUCCESS;
+    }
+    gpgpu__lock(ctx);
+    gpgpu__begin(ctx, 0, NULL);
+    return host_call(ctx, "gpgpu_histogram", histogram_host_api(ctx, t, in, n, &p, bins));
 }
 
 gpgpu_status gpgpu_histogram_buffer(gpgpu_context *ctx, gpgpu_type t, cl_mem in,
@@ -20,6 +216,87 @@ gpgpu_status gpgpu_histogram_buffer(gpgpu_context *ctx, gpgpu_type t, cl_mem in,
                                     double hi, cl_mem bins, size_t bins_offset,
                                     cl_uint num_wait, const cl_event *wait, cl_event *done)
 {
-    return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
-                       "gpgpu_histogram_buffer: not implemented yet");
+    gpgpu__hist_params p;
+    GPGPU__CHECK_ARG(NULL, ctx != NULL);
+    GPGPU__CHECK_ARG(ctx, in != NULL || n == 0);
+    GPGPU__CHECK_ARG(ctx, bins != NULL);
+    GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
+    GPGPU__TRY(check_rule(ctx, t, nbins, lo, hi, &p));
+    if (ctx->host)
+        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
+                           "gpgpu_histogram_buffer: no OpenCL device");
+    gpgpu__lock(ctx);
+    gpgpu__begin(ctx, num_wait, wait);
+    gpgpu_status s = enqueue(ctx, t, in, in_offset, n, &p, bins, bins_offset, 0);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__end(ctx, done);
+    gpgpu__unlock(ctx);
+    return s;
+}
+
+/* ---- RGBA8 images ----------------------------------------------------------- */
+
+/* One launch over rows pixels wide rows of the image held in img. */
+static gpgpu_status rgba8_launch(gpgpu_context *ctx, gpgpu__program *prog, cl_mem img,
+                                 size_t width, size_t rows, size_t stride, size_t nbins,
+                                 cl_mem out, int accumulate)
+{
+    size_t npix = width * rows, total = 4 * nbins;
+    hist_plan pl = plan(ctx, npix, total);
+    cl_ulong w = width, st = stride, np = npix, chunk;
+    cl_uint nb = (cl_uint)nbins;
+    cl_mem part;
+    chunk = pl.chunk;
+    GPGPU__TRY(part_buffer(ctx, &pl, total, &part));
+    GPGPU__TRY(gpgpu__run(ctx, prog, pl.global_bins ? "hist_rgba8_global" : "hist_rgba8",
+                          pl.groups * pl.local, pl.local, GPGPU__ARG(img), GPGPU__ARG(w),
+                          GPGPU__ARG(st), GPGPU__ARG(np), GPGPU__ARG(chunk), GPGPU__ARG(nb),
+                          GPGPU__ARG(part),
+                          GPGPU__LOCAL(pl.global_bins ? sizeof(cl_uint)
+                                                      : total * sizeof(cl_uint)),
+                          GPGPU__END));
+    return merge(ctx, prog, &pl, part, total, out, 0, accumulate);
+}
+
+/* Rows go to the device in launches of under 2^31 pixels; the last row of
+   the image is only 4 * width bytes long. */
+static gpgpu_status rgba8_host_api(gpgpu_context *ctx, const uint8_t *pixels, size_t width,
+                                   size_t height, size_t stride, size_t nbins, uint64_t *bins)
+{
+    size_t step = HIST_LAUNCH_MAX / width > 0 ? HIST_LAUNCH_MAX / width : 1;
+    size_t rows_max = step < height ? step : height;
+    gpgpu__program *prog;
+    cl_mem img, out;
+    GPGPU__TRY(program(ctx, GPGPU_U32, 0, &prog));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, (rows_max - 1) * stride + 4 * width, &img));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_OUT, 4 * nbins * sizeof *bins, &out));
+    for (size_t y = 0; y < height; y += rows_max) {
+        size_t rows = height - y < rows_max ? height - y : rows_max;
+        GPGPU__TRY(gpgpu__write(ctx, img, 0, (rows - 1) * stride + 4 * width,
+                                pixels + y * stride));
+        GPGPU__TRY(rgba8_launch(ctx, prog, img, width, rows, stride, nbins, out, y > 0));
+        if (rows < height) /* the next write reuses img: wait for this launch */
+            GPGPU__TRY(gpgpu__finish(ctx));
+    }
+    return gpgpu__read(ctx, out, 0, 4 * nbins * sizeof *bins, bins);
+}
+
+gpgpu_status gpgpu_histogram_rgba8(gpgpu_context *ctx, const uint8_t *pixels, size_t width,
+                                   size_t height, size_t row_stride, size_t nbins,
+                                   uint64_t *bins)
+{
+    GPGPU__CHECK_ARG(NULL, ctx != NULL);
+    GPGPU__CHECK_ARG(ctx, nbins > 0);
+    GPGPU__CHECK_ARG(ctx, nbins <= GPGPU__HIST_MAX_BINS / 4);
+    GPGPU__CHECK_ARG(ctx, bins != NULL);
+    GPGPU__CHECK_ARG(ctx, pixels != NULL || width == 0 || height == 0);
+    GPGPU__CHECK_ARG(ctx, width <= SIZE_MAX / 4 && row_stride >= 4 * width);
+    if (ctx->host || width == 0 || height == 0) {
+        gpgpu__host_histogram_rgba8(pixels, width, height, row_stride, nbins, bins);
+        return GPGPU_SUCCESS;
+    }
+    gpgpu__lock(ctx);
+    gpgpu__begin(ctx, 0, NULL);
+    return host_call(ctx, "gpgpu_histogram_rgba8",
+                     rgba8_host_api(ctx, pixels, width, height, row_stride, nbins, bins));
 }

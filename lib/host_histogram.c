@@ -1,12 +1,194 @@
-/* host_histogram.c - placeholder until the histogram primitive lands (issue 5). */
-#include "internal.h"
+/*
+ * host_histogram.c - the binning rule (gpgpu__hist_params_make, shared with
+ * the kernels through lib/histogram.c) and the plain-C histograms of the
+ * fallback device.
+ */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "histogram.h"
+
+typedef unsigned __int128 gpgpu__u128;
+typedef __int128 gpgpu__i128;
+
+/* The smallest float >= v: x >= v <=> x >= it for every float x. */
+static float ceil_to_float(double v)
+{
+    float f = (float)v;
+    return (double)f < v ? nextafterf(f, INFINITY) : f;
+}
+
+/* nbins / (hi - lo) without overflowing when hi - lo exceeds DBL_MAX. */
+static double float_scale(size_t nbins, double lo, double hi)
+{
+    double span = hi - lo;
+    if (isinf(span))
+        return ((double)nbins * 0.5) / (hi * 0.5 - lo * 0.5);
+    return (double)nbins / span;
+}
+
+static void float_params(gpgpu_type t, size_t nbins, double lo, double hi,
+                         gpgpu__hist_params *p)
+{
+    double s = float_scale(nbins, lo, hi);
+    p->is_float = 1;
+    if (t == GPGPU_F32) {
+        p->lo.f32 = ceil_to_float(lo);
+        p->top.f32 = ceil_to_float(hi);
+        p->scale.f32 = s < FLT_MAX ? (float)s : FLT_MAX;
+        p->empty = !(p->lo.f32 < p->top.f32);
+    } else {
+        p->lo.f64 = lo;
+        p->top.f64 = hi;
+        p->scale.f64 = s < DBL_MAX ? s : DBL_MAX;
+    }
+}
+
+static void int_range(gpgpu_type t, gpgpu__i128 *min, gpgpu__i128 *max)
+{
+    switch (t) {
+    case GPGPU_I32: *min = INT32_MIN; *max = INT32_MAX; break;
+    case GPGPU_U32: *min = 0; *max = UINT32_MAX; break;
+    case GPGPU_I64: *min = INT64_MIN; *max = INT64_MAX; break;
+    default: *min = 0; *max = UINT64_MAX; break;
+    }
+}
+
+static void set_int(gpgpu_type t, gpgpu__hist_value *v, gpgpu__i128 x)
+{
+    switch (t) {
+    case GPGPU_I32: v->i32 = (int32_t)x; break;
+    case GPGPU_U32: v->u32 = (uint32_t)x; break;
+    case GPGPU_I64: v->i64 = (int64_t)x; break;
+    default: v->u64 = (uint64_t)x; break;
+    }
+}
+
+static gpgpu_status int_params(const gpgpu_context *ctx, gpgpu_type t, size_t nbins,
+                               double lo, double hi, gpgpu__hist_params *p)
+{
+    gpgpu__i128 tmin, tmax;
+    int_range(t, &tmin, &tmax);
+    /* Bounds beyond +-2^66 with a countable sample make D > 2^64. */
+    if (hi <= (double)tmin || lo >= (double)(tmax + 1)) {
+        p->empty = 1;
+        return GPGPU_SUCCESS;
+    }
+    if (lo < -0x1p66 || hi > 0x1p66)
+        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
+                           "gpgpu_histogram: integer samples need ceil(hi) - ceil(lo) <= 2^64");
+    gpgpu__i128 L = (gpgpu__i128)ceil(lo), H = (gpgpu__i128)ceil(hi);
+    gpgpu__i128 a = L > tmin ? L : tmin, b = H - 1 < tmax ? H - 1 : tmax;
+    if (a > b) {
+        p->empty = 1;
+        return GPGPU_SUCCESS;
+    }
+    gpgpu__u128 D = (gpgpu__u128)(H - L);
+    if (D > ((gpgpu__u128)1 << 64))
+        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
+                           "gpgpu_histogram: integer samples need ceil(hi) - ceil(lo) <= 2^64");
+    gpgpu__u128 rn = (gpgpu__u128)(a - L) * nbins;
+    set_int(t, &p->lo, a);
+    set_int(t, &p->top, b);
+    p->q0 = (uint64_t)(rn / D);
+    p->s0 = (uint64_t)(rn % D);
+    p->dm1 = (uint64_t)(D - 1);
+    p->wide = (gpgpu__u128)(nbins + 3) * D > UINT64_MAX;
+    if (p->wide) {
+        double inv = 1.0 / (double)D;
+        memcpy(&p->m, &inv, sizeof inv);
+    } else {
+        p->m = UINT64_MAX / (uint64_t)D;
+    }
+    return GPGPU_SUCCESS;
+}
+
+gpgpu_status gpgpu__hist_params_make(const gpgpu_context *ctx, gpgpu_type t, size_t nbins,
+                                     double lo, double hi, gpgpu__hist_params *p)
+{
+    memset(p, 0, sizeof *p);
+    p->nbins = nbins;
+    if (t == GPGPU_F32 || t == GPGPU_F64) {
+        float_params(t, nbins, lo, hi, p);
+        return GPGPU_SUCCESS;
+    }
+    return int_params(ctx, t, nbins, lo, hi, p);
+}
+
+/* min(floor(t), nbins - 1) given t' = fmin(t, nbins - 1) rounded to the
+   sample type (a NaN t becomes nbins - 1), as the kernels compute it. */
+static uint64_t float_bin(double t, uint64_t nbins)
+{
+    uint64_t b = t > 0 ? (uint64_t)t : 0;
+    return b < nbins - 1 ? b : nbins - 1;
+}
+
+static uint64_t int_bin(const gpgpu__hist_params *p, uint64_t d)
+{
+    if (!p->wide)
+        return p->q0 + (d * p->nbins + p->s0) / (p->dm1 + 1);
+    gpgpu__u128 num = (gpgpu__u128)d * p->nbins + p->s0;
+    return p->q0 + (uint64_t)(num / ((gpgpu__u128)p->dm1 + 1));
+}
+
+/* The float products are stored to T before float_bin sees them, so the
+   host rounds exactly like the kernel does. */
+#define HOST_FLOAT_LOOP(T, F)                                              \
+    do {                                                                   \
+        const T *x = in;                                                   \
+        for (size_t i = 0; i < n; i++) {                                   \
+            if (x[i] >= p.lo.F && x[i] < p.top.F) {                        \
+                T tt = (x[i] - p.lo.F) * p.scale.F;                        \
+                T top = (T)(nbins - 1);                                    \
+                bins[float_bin(tt < top ? tt : top, nbins)]++;             \
+            }                                                              \
+        }                                                                  \
+    } while (0)
+
+/* U is the unsigned type of T's width: x - lo in it is exact (x >= lo). */
+#define HOST_INT_LOOP(T, U, F)                                             \
+    do {                                                                   \
+        const T *x = in;                                                   \
+        for (size_t i = 0; i < n; i++)                                     \
+            if (x[i] >= p.lo.F && x[i] <= p.top.F)                         \
+                bins[int_bin(&p, (U)((U)x[i] - (U)p.lo.F))]++;             \
+    } while (0)
 
 void gpgpu__host_histogram(gpgpu_type t, const void *in, size_t n, size_t nbins, double lo,
                            double hi, uint64_t *bins)
 {
+    gpgpu__hist_params p;
+    memset(bins, 0, nbins * sizeof *bins);
+    if (gpgpu__hist_params_make(NULL, t, nbins, lo, hi, &p) != GPGPU_SUCCESS || p.empty)
+        return;
+    switch (t) {
+    case GPGPU_I32: HOST_INT_LOOP(int32_t, uint32_t, i32); break;
+    case GPGPU_U32: HOST_INT_LOOP(uint32_t, uint32_t, u32); break;
+    case GPGPU_F32: HOST_FLOAT_LOOP(float, f32); break;
+    case GPGPU_I64: HOST_INT_LOOP(int64_t, uint64_t, i64); break;
+    case GPGPU_U64: HOST_INT_LOOP(uint64_t, uint64_t, u64); break;
+    case GPGPU_F64: HOST_FLOAT_LOOP(double, f64); break;
+    }
 }
 
+/* Channel c (0..255) and luminance in exact integer arithmetic: floor(c/255
+   * nbins) and floor((2126 R + 7152 G + 722 B) / 2550000 * nbins). */
 void gpgpu__host_histogram_rgba8(const uint8_t *pixels, size_t width, size_t height,
                                  size_t row_stride, size_t nbins, uint64_t *bins)
 {
+    uint64_t nb = nbins, last = nb - 1;
+    memset(bins, 0, 4 * nbins * sizeof *bins);
+    for (size_t y = 0; y < height; y++) {
+        const uint8_t *row = pixels + y * row_stride;
+        for (size_t x = 0; x < width; x++) {
+            uint64_t r = row[4 * x], g = row[4 * x + 1], b = row[4 * x + 2];
+            uint64_t v = (2126 * r + 7152 * g + 722 * b) * nb / 2550000;
+            uint64_t br = r * nb / 255, bg = g * nb / 255, bb = b * nb / 255;
+            bins[br < last ? br : last]++;
+            bins[nb + (bg < last ? bg : last)]++;
+            bins[2 * nb + (bb < last ? bb : last)]++;
+            bins[3 * nb + (v < last ? v : last)]++;
+        }
+    }
 }

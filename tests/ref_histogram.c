@@ -1,0 +1,112 @@
+/*
+ * ref_histogram.c - the reference: integers by the definition in 128-bit
+ * integers (x counted iff ceil(lo) <= x < ceil(hi), bin = (x - ceil(lo)) *
+ * nbins / (ceil(hi) - ceil(lo))); floats by the documented float formula
+ * evaluated one sample at a time, the thresholds found by stepping.
+ */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "ref_histogram.h"
+
+typedef __int128 i128;
+
+static i128 sample_int(gpgpu_type t, const void *in, size_t i)
+{
+    switch (t) {
+    case GPGPU_I32: return ((const int32_t *)in)[i];
+    case GPGPU_U32: return ((const uint32_t *)in)[i];
+    case GPGPU_I64: return ((const int64_t *)in)[i];
+    default: return ((const uint64_t *)in)[i];
+    }
+}
+
+static void ref_int(gpgpu_type t, const void *in, size_t n, size_t nbins, double lo,
+                    double hi, uint64_t *bins)
+{
+    i128 L = (i128)ceil(lo), H = (i128)ceil(hi);
+    for (size_t i = 0; i < n; i++) {
+        i128 x = sample_int(t, in, i);
+        if (x >= L && x < H)
+            bins[(size_t)((x - L) * (i128)nbins / (H - L))]++;
+    }
+}
+
+/* The smallest float not below v, found without rounding tricks. */
+static float float_at_or_above(double v)
+{
+    float f = (float)v;
+    while ((double)f < v)
+        f = nextafterf(f, INFINITY);
+    while (f > -INFINITY && (double)nextafterf(f, -INFINITY) >= v)
+        f = nextafterf(f, -INFINITY);
+    return f;
+}
+
+static size_t clamp_bin(double t, size_t nbins)
+{
+    if (isnan(t))
+        return nbins - 1;
+    if (!(t > 0))
+        return 0;
+    return t >= (double)(nbins - 1) ? nbins - 1 : (size_t)t;
+}
+
+static void ref_f32(const float *x, size_t n, size_t nbins, double lo, double hi,
+                    uint64_t *bins)
+{
+    float l = float_at_or_above(lo);
+    double sd = (double)nbins / (hi - lo);
+    float s = sd < FLT_MAX ? (float)sd : FLT_MAX;
+    for (size_t i = 0; i < n; i++)
+        if ((double)x[i] >= lo && (double)x[i] < hi) {
+            float d = x[i] - l;
+            float tt = d * s;
+            bins[clamp_bin(tt, nbins)]++;
+        }
+}
+
+static void ref_f64(const double *x, size_t n, size_t nbins, double lo, double hi,
+                    uint64_t *bins)
+{
+    double s = fmin((double)nbins / (hi - lo), DBL_MAX);
+    for (size_t i = 0; i < n; i++)
+        if (x[i] >= lo && x[i] < hi) {
+            double tt = (x[i] - lo) * s;
+            bins[clamp_bin(tt, nbins)]++;
+        }
+}
+
+void ref_histogram(gpgpu_type t, const void *in, size_t n, size_t nbins, double lo,
+                   double hi, uint64_t *bins)
+{
+    memset(bins, 0, nbins * sizeof *bins);
+    if (t == GPGPU_F32)
+        ref_f32(in, n, nbins, lo, hi, bins);
+    else if (t == GPGPU_F64)
+        ref_f64(in, n, nbins, lo, hi, bins);
+    else
+        ref_int(t, in, n, nbins, lo, hi, bins);
+}
+
+void ref_histogram_rgba8(const uint8_t *pixels, size_t width, size_t height,
+                         size_t row_stride, size_t nbins, uint64_t *bins)
+{
+    size_t chan[256];
+    memset(bins, 0, 4 * nbins * sizeof *bins);
+    for (unsigned c = 0; c < 256; c++) {  /* floor(c / 255 * nbins), exactly */
+        size_t b = (size_t)((uint64_t)c * nbins / 255);
+        chan[c] = b < nbins ? b : nbins - 1;
+    }
+    for (size_t y = 0; y < height; y++)
+        for (size_t x = 0; x < width; x++) {
+            const uint8_t *p = pixels + y * row_stride + 4 * x;
+            uint64_t lum = 2126u * p[0] + 7152u * p[1] + 722u * p[2];
+            size_t bl = (size_t)(lum * nbins / 2550000);
+            bins[chan[p[0]]]++;
+            bins[nbins + chan[p[1]]]++;
+            bins[2 * nbins + chan[p[2]]]++;
+            bins[3 * nbins + (bl < nbins ? bl : nbins - 1)]++;
+        }
+}
