@@ -31,7 +31,8 @@ dir="$top_builddir/tests/.cache/oclgrind"
 mkdir -p "$dir"
 status=0
 pairs=$("$driver" --list) || exit 99
-for layout in "GPGPU_CHUNKED=0 GPGPU_WG=16" "GPGPU_CHUNKED=1 GPGPU_WG=8"; do
+for layout in "GPGPU_CHUNKED=0 GPGPU_HIST=local GPGPU_WG=16" \
+              "GPGPU_CHUNKED=1 GPGPU_HIST=private GPGPU_WG=8"; do
     echo "$pairs" | while read -r case variant; do
         log="$dir/$case-$variant-$(echo "$layout" | tr ' =' '__').log"
         rm -f "$log"

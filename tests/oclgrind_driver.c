@@ -42,6 +42,27 @@ enum { NVARIANTS = sizeof variants / sizeof variants[0] };
 
 static int failures;
 
+/* oclgrind 21.10's uninitialised-value checker does not count what
+   clEnqueueFillBuffer writes as written (a fill, then a kernel reading it,
+   reproduces that). The library's fills reach this definition instead (the
+   executable's symbols come first: exported by -export-dynamic in
+   Makefile.am, and visible despite -fvisibility=hidden), which writes the
+   same bytes with clEnqueueWriteBuffer. */
+__attribute__((visibility("default"))) CL_API_ENTRY cl_int CL_API_CALL clEnqueueFillBuffer(cl_command_queue q, cl_mem buf,
+                                                    const void *pattern, size_t pattern_size,
+                                                    size_t offset, size_t size, cl_uint nwait,
+                                                    const cl_event *wait, cl_event *event)
+{
+    unsigned char *bytes = malloc(size ? size : 1);
+    if (!bytes)
+        return CL_OUT_OF_HOST_MEMORY;
+    for (size_t i = 0; i < size; i++)
+        bytes[i] = ((const unsigned char *)pattern)[i % pattern_size];
+    cl_int err = clEnqueueWriteBuffer(q, buf, CL_TRUE, offset, size, bytes, nwait, wait, event);
+    free(bytes);
+    return err;
+}
+
 static void check(int ok, const char *what, gpgpu_type t, size_t n, gpgpu_context *ctx)
 {
     if (ok)
@@ -103,7 +124,7 @@ static void case_reduce(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, size_t n)
 
 /* The caller's buffers for the _buffer cases, made once at the largest
    size (see the top of the file). */
-static cl_mem buf_in, buf_out;
+static cl_mem buf_in, buf_out, buf_bins;
 
 static void make_buffers(gpgpu_context *ctx)
 {
@@ -112,7 +133,8 @@ static void make_buffers(gpgpu_context *ctx)
     clGetCommandQueueInfo(gpgpu_queue(ctx), CL_QUEUE_CONTEXT, sizeof cl, &cl, NULL);
     buf_in = clCreateBuffer(cl, CL_MEM_READ_ONLY, (sizes[0] + 1) * 8, NULL, &err);
     buf_out = clCreateBuffer(cl, CL_MEM_WRITE_ONLY, 8, NULL, &err);
-    if (!buf_in || !buf_out)
+    buf_bins = clCreateBuffer(cl, CL_MEM_READ_WRITE, 512 * sizeof(cl_ulong), NULL, &err);
+    if (!buf_in || !buf_out || !buf_bins)
         abort();
 }
 
@@ -137,12 +159,101 @@ static void case_reduce_buffer(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, si
     free(x);
 }
 
+/* Histograms of fill()'s integers over [-1024, 1024): every bin edge is
+   exact in every type, so bin = (x + 1024) * nbins / 2048. 512 bins fit
+   __local memory; 8192 take the global-memory path. */
+static void histogram_want(gpgpu_type t, const void *x, size_t n, size_t nbins, uint64_t *want)
+{
+    memset(want, 0, nbins * sizeof *want);
+    for (size_t i = 0; i < n; i++) {
+        double v = get(t, x, i);
+        if (v < 0 && (t == GPGPU_U32 || t == GPGPU_U64))
+            continue; /* a huge unsigned value: outside */
+        want[(size_t)(v + 1024) * nbins / 2048]++;
+    }
+}
+
+static void histogram_run(gpgpu_context *ctx, gpgpu_type t, size_t n, size_t nbins)
+{
+    size_t size = gpgpu_type_size(t);
+    unsigned char *x = malloc(n * size);
+    uint64_t *bins = malloc(nbins * sizeof *bins), *want = malloc(nbins * sizeof *want);
+    if (!x || !bins || !want)
+        abort();
+    fill(t, x, n, 3);
+    histogram_want(t, x, n, nbins, want);
+    gpgpu_status s = gpgpu_histogram(ctx, t, x, n, nbins, -1024, 1024, bins);
+    check(s == GPGPU_SUCCESS && !memcmp(bins, want, nbins * sizeof *bins), "gpgpu_histogram", t,
+          n, ctx);
+    free(x);
+    free(bins);
+    free(want);
+}
+
+static void case_histogram(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, size_t n)
+{
+    histogram_run(ctx, t, n, 512);
+}
+
+static void case_histogram_global(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, size_t n)
+{
+    histogram_run(ctx, t, n, 8192);
+}
+
+static void case_histogram_buffer(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, size_t n)
+{
+    enum { NB = 512 };
+    size_t size = gpgpu_type_size(t);
+    unsigned char *x = malloc((n + 1) * size);
+    uint64_t bins[NB], want[NB];
+    if (!x)
+        abort();
+    fill(t, x, n + 1, 5);
+    histogram_want(t, x + size, n, NB, want);
+    cl_command_queue q = gpgpu_queue(ctx);
+    clEnqueueWriteBuffer(q, buf_in, CL_TRUE, 0, (n + 1) * size, x, 0, NULL, NULL);
+    gpgpu_status s = gpgpu_histogram_buffer(ctx, t, buf_in, 1, n, NB, -1024, 1024, buf_bins, 0,
+                                            0, NULL, NULL);
+    if (s == GPGPU_SUCCESS)
+        clEnqueueReadBuffer(q, buf_bins, CL_TRUE, 0, sizeof bins, bins, 0, NULL, NULL);
+    check(s == GPGPU_SUCCESS && !memcmp(bins, want, sizeof bins), "gpgpu_histogram_buffer", t,
+          n, ctx);
+    free(x);
+}
+
+/* n pixels in rows of 61 with a padded stride; gray levels make the
+   expected bins plain: every channel and the luminance in g * 16 / 255. */
+static void case_histogram_rgba8(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, size_t n)
+{
+    size_t w = n < 61 ? n : 61, h = (n + w - 1) / w, stride = 4 * w + 8;
+    uint8_t *px = calloc(h, stride);
+    uint64_t bins[64], want[64] = {0};
+    if (!px)
+        abort();
+    for (size_t y = 0; y < h; y++)
+        for (size_t i = 0; i < w; i++) {
+            uint8_t g = (uint8_t)((y * w + i) * 37 % 256);
+            memset(px + y * stride + 4 * i, g, 4);
+            for (int c = 0; c < 4; c++)
+                want[16 * c + (g == 255 ? 15 : g * 16 / 255)]++;
+        }
+    gpgpu_status s = gpgpu_histogram_rgba8(ctx, px, w, h, stride, 16, bins);
+    check(s == GPGPU_SUCCESS && !memcmp(bins, want, sizeof bins), "gpgpu_histogram_rgba8", t,
+          n, ctx);
+    free(px);
+}
+
 static const struct {
     const char *name;
     void (*run)(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, size_t n);
+    int typed; /* run once per variant; else once */
 } cases[] = {
-    {"reduce", case_reduce},
-    {"reduce_buffer", case_reduce_buffer},
+    {"reduce", case_reduce, 1},
+    {"reduce_buffer", case_reduce_buffer, 1},
+    {"histogram", case_histogram, 1},
+    {"histogram_global", case_histogram_global, 1},
+    {"histogram_buffer", case_histogram_buffer, 1},
+    {"histogram_rgba8", case_histogram_rgba8, 0},
 };
 enum { NCASES = sizeof cases / sizeof cases[0] };
 
@@ -150,7 +261,7 @@ int main(int argc, char **argv)
 {
     if (argc == 2 && !strcmp(argv[1], "--list")) {
         for (int c = 0; c < NCASES; c++)
-            for (int v = 0; v < NVARIANTS; v++)
+            for (int v = 0; v < (cases[c].typed ? NVARIANTS : 1); v++)
                 printf("%s %d\n", cases[c].name, v);
         return 0;
     }
@@ -171,6 +282,7 @@ int main(int argc, char **argv)
         cases[c].run(ctx, variants[v].t, variants[v].op, sizes[i]);
     clReleaseMemObject(buf_in);
     clReleaseMemObject(buf_out);
+    clReleaseMemObject(buf_bins);
     gpgpu_context_destroy(ctx);
     return failures ? 1 : 0;
 }

@@ -177,10 +177,99 @@ static gpgpu_status call_reduce_buffer(child_env *env, int round, const char **w
     return s;
 }
 
+/* u32 samples in [0, 1000) into 10 bins over [0, 1000): bin x / 100. */
+static void histogram_want(const uint32_t *x, size_t n, uint64_t want[10])
+{
+    memset(want, 0, 10 * sizeof *want);
+    for (size_t i = 0; i < n; i++)
+        want[x[i] / 100]++;
+}
+
+static gpgpu_status call_histogram(child_env *env, int round, const char **why)
+{
+    const size_t n = round_n[round];
+    uint32_t *x = input_u32(n, round), *copy = child_alloc(n * sizeof *x);
+    for (size_t i = 0; i < n; i++)
+        x[i] %= 1000;
+    memcpy(copy, x, n * sizeof *x);
+    uint64_t bins[10], want[10];
+    histogram_want(x, n, want);
+    gpgpu_status s = gpgpu_histogram(env->ctx, GPGPU_U32, x, n, 10, 0, 1000, bins);
+    if (memcmp(x, copy, n * sizeof *x))
+        *why = "gpgpu_histogram changed its input";
+    else if (s == GPGPU_SUCCESS && memcmp(bins, want, sizeof want))
+        *why = "gpgpu_histogram gave wrong bins";
+    free(x);
+    free(copy);
+    return s;
+}
+
+static gpgpu_status call_histogram_buffer(child_env *env, int round, const char **why)
+{
+    const size_t n = round_n[round];
+    uint32_t *x = input_u32(n, round), *back = child_alloc(n * sizeof *x);
+    for (size_t i = 0; i < n; i++)
+        x[i] %= 1000;
+    uint64_t bins[10], want[10];
+    histogram_want(x, n, want);
+    cl_int err;
+    cl_mem in = clCreateBuffer(env->cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                               n * sizeof *x, x, &err);
+    cl_mem out = clCreateBuffer(env->cl, CL_MEM_READ_WRITE, sizeof bins, NULL, &err);
+    CHILD_ASSERT(in && out);
+    cl_event done = (cl_event)&done; /* must become NULL if the call fails */
+    gpgpu_status s = gpgpu_histogram_buffer(env->ctx, GPGPU_U32, in, 0, n, 10, 0, 1000, out, 0,
+                                            0, NULL, &done);
+    clFinish(env->queue);
+    clEnqueueReadBuffer(env->queue, in, CL_TRUE, 0, n * sizeof *x, back, 0, NULL, NULL);
+    clEnqueueReadBuffer(env->queue, out, CL_TRUE, 0, sizeof bins, bins, 0, NULL, NULL);
+    if (memcmp(x, back, n * sizeof *x))
+        *why = "gpgpu_histogram_buffer changed its input";
+    else if (s != GPGPU_SUCCESS && done != NULL)
+        *why = "a failed gpgpu_histogram_buffer handed out an event";
+    else if (s == GPGPU_SUCCESS && memcmp(bins, want, sizeof want))
+        *why = "gpgpu_histogram_buffer gave wrong bins";
+    if (s == GPGPU_SUCCESS && done)
+        clReleaseEvent(done);
+    clReleaseMemObject(in);
+    clReleaseMemObject(out);
+    free(x);
+    free(back);
+    return s;
+}
+
+/* Pixels whose channels are all the same gray level g: every channel and
+   the luminance land in bin g * 16 / 255 (16 bins). */
+static gpgpu_status call_histogram_rgba8(child_env *env, int round, const char **why)
+{
+    const size_t w = round == 1 ? 301 : 37, h = round == 1 ? 211 : 5, stride = 4 * w + 12;
+    uint8_t *px = child_alloc(h * stride), *copy = child_alloc(h * stride);
+    uint64_t bins[64], want[64] = {0};
+    for (size_t y = 0; y < h; y++)
+        for (size_t i = 0; i < stride; i++)
+            px[y * stride + i] = (uint8_t)(i < 4 * w ? (y * 7 + i / 4) % 256 : 0xee);
+    for (size_t y = 0; y < h; y++)
+        for (size_t i = 0; i < w; i++)
+            for (int c = 0; c < 4; c++)
+                want[16 * c + px[y * stride + 4 * i] * 16 / 255 - (px[y * stride + 4 * i] == 255)]++;
+    memcpy(copy, px, h * stride);
+    gpgpu_status s = gpgpu_histogram_rgba8(env->ctx, px, w, h, stride, 16, bins);
+    if (memcmp(px, copy, h * stride))
+        *why = "gpgpu_histogram_rgba8 changed its input";
+    else if (s == GPGPU_SUCCESS && memcmp(bins, want, sizeof want))
+        *why = "gpgpu_histogram_rgba8 gave wrong bins";
+    free(px);
+    free(copy);
+    return s;
+}
+
 static const scenario scenarios[] = {
     {"context_create", call_context_create, 0, 1, 1},
     {"reduce", call_reduce, 0, 0, ROUNDS},
     {"reduce_buffer", call_reduce_buffer, 1, 0, ROUNDS},
+    {"histogram", call_histogram, 0, 0, ROUNDS},
+    {"histogram_buffer", call_histogram_buffer, 1, 0, ROUNDS},
+    {"histogram_rgba8", call_histogram_rgba8, 0, 0, ROUNDS},
 };
 enum { NSCENARIOS = sizeof scenarios / sizeof scenarios[0] };
 

@@ -109,6 +109,43 @@ static int job_reduce_buffer(gpgpu_context *ctx, size_t n, uint64_t seed, char *
     return s != GPGPU_SUCCESS || r != want ? wrong(why, "reduce_buffer u32 sum", n, ctx, s) : 0;
 }
 
+/* Samples k + 0.5 over [0, nbins) with unit bins: bin k, exactly. */
+static int job_histogram_f32(gpgpu_context *ctx, size_t n, uint64_t seed, char *why)
+{
+    enum { NB = 300 };
+    float *x = xalloc(n * sizeof *x);
+    uint64_t bins[NB], want[NB] = {0};
+    for (size_t i = 0; i < n; i++) {
+        size_t k = (size_t)((seed >> 7) + i * 2654435761u) % (NB + 20);
+        x[i] = (float)k + 0.5f; /* k >= NB: outside, not counted */
+        if (k < NB)
+            want[k]++;
+    }
+    gpgpu_status s = gpgpu_histogram(ctx, GPGPU_F32, x, n, NB, 0, NB, bins);
+    free(x);
+    return s != GPGPU_SUCCESS || memcmp(bins, want, sizeof want)
+               ? wrong(why, "histogram f32", n, ctx, s) : 0;
+}
+
+/* Gray pixels (all channels g): every channel and the luminance in bin
+   min(15, g * 16 / 255). */
+static int job_histogram_rgba8(gpgpu_context *ctx, size_t n, uint64_t seed, char *why)
+{
+    uint8_t *px = xalloc(4 * n);
+    uint64_t bins[64], want[64] = {0};
+    for (size_t i = 0; i < n; i++) {
+        uint8_t g = (uint8_t)((seed >> 3) + i * 40503u);
+        memset(px + 4 * i, g, 4);
+        size_t b = g * 16u / 255u < 15 ? g * 16u / 255u : 15;
+        for (int c = 0; c < 4; c++)
+            want[16 * c + b]++;
+    }
+    gpgpu_status s = gpgpu_histogram_rgba8(ctx, px, n, 1, 4 * n, 16, bins);
+    free(px);
+    return s != GPGPU_SUCCESS || memcmp(bins, want, sizeof want)
+               ? wrong(why, "histogram rgba8", n, ctx, s) : 0;
+}
+
 static const struct {
     const char *name;
     job_fn fn;
@@ -117,6 +154,8 @@ static const struct {
     {"reduce f32 max", job_reduce_f32_max},
     {"reduce i64 min", job_reduce_i64_min},
     {"reduce_buffer", job_reduce_buffer},
+    {"histogram f32", job_histogram_f32},
+    {"histogram rgba8", job_histogram_rgba8},
 };
 enum { NJOBS = sizeof jobs / sizeof jobs[0] };
 
