@@ -6,6 +6,7 @@
    (Cache directory attacks are in test_cache.c, failing allocations in
    test_faults.c.) One test case per behaviour; the other primitives add
    theirs beside these. */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -304,6 +305,76 @@ START_TEST(reduce_buffer_with_bad_arguments_is_invalid)
 }
 END_TEST
 
+/* ---- histogram -------------------------------------------------------------- */
+
+static void fill_sentinel(uint64_t *bins, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        bins[i] = 0x5a5a5a5a5a5a5a5aull;
+}
+
+static void assert_sentinel(const uint64_t *bins, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        ck_assert_msg(bins[i] == 0x5a5a5a5a5a5a5a5aull, "a failed call wrote bins[%zu]", i);
+}
+
+START_TEST(histogram_with_non_finite_or_empty_bounds_is_invalid)
+{
+    static const double bounds[][2] = {
+        {NAN, 1}, {0, NAN}, {-NAN, 1}, {NAN, NAN}, {-INFINITY, 0}, {0, INFINITY},
+        {-INFINITY, INFINITY}, {INFINITY, INFINITY}, {1, 1}, {2, 1}, {-0.0, 0.0}, {0.0, -0.0}};
+    float x[4] = {0.5f, 1.5f, 2.5f, 3.5f};
+    uint64_t bins[4];
+    fill_sentinel(bins, 4);
+    for (size_t i = 0; i < sizeof bounds / sizeof bounds[0]; i++) {
+        EXPECT(GPGPU_ERROR_INVALID_ARGUMENT,
+               gpgpu_histogram(tu_ctx, GPGPU_F32, x, 4, 4, bounds[i][0], bounds[i][1], bins));
+        EXPECT(GPGPU_ERROR_INVALID_ARGUMENT,
+               gpgpu_histogram(tu_ctx, GPGPU_I32, x, 4, 4, bounds[i][0], bounds[i][1], bins));
+    }
+    assert_sentinel(bins, 4);
+}
+END_TEST
+
+START_TEST(histogram_with_bad_bin_counts_is_invalid)
+{
+    static const size_t nbins[] = {0, ((size_t)1 << 31) + 1, SIZE_MAX, SIZE_MAX / 8 + 1};
+    float x[4] = {0.5f, 1.5f, 2.5f, 3.5f};
+    uint64_t bins[4];
+    fill_sentinel(bins, 4);
+    for (size_t i = 0; i < sizeof nbins / sizeof nbins[0]; i++)
+        EXPECT(GPGPU_ERROR_INVALID_ARGUMENT,
+               gpgpu_histogram(tu_ctx, GPGPU_F32, x, 4, nbins[i], 0, 4, bins));
+    for (size_t i = 0; i < sizeof bad_types / sizeof bad_types[0]; i++)
+        EXPECT(GPGPU_ERROR_INVALID_ARGUMENT,
+               gpgpu_histogram(tu_ctx, bad_types[i], x, 4, 4, 0, 4, bins));
+    assert_sentinel(bins, 4);
+}
+END_TEST
+
+/* 2^31 bins are 16 GiB of counters: more than the device can allocate
+   (when that is so), which is OUT_OF_MEMORY before anything is written. */
+START_TEST(histogram_beyond_device_memory_is_out_of_memory)
+{
+    cl_command_queue q = gpgpu_queue(tu_ctx);
+    cl_device_id dev;
+    cl_ulong max_alloc = 0;
+    if (!q) /* the host fallback would write all 2^31 bins */
+        return;
+    clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL);
+    clGetDeviceInfo(dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc, NULL);
+    if (max_alloc >= (cl_ulong)8 << 31)
+        return;
+    uint32_t x[4] = {1, 2, 3, 4};
+    uint64_t bins[4];
+    fill_sentinel(bins, 4);
+    EXPECT(GPGPU_ERROR_OUT_OF_MEMORY,
+           gpgpu_histogram(tu_ctx, GPGPU_U32, x, 4, (size_t)1 << 31, 0, 4, bins));
+    assert_sentinel(bins, 4);
+}
+END_TEST
+
 /* After all of the above, the context still computes. */
 START_TEST(the_context_still_works_after_hostile_calls)
 {
@@ -335,6 +406,11 @@ static Suite *make(void)
     tcase_add_test(tc, reduce_buffer_outside_the_buffers_is_invalid);
     tcase_add_test(tc, reduce_buffer_at_the_end_of_its_buffers_works);
     tcase_add_test(tc, reduce_buffer_with_bad_arguments_is_invalid);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("histogram");
+    tcase_add_test(tc, histogram_with_non_finite_or_empty_bounds_is_invalid);
+    tcase_add_test(tc, histogram_with_bad_bin_counts_is_invalid);
+    tcase_add_test(tc, histogram_beyond_device_memory_is_out_of_memory);
     suite_add_tcase(s, tc);
     tc = tcase_create("afterwards");
     tcase_add_test(tc, the_context_still_works_after_hostile_calls);
