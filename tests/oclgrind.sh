@@ -16,11 +16,13 @@ fi
 test -x "$driver" || { echo "$driver is not built (make tests/oclgrind_driver)"; exit 99; }
 
 # A sanitizer build's runtime must be loaded before oclgrind's, which
-# oclgrind preloads: put it first, and let ASan accept the order.
+# oclgrind preloads: put it first, and let ASan accept the order. Leaks are
+# not checked here (oclgrind's own LLVM state is never freed); every other
+# test checks the library's.
 asan=$(ldd "$driver" 2>/dev/null | sed -n 's/^[[:space:]]*\(libasan[^ ]*\) => \([^ ]*\).*/\2/p')
 if test -n "$asan"; then
     LD_PRELOAD="$asan${LD_PRELOAD:+ $LD_PRELOAD}"
-    ASAN_OPTIONS="verify_asan_link_order=0:detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:detect_leaks=0"
     export LD_PRELOAD ASAN_OPTIONS
 fi
 
