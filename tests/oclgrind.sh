@@ -35,7 +35,7 @@ status=0
 pairs=$("$driver" --list) || exit 99
 for layout in "GPGPU_CHUNKED=0 GPGPU_HIST=local GPGPU_WG=16" \
               "GPGPU_CHUNKED=1 GPGPU_HIST=private GPGPU_WG=8"; do
-    echo "$pairs" | while read -r case variant; do
+    echo "$pairs" | { failed=0; while read -r case variant; do
         log="$dir/$case-$variant-$(echo "$layout" | tr ' =' '__').log"
         rm -f "$log"
         # shellcheck disable=SC2086
@@ -44,11 +44,12 @@ for layout in "GPGPU_CHUNKED=0 GPGPU_HIST=local GPGPU_WG=16" \
             --build-options -cl-opt-disable --log "$log" "$driver" "$case" "$variant"
         rc=$?
         if test $rc -ne 0 || test -s "$log"; then
-            echo "FAIL: $case, variant $variant, $layout (exit $rc)"
+            echo "FAIL: $case, variant $variant, $layout (exit $rc, $log)"
             head -n 40 "$log"
-            exit 1
+            failed=1
+        else
+            echo "ok: $case, variant $variant, $layout"
         fi
-        echo "ok: $case, variant $variant, $layout"
-    done || status=1
+    done; exit $failed; } || status=1
 done
 exit $status
