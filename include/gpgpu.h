@@ -136,7 +136,16 @@ GPGPU_API gpgpu_status gpgpu_reduce(gpgpu_context *ctx, gpgpu_type t, gpgpu_op o
 /**
  * Prefix scan: out[i] = in[0] op ... op in[i-1] (EXCLUSIVE, out[0] = identity)
  * or in[0] op ... op in[i] (INCLUSIVE). out may equal in (in place); other
- * overlap is INVALID_ARGUMENT. Errors as gpgpu_reduce.
+ * overlap is INVALID_ARGUMENT. Operands are combined in index order (op need
+ * be associative, not commutative). Integer sums wrap.
+ * Float sums combine in an order fixed by n and the device's plan, never by
+ * timing, so the bits are reproducible: the input is cut into tiles (the
+ * plan's scan tile, e.g. 32768 elements on a CPU, 4096 on a GPU), each tile
+ * into runs of consecutive elements summed left to right, the runs' totals
+ * combined in a log2 tree, and the tiles' totals chained left to right (the
+ * single-pass plan) or scanned by the same scheme (multi-pass). Results may
+ * differ from a serial loop by rounding (by a few units of eps * sum |x|).
+ * Errors as gpgpu_reduce.
  */
 GPGPU_API gpgpu_status gpgpu_scan(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
                                   gpgpu_scan_kind kind, const void *in, void *out, size_t n);
@@ -216,29 +225,62 @@ GPGPU_API gpgpu_status gpgpu_histogram_rgba8(gpgpu_context *ctx, const uint8_t *
 /* ------------------------------------------------------------------------ */
 /* User-defined operators, compiled at run time                               */
 
+/*
+ * Expressions (combine, identity, map, predicate) are OpenCL C, pasted into
+ * a kernel and compiled the first time they are used with a type. Each is at
+ * most 1024 bytes of printable ASCII; line breaks and tabs count as blanks,
+ * and runs of blanks are one space. Text that could escape its place in the
+ * kernel is INVALID_ARGUMENT before anything is compiled: ';', '{', '}',
+ * '#', comment openers, quotes, backslash, trigraphs ("??"), digraphs
+ * ("<%", "%>", "<:", ":>", "%:"), unbalanced parentheses or brackets, and
+ * empty expressions. An expression that passes but does not compile is
+ * BUILD, with the compiler's log in gpgpu_last_error. Compiled variants are
+ * cached like the built-in ones (in memory and on disk). All of them need an
+ * OpenCL device: on the host fallback they are UNSUPPORTED.
+ */
+
 /**
- * Defines an operator on type t: combine is an OpenCL C expression in a and b
- * (e.g. "a * b", "hypot(a, b)"), identity an expression of type t. The op
- * works with gpgpu_reduce and gpgpu_scan (and their _buffer forms) for type t,
- * for the context's life. The operator must be associative; results of a
- * non-associative one are unspecified. Expressions that could escape their
- * place in the kernel (';', braces, '#', comments, quotes, unbalanced
- * parentheses) are INVALID_ARGUMENT; ones that do not compile are BUILD
- * with the compiler's log in gpgpu_last_error. On the host fallback,
- * user-defined operators are UNSUPPORTED.
+ * Defines an operator on type t: combine is an expression in a and b (both
+ * of type t; e.g. "a * b", "a > b ? a : b", "hypot(a, b)"), identity an
+ * expression of type t such that combining it with any a gives a ("1", "0",
+ * "-INFINITY", "LONG_MAX"). *op receives an id >= GPGPU_OP_USER that works with
+ * gpgpu_reduce, gpgpu_scan, gpgpu_transform_reduce and their _buffer forms
+ * for type t (INVALID_ARGUMENT with any other type), for the context's life;
+ * defining the same text again gives the same id. The operator must be
+ * associative; results of a non-associative one are unspecified (the
+ * combining order depends on n and the device). The reduce kernel is compiled
+ * here, so that a bad expression fails now. Errors: INVALID_ARGUMENT (NULLs,
+ * bad type, the expression rules above), UNSUPPORTED (host fallback, a
+ * 64-bit type the device lacks), BUILD, OUT_OF_MEMORY, OPENCL; *op is left
+ * unchanged on failure.
  */
 GPGPU_API gpgpu_status gpgpu_op_define(gpgpu_context *ctx, gpgpu_type t, const char *combine,
                                        const char *identity, gpgpu_op *op);
 
-/** result = reduce(op, map(x) for x in in): map is an expression in x. */
+/**
+ * result = in[0]' op in[1]' op ... op in[n-1]', where x' is map, an
+ * expression in x of type t whose value is converted to t (e.g. "x * x" for a
+ * squared norm, "fabs(x)", "x > 0 ? 1 : 0" to count). The map is applied as
+ * each element is loaded: no extra pass or buffer, the speed of gpgpu_reduce.
+ * op is a built-in operator or one defined for t; n == 0 gives op's identity.
+ * Errors as gpgpu_reduce, plus the expression rules above (host fallback:
+ * UNSUPPORTED).
+ */
 GPGPU_API gpgpu_status gpgpu_transform_reduce(gpgpu_context *ctx, gpgpu_type t,
                                               const char *map, gpgpu_op op, const void *in,
                                               size_t n, void *result);
 
 /**
- * Stream compaction: copies to out, in order, each in[i] for which predicate
- * (an expression in x and the index i) is non-zero; *count receives how many.
- * out must have room for n elements.
+ * Stream compaction: copies to out, in order, each in[i] for which predicate,
+ * an expression in x (the element, of type t) and i (its index, a ulong
+ * counted from in[0]), is non-zero; *count receives how many (e.g. "x > 0",
+ * "fabs(x) < 1e-3f", "i % 2 == 0 && x != 0"). out must have room for n
+ * elements; its elements past *count are unspecified. out may equal in (in
+ * place); other overlap is INVALID_ARGUMENT. Needs 64-bit integers on the
+ * device (the counts are ulong). Errors: INVALID_ARGUMENT (NULLs with n > 0,
+ * count NULL, bad type, overlap, the expression rules above), UNSUPPORTED,
+ * BUILD, OUT_OF_MEMORY, OPENCL. On failure out may have been written (in
+ * too, when out == in).
  */
 GPGPU_API gpgpu_status gpgpu_select(gpgpu_context *ctx, gpgpu_type t, const char *predicate,
                                     const void *in, size_t n, void *out, size_t *count);

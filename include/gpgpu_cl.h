@@ -70,8 +70,18 @@ GPGPU_API gpgpu_status gpgpu_histogram_buffer(gpgpu_context *ctx, gpgpu_type t, 
                                               size_t bins_offset, cl_uint num_wait,
                                               const cl_event *wait, cl_event *done);
 
+/** gpgpu_transform_reduce on buffers: reduces map(x) over
+    in[in_offset .. +n) into one element at result[result_offset]. */
+GPGPU_API gpgpu_status gpgpu_transform_reduce_buffer(gpgpu_context *ctx, gpgpu_type t,
+                                                     const char *map, gpgpu_op op, cl_mem in,
+                                                     size_t in_offset, size_t n, cl_mem result,
+                                                     size_t result_offset, cl_uint num_wait,
+                                                     const cl_event *wait, cl_event *done);
+
 /** gpgpu_select on buffers: the number kept is written as one cl_ulong to
-    count[count_offset]. */
+    count[count_offset]; the predicate's i counts from in[in_offset]. The
+    same buffer for in and out is allowed only when the two ranges do not
+    overlap. */
 GPGPU_API gpgpu_status gpgpu_select_buffer(gpgpu_context *ctx, gpgpu_type t,
                                            const char *predicate, cl_mem in,
                                            size_t in_offset, size_t n, cl_mem out,

@@ -12,6 +12,10 @@
    Every lane sum is folded in a fixed order: the float result depends only
    on n, the offset's alignment and the launch shape, never on timing. */
 
+#ifndef BLOCK
+#define BLOCK 1024
+#endif
+
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void reduce_pass(__global const T *in, ulong off, ulong n, __global T *out, ulong out_off)
 {
@@ -24,6 +28,15 @@ void reduce_pass(__global const T *in, ulong off, ulong n, __global T *out, ulon
     const ulong per = ((n + items - 1) / items + 3) & ~(ulong)3;
     const ulong begin = min(gid * per, n), end = min(begin + per, n);
     ulong i = begin;
+    /* Blocks of BLOCK elements are summed on their own and then added to the
+       total: a float sum's rounding error grows with the block, not with the
+       whole chunk (which is n / items long). */
+    for (; i + BLOCK <= end; i += BLOCK) {
+        T4 block = (T4)(IDENTITY);
+        for (uint j = 0; j < BLOCK; j += 4)
+            block = COMBINE4(block, MAP4(vload4(0, in + i + j)));
+        acc4 = COMBINE4(acc4, block);
+    }
     for (; i + 4 <= end; i += 4)
         acc4 = COMBINE4(acc4, MAP4(vload4(0, in + i)));
     for (; i < end; i++)

@@ -1,1 +1,359 @@
-/* scan.cl - placeholder until the primitive lands. */
+/*
+ * scan.cl - prefix scan of T under COMBINE (common.cl), in tiles of
+ * WG * SCAN_ITEMS elements. Each work item owns SCAN_ITEMS consecutive
+ * elements of its tile and scans them serially; the work items' totals are
+ * scanned across the group in __local memory.
+ *
+ * Where a work item's elements live while it works on them is the plan's
+ * CHUNKED choice:
+ *   CHUNKED=1 (CPUs)  in the caller's buffers: each item reads and writes one
+ *                     contiguous chunk, which the second read finds in cache;
+ *   CHUNKED=0 (GPUs)  in a __local copy of the tile, loaded and stored with
+ *                     coalesced accesses and padded so that the items' strided
+ *                     reads hit distinct banks.
+ *
+ * Two ways across tiles, chosen by the host:
+ *   multi-pass   scan_reduce_tiles writes each tile's total, the totals are
+ *                scanned (recursively, by the same kernels), scan_tiles scans
+ *                each tile seeded with its scanned total: ~3n words moved;
+ *   single-pass  scan_single: tiles take ids from an atomic ticket, publish
+ *                their total and prefix, and look back over predecessors for
+ *                their own prefix (decoupled look-back): ~2n words moved.
+ *                No tile waits unboundedly for another, and float
+ *                results do not depend on timing (see look_back).
+ *
+ * Every combination keeps its operands in index order (left operand first),
+ * so associative operators need not be commutative.
+ */
+
+#ifndef SCAN_ITEMS
+#define SCAN_ITEMS 8        /* consecutive elements per work item */
+#endif
+
+#ifndef SCAN_SPIN
+#define SCAN_SPIN 65536     /* polls of a silent predecessor before working
+                               round it */
+#endif
+
+#ifndef SCAN_LANES
+#define SCAN_LANES 8        /* independent chains per work item (floats) */
+#endif
+
+#define SCAN_TILE (WG * SCAN_ITEMS)
+
+#if CHUNKED
+#define TS __global
+#define TILE_AT(i) (i)
+#else
+#define TS __local
+#define TILE_AT(i) ((i) + (i) / 32)   /* one pad word per 32: no bank conflicts */
+#endif
+
+/* Elements of the last, partial tile that belong to work item lid. */
+static inline uint item_count(uint len, uint lid)
+{
+    uint first = lid * SCAN_ITEMS;
+    return first >= len ? 0 : min((uint)SCAN_ITEMS, len - first);
+}
+
+/* Float combines take several cycles and may not be reordered by the
+   compiler, so for floats a work item keeps SCAN_LANES independent chains:
+   its reduce folds SCAN_LANES consecutive stretches side by side, then
+   combines them in order; its scan goes in blocks of SCAN_LANES whose own
+   prefixes do not wait for the running total. The order stays fixed by the
+   layout alone, and operands stay in index order. */
+static inline T item_reduce(const TS T *x, uint first, uint count)
+{
+    T acc = IDENTITY;
+    uint k = 0;
+#if T_IS_FLOAT
+    uint len = count / SCAN_LANES;
+    T lane[SCAN_LANES];
+#pragma unroll
+    for (uint l = 0; l < SCAN_LANES; ++l)
+        lane[l] = IDENTITY;
+    for (uint i = 0; i < len; ++i)
+#pragma unroll
+        for (uint l = 0; l < SCAN_LANES; ++l)
+            lane[l] = COMBINE(lane[l], x[TILE_AT(first + l * len + i)]);
+#pragma unroll
+    for (uint l = 0; l < SCAN_LANES; ++l)
+        acc = COMBINE(acc, lane[l]);
+    k = SCAN_LANES * len;
+#endif
+    for (; k < count; ++k)
+        acc = COMBINE(acc, x[TILE_AT(first + k)]);
+    return acc;
+}
+
+/* y = scan of x seeded with acc; x and y may be the same memory. */
+static inline void item_scan(const TS T *x, TS T *y, uint first, uint count, T acc, int inclusive)
+{
+    uint k = 0;
+#if T_IS_FLOAT
+    for (; k + SCAN_LANES <= count; k += SCAN_LANES) {
+        T p[SCAN_LANES];
+        p[0] = x[TILE_AT(first + k)];
+#pragma unroll
+        for (uint j = 1; j < SCAN_LANES; ++j)
+            p[j] = COMBINE(p[j - 1], x[TILE_AT(first + k + j)]);
+#pragma unroll
+        for (uint j = 0; j < SCAN_LANES; ++j)
+            y[TILE_AT(first + k + j)] = inclusive ? COMBINE(acc, p[j])
+                                        : j ? COMBINE(acc, p[j - 1]) : acc;
+        acc = COMBINE(acc, p[SCAN_LANES - 1]);
+    }
+#endif
+    if (inclusive) {
+        for (; k < count; ++k) {
+            acc = COMBINE(acc, x[TILE_AT(first + k)]);
+            y[TILE_AT(first + k)] = acc;
+        }
+    } else {
+        for (; k < count; ++k) {
+            T v = x[TILE_AT(first + k)];
+            y[TILE_AT(first + k)] = acc;
+            acc = COMBINE(acc, v);
+        }
+    }
+}
+
+/* This work item's total over its elements of the tile in[0 .. len). On a
+   GPU the tile is first copied to tile[] (full tiles without bounds checks). */
+static inline T tile_item_total(__global const T *in, uint len, __local T *tile)
+{
+    uint lid = get_local_id(0);
+#if CHUNKED
+    const TS T *x = in;
+#else
+    if (len == SCAN_TILE) {
+        for (uint j = 0; j < SCAN_ITEMS; ++j)
+            tile[TILE_AT(j * WG + lid)] = in[j * WG + lid];
+    } else {
+        for (uint j = 0; j < SCAN_ITEMS; ++j)
+            if (j * WG + lid < len)
+                tile[TILE_AT(j * WG + lid)] = in[j * WG + lid];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const TS T *x = tile;
+#endif
+    if (len == SCAN_TILE)
+        return item_reduce(x, lid * SCAN_ITEMS, SCAN_ITEMS);
+    return item_reduce(x, lid * SCAN_ITEMS, item_count(len, lid));
+}
+
+/* Scans this work item's elements of the tile seeded with acc into out. */
+static inline void tile_item_scan(__global const T *in, __global T *out, uint len, T acc,
+                           int inclusive, __local T *tile)
+{
+    uint lid = get_local_id(0);
+#if CHUNKED
+    if (len == SCAN_TILE)
+        item_scan(in, out, lid * SCAN_ITEMS, SCAN_ITEMS, acc, inclusive);
+    else
+        item_scan(in, out, lid * SCAN_ITEMS, item_count(len, lid), acc, inclusive);
+#else
+    if (len == SCAN_TILE)
+        item_scan(tile, tile, lid * SCAN_ITEMS, SCAN_ITEMS, acc, inclusive);
+    else
+        item_scan(tile, tile, lid * SCAN_ITEMS, item_count(len, lid), acc, inclusive);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (len == SCAN_TILE) {
+        for (uint j = 0; j < SCAN_ITEMS; ++j)
+            out[j * WG + lid] = tile[TILE_AT(j * WG + lid)];
+    } else {
+        for (uint j = 0; j < SCAN_ITEMS; ++j)
+            if (j * WG + lid < len)
+                out[j * WG + lid] = tile[TILE_AT(j * WG + lid)];
+    }
+#endif
+}
+
+/* Inclusive scan of the work items' x across the group into sums[] (log2(WG)
+   steps); returns the exclusive value for this item. sums[WG - 1] ends as
+   the group's total. */
+static inline T group_scan(T x, __local T *sums)
+{
+    uint lid = get_local_id(0);
+    sums[lid] = x;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint d = 1; d < WG; d <<= 1) {
+        T v = lid >= d ? COMBINE(sums[lid - d], x) : x;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        sums[lid] = x = v;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    return lid ? sums[lid - 1] : IDENTITY;
+}
+
+static inline uint tile_len(ulong n, uint tile)
+{
+    return (uint)min((ulong)SCAN_TILE, n - (ulong)tile * SCAN_TILE);
+}
+
+#if CHUNKED
+#define TILE_LOCAL(name)
+#define TILE_ARG NULL
+#else
+#define TILE_LOCAL(name) __local T name[TILE_AT(SCAN_TILE)]
+#define TILE_ARG tile
+#endif
+
+/* Multi-pass, first pass: totals[g] = the total of tile g. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void scan_reduce_tiles(__global const T *in, ulong in_off, ulong n, __global T *totals,
+                       ulong totals_off)
+{
+    __local T sums[WG];
+    TILE_LOCAL(tile);
+    uint g = get_group_id(0);
+    __global const T *src = in + in_off + (ulong)g * SCAN_TILE;
+    group_scan(tile_item_total(src, tile_len(n, g), TILE_ARG), sums);
+    if (get_local_id(0) == 0)
+        totals[totals_off + g] = sums[WG - 1];
+}
+
+/* Multi-pass, last pass (and the whole scan when n fits one tile): scans
+   tile g seeded with seeds[seeds_off + g * seeds_stride] when has_seed. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void scan_tiles(__global const T *in, ulong in_off, __global T *out, ulong out_off, ulong n,
+                int inclusive, __global const T *seeds, ulong seeds_off, uint seeds_stride,
+                int has_seed)
+{
+    __local T sums[WG];
+    TILE_LOCAL(tile);
+    uint g = get_group_id(0);
+    ulong base = (ulong)g * SCAN_TILE;
+    uint len = tile_len(n, g);
+    T excl = group_scan(tile_item_total(in + in_off + base, len, TILE_ARG), sums);
+    T seed = has_seed ? seeds[seeds_off + (ulong)g * seeds_stride] : IDENTITY;
+    tile_item_scan(in + in_off + base, out + out_off + base, len, COMBINE(seed, excl),
+                   inclusive, TILE_ARG);
+}
+
+/* Single-pass state per tile: flags[1 + t] says what tile t has published in
+   vals[]: its total (FLAG_TOTAL, vals[2t]) or its inclusive prefix
+   (FLAG_PREFIX, vals[2t + 1]). flags[0] is the ticket counter. All zero at
+   launch. A value is written, then fenced, then its flag: a reader that
+   sees the flag and fences sees the value. */
+#define FLAG_TOTAL 1u
+#define FLAG_PREFIX 2u
+
+static inline void publish(volatile __global uint *flags, volatile __global T *vals, uint t,
+                    uint flag, T v)
+{
+    vals[2 * t + (flag == FLAG_PREFIX)] = v;
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
+    atomic_xchg(&flags[1 + t], flag);
+}
+
+/* Waits until tile t has published at least `need`, polling at most
+   `polls` times; returns what it has (0: nothing yet). */
+static inline uint poll_flag(volatile __global uint *flags, uint t, uint need, uint polls)
+{
+    uint f = flags[1 + t];
+    for (uint i = 0; f < need && i < polls; ++i)
+        f = flags[1 + t];
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
+    return f;
+}
+
+/* The total of full tile k computed by this work item alone. On a CPU it is
+   bit for bit what tile k's group computes (each item's item_reduce, then
+   group_scan's balanced tree, rebuilt here as a binary counter). On a GPU it
+   is a plain fold: only integer types scan single-pass there (scan.c). */
+static inline T tile_total_alone(__global const T *x)
+{
+#if CHUNKED
+    T stack[16];
+    uint top = 0;
+    for (uint i = 0; i < WG; ++i) {
+        T v = item_reduce(x, i * SCAN_ITEMS, SCAN_ITEMS);
+        for (uint c = i + 1; (c & 1) == 0; c >>= 1)
+            v = COMBINE(stack[--top], v);
+        stack[top++] = v;
+    }
+    return stack[0];
+#else
+    T acc = IDENTITY;
+    for (uint k = 0; k < SCAN_TILE; ++k)
+        acc = COMBINE(acc, x[k]);
+    return acc;
+#endif
+}
+
+/* What tile k has published (its total, or FLAG_PREFIX and its inclusive
+   prefix) into *v, polling up to `polls` times. A tile still silent then
+   has its total computed here from its input (returns 0), so that no tile
+   ever depends on another making progress. The flag is read again after
+   that: a tile that published meanwhile may already have overwritten its
+   input (in place), and then its published value is used. */
+static inline uint fetch(volatile __global uint *flags, volatile __global T *vals,
+                         __global const T *in, uint k, uint polls, T *v)
+{
+    uint f = poll_flag(flags, k, FLAG_TOTAL, polls);
+    if (f == 0) {
+        *v = tile_total_alone(in + (ulong)k * SCAN_TILE);
+        f = poll_flag(flags, k, FLAG_TOTAL, 0);
+        if (f == 0)
+            return 0;
+    }
+    *v = vals[2 * k + (f == FLAG_PREFIX)];
+    return f;
+}
+
+/* The prefix of everything before tile t (t > 0), seed included. Walks back
+   to the nearest tile j with a published inclusive prefix (or to tile 0),
+   then folds the totals of tiles j+1 .. t-1 onto it left to right. That is
+   exactly the strict chain prefix(k+1) = prefix(k) op total(k+1), so float
+   results do not depend on which tiles had published when: they are the
+   same bits on every run. */
+static inline T look_back(volatile __global uint *flags, volatile __global T *vals,
+                          __global const T *in, uint t, T total, T seed)
+{
+    publish(flags, vals, t, FLAG_TOTAL, total);
+    uint j = t - 1, f;
+    T v;
+    while ((f = fetch(flags, vals, in, j, SCAN_SPIN, &v)) != FLAG_PREFIX && j > 0)
+        --j;
+    /* Tile 0 publishes only its prefix: without it, v is its total. */
+    T prefix = f == FLAG_PREFIX ? v : COMBINE(seed, v);
+    for (uint k = j + 1; k < t; ++k) {
+        f = fetch(flags, vals, in, k, 0, &v);
+        prefix = f == FLAG_PREFIX ? v : COMBINE(prefix, v);
+    }
+    return prefix;
+}
+
+/* Single pass over all tiles; see above. seed[seed_off] (when has_seed) is
+   combined on the left of every output. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void scan_single(__global const T *in, ulong in_off, __global T *out, ulong out_off, ulong n,
+                 int inclusive, __global const T *seed, ulong seed_off, int has_seed,
+                 __global T *vals, __global uint *flags)
+{
+    __local T sums[WG];
+    __local uint ticket;
+    __local T prefix;
+    TILE_LOCAL(tile);
+    uint lid = get_local_id(0);
+    if (lid == 0)
+        ticket = atomic_inc(&flags[0]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint t = ticket;
+    ulong base = (ulong)t * SCAN_TILE;
+    uint len = tile_len(n, t);
+    T excl = group_scan(tile_item_total(in + in_off + base, len, TILE_ARG), sums);
+    if (lid == 0) {
+        T p = has_seed ? seed[seed_off] : IDENTITY;
+        if (t > 0)
+            p = look_back(flags, vals, in + in_off, t, sums[WG - 1], p);
+        publish(flags, vals, t, FLAG_PREFIX, COMBINE(p, sums[WG - 1]));
+        prefix = p;
+    }
+    /* The global fence keeps this tile's writes after its published prefix,
+       which a successor's look-back relies on when the scan is in place. */
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    tile_item_scan(in + in_off + base, out + out_off + base, len, COMBINE(prefix, excl),
+                   inclusive, TILE_ARG);
+}

@@ -164,6 +164,11 @@ gpgpu_status gpgpu__buffer(gpgpu_context *ctx, cl_mem_flags flags, size_t bytes,
 gpgpu_status gpgpu__check_range(gpgpu_context *ctx, const char *func, const char *what,
                                 cl_mem buf, size_t offset, size_t n, size_t elem);
 
+/* Elements of size bytes that one host-API pass moves through a device
+   buffer: what the device's largest allocation holds, and at most a quarter
+   of its memory (at least 1). */
+size_t gpgpu__chunk_elems(const gpgpu_context *ctx, size_t size);
+
 /* Blocking read of bytes at offset of buf into host. */
 gpgpu_status gpgpu__read(gpgpu_context *ctx, cl_mem buf, size_t offset, size_t bytes,
                          void *host);
@@ -212,8 +217,9 @@ const char *gpgpu__user_op_source(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op)
 
 /* ---- programs (program.c, cache.c) -------------------------------------- */
 
-/* The program built from common.cl + extra (may be NULL: text such as user
-   #defines) + kernels/<file>.cl with options (plus the plan's tunables),
+/* The program built from extra (may be NULL: text such as user #defines,
+   placed first so that common.cl sees them) + common.cl + kernels/<file>.cl
+   with options (plus the plan's tunables),
    compiled once per context. Errors: BUILD with the log, OPENCL. */
 gpgpu_status gpgpu__program_get(gpgpu_context *ctx, const char *file, const char *extra,
                                 const char *options, gpgpu__program **out);
@@ -270,6 +276,9 @@ void gpgpu__identity(gpgpu_type t, gpgpu_op op, void *out);
 void gpgpu__host_reduce(gpgpu_type t, gpgpu_op op, const void *in, size_t n, void *result);
 void gpgpu__host_scan(gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind, const void *in,
                       void *out, size_t n, const void *init);
+/* XOR masks mapping key bits to unsigned bits in the wanted order (m1 when
+   the key's top bit is set, m0 otherwise): totalOrder floats, descending. */
+void gpgpu__sort_masks(gpgpu_type t, unsigned flags, uint64_t *m0, uint64_t *m1);
 gpgpu_status gpgpu__host_sort(gpgpu_type t, void *keys, void *values, size_t value_size,
                               size_t n, unsigned flags);
 void gpgpu__host_histogram(gpgpu_type t, const void *in, size_t n, size_t nbins, double lo,

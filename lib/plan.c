@@ -22,7 +22,7 @@ static size_t env_size(const char *name, size_t dflt)
     return (*end || x == 0) ? dflt : (size_t)x;
 }
 
-/* "0" or "1" from the environment, else dflt (env_size cannot say 0). */
+/* 0 or 1 from the environment, else dflt. */
 static int env_flag(const char *name, int dflt)
 {
     const char *v = getenv(name);
@@ -61,7 +61,10 @@ void gpgpu__plan_init(gpgpu_context *ctx)
         t->wg = 256;
         t->groups = 8 * ctx->compute_units;
         t->scan_tile = 256 * 16;
-        t->scan_single = 1;
+        /* Measured on an H200 (2^28 u32): multi-pass 344 Gelem/s, the
+           single-pass look-back 12.5 Gelem/s (its spinning on predecessors
+           serialises the tiles there). */
+        t->scan_single = 0;
         t->sort_bits = 8;
         t->sort_tile = 256 * 16;
         t->hist_local = 1;
@@ -76,7 +79,7 @@ void gpgpu__plan_init(gpgpu_context *ctx)
     t->sort_tile = env_size("GPGPU_SORT_TILE", t->sort_tile);
     t->chunked = env_flag("GPGPU_CHUNKED", t->chunked);
     t->sort_bits = (int)env_size("GPGPU_SORT_BITS", (size_t)t->sort_bits);
-    t->nv_ptx = t->nv_ptx && env_flag("GPGPU_PTX", 1); /* only ever turned off on NVIDIA */
+    t->nv_ptx = t->nv_ptx && env_flag("GPGPU_PTX", 1);
     const char *scan = getenv("GPGPU_SCAN");
     if (scan && !strcmp(scan, "multipass"))
         t->scan_single = 0;

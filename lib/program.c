@@ -109,7 +109,8 @@ static gpgpu_status build(gpgpu_context *ctx, const char *file, const char *extr
     gpgpu__plan_options(ctx, tune, sizeof tune);
     if ((size_t)snprintf(all, sizeof all, "%s %s", tune, options) >= sizeof all)
         return gpgpu__fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT, "kernel options too long");
-    const char *parts[] = {common, "\n", extra, "\n", body};
+    /* extra first: common.cl tests MAP and expands USER_COMBINE in code */
+    const char *parts[] = {extra, "\n", common, "\n", body};
     char key[40];
     disk_key(ctx, parts, 5, all, key);
 

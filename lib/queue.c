@@ -205,3 +205,12 @@ gpgpu_status gpgpu__run(gpgpu_context *ctx, gpgpu__program *prog, const char *na
         gpgpu__profile_launch(ctx, ev, name, global, local);
     return GPGPU_SUCCESS;
 }
+
+size_t gpgpu__chunk_elems(const gpgpu_context *ctx, size_t size)
+{
+    uint64_t limit = ctx->max_alloc;
+    if (limit > ctx->global_mem / 4)
+        limit = ctx->global_mem / 4;
+    size_t c = (size_t)(limit / size);
+    return c ? c : 1;
+}

@@ -96,23 +96,13 @@ gpgpu_status gpgpu_reduce_buffer(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, 
     return s;
 }
 
-/* Elements per host-API chunk: what one buffer may hold, a multiple of 4. */
-static size_t chunk_elems(const gpgpu_context *ctx, size_t size)
-{
-    uint64_t limit = ctx->max_alloc;
-    if (limit > ctx->global_mem / 4)
-        limit = ctx->global_mem / 4;
-    size_t c = (size_t)(limit / size) & ~(size_t)3;
-    return c ? c : 4;
-}
-
 /* Host memory in, one element out. Inputs larger than one device allocation
    go through in chunks whose results are reduced in turn. */
 static gpgpu_status reduce_host_api(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
                                     const char *map, const void *in, size_t n, void *result)
 {
     const size_t size = gpgpu__type(t)->size;
-    const size_t chunk = chunk_elems(ctx, size);
+    const size_t chunk = gpgpu__chunk_elems(ctx, size);
     const size_t nchunks = n ? (n + chunk - 1) / chunk : 1;
     cl_mem buf, partials, out;
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, (n < chunk ? n : chunk) * size, &buf));

@@ -1,5 +1,247 @@
-/* scan.c - placeholder until the scan primitive lands (issue 3). */
+/*
+ * scan.c - prefix scan: gpgpu_scan, gpgpu_scan_init, gpgpu_scan_buffer, and
+ * gpgpu__scan_enqueue for the primitives built on it (sort, select).
+ *
+ * The kernels (kernels/scan.cl) work in tiles of wg * items elements. Across
+ * tiles there are two paths, chosen per device by the plan (tune.scan_single;
+ * GPGPU_SCAN=multipass|single overrides it):
+ *   single-pass  one launch: each tile chains to its predecessors through
+ *                decoupled look-back (~2n words moved);
+ *   multi-pass   tile totals, a scan of the totals (recursively, into the
+ *                same scratch buffer), then each tile scanned from its
+ *                offset (~3n words moved).
+ * Float scans combine in an order fixed by n and the plan (never by timing):
+ * within a tile each work item's run of consecutive elements (in
+ * SCAN_LANES-wide blocks), the items' totals in a log2(wg)-step tree; across
+ * tiles a left-to-right chain of tile totals (single-pass), or the recursive
+ * scan of the totals (multi-pass).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
 #include "internal.h"
+
+typedef struct {
+    gpgpu__program *prog;
+    size_t wg;      /* work items per group */
+    size_t tile;    /* elements per tile */
+} scan_plan;
+
+/* Elements each work item scans serially: the plan's tile split over the
+   group. On a GPU the group holds a padded copy of its tile (one word per 32)
+   and the items' totals in __local memory, which bounds the tile. */
+static size_t scan_items(const gpgpu_context *ctx, size_t size)
+{
+    size_t wg = ctx->tune.wg;
+    size_t items = ctx->tune.scan_tile / wg;
+    if (!ctx->tune.chunked) {
+        size_t words = ctx->local_mem / size;
+        size_t fit = words > 2 * wg + 64 ? (words - 2 * wg - 64) * 32 / 33 / wg : 1;
+        if (items > fit)
+            items = fit;
+    }
+    return items ? items : 1;
+}
+
+/* The scan program for t and op on this device. */
+static gpgpu_status scan_plan_get(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, scan_plan *p)
+{
+    const gpgpu__type_info *ti = gpgpu__type(t);
+    const char *extra = NULL;
+    char opts[512];
+    GPGPU__TRY(gpgpu__type_op_options(ctx, t, op, opts, sizeof opts, &extra));
+    size_t items = scan_items(ctx, ti->size);
+    size_t used = strlen(opts);
+    snprintf(opts + used, sizeof opts - used, " -D SCAN_ITEMS=%zu", items);
+    p->wg = ctx->tune.wg;
+    p->tile = p->wg * items;
+    return gpgpu__program_get(ctx, "scan", extra, opts, &p->prog);
+}
+
+/* Where the seed combined on the left of every output comes from. */
+typedef struct {
+    cl_mem buf;         /* any valid buffer when has is 0 */
+    cl_ulong off;
+    cl_int has;
+} scan_seed;
+
+static size_t tiles_of(const scan_plan *p, size_t n)
+{
+    return (n + p->tile - 1) / p->tile;
+}
+
+static gpgpu_status scan_single(gpgpu_context *ctx, const scan_plan *p, size_t size,
+                                cl_int inclusive, cl_mem in, cl_ulong in_off, cl_mem out,
+                                cl_ulong out_off, cl_ulong n, scan_seed seed)
+{
+    size_t tiles = tiles_of(p, n);
+    cl_mem vals, flags;
+    cl_uint zero = 0;
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS, 2 * tiles * size, &vals));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS2, (tiles + 1) * sizeof zero, &flags));
+    GPGPU__TRY(gpgpu__fill(ctx, flags, 0, (tiles + 1) * sizeof zero, &zero, sizeof zero));
+    return gpgpu__run(ctx, p->prog, "scan_single", tiles * p->wg, p->wg, GPGPU__ARG(in),
+                      GPGPU__ARG(in_off), GPGPU__ARG(out), GPGPU__ARG(out_off), GPGPU__ARG(n),
+                      GPGPU__ARG(inclusive), GPGPU__ARG(seed.buf), GPGPU__ARG(seed.off),
+                      GPGPU__ARG(seed.has), GPGPU__ARG(vals), GPGPU__ARG(flags), GPGPU__END);
+}
+
+/* Elements of scratch the multi-pass scan of n needs: one total per tile at
+   each level of the recursion. */
+static size_t multipass_scratch(const scan_plan *p, size_t n)
+{
+    size_t total = 0;
+    for (size_t tiles = tiles_of(p, n); tiles > 1; tiles = tiles_of(p, tiles))
+        total += tiles;
+    return total;
+}
+
+/* Multi-pass scan of in[in_off ..+n) into out; the tile totals of this level
+   go to part[part_off ..], deeper levels after them. */
+static gpgpu_status scan_multipass(gpgpu_context *ctx, const scan_plan *p, cl_int inclusive,
+                                   cl_mem in, cl_ulong in_off, cl_mem out, cl_ulong out_off,
+                                   cl_ulong n, scan_seed seed, cl_mem part, cl_ulong part_off)
+{
+    size_t tiles = tiles_of(p, n);
+    cl_uint stride = 0;
+    if (tiles > 1) {
+        GPGPU__TRY(gpgpu__run(ctx, p->prog, "scan_reduce_tiles", tiles * p->wg, p->wg,
+                              GPGPU__ARG(in), GPGPU__ARG(in_off), GPGPU__ARG(n),
+                              GPGPU__ARG(part), GPGPU__ARG(part_off), GPGPU__END));
+        GPGPU__TRY(scan_multipass(ctx, p, 0, part, part_off, part, part_off, tiles, seed, part,
+                                  part_off + tiles));
+        seed = (scan_seed){ part, part_off, 1 };
+        stride = 1;
+    }
+    return gpgpu__run(ctx, p->prog, "scan_tiles", tiles * p->wg, p->wg, GPGPU__ARG(in),
+                      GPGPU__ARG(in_off), GPGPU__ARG(out), GPGPU__ARG(out_off), GPGPU__ARG(n),
+                      GPGPU__ARG(inclusive), GPGPU__ARG(seed.buf), GPGPU__ARG(seed.off),
+                      GPGPU__ARG(stride), GPGPU__ARG(seed.has), GPGPU__END);
+}
+
+/* The plan's path, except for floats on a GPU: there a tile that works round
+   a silent predecessor sums it in a plain fold, not in the group's order,
+   which would make float bits depend on timing (kernels/scan.cl). */
+static int use_single(const gpgpu_context *ctx, gpgpu_type t)
+{
+    return ctx->tune.scan_single && (ctx->tune.chunked || !gpgpu__type(t)->is_float);
+}
+
+gpgpu_status gpgpu__scan_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
+                                 gpgpu_scan_kind kind, cl_mem in, size_t in_off, cl_mem out,
+                                 size_t out_off, size_t n, cl_mem init_buf, size_t init_off)
+{
+    scan_plan p;
+    if (n == 0)
+        return GPGPU_SUCCESS;
+    GPGPU__TRY(scan_plan_get(ctx, t, op, &p));
+    size_t size = gpgpu__type(t)->size;
+    cl_int inclusive = kind == GPGPU_INCLUSIVE;
+    scan_seed seed = { init_buf ? init_buf : in, init_off, init_buf != NULL };
+    if (use_single(ctx, t))
+        return scan_single(ctx, &p, size, inclusive, in, in_off, out, out_off, n, seed);
+    cl_mem part = in;
+    size_t parts = multipass_scratch(&p, n);
+    if (parts)
+        GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS, parts * size, &part));
+    return scan_multipass(ctx, &p, inclusive, in, in_off, out, out_off, n, seed, part, 0);
+}
+
+/* ---- the public entry points ---------------------------------------------- */
+
+/* Do [a, a + bytes) and [b, b + bytes) overlap without being the same range? */
+static int partial_overlap(uintptr_t a, uintptr_t b, size_t bytes)
+{
+    return a != b && a < b + bytes && b < a + bytes;
+}
+
+/* INVALID_ARGUMENT or UNSUPPORTED for an operator or type this device cannot
+   scan, found without building anything (ctx locked: user ops live there). */
+static gpgpu_status check_op(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op)
+{
+    char opts[512];
+    const char *extra = NULL;
+    return gpgpu__type_op_options(ctx, t, op, opts, sizeof opts, &extra);
+}
+
+/* Checks shared by the host and buffer entry points. */
+static gpgpu_status scan_check(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
+                               gpgpu_scan_kind kind)
+{
+    GPGPU__CHECK_ARG(NULL, ctx != NULL);
+    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
+    GPGPU__CHECK_ARG(ctx, GPGPU__VALID_OP(op));
+    GPGPU__CHECK_ARG(ctx, kind == GPGPU_EXCLUSIVE || kind == GPGPU_INCLUSIVE);
+    return GPGPU_SUCCESS;
+}
+
+/* Elements of the caller's data per device pass: one buffer holds them, one
+   element more (where an exclusive scan leaves its running total) and the
+   seed. */
+static size_t scan_chunk(const gpgpu_context *ctx, size_t size)
+{
+    size_t c = gpgpu__chunk_elems(ctx, size);
+    return c > 3 ? c - 2 : 1;
+}
+
+/* gpgpu_scan_init on the device, with ctx locked. The data goes through one
+   scratch buffer in chunks, each scanned in place and read back; each
+   chunk's running total is copied into the seed slot of the next. */
+static gpgpu_status scan_host_api(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
+                                  gpgpu_scan_kind kind, const void *in, void *out, size_t n,
+                                  const void *init)
+{
+    const size_t size = gpgpu__type(t)->size, chunk = scan_chunk(ctx, size);
+    const size_t cap = n < chunk ? n : chunk, seed_at = cap + 1;
+    cl_mem buf;
+    GPGPU__TRY(check_op(ctx, t, op));
+    if (n == 0)
+        return GPGPU_SUCCESS;
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, (cap + 2) * size, &buf));
+    if (init)
+        GPGPU__TRY(gpgpu__write(ctx, buf, seed_at * size, size, init));
+    for (size_t first = 0; first < n; first += cap) {
+        size_t len = n - first < cap ? n - first : cap;
+        int more = first + len < n;
+        /* An exclusive scan of one element more leaves the total at buf[len]. */
+        size_t m = len + (more && kind == GPGPU_EXCLUSIVE);
+        GPGPU__TRY(gpgpu__write(ctx, buf, 0, len * size, (const char *)in + first * size));
+        GPGPU__TRY(gpgpu__scan_enqueue(ctx, t, op, kind, buf, 0, buf, 0, m,
+                                       init || first ? buf : NULL, seed_at));
+        GPGPU__TRY(gpgpu__read(ctx, buf, 0, len * size, (char *)out + first * size));
+        if (more)
+            GPGPU__TRY(gpgpu__copy(ctx, buf, (m - 1) * size, buf, seed_at * size, size));
+    }
+    return GPGPU_SUCCESS;
+}
+
+gpgpu_status gpgpu_scan_init(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
+                             gpgpu_scan_kind kind, const void *in, void *out, size_t n,
+                             const void *init)
+{
+    GPGPU__TRY(scan_check(ctx, t, op, kind));
+    size_t size = gpgpu__type(t)->size;
+    GPGPU__CHECK_ARG(ctx, n <= SIZE_MAX / size - 1);
+    GPGPU__CHECK_ARG(ctx, n == 0 || (in != NULL && out != NULL));
+    GPGPU__CHECK_ARG(ctx, !partial_overlap((uintptr_t)in, (uintptr_t)out, n * size));
+    if (ctx->host) {
+        if (op >= GPGPU_OP_USER)
+            return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
+                               "user-defined operators need an OpenCL device");
+        gpgpu__host_scan(t, op, kind, in, out, n, init);
+        return GPGPU_SUCCESS;
+    }
+    gpgpu__lock(ctx);
+    gpgpu__begin(ctx, 0, NULL);
+    gpgpu_status s = scan_host_api(ctx, t, op, kind, in, out, n, init);
+    if (s == GPGPU_SUCCESS && ctx->profile_print)
+        gpgpu__profile_print(ctx, "gpgpu_scan");
+    if (s != GPGPU_SUCCESS)
+        clFinish(ctx->queue); /* nothing may still read the caller's memory */
+    gpgpu__unlock(ctx);
+    return s;
+}
 
 gpgpu_status gpgpu_scan(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind,
                         const void *in, void *out, size_t n)
@@ -7,11 +249,19 @@ gpgpu_status gpgpu_scan(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, gpgpu_sca
     return gpgpu_scan_init(ctx, t, op, kind, in, out, n, NULL);
 }
 
-gpgpu_status gpgpu_scan_init(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
-                             gpgpu_scan_kind kind, const void *in, void *out, size_t n,
-                             const void *init)
+/* INVALID_ARGUMENT unless buf holds elements [off, off + n) of size bytes. */
+static gpgpu_status check_range(gpgpu_context *ctx, cl_mem buf, size_t off, size_t n,
+                                size_t size, const char *what)
 {
-    return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED, "gpgpu_scan: not implemented yet");
+    size_t bytes = 0;
+    cl_int err = clGetMemObjectInfo(buf, CL_MEM_SIZE, sizeof bytes, &bytes, NULL);
+    if (err != CL_SUCCESS)
+        return gpgpu__cl_fail(ctx, err, "clGetMemObjectInfo");
+    if (off > bytes / size || n > bytes / size - off)
+        return gpgpu__fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+                           "gpgpu_scan_buffer: %s[%zu .. +%zu) is outside its %zu bytes", what,
+                           off, n, bytes);
+    return GPGPU_SUCCESS;
 }
 
 gpgpu_status gpgpu_scan_buffer(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
@@ -19,12 +269,24 @@ gpgpu_status gpgpu_scan_buffer(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
                                size_t out_offset, size_t n, cl_uint num_wait,
                                const cl_event *wait, cl_event *done)
 {
-    return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED, "gpgpu_scan_buffer: not implemented yet");
-}
-
-gpgpu_status gpgpu__scan_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
-                                 gpgpu_scan_kind kind, cl_mem in, size_t in_off, cl_mem out,
-                                 size_t out_off, size_t n, cl_mem init_buf, size_t init_off)
-{
-    return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED, "scan: not implemented yet");
+    GPGPU__TRY(scan_check(ctx, t, op, kind));
+    GPGPU__CHECK_ARG(ctx, n == 0 || (in != NULL && out != NULL));
+    GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
+    GPGPU__CHECK_ARG(ctx, in != out || !partial_overlap(in_offset, out_offset, n));
+    if (ctx->host)
+        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED, "gpgpu_scan_buffer: no OpenCL device");
+    size_t size = gpgpu__type(t)->size;
+    if (n > 0) {
+        GPGPU__TRY(check_range(ctx, in, in_offset, n, size, "in"));
+        GPGPU__TRY(check_range(ctx, out, out_offset, n, size, "out"));
+    }
+    gpgpu__lock(ctx);
+    gpgpu__begin(ctx, num_wait, wait);
+    gpgpu_status s = check_op(ctx, t, op);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__scan_enqueue(ctx, t, op, kind, in, in_offset, out, out_offset, n, NULL, 0);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__end(ctx, done);
+    gpgpu__unlock(ctx);
+    return s;
 }

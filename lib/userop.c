@@ -1,23 +1,321 @@
-/* userop.c - placeholder until user-defined operators land (issue 8). */
+/* userop.c - OpenCL C expressions from the caller, compiled at run time:
+   user-defined operators (gpgpu_op_define), maps fused into a reduce's load
+   (gpgpu_transform_reduce) and predicates for stream compaction
+   (gpgpu_select).
+
+   An expression is pasted into a #define of the kernel source, inside
+   parentheses. Before anything is compiled it must pass expr_clean, which
+   rejects whatever could end its slot early or hide text from the check
+   (';', braces, '#', comments, quotes, backslash, trigraphs, digraphs,
+   unbalanced brackets) and folds line breaks into spaces, since a newline
+   would end the #define. The compiler judges the rest: a wrong expression is
+   GPGPU_ERROR_BUILD with its log.
+
+   Select is three launches over tiles of wg * SELECT_ITEMS elements
+   (kernels/userop.cl): count the kept elements of each part of a tile (a
+   work item's run on CPUs, the whole tile on GPUs), scan those counts
+   inclusively (gpgpu__scan_enqueue on u64), then write each part's kept
+   elements from its offset. The predicate's checks run in the caller's
+   trust: they stop text from escaping its slot, not an expression that
+   misbehaves inside it (an out-of-bounds pointer, a barrier). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "internal.h"
+
+/* Longest expression accepted, in bytes. */
+enum { EXPR_MAX = 1024 };
+
+struct gpgpu__user_op {
+    gpgpu_type type;
+    char *source;   /* "#define USER_COMBINE (...)\n#define USER_IDENTITY (...)\n" */
+};
+
+/* ---- expressions ---------------------------------------------------------- */
+
+/* The first of the two-character sequences that could open a comment or
+   spell a brace, '#' or backslash another way, or NULL. */
+static const char *forbidden_pair(const char *s)
+{
+    static const char *const pairs[] = {"/*", "//", "??", "<%", "%>", "<:", ":>", "%:"};
+    for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++)
+        if (strstr(s, pairs[k]))
+            return pairs[k];
+    return NULL;
+}
+
+/* Parentheses and brackets nest properly and close: the expression cannot
+   close the parenthesis it is placed in. */
+static int balanced(const char *s)
+{
+    char stack[EXPR_MAX];
+    size_t depth = 0;
+    for (; *s; s++) {
+        if (*s == '(' || *s == '[') {
+            stack[depth++] = *s == '(' ? ')' : ']';
+        } else if (*s == ')' || *s == ']') {
+            if (depth == 0 || stack[--depth] != *s)
+                return 0;
+        }
+    }
+    return depth == 0;
+}
+
+/* Checks the expression called what (for the error text) and copies it to
+   out with each run of blanks, line breaks included, made one space (so
+   that layout alone never makes another program). */
+static gpgpu_status expr_clean(gpgpu_context *ctx, const char *what, const char *expr,
+                               char out[EXPR_MAX + 1])
+{
+    size_t len = strlen(expr), used = 0;
+    if (len > EXPR_MAX)
+        return gpgpu__fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+                           "%s expression is %zu bytes long: at most %d allowed", what, len,
+                           EXPR_MAX);
+    for (size_t k = 0; k < len; k++) {
+        unsigned char c = (unsigned char)expr[k];
+        if (c == '\n' || c == '\r' || c == '\t' || c == '\v' || c == '\f')
+            c = ' ';
+        if (c < 0x20 || c >= 0x7f || strchr(";{}#\"'\\`", c))
+            return gpgpu__fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+                               "%s expression \"%.80s\": character 0x%02x at offset %zu is not "
+                               "allowed in an expression", what, expr, (unsigned char)expr[k], k);
+        if (c != ' ' || (used && out[used - 1] != ' ')) /* one space per run: one program */
+            out[used++] = (char)c;
+    }
+    if (used && out[used - 1] == ' ')
+        used--;
+    out[used] = '\0';
+    if (used == 0)
+        return gpgpu__fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT, "%s expression is empty", what);
+    const char *pair = forbidden_pair(out);
+    if (pair)
+        return gpgpu__fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+                           "%s expression \"%.80s\" contains \"%s\"", what, expr, pair);
+    if (!balanced(out))
+        return gpgpu__fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+                           "%s expression \"%.80s\" has unbalanced parentheses or brackets",
+                           what, expr);
+    return GPGPU_SUCCESS;
+}
+
+/* ---- user-defined operators ----------------------------------------------- */
+
+static char *op_source(const char *combine, const char *identity)
+{
+    size_t len = strlen(combine) + strlen(identity) + 64;
+    char *s = gpgpu__malloc(len);
+    if (s)
+        snprintf(s, len, "#define USER_COMBINE (%s)\n#define USER_IDENTITY (%s)\n", combine,
+                 identity);
+    return s;
+}
+
+/* The index of an operator with this type and source, or -1. */
+static long op_find(const gpgpu_context *ctx, gpgpu_type t, const char *source)
+{
+    for (size_t k = 0; k < ctx->nuser_ops; k++)
+        if (ctx->user_ops[k].type == t && !strcmp(ctx->user_ops[k].source, source))
+            return (long)k;
+    return -1;
+}
+
+/* Appends the operator (taking source) and compiles the reduce program it
+   will use, so that a bad expression fails now, with its log, and the first
+   reduce finds the program built. The caller holds the lock. */
+static gpgpu_status op_add(gpgpu_context *ctx, gpgpu_type t, char *source, gpgpu_op *op)
+{
+    struct gpgpu__user_op *ops =
+        realloc(ctx->user_ops, (ctx->nuser_ops + 1) * sizeof *ctx->user_ops);
+    if (!ops) {
+        free(source);
+        return gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
+    }
+    ctx->user_ops = ops;
+    ops[ctx->nuser_ops] = (struct gpgpu__user_op){t, source};
+    gpgpu_op id = GPGPU_OP_USER + (gpgpu_op)ctx->nuser_ops++;
+    char options[128];
+    const char *extra;
+    gpgpu__program *probe;
+    gpgpu_status s = gpgpu__type_op_options(ctx, t, id, options, sizeof options, &extra);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__program_get(ctx, "reduce", extra, options, &probe);
+    if (s != GPGPU_SUCCESS) {
+        ctx->nuser_ops--;
+        free(source);
+        return s;
+    }
+    *op = id;
+    return GPGPU_SUCCESS;
+}
 
 gpgpu_status gpgpu_op_define(gpgpu_context *ctx, gpgpu_type t, const char *combine,
                              const char *identity, gpgpu_op *op)
 {
-    return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED, "gpgpu_op_define: not implemented yet");
+    char c[EXPR_MAX + 1], id[EXPR_MAX + 1];
+    GPGPU__CHECK_ARG(NULL, ctx != NULL);
+    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
+    GPGPU__CHECK_ARG(ctx, combine != NULL);
+    GPGPU__CHECK_ARG(ctx, identity != NULL);
+    GPGPU__CHECK_ARG(ctx, op != NULL);
+    GPGPU__TRY(expr_clean(ctx, "combine", combine, c));
+    GPGPU__TRY(expr_clean(ctx, "identity", identity, id));
+    if (ctx->host)
+        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
+                           "user-defined operators need an OpenCL device");
+    char *source = op_source(c, id);
+    if (!source)
+        return gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
+    gpgpu__lock(ctx);
+    long found = op_find(ctx, t, source);
+    gpgpu_status s = GPGPU_SUCCESS;
+    if (found >= 0) {
+        free(source);
+        *op = GPGPU_OP_USER + (gpgpu_op)found;
+    } else {
+        s = op_add(ctx, t, source, op);
+    }
+    gpgpu__unlock(ctx);
+    return s;
 }
+
+void gpgpu__user_ops_release(gpgpu_context *ctx)
+{
+    for (size_t k = 0; k < ctx->nuser_ops; k++)
+        free(ctx->user_ops[k].source);
+    free(ctx->user_ops);
+    ctx->user_ops = NULL;
+    ctx->nuser_ops = 0;
+}
+
+const char *gpgpu__user_op_source(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op)
+{
+    if (op < GPGPU_OP_USER || (size_t)(op - GPGPU_OP_USER) >= ctx->nuser_ops)
+        return NULL;
+    const struct gpgpu__user_op *u = &ctx->user_ops[op - GPGPU_OP_USER];
+    return u->type == t ? u->source : NULL;
+}
+
+/* ---- transform-reduce ----------------------------------------------------- */
 
 gpgpu_status gpgpu_transform_reduce(gpgpu_context *ctx, gpgpu_type t, const char *map,
                                     gpgpu_op op, const void *in, size_t n, void *result)
 {
-    return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
-                       "gpgpu_transform_reduce: not implemented yet");
+    char m[EXPR_MAX + 1];
+    GPGPU__CHECK_ARG(NULL, ctx != NULL);
+    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
+    GPGPU__CHECK_ARG(ctx, map != NULL);
+    GPGPU__CHECK_ARG(ctx, GPGPU__VALID_OP(op));
+    GPGPU__CHECK_ARG(ctx, in != NULL || n == 0);
+    GPGPU__CHECK_ARG(ctx, result != NULL);
+    GPGPU__CHECK_ARG(ctx, n <= SIZE_MAX / gpgpu__type(t)->size);
+    GPGPU__TRY(expr_clean(ctx, "map", map, m));
+    if (ctx->host)
+        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
+                           "gpgpu_transform_reduce: maps need an OpenCL device");
+    return gpgpu__reduce_host_call(ctx, t, op, m, in, n, result);
 }
 
-gpgpu_status gpgpu_select(gpgpu_context *ctx, gpgpu_type t, const char *predicate,
-                          const void *in, size_t n, void *out, size_t *count)
+gpgpu_status gpgpu_transform_reduce_buffer(gpgpu_context *ctx, gpgpu_type t, const char *map,
+                                           gpgpu_op op, cl_mem in, size_t in_offset, size_t n,
+                                           cl_mem result, size_t result_offset,
+                                           cl_uint num_wait, const cl_event *wait,
+                                           cl_event *done)
 {
-    return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED, "gpgpu_select: not implemented yet");
+    char m[EXPR_MAX + 1];
+    GPGPU__CHECK_ARG(NULL, ctx != NULL);
+    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
+    GPGPU__CHECK_ARG(ctx, map != NULL);
+    GPGPU__CHECK_ARG(ctx, GPGPU__VALID_OP(op));
+    GPGPU__CHECK_ARG(ctx, in != NULL || n == 0);
+    GPGPU__CHECK_ARG(ctx, result != NULL);
+    GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
+    GPGPU__TRY(expr_clean(ctx, "map", map, m));
+    if (ctx->host)
+        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
+                           "gpgpu_transform_reduce_buffer: no OpenCL device");
+    gpgpu__lock(ctx);
+    gpgpu__begin(ctx, num_wait, wait);
+    cl_mem src = in;
+    gpgpu_status s = GPGPU_SUCCESS;
+    if (!src) /* n == 0 without a buffer: any buffer serves, nothing is read */
+        s = gpgpu__scratch(ctx, GPGPU__SLOT_IN, 16, &src);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__reduce_enqueue(ctx, t, op, m, src, in_offset, n, result, result_offset);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__end(ctx, done);
+    gpgpu__unlock(ctx);
+    return s;
+}
+
+/* ---- select --------------------------------------------------------------- */
+
+typedef struct {
+    gpgpu__program *prog;
+    size_t wg, tile;
+    size_t parts;   /* counted parts per tile: one per work item when chunked */
+} select_plan;
+
+/* The select program for t and the (clean) predicate. Tiles are the scan's
+   size: large enough that the scan of their counts is a small job. */
+static gpgpu_status select_plan_get(gpgpu_context *ctx, gpgpu_type t, const char *pred,
+                                    select_plan *p)
+{
+    char options[192], extra[EXPR_MAX + 32];
+    const char *op_src;
+    GPGPU__TRY(gpgpu__type_supported(ctx, GPGPU_U64)); /* the counts */
+    GPGPU__TRY(gpgpu__type_op_options(ctx, t, GPGPU_SUM, options, sizeof options, &op_src));
+    p->wg = ctx->tune.wg;
+    size_t items = ctx->tune.scan_tile / p->wg;
+    items = items ? items : 1;
+    p->tile = p->wg * items;
+    p->parts = ctx->tune.chunked ? p->wg : 1;
+    size_t used = strlen(options);
+    snprintf(options + used, sizeof options - used, " -D SELECT_ITEMS=%zu", items);
+    snprintf(extra, sizeof extra, "#define PRED (%s)\n", pred);
+    return gpgpu__program_get(ctx, "userop", extra, options, &p->prog);
+}
+
+static size_t tiles_of(const select_plan *p, size_t n)
+{
+    return (n + p->tile - 1) / p->tile;
+}
+
+/* Entries of the counts scratch for n elements. */
+static size_t parts_of(const select_plan *p, size_t n)
+{
+    return tiles_of(p, n) * p->parts;
+}
+
+/* Select of in[in_off .. +n) into out[out_off ..], the kept count to
+   count[count_off] as a ulong. first is the index the predicate sees for
+   in[in_off]. counts holds parts_of(p, n) ulongs (scratch). No locking. */
+static gpgpu_status select_enqueue(gpgpu_context *ctx, const select_plan *p, cl_mem in,
+                                   cl_ulong in_off, cl_ulong n, cl_ulong first, cl_mem out,
+                                   cl_ulong out_off, cl_mem count, cl_ulong count_off,
+                                   cl_mem counts)
+{
+    if (n == 0) {
+        cl_ulong zero = 0;
+        return gpgpu__fill(ctx, count, count_off * sizeof zero, sizeof zero, &zero, sizeof zero);
+    }
+    size_t tiles = tiles_of(p, n);
+    GPGPU__TRY(gpgpu__run(ctx, p->prog, "select_count", tiles * p->wg, p->wg, GPGPU__ARG(in),
+                          GPGPU__ARG(in_off), GPGPU__ARG(n), GPGPU__ARG(first),
+                          GPGPU__ARG(counts), GPGPU__END));
+    GPGPU__TRY(gpgpu__scan_enqueue(ctx, GPGPU_U64, GPGPU_SUM, GPGPU_INCLUSIVE, counts, 0, counts,
+                                   0, tiles * p->parts, NULL, 0));
+    return gpgpu__run(ctx, p->prog, "select_scatter", tiles * p->wg, p->wg, GPGPU__ARG(in),
+                      GPGPU__ARG(in_off), GPGPU__ARG(n), GPGPU__ARG(first), GPGPU__ARG(counts),
+                      GPGPU__ARG(out), GPGPU__ARG(out_off), GPGPU__ARG(count),
+                      GPGPU__ARG(count_off), GPGPU__END);
+}
+
+/* Do [a, a + an) and [b, b + bn) overlap? */
+static int overlap(size_t a, size_t an, size_t b, size_t bn)
+{
+    return an && bn && a < b + bn && b < a + an;
 }
 
 gpgpu_status gpgpu_select_buffer(gpgpu_context *ctx, gpgpu_type t, const char *predicate,
@@ -25,14 +323,88 @@ gpgpu_status gpgpu_select_buffer(gpgpu_context *ctx, gpgpu_type t, const char *p
                                  size_t out_offset, cl_mem count, size_t count_offset,
                                  cl_uint num_wait, const cl_event *wait, cl_event *done)
 {
-    return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED, "gpgpu_select_buffer: not implemented yet");
+    char pred[EXPR_MAX + 1];
+    GPGPU__CHECK_ARG(NULL, ctx != NULL);
+    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
+    GPGPU__CHECK_ARG(ctx, predicate != NULL);
+    GPGPU__CHECK_ARG(ctx, (in != NULL && out != NULL) || n == 0);
+    GPGPU__CHECK_ARG(ctx, count != NULL);
+    GPGPU__CHECK_ARG(ctx, in != out || !overlap(in_offset, n, out_offset, n));
+    GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
+    GPGPU__TRY(expr_clean(ctx, "predicate", predicate, pred));
+    if (ctx->host)
+        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED, "gpgpu_select_buffer: no OpenCL device");
+    gpgpu__lock(ctx);
+    gpgpu__begin(ctx, num_wait, wait);
+    select_plan p;
+    cl_mem counts;
+    gpgpu_status s = select_plan_get(ctx, t, pred, &p);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__scratch(ctx, GPGPU__SLOT_AUX, parts_of(&p, n) * sizeof(cl_ulong), &counts);
+    if (s == GPGPU_SUCCESS)
+        s = select_enqueue(ctx, &p, in, in_offset, n, 0, out, out_offset, count, count_offset,
+                           counts);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__end(ctx, done);
+    gpgpu__unlock(ctx);
+    return s;
 }
 
-void gpgpu__user_ops_release(gpgpu_context *ctx)
+/* Host memory in and out. Inputs larger than one device allocation go
+   through in chunks; the predicate still sees each element's index in the
+   whole input, and each chunk's kept elements follow the previous ones.
+   out == in works: a chunk's output never passes its own end. */
+static gpgpu_status select_host_api(gpgpu_context *ctx, gpgpu_type t, const char *pred,
+                                    const void *in, size_t n, void *out, size_t *count)
 {
+    const size_t size = gpgpu__type(t)->size;
+    const size_t chunk = gpgpu__chunk_elems(ctx, size), len0 = n < chunk ? n : chunk;
+    select_plan p;
+    cl_mem src, dst, aux;
+    GPGPU__TRY(select_plan_get(ctx, t, pred, &p));
+    /* aux: the parts' counts, then the kept count after them */
+    const size_t parts = parts_of(&p, len0);
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, len0 * size, &src));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_OUT, len0 * size, &dst));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_AUX, (parts + 1) * sizeof(cl_ulong), &aux));
+    size_t total = 0, first = 0;
+    do {
+        size_t len = n - first < chunk ? n - first : chunk;
+        cl_ulong got;
+        GPGPU__TRY(gpgpu__write(ctx, src, 0, len * size, (const char *)in + first * size));
+        GPGPU__TRY(select_enqueue(ctx, &p, src, 0, len, first, dst, 0, aux, parts, aux));
+        GPGPU__TRY(gpgpu__read(ctx, aux, parts * sizeof got, sizeof got, &got));
+        GPGPU__TRY(gpgpu__read(ctx, dst, 0, (size_t)got * size, (char *)out + total * size));
+        total += (size_t)got;
+        first += len;
+    } while (first < n);
+    *count = total;
+    return GPGPU_SUCCESS;
 }
 
-const char *gpgpu__user_op_source(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op)
+gpgpu_status gpgpu_select(gpgpu_context *ctx, gpgpu_type t, const char *predicate,
+                          const void *in, size_t n, void *out, size_t *count)
 {
-    return NULL;
+    char pred[EXPR_MAX + 1];
+    GPGPU__CHECK_ARG(NULL, ctx != NULL);
+    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
+    GPGPU__CHECK_ARG(ctx, predicate != NULL);
+    GPGPU__CHECK_ARG(ctx, (in != NULL && out != NULL) || n == 0);
+    GPGPU__CHECK_ARG(ctx, count != NULL);
+    GPGPU__CHECK_ARG(ctx, n <= SIZE_MAX / gpgpu__type(t)->size);
+    GPGPU__CHECK_ARG(ctx, in == out || !overlap((size_t)in, n * gpgpu__type(t)->size,
+                                                (size_t)out, n * gpgpu__type(t)->size));
+    GPGPU__TRY(expr_clean(ctx, "predicate", predicate, pred));
+    if (ctx->host)
+        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
+                           "gpgpu_select: predicates need an OpenCL device");
+    gpgpu__lock(ctx);
+    gpgpu__begin(ctx, 0, NULL);
+    gpgpu_status s = select_host_api(ctx, t, pred, in, n, out, count);
+    if (s == GPGPU_SUCCESS && ctx->profile_print)
+        gpgpu__profile_print(ctx, "gpgpu_select");
+    if (s != GPGPU_SUCCESS)
+        clFinish(ctx->queue); /* nothing may still read the caller's memory */
+    gpgpu__unlock(ctx);
+    return s;
 }

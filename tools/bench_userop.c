@@ -1,5 +1,220 @@
-/* bench_userop.c - placeholder until the primitive lands. */
+/* bench_userop.c - gpgpu-bench's run-time expressions:
+     transform_reduce  SUM of x*x (a squared norm): one word read per element,
+                       to compare with --op reduce (the map should be free);
+     select            keep x > 0, with half the elements positive: one word
+                       read per element and one written per kept element. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "bench.h"
 
-const bench_op bench_op_transform_reduce = { "transform_reduce", NULL, {{0}}, 0 };
-const bench_op bench_op_select = { "select", NULL, {{0}}, 0 };
+/* ---- transform_reduce ------------------------------------------------------ */
+
+typedef struct {
+    bench *b;
+    gpgpu_type t;
+    const void *host;
+    cl_mem in, out;          /* NULL on the host fallback */
+    size_t n;
+    unsigned char result[8];
+} tr_case;
+
+/* On device buffers, as --op reduce does, so that the two compare. */
+static gpgpu_status tr_call(void *arg)
+{
+    tr_case *c = arg;
+    if (!c->in)
+        return gpgpu_transform_reduce(c->b->ctx, c->t, "x*x", GPGPU_SUM, c->host, c->n,
+                                      c->result);
+    return gpgpu_transform_reduce_buffer(c->b->ctx, c->t, "x*x", GPGPU_SUM, c->in, 0, c->n,
+                                         c->out, 0, 0, NULL, NULL);
+}
+
+/* Integers exactly (wrapping, as the device computes); floats within a
+   relative 1e-4 (f32) or 1e-12 (f64): a work item's long run of float
+   additions loses ~1e-5 of 2^24 squares in [0, 1), as a plain reduce does. */
+static int tr_verify(gpgpu_type t, const void *in, size_t n, const void *got)
+{
+    uint64_t isum = 0;
+    double fsum = 0;
+    for (size_t i = 0; i < n; i++) {
+        switch (t) {
+        case GPGPU_I32: case GPGPU_U32: {
+            uint32_t x = ((const uint32_t *)in)[i];
+            isum += (uint32_t)(x * x);
+            break;
+        }
+        case GPGPU_I64: case GPGPU_U64: {
+            uint64_t x = ((const uint64_t *)in)[i];
+            isum += x * x;
+            break;
+        }
+        case GPGPU_F32: fsum += (double)((const float *)in)[i] * ((const float *)in)[i]; break;
+        case GPGPU_F64: fsum += ((const double *)in)[i] * ((const double *)in)[i]; break;
+        }
+    }
+    switch (t) {
+    case GPGPU_I32: case GPGPU_U32: return *(const uint32_t *)got == (uint32_t)isum;
+    case GPGPU_I64: case GPGPU_U64: return *(const uint64_t *)got == isum;
+    case GPGPU_F32: return fabs(*(const float *)got - fsum) <= 1e-4 * fsum + 1e-30;
+    case GPGPU_F64: return fabs(*(const double *)got - fsum) <= 1e-12 * fsum + 1e-300;
+    }
+    return 0;
+}
+
+static int tr_run(bench *b, gpgpu_type t, size_t n, const bench_params *p, bench_result *r)
+{
+    size_t size = gpgpu_type_size(t);
+    void *host = malloc(n * size + 1);
+    tr_case c = {b, t, host, NULL, NULL, n, {0}};
+    int rc = -1;
+    if (!host)
+        return -1;
+    bench_fill(t, host, n, b->seed, p->pattern);
+    if (b->queue) {
+        c.in = bench_buffer(b, n * size, host);
+        c.out = bench_buffer(b, 8, NULL);
+        if (!c.in || !c.out)
+            goto done;
+    }
+    r->ms = bench_time(b, tr_call, &c);
+    if (r->ms < 0 || (b->queue && bench_read(b, c.out, size, c.result)))
+        goto done;
+    r->bytes = (double)n * (double)size;
+    r->verified = tr_verify(t, host, n, c.result);
+    snprintf(r->note, sizeof r->note, "sum of x*x");
+    rc = 0;
+done:
+    if (c.in)
+        clReleaseMemObject(c.in);
+    if (c.out)
+        clReleaseMemObject(c.out);
+    free(host);
+    return rc;
+}
+
+const bench_op bench_op_transform_reduce = {
+    "transform_reduce", tr_run, {{GPGPU_F32, {0, NULL}}, {GPGPU_U32, {0, NULL}}}, 2};
+
+/* ---- select ---------------------------------------------------------------- */
+
+typedef struct {
+    bench *b;
+    gpgpu_type t;
+    size_t n;
+    const void *hin;
+    void *hout;
+    size_t count;
+    cl_mem in, out, cnt;     /* NULL on the host fallback */
+} sel_case;
+
+static gpgpu_status sel_call(void *arg)
+{
+    sel_case *c = arg;
+    if (!c->in)
+        return gpgpu_select(c->b->ctx, c->t, "x > 0", c->hin, c->n, c->hout, &c->count);
+    return gpgpu_select_buffer(c->b->ctx, c->t, "x > 0", c->in, 0, c->n, c->out, 0, c->cnt, 0,
+                               0, NULL, NULL);
+}
+
+static uint64_t splitmix(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* Half the elements positive, at random places; the rest negative, or zero
+   for unsigned types. */
+static void sel_fill(gpgpu_type t, void *buf, size_t n, uint64_t seed)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t r = splitmix(&seed);
+        int pos = (int)(r & 1);
+        double u = (double)(r >> 11) * 0x1.0p-53 * (pos ? 1 : -1);
+        int64_t s = (int64_t)((r >> 2) | 1) * (pos ? 1 : -1);
+        switch (t) {
+        case GPGPU_I32: ((int32_t *)buf)[i] = (int32_t)((r >> 34) | 1) * (pos ? 1 : -1); break;
+        case GPGPU_U32: ((uint32_t *)buf)[i] = pos ? (uint32_t)(r >> 32) | 1 : 0; break;
+        case GPGPU_F32: ((float *)buf)[i] = pos ? (float)u + 0x1p-20f : (float)u; break;
+        case GPGPU_I64: ((int64_t *)buf)[i] = s; break;
+        case GPGPU_U64: ((uint64_t *)buf)[i] = pos ? r | 1 : 0; break;
+        case GPGPU_F64: ((double *)buf)[i] = pos ? u + 0x1p-40 : u; break;
+        }
+    }
+}
+
+static int is_positive(gpgpu_type t, const void *in, size_t i)
+{
+    switch (t) {
+    case GPGPU_I32: return ((const int32_t *)in)[i] > 0;
+    case GPGPU_U32: return ((const uint32_t *)in)[i] > 0;
+    case GPGPU_F32: return ((const float *)in)[i] > 0;
+    case GPGPU_I64: return ((const int64_t *)in)[i] > 0;
+    case GPGPU_U64: return ((const uint64_t *)in)[i] > 0;
+    case GPGPU_F64: return ((const double *)in)[i] > 0;
+    }
+    return 0;
+}
+
+static int sel_verify(gpgpu_type t, const void *in, size_t n, const void *out, size_t count)
+{
+    size_t size = gpgpu_type_size(t), k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!is_positive(t, in, i))
+            continue;
+        if (k >= count || memcmp((const char *)in + i * size, (const char *)out + k * size, size))
+            return 0;
+        k++;
+    }
+    return k == count;
+}
+
+static int sel_run(bench *b, gpgpu_type t, size_t n, const bench_params *p, bench_result *r)
+{
+    size_t size = gpgpu_type_size(t);
+    void *hin = malloc(n * size + 1), *hout = malloc(n * size + 1);
+    sel_case c = {b, t, n, hin, hout, 0, NULL, NULL, NULL};
+    int rc = -1;
+    (void)p;
+    if (!hin || !hout)
+        goto done;
+    sel_fill(t, hin, n, b->seed);
+    if (b->queue) {
+        c.in = bench_buffer(b, n * size, hin);
+        c.out = bench_buffer(b, n * size, NULL);
+        c.cnt = bench_buffer(b, sizeof(cl_ulong), NULL);
+        if (!c.in || !c.out || !c.cnt)
+            goto done;
+    }
+    r->ms = bench_time(b, sel_call, &c);
+    if (r->ms < 0)
+        goto done;
+    if (b->queue) {
+        cl_ulong got;
+        if (bench_read(b, c.cnt, sizeof got, &got) || got > n ||
+            bench_read(b, c.out, (size_t)got * size, hout))
+            goto done;
+        c.count = (size_t)got;
+    }
+    r->bytes = (double)(n + c.count) * (double)size;
+    r->verified = sel_verify(t, hin, n, hout, c.count);
+    snprintf(r->note, sizeof r->note, "x > 0, %.1f%% kept", n ? 100.0 * c.count / n : 0.0);
+    rc = 0;
+done:
+    if (c.in)
+        clReleaseMemObject(c.in);
+    if (c.out)
+        clReleaseMemObject(c.out);
+    if (c.cnt)
+        clReleaseMemObject(c.cnt);
+    free(hin);
+    free(hout);
+    return rc;
+}
+
+const bench_op bench_op_select = {
+    "select", sel_run, {{GPGPU_U32, {0, NULL}}, {GPGPU_F32, {0, NULL}}}, 2};

@@ -1,0 +1,128 @@
+/*
+ * gpgpu_mpi.h - libgpgpu's primitives on an array distributed over the ranks
+ * of an MPI communicator, each rank on its own device (libgpgpu-mpi).
+ *
+ * Build with: mpicc prog.c $(pkg-config --cflags --libs gpgpu-mpi)
+ *
+ * Conventions for every gpgpu_mpi_* primitive below:
+ *  - Every rank of comm calls it collectively, with the same type, operator,
+ *    kind, flags, value_size, nbins, lo and hi. n is this rank's count: it may
+ *    differ between ranks or be 0. The global array is the concatenation of
+ *    the ranks' arrays in rank order, and the answer is the one a single
+ *    device would give for that global array.
+ *  - ctx is this rank's own context (see gpgpu_mpi_context_create); ranks may
+ *    use different kinds of device, the host fallback included.
+ *  - Failure is collective: when any rank finds a bad argument (a NULL
+ *    pointer, bad flags, nbins 0, arguments that differ between ranks ...) or
+ *    its device fails, every rank returns the same non-success status, the
+ *    status of the lowest failing rank, and no caller data changes on any
+ *    rank. Nobody is left waiting, and comm and the contexts stay usable.
+ *    gpgpu_mpi_last_error() says which rank failed and why.
+ *  - comm must be the same communicator on every rank. A rank that passes
+ *    MPI_COMM_NULL fails with INVALID_ARGUMENT and agrees on that failure over
+ *    MPI_COMM_WORLD, so that MPI_COMM_NULL on some ranks and MPI_COMM_WORLD
+ *    on the others (or MPI_COMM_NULL on all) fails everywhere without a hang.
+ *    An inter-communicator, or MPI not initialised, is INVALID_ARGUMENT on the
+ *    ranks that see it (no communication happens).
+ *  - Counts beyond INT_MAX elements are handled (MPI derived datatypes).
+ *  - MPI errors follow comm's error handler: by default they abort the job;
+ *    under MPI_ERRORS_RETURN the call returns GPGPU_ERROR_OPENCL with MPI's
+ *    error string in gpgpu_mpi_last_error() (the ranks may then disagree).
+ *  - GPGPU_MPI_MAX_COUNT (environment, the same on every rank) lowers the
+ *    largest count one MPI call carries from INT_MAX: for testing the paths
+ *    that counts beyond INT_MAX take.
+ */
+#ifndef GPGPU_MPI_H
+#define GPGPU_MPI_H
+
+#include <mpi.h>
+
+#include "gpgpu.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * Opens this rank's device, collectively over comm. device is a libgpgpu
+ * spec (see gpgpu_context_create; NULL: $GPGPU_DEVICE, else the best one),
+ * or one that gives each rank of a node its own device:
+ *   "gpu:local", "accelerator:local", "cpu:local"
+ *       device number L mod D among the D OpenCL devices of that kind (in
+ *       platform order, as gpgpu-info lists them), where L is the rank's
+ *       index among the ranks of comm on its node
+ *       (MPI_Comm_split_type(MPI_COMM_TYPE_SHARED); under Open MPI with comm
+ *       MPI_COMM_WORLD that is OMPI_COMM_WORLD_LOCAL_RANK).
+ *   "local"  the same as "gpu:local".
+ * So `GPGPU_DEVICE=gpu:local mpirun -np 8 ./prog` on two nodes of four GPUs
+ * gives each rank a GPU of its own.
+ * If any rank fails, every rank returns that status and *ctx is NULL on every
+ * rank. Errors: INVALID_ARGUMENT (ctx NULL, comm unusable), NO_DEVICE (no
+ * device of that kind on a node, an unknown spec), and those of
+ * gpgpu_context_create.
+ */
+GPGPU_API gpgpu_status gpgpu_mpi_context_create(gpgpu_context **ctx, MPI_Comm comm,
+                                                const char *device);
+
+/**
+ * Detail of this thread's last failed gpgpu_mpi_* call: the rank that failed
+ * first and its reason (that rank's gpgpu_last_error); "" if none.
+ */
+GPGPU_API const char *gpgpu_mpi_last_error(void);
+
+/**
+ * *result = the reduce of the global array, on every rank, bit for bit the
+ * same. Each rank reduces its part with gpgpu_reduce; the partials of the
+ * non-empty ranks are then combined in rank order (on the host for
+ * GPGPU_SUM/MIN/MAX; for a user-defined operator on rank 0's device, then
+ * broadcast), so a float reduce is deterministic for a given distribution of
+ * the data over the ranks and devices. No non-empty rank: the identity.
+ * Errors: those of gpgpu_reduce, from any rank.
+ */
+GPGPU_API gpgpu_status gpgpu_mpi_reduce(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t,
+                                        gpgpu_op op, const void *in, size_t n, void *result);
+
+/**
+ * out[0..n) = this rank's slice of the scan of the global array. Each rank
+ * reduces its part, the partials are scanned over the ranks in rank order,
+ * and each rank scans its part with gpgpu_scan_init seeded with its offset.
+ * out may equal in. Errors: those of gpgpu_scan, from any rank.
+ */
+GPGPU_API gpgpu_status gpgpu_mpi_scan(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t,
+                                      gpgpu_op op, gpgpu_scan_kind kind, const void *in,
+                                      void *out, size_t n);
+
+/**
+ * bins[0..nbins) = the histogram of the global array (as gpgpu_histogram), on
+ * every rank: local histograms summed with MPI_Allreduce.
+ * Errors: those of gpgpu_histogram, from any rank.
+ */
+GPGPU_API gpgpu_status gpgpu_mpi_histogram(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t,
+                                           const void *in, size_t n, size_t nbins, double lo,
+                                           double hi, uint64_t *bins);
+
+/**
+ * Sorts the global array: afterwards the concatenation of keys[0..n) in rank
+ * order is the sorted global array, and each rank holds as many keys as it
+ * passed in. Stable (equal keys keep their global order), ascending unless
+ * GPGPU_DESCENDING; floats in IEEE 754 totalOrder, as gpgpu_sort.
+ * Sample sort: local gpgpu_sort, splitters from regular samples of every
+ * rank, MPI_Alltoallv of the buckets, gpgpu_sort of what arrived, then a
+ * rebalance to the original counts. Needs memory for about twice the rank's
+ * keys, plus its bucket. Errors: those of gpgpu_sort, from any rank.
+ */
+GPGPU_API gpgpu_status gpgpu_mpi_sort(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t,
+                                      void *keys, size_t n, unsigned flags);
+
+/**
+ * gpgpu_mpi_sort carrying values (value_size 4 or 8 bytes each) with the keys.
+ */
+GPGPU_API gpgpu_status gpgpu_mpi_sort_pairs(gpgpu_context *ctx, MPI_Comm comm,
+                                            gpgpu_type key_type, void *keys, void *values,
+                                            size_t value_size, size_t n, unsigned flags);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GPGPU_MPI_H */

@@ -1,0 +1,138 @@
+/*
+ * mpi_internal.h - what libgpgpu-mpi's files share. libgpgpu-mpi sees only
+ * libgpgpu's public API; its own internal names start with gpgpu__mpi_.
+ */
+#ifndef GPGPU_MPI_INTERNAL_H
+#define GPGPU_MPI_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpgpu_mpi.h"
+
+/* ---- errors (call.c) ---------------------------------------------------- */
+
+/* Records this thread's failure detail and returns s. */
+gpgpu_status gpgpu__mpi_fail(gpgpu_status s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Records a failure of a libgpgpu call on this rank: its name and
+   gpgpu_last_error(ctx). Returns s (SUCCESS passes through untouched). */
+gpgpu_status gpgpu__mpi_local(gpgpu_status s, gpgpu_context *ctx, const char *what);
+
+/* One argument check per line, as libgpgpu's: the condition's text becomes
+   the detail. Unlike libgpgpu's it does not return: the caller must still
+   take part in the agreement, so it only records the first failure in st. */
+#define GPGPU__MPI_CHECK(st, cond)                                                      \
+    do {                                                                                \
+        if ((st) == GPGPU_SUCCESS && !(cond))                                           \
+            (st) = gpgpu__mpi_fail(GPGPU_ERROR_INVALID_ARGUMENT, "%s: need %s",       \
+                                   __func__, #cond);                                    \
+    } while (0)
+
+/* An MPI call that returned an error (comm's handler is not the default,
+   which aborts): its error string becomes the detail. gpgpu.h has no MPI
+   status, so this is GPGPU_ERROR_OPENCL's "device or transport failed". */
+gpgpu_status gpgpu__mpi_error(int err, const char *what);
+
+/* ---- the collective call (call.c) ---------------------------------------- */
+
+/* Arguments that must be equal on every rank, compared in the agreement:
+   which primitive, then up to four of its arguments. */
+enum { GPGPU__MPI_NSIG = 5 };
+enum { GPGPU__MPI_CONTEXT = 1, GPGPU__MPI_REDUCE, GPGPU__MPI_SCAN, GPGPU__MPI_HISTOGRAM,
+       GPGPU__MPI_SORT };
+
+typedef struct {
+    MPI_Comm comm;      /* the caller's, or MPI_COMM_WORLD standing in for NULL */
+    int rank, size;
+    int64_t sig[GPGPU__MPI_NSIG]; /* primitive, then its agreed arguments */
+} gpgpu__mpi_call;
+
+/* Starts a call: resolves comm and sets the signature (prim, then s0..s3;
+   unused ones 0).
+   Returns INVALID_ARGUMENT for MPI_COMM_NULL (c->comm is then
+   MPI_COMM_WORLD, and the caller goes on to the agreement); a status with
+   c->comm == MPI_COMM_NULL when no communication is possible at all (MPI not
+   initialised, an inter-communicator): the caller returns at once. */
+gpgpu_status gpgpu__mpi_begin(gpgpu__mpi_call *c, MPI_Comm comm, const char *func, int prim,
+                              int64_t s0, int64_t s1, int64_t s2, int64_t s3);
+
+/* The collective agreement: every rank gives its status so far; every rank
+   gets the lowest failing rank's status, or INVALID_ARGUMENT when the
+   signatures differ, or SUCCESS. */
+gpgpu_status gpgpu__mpi_agree(const gpgpu__mpi_call *c, gpgpu_status mine);
+
+/* ---- moving data (exchange.c) ------------------------------------------- */
+
+/* The most elements one MPI count may carry: INT_MAX, or less from
+   GPGPU_MPI_MAX_COUNT (a testing knob that forces the derived-datatype paths;
+   it must then be set alike on every rank). */
+size_t gpgpu__mpi_max_count(void);
+
+/* MPI type of one element of esize bytes (1, 4 or 8). */
+MPI_Datatype gpgpu__mpi_elem_type(size_t esize);
+
+/* Per-peer counts and displacements of an all-to-all, in elements. */
+typedef struct {
+    size_t *count, *displ;  /* size entries each */
+} gpgpu__mpi_layout;
+
+/* Scratch for gpgpu__mpi_alltoallv for a communicator of size ranks: 0 or
+   OUT_OF_MEMORY. Allocated before an agreement so that nothing can fail
+   between the agreement and the exchange. */
+typedef struct {
+    int *ints;              /* 4 * size */
+    MPI_Datatype *types;    /* 2 * size */
+} gpgpu__mpi_scratch;
+gpgpu_status gpgpu__mpi_scratch_alloc(gpgpu__mpi_scratch *s, int size);
+void gpgpu__mpi_scratch_free(gpgpu__mpi_scratch *s);
+
+/* All-to-all of esize-byte elements. big must be the same on every rank
+   (e.g. the global count exceeds gpgpu__mpi_max_count()): then derived
+   datatypes carry any count, else plain MPI_Alltoallv. */
+int gpgpu__mpi_alltoallv(const gpgpu__mpi_call *c, gpgpu__mpi_scratch *s, int big,
+                         size_t esize, const void *send, const gpgpu__mpi_layout *sl,
+                         void *recv, const gpgpu__mpi_layout *rl);
+
+/* MPI_Allreduce(SUM) of n uint64 in chunks of at most gpgpu__mpi_max_count(). */
+int gpgpu__mpi_allreduce_u64(const gpgpu__mpi_call *c, const uint64_t *send, uint64_t *recv,
+                             size_t n);
+
+/* ---- partials of reduce and scan (partials.c) ---------------------------- */
+
+typedef struct {
+    uint64_t n;                 /* the rank's count */
+    unsigned char value[8];     /* the reduce of its part */
+} gpgpu__mpi_part;
+
+typedef struct {
+    gpgpu__mpi_part *all;       /* every rank's, in rank order */
+    unsigned char *packed;      /* room for size values */
+} gpgpu__mpi_parts;
+
+gpgpu_status gpgpu__mpi_parts_alloc(gpgpu__mpi_parts *p, int size);
+void gpgpu__mpi_parts_free(gpgpu__mpi_parts *p);
+int gpgpu__mpi_parts_gather(const gpgpu__mpi_call *c, gpgpu__mpi_parts *p,
+                            const gpgpu__mpi_part *mine);
+
+/* out = the partials of the non-empty ranks below upto combined in rank
+   order: on the host for built-in ops, else with gpgpu_reduce on ctx.
+   *folded is 0 when there was none (out untouched). */
+gpgpu_status gpgpu__mpi_parts_fold(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
+                                   gpgpu__mpi_parts *p, int upto, void *out, int *folded);
+
+/* ---- host arithmetic (ops.c) --------------------------------------------- */
+
+/* 1 for GPGPU_SUM, MIN and MAX: those combine on the host. */
+int gpgpu__mpi_builtin_op(gpgpu_op op);
+
+/* acc = acc op x for a built-in op, as libgpgpu combines them (integer sums
+   wrap; float MIN/MAX ignore NaN like fmin/fmax). */
+void gpgpu__mpi_combine(gpgpu_type t, gpgpu_op op, void *acc, const void *x);
+
+/* An unsigned integer whose order is the sort order of key i of keys
+   (totalOrder for floats; reversed when descending). */
+uint64_t gpgpu__mpi_sort_key(gpgpu_type t, unsigned descending, const void *keys, size_t i);
+
+#endif /* GPGPU_MPI_INTERNAL_H */

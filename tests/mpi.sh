@@ -1,0 +1,54 @@
+#!/bin/sh
+# Runs tests/test_mpi under mpirun with 1, 2, 3 and 4 ranks (oversubscribed:
+# CI has 2 cores), then with a fault injected into one rank's library.
+# Each rank gets its own PoCL and gpgpu caches (PoCL's is not safe against
+# several processes updating it at once); after the 1-rank run, rank 0's
+# caches seed the others', so each kernel compiles cold only once.
+set -u
+builddir=${top_builddir:-.}
+prog="$builddir/tests/test_mpi"
+cache=${POCL_CACHE_DIR:-$builddir/tests/.cache/mpi/pocl}
+gcache=${GPGPU_CACHE_DIR:-$builddir/tests/.cache/mpi/gpgpu}
+
+# CI runs as root; containers often forbid the cross-process memory copy
+# that Open MPI's shared-memory transport tries first.
+OMPI_ALLOW_RUN_AS_ROOT=1
+OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+OMPI_MCA_btl_vader_single_copy_mechanism=none
+export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM OMPI_MCA_btl_vader_single_copy_mechanism
+
+# Per-rank environment: caches, and GPGPU_FAULT_AT on rank 1 when FAULT_RANK1 is set.
+# shellcheck disable=SC2016
+per_rank='r=$OMPI_COMM_WORLD_RANK
+POCL_CACHE_DIR="$0/rank$r"; GPGPU_CACHE_DIR="$1/rank$r"
+mkdir -p "$POCL_CACHE_DIR" "$GPGPU_CACHE_DIR"; chmod 700 "$GPGPU_CACHE_DIR"
+export POCL_CACHE_DIR GPGPU_CACHE_DIR
+if [ "$r" = 1 ] && [ -n "${FAULT_RANK1:-}" ]; then GPGPU_FAULT_AT=$FAULT_RANK1; export GPGPU_FAULT_AT; fi
+shift; exec "$@"'
+
+run() {
+    np=$1; shift
+    # A hang must fail the test, not the CI job.
+    timeout -k 5 120 mpirun -np "$np" --oversubscribe --bind-to none \
+        sh -c "$per_rank" "$cache" "$gcache" "$prog" "$@"
+}
+
+status=0
+for np in 1 2 3 4; do
+    echo "== mpirun -np $np tests/test_mpi"
+    run "$np" || status=1
+    if [ "$np" = 1 ]; then
+        for r in 1 2 3; do
+            [ -d "$cache/rank$r" ] || cp -R "$cache/rank0" "$cache/rank$r"
+            [ -d "$gcache/rank$r" ] || cp -R "$gcache/rank0" "$gcache/rank$r"
+        done
+    fi
+done
+
+# A failure inside one rank's library (allocation, enqueue ...) at a few
+# points of a loop of calls: every call must fail or succeed on all ranks.
+for at in 5 30 60; do
+    echo "== mpirun -np 3 tests/test_mpi faults, rank 1 failing at point $at"
+    FAULT_RANK1=$at run 3 faults || status=1
+done
+exit $status

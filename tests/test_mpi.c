@@ -1,0 +1,699 @@
+/*
+ * test_mpi.c - libgpgpu-mpi under mpirun (tests/mpi.sh runs it on 1 to 4
+ * ranks). Every rank builds the same global array from the run's seed, calls
+ * the primitive on its slice, and checks its slice of the answer against a
+ * plain-C reference over the whole global array.
+ *
+ * Assertions are collective (mt_check): a test that fails on one rank fails
+ * on every rank at the same point, so no rank is left in a collective.
+ *
+ * With argument "faults" it runs instead, on the default device, a loop of
+ * calls in which rank 1's library fails at its GPGPU_FAULT_AT-th fault point
+ * (set by mpi.sh on that rank only): every call must then succeed everywhere
+ * or fail everywhere alike with nothing changed.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpgpu_mpi.h"
+#include "ref_mpi.h"
+#include "util.h"
+
+static int rank, nranks;
+#define W MPI_COMM_WORLD
+
+/* ---- collective checks ------------------------------------------------------ */
+
+static char why[512];
+
+/* Records the first local failure; returns ok. */
+static int note(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int note(int ok, const char *fmt, ...)
+{
+    if (!ok && why[0] == '\0') {
+        va_list ap;
+        va_start(ap, fmt);
+        int k = snprintf(why, sizeof why, "rank %d/%d: ", rank, nranks);
+        vsnprintf(why + k, sizeof why - (size_t)k, fmt, ap);
+        va_end(ap);
+    }
+    return ok;
+}
+
+/* Fails the test on every rank if any rank noted a failure. */
+static void mt_check(void)
+{
+    int ok = why[0] == '\0', all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, W);
+    char msg[sizeof why];
+    snprintf(msg, sizeof msg, "%s", ok ? "failed on another rank" : why);
+    why[0] = '\0';
+    ck_assert_msg(all, "%s [device %s, %d ranks, seed %llu]", msg, tu_device, nranks,
+                  (unsigned long long)tu_seed());
+}
+
+static void note_ok(gpgpu_status st, const char *what)
+{
+    note(st == GPGPU_SUCCESS, "%s: %s (%s)", what, gpgpu_status_string(st),
+         gpgpu_mpi_last_error());
+}
+
+/* ---- distributions ---------------------------------------------------------- */
+
+enum { EVEN, UNEVEN, ONE_RANK, NSPLITS };
+static const char *split_name[] = {"even", "uneven with an empty rank", "all on the last rank"};
+
+/* This rank's slice [*first, *first + *n) of a global array of total. */
+static void split(int kind, size_t total, size_t *first, size_t *n)
+{
+    uint64_t w[64], wsum = 0, before = 0;
+    for (int r = 0; r < nranks; r++) {
+        w[r] = kind == EVEN       ? 1
+               : kind == ONE_RANK ? (r == nranks - 1)
+                                  : (nranks > 1 && r == nranks / 2 ? 0 : 2 * (uint64_t)r + 1);
+        wsum += w[r];
+    }
+    for (int r = 0; r < rank; r++)
+        before += w[r];
+    *first = (size_t)(total * before / wsum);
+    *n = (size_t)(total * (before + w[rank]) / wsum) - *first;
+}
+
+/* On an OpenCL device each type (and operator) is a kernel build, about a
+   second cold on PoCL per rank: there the suite keeps to u32 and f32; the
+   host fallback, which builds nothing, runs every type. The MPI layer's own
+   per-type code (the sort order of keys) is the same on every device. */
+static int skip_type(gpgpu_type t)
+{
+    return !tu_is_host() && t != GPGPU_U32 && t != GPGPU_F32;
+}
+
+static const size_t sizes[] = {0, 1, 2, 7, 1000, 20011};
+#define NSIZES (sizeof sizes / sizeof sizes[0])
+static const size_t big = (1u << 20) + 3;  /* for the first case, even split only */
+
+static int skip_big(size_t z, size_t c, int sp)
+{
+    return z == NSIZES && (c > 0 || sp != EVEN);
+}
+
+/* ---- inputs ----------------------------------------------------------------- */
+
+enum { RANDOM, SMALL, SPECIALS };
+
+/* RANDOM: tu_fill; SMALL: integers in [-8, 8] (exact float sums, many
+   duplicate keys); SPECIALS: SMALL mixed with NaNs of both signs, infinities,
+   zeros of both signs and subnormals. */
+static void fill(gpgpu_type t, void *buf, size_t n, uint64_t seed, int kind)
+{
+    tu_fill(GPGPU_U64 == t || t == GPGPU_I64 || t == GPGPU_F64 ? GPGPU_U64 : GPGPU_U32, buf, n,
+            seed);
+    if (kind == RANDOM) {
+        tu_fill(t, buf, n, seed);
+        return;
+    }
+    static const double f[] = {NAN, -NAN, INFINITY, -INFINITY, 0.0, -0.0, 1e-310, -1e-310,
+                               1e-40, -1e-40, 3.0, -3.0};
+    size_t s = gpgpu_type_size(t);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t r = 0;
+        memcpy(&r, (unsigned char *)buf + i * s, s);
+        double v = (double)(int)(r % 17) - 8;
+        if (kind == SPECIALS && r % 3 == 0)
+            v = f[(r / 3) % (sizeof f / sizeof f[0])];
+        switch (t) {
+        case GPGPU_I32: ((int32_t *)buf)[i] = (int32_t)v; break;
+        case GPGPU_U32: ((uint32_t *)buf)[i] = (uint32_t)(r % 17); break;
+        case GPGPU_F32: ((float *)buf)[i] = (float)v; break;
+        case GPGPU_I64: ((int64_t *)buf)[i] = (int64_t)v; break;
+        case GPGPU_U64: ((uint64_t *)buf)[i] = r % 17; break;
+        case GPGPU_F64: ((double *)buf)[i] = v; break;
+        }
+    }
+}
+
+/* The global array of a case: the same on every rank. */
+typedef struct {
+    gpgpu_type t;
+    size_t size, total, first, n;
+    unsigned char *global, *mine;  /* mine: a copy of this rank's slice */
+} input;
+
+static input make_input(gpgpu_type t, size_t total, int kind, int split_kind, uint64_t seed)
+{
+    input in = {t, gpgpu_type_size(t), total, 0, 0, NULL, NULL};
+    in.global = tu_alloc(total * in.size);
+    fill(t, in.global, total, seed, kind);
+    split(split_kind, total, &in.first, &in.n);
+    in.mine = tu_alloc(in.n * in.size);
+    memcpy(in.mine, in.global + in.first * in.size, in.n * in.size);
+    return in;
+}
+
+static void free_input(input *in)
+{
+    free(in->global);
+    free(in->mine);
+}
+
+/* The first element of this rank's slice that differs from want's, or -1. */
+static long first_diff(const input *in, const void *got, const void *want_global)
+{
+    for (size_t i = 0; i < in->n; i++)
+        if (memcmp((const unsigned char *)got + i * in->size,
+                   (const unsigned char *)want_global + (in->first + i) * in->size, in->size))
+            return (long)i;
+    return -1;
+}
+
+/* ---- reduce ----------------------------------------------------------------- */
+
+static const struct { gpgpu_type t; gpgpu_op op; } reduce_cases[] = {
+    {GPGPU_U32, GPGPU_SUM}, {GPGPU_I64, GPGPU_MIN}, {GPGPU_F32, GPGPU_SUM}, {GPGPU_F64, GPGPU_MAX},
+};
+
+START_TEST(reduce_matches_reference)
+{
+    for (size_t c = 0; c < sizeof reduce_cases / sizeof reduce_cases[0]; c++)
+        for (int sp = 0; sp < NSPLITS; sp++)
+            for (size_t z = 0; z <= NSIZES; z++) {
+                if (skip_big(z, c, sp) || skip_type(reduce_cases[c].t))
+                    continue;
+                gpgpu_type t = reduce_cases[c].t;
+                gpgpu_op op = reduce_cases[c].op;
+                size_t total = z < NSIZES ? sizes[z] : big;
+                input in = make_input(t, total, SMALL, sp, tu_seed_for(c, z));
+                uint64_t got = 0, want = 0;
+                ref_mpi_reduce(t, op, in.global, total, &want);
+                note_ok(gpgpu_mpi_reduce(tu_ctx, W, t, op, in.mine, in.n, &got), "reduce");
+                note(got == want, "reduce case %zu, %s, n %zu: got %#llx, want %#llx", c,
+                     split_name[sp], total, (unsigned long long)got, (unsigned long long)want);
+                free_input(&in);
+                mt_check();
+            }
+}
+END_TEST
+
+START_TEST(reduce_gives_every_rank_the_same_bits)
+{
+    for (int sp = 0; sp < NSPLITS; sp++) {
+        input in = make_input(GPGPU_F32, 20011, RANDOM, sp, tu_seed_for(100, sp));
+        float a = 0, b = 1, lo = 0, hi = 0;
+        note_ok(gpgpu_mpi_reduce(tu_ctx, W, GPGPU_F32, GPGPU_SUM, in.mine, in.n, &a), "reduce");
+        note_ok(gpgpu_mpi_reduce(tu_ctx, W, GPGPU_F32, GPGPU_SUM, in.mine, in.n, &b), "reduce");
+        note(memcmp(&a, &b, sizeof a) == 0, "two runs differ: %a and %a", a, b);
+        MPI_Allreduce(&a, &lo, 1, MPI_FLOAT, MPI_MIN, W);
+        MPI_Allreduce(&a, &hi, 1, MPI_FLOAT, MPI_MAX, W);
+        note(lo == hi, "ranks differ: %a .. %a", lo, hi);
+        float want;
+        ref_mpi_reduce(GPGPU_F32, GPGPU_SUM, in.global, in.total, &want);
+        note(fabsf(a - want) <= 1e-3f * 20011, "sum %g far from %g", a, want);
+        free_input(&in);
+        mt_check();
+    }
+}
+END_TEST
+
+/* ---- scan ------------------------------------------------------------------- */
+
+static const struct { gpgpu_type t; gpgpu_op op; gpgpu_scan_kind kind; } scan_cases[] = {
+    {GPGPU_U32, GPGPU_SUM, GPGPU_INCLUSIVE}, {GPGPU_U32, GPGPU_SUM, GPGPU_EXCLUSIVE},
+    {GPGPU_I64, GPGPU_MIN, GPGPU_INCLUSIVE}, {GPGPU_F32, GPGPU_SUM, GPGPU_EXCLUSIVE},
+};
+
+START_TEST(scan_matches_reference)
+{
+    for (size_t c = 0; c < sizeof scan_cases / sizeof scan_cases[0]; c++)
+        for (int sp = 0; sp < NSPLITS; sp++)
+            for (size_t z = 0; z <= NSIZES; z++) {
+                gpgpu_type t = scan_cases[c].t;
+                size_t total = z < NSIZES ? sizes[z] : big;
+                if (skip_big(z, c, sp) || skip_type(t))
+                    continue;
+                input in = make_input(t, total, SMALL, sp, tu_seed_for(200 + c, z));
+                unsigned char *want = tu_alloc(total * in.size);
+                ref_mpi_scan(t, scan_cases[c].op, scan_cases[c].kind, in.global, want, total);
+                /* in place on odd cases */
+                unsigned char *out = c % 2 ? in.mine : tu_alloc(in.n * in.size);
+                note_ok(gpgpu_mpi_scan(tu_ctx, W, t, scan_cases[c].op, scan_cases[c].kind,
+                                       in.mine, out, in.n),
+                        "scan");
+                long d = first_diff(&in, out, want);
+                note(d < 0, "scan case %zu, %s, n %zu: differs at local %ld", c, split_name[sp],
+                     total, d);
+                if (out != in.mine)
+                    free(out);
+                free(want);
+                free_input(&in);
+                mt_check();
+            }
+}
+END_TEST
+
+/* ---- user-defined operators ---------------------------------------------------- */
+
+/* Their partials fold on a device: rank 0's answer for reduce, each rank's
+   own offset for scan. Where user operators are UNSUPPORTED (the host
+   fallback), they are so on every rank, and the case has nothing to test. */
+START_TEST(user_defined_operators_fold_in_rank_order)
+{
+    gpgpu_op op;
+    int mine = gpgpu_op_define(tu_ctx, GPGPU_U32, "a ^ b", "0u", &op) == GPGPU_SUCCESS, all = 0;
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, W);
+    if (!all)
+        return;
+    for (int sp = 0; sp < NSPLITS; sp++)
+        for (size_t z = 0; z < NSIZES; z++) {
+            input in = make_input(GPGPU_U32, sizes[z], RANDOM, sp, tu_seed_for(250, z));
+            const uint32_t *g = (const uint32_t *)in.global;
+            uint32_t *want = tu_alloc(in.total * 4), acc = 0, got = 1;
+            for (size_t i = 0; i < in.total; i++)
+                want[i] = acc ^= g[i];
+            note_ok(gpgpu_mpi_reduce(tu_ctx, W, GPGPU_U32, op, in.mine, in.n, &got), "reduce");
+            note(got == acc, "user-op reduce, %s, n %zu: got %#x, want %#x", split_name[sp],
+                 in.total, got, acc);
+            note_ok(gpgpu_mpi_scan(tu_ctx, W, GPGPU_U32, op, GPGPU_INCLUSIVE, in.mine, in.mine,
+                                   in.n),
+                    "scan");
+            long d = first_diff(&in, in.mine, want);
+            note(d < 0, "user-op scan, %s, n %zu: differs at local %ld", split_name[sp],
+                 in.total, d);
+            free(want);
+            free_input(&in);
+            mt_check();
+        }
+}
+END_TEST
+
+/* ---- histogram ---------------------------------------------------------------- */
+
+static const struct { gpgpu_type t; size_t nbins; double lo, hi; int kind; } hist_cases[] = {
+    {GPGPU_F32, 37, -6.0, 6.0, SPECIALS}, {GPGPU_I32, 64, -8.0, 8.0, SMALL},
+    {GPGPU_F64, 5, -2.0, 9.0, SPECIALS},
+};
+
+static void check_histogram(size_t c, int sp, size_t total)
+{
+    gpgpu_type t = hist_cases[c].t;
+    size_t nb = hist_cases[c].nbins;
+    if (skip_type(t))
+        return;
+    input in = make_input(t, total, hist_cases[c].kind, sp, tu_seed_for(300 + c, total));
+    uint64_t *got = tu_alloc(nb * sizeof *got), *want = tu_alloc(nb * sizeof *want);
+    ref_mpi_histogram(t, in.global, total, nb, hist_cases[c].lo, hist_cases[c].hi, want);
+    note_ok(gpgpu_mpi_histogram(tu_ctx, W, t, in.mine, in.n, nb, hist_cases[c].lo,
+                                hist_cases[c].hi, got),
+            "histogram");
+    size_t b = 0;
+    while (b < nb && got[b] == want[b])
+        b++;
+    note(b == nb, "histogram case %zu, %s, n %zu: bin %zu is %llu, want %llu", c,
+         split_name[sp], total, b, b < nb ? (unsigned long long)got[b] : 0ull,
+         b < nb ? (unsigned long long)want[b] : 0ull);
+    free(got);
+    free(want);
+    free_input(&in);
+    mt_check();
+}
+
+START_TEST(histogram_matches_reference)
+{
+    for (size_t c = 0; c < sizeof hist_cases / sizeof hist_cases[0]; c++)
+        for (int sp = 0; sp < NSPLITS; sp++)
+            for (size_t z = 0; z < NSIZES; z++)
+                check_histogram(c, sp, sizes[z]);
+}
+END_TEST
+
+/* ---- sort ------------------------------------------------------------------- */
+
+/* Sorts the case with gpgpu_mpi_sort (vsize 0) or _sort_pairs carrying each
+   element's global index, and checks keys and values against the stable
+   reference order. */
+static void check_sort(gpgpu_type t, int kind, int sp, size_t total, unsigned flags,
+                       size_t vsize, uint64_t seed)
+{
+    if (skip_type(t))
+        return;
+    input in = make_input(t, total, kind, sp, seed);
+    size_t *perm = tu_alloc(total * sizeof *perm);
+    ref_mpi_sort_order(t, in.global, total, flags & GPGPU_DESCENDING, perm);
+    unsigned char *vals = tu_alloc(in.n * 8);
+    for (size_t i = 0; i < in.n; i++) {
+        uint64_t g = in.first + i;
+        memcpy(vals + i * vsize, &g, vsize);  /* little-endian: low bytes first */
+    }
+    gpgpu_status st = vsize ? gpgpu_mpi_sort_pairs(tu_ctx, W, t, in.mine, vals, vsize, in.n, flags)
+                            : gpgpu_mpi_sort(tu_ctx, W, t, in.mine, in.n, flags);
+    note_ok(st, vsize ? "sort_pairs" : "sort");
+    for (size_t i = 0; i < in.n && st == GPGPU_SUCCESS; i++) {
+        size_t want = perm[in.first + i];
+        uint64_t v = 0;
+        memcpy(&v, vals + i * vsize, vsize);
+        if (!note(memcmp(in.mine + i * in.size, in.global + want * in.size, in.size) == 0 &&
+                      (vsize == 0 || v == want),
+                  "sort type %d, %s, n %zu, flags %u, vsize %zu: local %zu holds global %llu, "
+                  "want %zu",
+                  (int)t, split_name[sp], total, flags, vsize, i, (unsigned long long)v, want))
+            break;
+    }
+    free(vals);
+    free(perm);
+    free_input(&in);
+    mt_check();
+}
+
+START_TEST(sort_matches_reference)
+{
+    for (int sp = 0; sp < NSPLITS; sp++)
+        for (size_t z = 0; z < NSIZES; z++) {
+            check_sort(GPGPU_U32, RANDOM, sp, sizes[z], GPGPU_ASCENDING, 0, tu_seed_for(400, z));
+            check_sort(GPGPU_I32, SMALL, sp, sizes[z], GPGPU_DESCENDING, 0, tu_seed_for(401, z));
+        }
+}
+END_TEST
+
+START_TEST(sort_orders_float_specials)
+{
+    for (int sp = 0; sp < NSPLITS; sp++)
+        for (size_t z = 0; z < NSIZES; z++)
+            for (unsigned flags = 0; flags < 2; flags++) {
+                check_sort(GPGPU_F32, SPECIALS, sp, sizes[z], flags, 0, tu_seed_for(410, z));
+                check_sort(GPGPU_F64, SPECIALS, sp, sizes[z], flags, 8, tu_seed_for(411, z));
+            }
+}
+END_TEST
+
+START_TEST(sort_pairs_is_stable_across_ranks)
+{
+    for (int sp = 0; sp < NSPLITS; sp++)
+        for (size_t z = 0; z < NSIZES; z++)
+            for (unsigned flags = 0; flags < 2; flags++) {
+                check_sort(GPGPU_U32, SMALL, sp, sizes[z], flags, 4, tu_seed_for(420, z));
+                check_sort(GPGPU_I64, SMALL, sp, sizes[z], flags, 8, tu_seed_for(421, z));
+            }
+}
+END_TEST
+
+/* Counts beyond GPGPU_MPI_MAX_COUNT take the derived-datatype paths that
+   counts beyond INT_MAX take. */
+START_TEST(large_counts_use_derived_datatypes)
+{
+    setenv("GPGPU_MPI_MAX_COUNT", "7", 1);
+    for (int sp = 0; sp < NSPLITS; sp++) {
+        check_sort(GPGPU_U32, SMALL, sp, 1000, GPGPU_ASCENDING, 4, tu_seed_for(430, sp));
+        check_sort(GPGPU_F32, SPECIALS, sp, 20011, GPGPU_DESCENDING, 0, tu_seed_for(431, sp));
+        check_histogram(0, sp, 1000);
+    }
+    unsetenv("GPGPU_MPI_MAX_COUNT");
+}
+END_TEST
+
+/* ---- collective failure ------------------------------------------------------- */
+
+/* The rank that gets the bad argument. */
+static int bad(void)
+{
+    return rank == nranks - 1;
+}
+
+/* Every rank must have got the same non-success status. */
+static void note_failed_alike(gpgpu_status st, const char *what)
+{
+    int mine = (int)st, lo = 0, hi = 0;
+    MPI_Allreduce(&mine, &lo, 1, MPI_INT, MPI_MIN, W);
+    MPI_Allreduce(&mine, &hi, 1, MPI_INT, MPI_MAX, W);
+    note(lo == hi && st != GPGPU_SUCCESS, "%s: status %d here, %d..%d over the ranks", what,
+         mine, lo, hi);
+    note(st == GPGPU_SUCCESS || gpgpu_mpi_last_error()[0] != '\0', "%s: no error detail", what);
+}
+
+/* Runs every primitive with one argument spoiled by how on the bad rank (or
+   on all ranks), checks the collective failure and that nothing changed,
+   then that the same calls work again. */
+typedef struct {
+    int reduce_result_null, scan_out_null, hist_bins_null, hist_nbins0, hist_lo_hi, sort_keys_null,
+        sort_flags, pairs_vsize, pairs_values_null, type_differs, op_differs, kind_differs,
+        ctx_null, comm_null, reduce_op_bad, scan_overlap;
+} spoil;
+
+/* A spoiled call must fail alike everywhere; an untouched one succeed. */
+static int outcome(gpgpu_status st, int spoiled, const char *what)
+{
+    if (spoiled)
+        note_failed_alike(st, what);
+    else
+        note_ok(st, what);
+    return spoiled;
+}
+
+static void run_spoiled(const spoil *how, int everyone)
+{
+    int b = everyone || bad(), all = how->ctx_null || how->comm_null || how->type_differs;
+    input in = make_input(GPGPU_U32, 1000, SMALL, EVEN, tu_seed_for(500, 0));
+    size_t n = in.n;
+    unsigned char *keep = tu_alloc(n * 4);
+    memcpy(keep, in.mine, n * 4);
+    uint32_t vals[1000], vkeep[1000], out[1000], result = 12345;
+    uint64_t bins[16];
+    for (size_t i = 0; i < n; i++)
+        vals[i] = vkeep[i] = out[i] = (uint32_t)i;
+    memset(bins, 0xab, sizeof bins);
+    gpgpu_context *ctx = b && how->ctx_null ? NULL : tu_ctx;
+    MPI_Comm comm = b && how->comm_null ? MPI_COMM_NULL : W;
+    gpgpu_type t = b && how->type_differs ? GPGPU_I32 : GPGPU_U32;
+    gpgpu_op op = b && how->op_differs ? GPGPU_MAX : b && how->reduce_op_bad ? 7 : GPGPU_SUM;
+    unsigned flags = b && how->sort_flags ? 0x10u : GPGPU_ASCENDING;
+
+    if (outcome(gpgpu_mpi_reduce(ctx, comm, t, op, in.mine, n,
+                                 b && how->reduce_result_null ? NULL : &result),
+                all || how->reduce_result_null || how->op_differs || how->reduce_op_bad,
+                "reduce"))
+        note(result == 12345, "reduce changed the result");
+    if (outcome(gpgpu_mpi_scan(ctx, comm, t, op,
+                               b && how->kind_differs ? GPGPU_INCLUSIVE : GPGPU_EXCLUSIVE,
+                               in.mine,
+                               b && how->scan_out_null  ? NULL
+                               : b && how->scan_overlap ? (uint32_t *)in.mine + 1
+                                                        : out,
+                               n),
+                all || how->scan_out_null || how->op_differs || how->kind_differs ||
+                    how->reduce_op_bad || how->scan_overlap,
+                "scan"))
+        for (size_t i = 0; i < n; i++)
+            note(out[i] == i && ((uint32_t *)in.mine)[i] == ((uint32_t *)keep)[i],
+                 "scan changed out[%zu] or in[%zu]", i, i);
+    if (outcome(gpgpu_mpi_histogram(ctx, comm, t, in.mine, n, b && how->hist_nbins0 ? 0 : 16,
+                                    b && how->hist_lo_hi ? 9.0 : -8.0, 9.0,
+                                    b && how->hist_bins_null ? NULL : bins),
+                all || how->hist_nbins0 || how->hist_lo_hi || how->hist_bins_null,
+                "histogram"))
+        note(bins[3] == 0xababababababababull, "histogram changed bins");
+    if (outcome(gpgpu_mpi_sort(ctx, comm, t, b && how->sort_keys_null ? NULL : in.mine, n, flags),
+                all || how->sort_flags || how->sort_keys_null, "sort"))
+        note(memcmp(keep, in.mine, n * 4) == 0, "sort changed keys");
+    if (outcome(gpgpu_mpi_sort_pairs(ctx, comm, t, in.mine,
+                                     b && how->pairs_values_null ? NULL : vals,
+                                     b && how->pairs_vsize ? 3 : 4, n, flags),
+                all || how->sort_flags || how->pairs_vsize || how->pairs_values_null,
+                "sort_pairs"))
+        note(memcmp(vals, vkeep, n * 4) == 0, "sort_pairs changed values");
+    /* Afterwards the communicator and the context still work. */
+    note_ok(gpgpu_mpi_reduce(tu_ctx, W, GPGPU_U32, GPGPU_SUM, in.mine, n, &result), "reduce");
+    note_ok(gpgpu_mpi_sort(tu_ctx, W, GPGPU_U32, in.mine, n, 0), "sort");
+    free(keep);
+    free_input(&in);
+    mt_check();
+}
+
+START_TEST(null_pointers_fail_everywhere)
+{
+    spoil how = {.reduce_result_null = 1, .scan_out_null = 1, .hist_bins_null = 1,
+                 .sort_keys_null = 1, .pairs_values_null = 1};
+    run_spoiled(&how, 0);
+}
+END_TEST
+
+START_TEST(bad_flags_nbins_and_sizes_fail_everywhere)
+{
+    spoil how = {.hist_nbins0 = 1, .sort_flags = 1, .pairs_vsize = 1};
+    run_spoiled(&how, 0);
+    spoil how2 = {.hist_lo_hi = 1, .reduce_op_bad = 1, .scan_overlap = 1};
+    run_spoiled(&how2, 0);
+}
+END_TEST
+
+/* Host only: on a device the odd rank would build kernels for the odd type
+   and operator, and the check is the MPI layer's alone. */
+START_TEST(arguments_that_differ_between_ranks_fail_everywhere)
+{
+    if (nranks == 1 || !tu_is_host())
+        return;
+    spoil how = {.type_differs = 1};
+    run_spoiled(&how, 0);
+    spoil how2 = {.op_differs = 1, .kind_differs = 1};
+    run_spoiled(&how2, 0);
+}
+END_TEST
+
+START_TEST(null_context_fails_everywhere)
+{
+    spoil how = {.ctx_null = 1};
+    run_spoiled(&how, 0);
+}
+END_TEST
+
+START_TEST(comm_null_fails_everywhere)
+{
+    spoil how = {.comm_null = 1};
+    run_spoiled(&how, 0);
+    run_spoiled(&how, 1);
+}
+END_TEST
+
+/* ---- contexts ------------------------------------------------------------------ */
+
+START_TEST(context_create_gives_each_rank_a_device)
+{
+    gpgpu_context *c = NULL;
+    const char *spec = tu_is_host() ? "host" : "cpu:local";
+    note_ok(gpgpu_mpi_context_create(&c, W, spec), spec);
+    uint32_t x = (uint32_t)rank + 1, sum = 0;
+    note_ok(gpgpu_mpi_reduce(c, W, GPGPU_U32, GPGPU_SUM, &x, 1, &sum), "reduce");
+    note(sum == (uint32_t)(nranks * (nranks + 1) / 2), "sum %u", sum);
+    gpgpu_context_destroy(c);
+    c = (gpgpu_context *)&x;
+    gpgpu_status st = gpgpu_mpi_context_create(&c, W, bad() ? "no such device" : spec);
+    note_failed_alike(st, "context_create");
+    note(c == NULL, "a failed context_create left a context");
+    mt_check();
+}
+END_TEST
+
+static Suite *make(void)
+{
+    Suite *s = suite_create("mpi");
+    struct { const char *name; const TTest *test; } tests[] = {
+        {"reduce", reduce_matches_reference},
+        {"reduce_bits", reduce_gives_every_rank_the_same_bits},
+        {"scan", scan_matches_reference},
+        {"user_op", user_defined_operators_fold_in_rank_order},
+        {"histogram", histogram_matches_reference},
+        {"sort", sort_matches_reference},
+        {"sort_specials", sort_orders_float_specials},
+        {"sort_pairs", sort_pairs_is_stable_across_ranks},
+        {"large_counts", large_counts_use_derived_datatypes},
+        {"null_pointers", null_pointers_fail_everywhere},
+        {"bad_args", bad_flags_nbins_and_sizes_fail_everywhere},
+        {"mismatch", arguments_that_differ_between_ranks_fail_everywhere},
+        {"null_context", null_context_fails_everywhere},
+        {"comm_null", comm_null_fails_everywhere},
+        {"context", context_create_gives_each_rank_a_device},
+    };
+    for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
+        TCase *tc = tcase_create(tests[i].name);
+        tcase_add_test(tc, tests[i].test);
+        suite_add_tcase(s, tc);
+    }
+    return s;
+}
+
+/* ---- faults on one rank ------------------------------------------------------------ */
+
+static int faulted;  /* calls that failed (alike) */
+
+/* Each call succeeds with the right answer everywhere, or fails everywhere
+   alike with its output untouched. */
+static void fault_round(int i)
+{
+    input in = make_input(GPGPU_U32, 5000, SMALL, UNEVEN, tu_seed_for(600, (uint64_t)i));
+    unsigned char *keep = tu_alloc(in.n * 4);
+    memcpy(keep, in.mine, in.n * 4);
+    size_t *perm = tu_alloc(in.total * sizeof *perm);
+    ref_mpi_sort_order(GPGPU_U32, in.global, in.total, 0, perm);
+    uint32_t sum = 7, want = 0;
+    ref_mpi_reduce(GPGPU_U32, GPGPU_SUM, in.global, in.total, &want);
+    gpgpu_status st = gpgpu_mpi_reduce(tu_ctx, W, GPGPU_U32, GPGPU_SUM, in.mine, in.n, &sum);
+    faulted += st != GPGPU_SUCCESS;
+    if (st != GPGPU_SUCCESS)
+        note_failed_alike(st, "reduce");
+    note(st == GPGPU_SUCCESS ? sum == want : sum == 7, "round %d: reduce gave %u", i, sum);
+    st = gpgpu_mpi_sort(tu_ctx, W, GPGPU_U32, in.mine, in.n, 0);
+    faulted += st != GPGPU_SUCCESS;
+    if (st != GPGPU_SUCCESS)
+        note_failed_alike(st, "sort");
+    for (size_t k = 0; k < in.n; k++) {
+        uint32_t got = ((uint32_t *)in.mine)[k];
+        uint32_t expect = st == GPGPU_SUCCESS ? ((uint32_t *)in.global)[perm[in.first + k]]
+                                              : ((uint32_t *)keep)[k];
+        if (!note(got == expect, "round %d: sort (%s) wrong at %zu", i, gpgpu_status_string(st),
+                  k))
+            break;
+    }
+    free(perm);
+    free(keep);
+    free_input(&in);
+    mt_check();
+}
+
+START_TEST(a_fault_on_one_rank_fails_every_rank_alike)
+{
+    for (int i = 0; i < 6; i++)
+        fault_round(i);
+}
+END_TEST
+
+static Suite *make_faults(void)
+{
+    Suite *s = suite_create("mpi faults");
+    TCase *tc = tcase_create("faults");
+    tcase_add_test(tc, a_fault_on_one_rank_fails_every_rank_alike);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+/* mpi.sh sets GPGPU_FAULT_AT on rank 1 only. The context is made
+   collectively: a fault that lands there must fail every rank alike too. */
+static int run_faults(void)
+{
+    tu_device = "default";
+    gpgpu_status st = gpgpu_mpi_context_create(&tu_ctx, W, NULL);
+    int mine = (int)st, lo, hi, failed = 0;
+    MPI_Allreduce(&mine, &lo, 1, MPI_INT, MPI_MIN, W);
+    MPI_Allreduce(&mine, &hi, 1, MPI_INT, MPI_MAX, W);
+    if (st != GPGPU_SUCCESS) {
+        if (rank == 0)
+            printf("faults: context creation failed %s (%s)\n", lo == hi ? "alike" : "UNALIKE",
+                   gpgpu_mpi_last_error());
+        return lo != hi;
+    }
+    SRunner *sr = srunner_create(make_faults());
+    srunner_set_fork_status(sr, CK_NOFORK);
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr) != 0;
+    srunner_free(sr);
+    if (rank == 0)
+        printf("faults: %d of 12 calls failed alike, the others succeeded (%s)\n", faulted,
+               gpgpu_mpi_last_error());
+    gpgpu_context_destroy(tu_ctx);
+    return failed;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(W, &rank);
+    MPI_Comm_size(W, &nranks);
+    if (nranks > 64) {
+        fprintf(stderr, "test_mpi: at most 64 ranks\n");
+        MPI_Abort(W, 1);
+    }
+    int rc = argc > 1 && strcmp(argv[1], "faults") == 0 ? run_faults() : tu_main(make);
+    int worst = 0;
+    MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, W);
+    MPI_Finalize();
+    return worst;
+}

@@ -1,0 +1,327 @@
+/*
+ * test_sort.c - gpgpu_sort and gpgpu_sort_pairs against a stable plain-C
+ * merge sort (ref_sort.c): every key type, both orders, keys only and pairs
+ * with 4- and 8-byte values carrying each key's original index (so the
+ * comparison checks stability too), sizes around the chunk, bucket and tile
+ * sizes, primes, input patterns and float special values.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpgpu_cl.h"
+#include "ref_sort.h"
+#include "util.h"
+
+static const gpgpu_type types[] = { GPGPU_I32, GPGPU_U32, GPGPU_F32,
+                                    GPGPU_I64, GPGPU_U64, GPGPU_F64 };
+static const char *type_names[] = { "i32", "u32", "f32", "i64", "u64", "f64" };
+#define NTYPES 6
+
+/* 256: the radix; 4096: a chunk and a GPU tile; 16384: a CPU tile. */
+static const size_t sizes[] = { 0,    1,    2,    3,     97,    255,   256,  257,
+                                1009, 4095, 4096, 4097, 16383, 16384, 16385, 65537 };
+#define NSIZES (sizeof sizes / sizeof sizes[0])
+
+typedef enum { RANDOM, SORTED, REVERSED, ALL_EQUAL, FEW_DISTINCT, NARROW, SORTED_RUNS, SPECIALS } pattern;
+static const char *pattern_names[] = { "random", "sorted",      "reversed",    "all-equal",
+                                       "few-distinct", "narrow", "sorted-runs", "specials" };
+enum { RUN = 4099 }; /* SORTED_RUNS: sorted pieces, out of order only where they meet */
+
+static const uint32_t f32_specials[] = {
+    0x7fc00000u, 0xffc00000u, 0x7f800001u, 0xff800001u, 0x7fffffffu, 0xffffffffu,
+    0x7f800000u, 0xff800000u, 0x00000000u, 0x80000000u, 0x00000001u, 0x80000001u,
+    0x007fffffu, 0x807fffffu, 0x00800000u, 0x7f7fffffu, 0xff7fffffu, 0x3f800000u,
+};
+static const uint64_t f64_specials[] = {
+    0x7ff8000000000000ull, 0xfff8000000000000ull, 0x7ff0000000000001ull,
+    0xfff0000000000001ull, 0x7fffffffffffffffull, 0xffffffffffffffffull,
+    0x7ff0000000000000ull, 0xfff0000000000000ull, 0x0000000000000000ull,
+    0x8000000000000000ull, 0x0000000000000001ull, 0x8000000000000001ull,
+    0x000fffffffffffffull, 0x800fffffffffffffull, 0x0010000000000000ull,
+    0x7fefffffffffffffull, 0xffefffffffffffffull, 0x3ff0000000000000ull,
+};
+
+static uint64_t splitmix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* n keys of t following pattern p. */
+static void make_keys(gpgpu_type t, void *keys, size_t n, pattern p, uint64_t seed)
+{
+    size_t ks = gpgpu_type_size(t);
+    unsigned char *k = keys;
+    uint64_t s = seed;
+
+    tu_fill(t, keys, n, seed);
+    if (n == 0)
+        return;
+    if (p == SORTED || p == REVERSED)
+        ck_assert_int_eq(ref_sort(t, keys, NULL, 0, n, p == REVERSED ? GPGPU_DESCENDING : 0), 0);
+    for (size_t i = 0; i < n && p == ALL_EQUAL; i++)
+        memcpy(k + i * ks, k, ks);
+    for (size_t i = 0; i < n && p == FEW_DISTINCT; i++)
+        memcpy(k + i * ks, k + (splitmix(&s) % 5) * (n < 5 ? 0 : ks), ks);
+    for (size_t i = 0; i < n && p == NARROW; i++) {
+        uint64_t v = splitmix(&s) & 0xffff;
+        if (t == GPGPU_F32) {
+            float f = (float)v - 30000.0f;
+            memcpy(k + i * ks, &f, 4);
+        } else if (t == GPGPU_F64) {
+            double d = (double)v - 30000.0;
+            memcpy(k + i * ks, &d, 8);
+        } else {
+            memcpy(k + i * ks, &v, ks); /* little-endian: the low bytes */
+        }
+    }
+    for (size_t i = 0; i < n && p == SORTED_RUNS; i += RUN)
+        ck_assert_int_eq(ref_sort(t, k + i * ks, NULL, 0, n - i < RUN ? n - i : RUN, 0), 0);
+    for (size_t i = 0; i < n && p == SPECIALS; i++) {
+        uint64_t r = splitmix(&s);
+        if (r & 1)
+            continue; /* half stay random */
+        if (ks == 4)
+            memcpy(k + i * 4, &f32_specials[(r >> 1) % 18], 4);
+        else
+            memcpy(k + i * 8, &f64_specials[(r >> 1) % 18], 8);
+    }
+}
+
+/* Each value is its key's original index, spread over all 8 bytes when the
+   values are 8 bytes wide, so that any reordering of equal keys shows. */
+static void make_values(void *values, size_t value_size, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (value_size == 4) {
+            ((uint32_t *)values)[i] = (uint32_t)i;
+        } else {
+            ((uint64_t *)values)[i] = ((uint64_t)~i << 32) | (uint32_t)i;
+        }
+    }
+}
+
+static size_t first_difference(const void *a, const void *b, size_t size, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (memcmp((const char *)a + i * size, (const char *)b + i * size, size))
+            return i;
+    return n;
+}
+
+/* Sorts one case with the library and the reference and compares bits. */
+static void check_case(int ti, size_t n, unsigned flags, size_t value_size, pattern p,
+                       uint64_t seed)
+{
+    gpgpu_type t = types[ti];
+    size_t ks = gpgpu_type_size(t);
+    void *keys = tu_alloc(n * ks), *want = tu_alloc(n * ks);
+    void *values = value_size ? tu_alloc(n * value_size) : NULL;
+    void *want_values = value_size ? tu_alloc(n * value_size) : NULL;
+
+    make_keys(t, keys, n, p, seed);
+    memcpy(want, keys, n * ks);
+    if (value_size) {
+        make_values(values, value_size, n);
+        memcpy(want_values, values, n * value_size);
+    }
+    ck_assert_int_eq(ref_sort(t, want, want_values, value_size, n, flags), 0);
+    if (value_size)
+        tu_assert_ok(gpgpu_sort_pairs(tu_ctx, t, keys, values, value_size, n, flags));
+    else
+        tu_assert_ok(gpgpu_sort(tu_ctx, t, keys, n, flags));
+
+    size_t bad = first_difference(keys, want, ks, n);
+    if (bad == n && value_size)
+        bad = first_difference(values, want_values, value_size, n);
+    ck_assert_msg(bad == n,
+                  "%s %s %s n=%zu values=%zu: first difference at %zu [device %s, seed %llu]",
+                  type_names[ti], pattern_names[p], flags ? "descending" : "ascending", n,
+                  value_size, bad, tu_device, (unsigned long long)seed);
+    free(keys);
+    free(want);
+    free(values);
+    free(want_values);
+}
+
+/* Every type, both orders, every size of the list, random keys. */
+static void check_sizes(size_t value_size)
+{
+    for (int ti = 0; ti < NTYPES; ti++)
+        for (unsigned flags = 0; flags < 2; flags++)
+            for (size_t s = 0; s < NSIZES; s++)
+                check_case(ti, sizes[s], flags, value_size, RANDOM,
+                           tu_seed_for(ti * 2 + flags, sizes[s]));
+}
+
+START_TEST(keys_of_every_type_and_order_are_sorted)
+{
+    check_sizes(0);
+}
+END_TEST
+
+START_TEST(pairs_with_4_byte_values_are_sorted_stably)
+{
+    check_sizes(4);
+}
+END_TEST
+
+START_TEST(pairs_with_8_byte_values_are_sorted_stably)
+{
+    check_sizes(8);
+}
+END_TEST
+
+START_TEST(input_patterns_are_sorted_stably)
+{
+    static const size_t ns[] = { 5, 10007, 65537 };
+    for (pattern p = SORTED; p <= SORTED_RUNS; p++)
+        for (int ti = 0; ti < NTYPES; ti++)
+            for (unsigned flags = 0; flags < 2; flags++)
+                for (size_t s = 0; s < 3; s++)
+                    check_case(ti, ns[s], flags, s == 1 ? 0 : 4, p,
+                               tu_seed_for(100 + p * 16 + ti * 2 + flags, ns[s]));
+}
+END_TEST
+
+START_TEST(float_specials_follow_total_order)
+{
+    static const int float_types[] = { 2, 5 };
+    for (int f = 0; f < 2; f++)
+        for (unsigned flags = 0; flags < 2; flags++)
+            for (size_t vs = 0; vs <= 8; vs += 4) {
+                check_case(float_types[f], 18, flags, vs, SPECIALS, tu_seed_for(200 + f, vs));
+                check_case(float_types[f], 70001, flags, vs, SPECIALS,
+                           tu_seed_for(210 + f, vs + flags));
+            }
+}
+END_TEST
+
+START_TEST(large_inputs_are_sorted)
+{
+    size_t n = (1u << 22) + 3;
+    check_case(1, n, 0, 0, RANDOM, tu_seed_for(300, 1));           /* u32 keys */
+    check_case(2, n, GPGPU_DESCENDING, 4, RANDOM, tu_seed_for(300, 2)); /* f32 pairs */
+    check_case(3, n, 0, 8, FEW_DISTINCT, tu_seed_for(300, 3));     /* i64 pairs */
+}
+END_TEST
+
+/* A sort of a range inside larger buffers leaves everything else alone and
+   completes through its event. */
+START_TEST(buffer_form_sorts_only_its_range)
+{
+    if (tu_is_host()) {
+        ck_assert_int_eq(gpgpu_sort_buffer(tu_ctx, GPGPU_U32, NULL, 0, 4, 0, 0, NULL, NULL),
+                         GPGPU_ERROR_UNSUPPORTED);
+        return;
+    }
+    size_t n = 50001, koff = 7, voff = 3, total = n + 20;
+    cl_command_queue q = gpgpu_queue(tu_ctx);
+    cl_context cl;
+    ck_assert_int_eq(clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof cl, &cl, NULL), 0);
+    int32_t *keys = tu_alloc(total * 4), *got = tu_alloc(total * 4), *want = tu_alloc(total * 4);
+    uint64_t *vals = tu_alloc(total * 8), *gotv = tu_alloc(total * 8), *wantv = tu_alloc(total * 8);
+    tu_fill(GPGPU_I32, keys, total, tu_seed_for(400, 0));
+    make_values(vals, 8, total);
+    memcpy(want, keys, total * 4);
+    memcpy(wantv, vals, total * 8);
+    ck_assert_int_eq(ref_sort(GPGPU_I32, want + koff, wantv + voff, 8, n, GPGPU_DESCENDING), 0);
+
+    cl_int err;
+    cl_mem kb = clCreateBuffer(cl, CL_MEM_COPY_HOST_PTR, total * 4, keys, &err);
+    cl_mem vb = clCreateBuffer(cl, CL_MEM_COPY_HOST_PTR, total * 8, vals, &err);
+    cl_event ready = NULL, done = NULL;
+    ck_assert_int_eq(clEnqueueMarkerWithWaitList(q, 0, NULL, &ready), 0);
+    tu_assert_ok(gpgpu_sort_pairs_buffer(tu_ctx, GPGPU_I32, kb, koff, vb, voff, 8, n,
+                                         GPGPU_DESCENDING, 1, &ready, &done));
+    ck_assert_ptr_nonnull(done);
+    ck_assert_int_eq(clEnqueueReadBuffer(q, kb, CL_TRUE, 0, total * 4, got, 1, &done, NULL), 0);
+    ck_assert_int_eq(clEnqueueReadBuffer(q, vb, CL_TRUE, 0, total * 8, gotv, 0, NULL, NULL), 0);
+    ck_assert_int_eq(memcmp(got, want, total * 4), 0);
+    ck_assert_int_eq(memcmp(gotv, wantv, total * 8), 0);
+    clReleaseEvent(ready);
+    clReleaseEvent(done);
+    clReleaseMemObject(kb);
+    clReleaseMemObject(vb);
+    free(keys);
+    free(got);
+    free(want);
+    free(vals);
+    free(gotv);
+    free(wantv);
+}
+END_TEST
+
+/* Buffers too small for offset + n, and keys and values that overlap in
+   one buffer, are refused before anything runs. */
+START_TEST(buffer_form_rejects_bad_buffers)
+{
+    if (tu_is_host())
+        return;
+    cl_context cl;
+    cl_int err;
+    uint32_t keys[64] = { 5, 4, 3, 2, 1 };
+    ck_assert_int_eq(clGetCommandQueueInfo(gpgpu_queue(tu_ctx), CL_QUEUE_CONTEXT, sizeof cl,
+                                           &cl, NULL), 0);
+    cl_mem kb = clCreateBuffer(cl, CL_MEM_COPY_HOST_PTR, sizeof keys, keys, &err);
+    ck_assert_int_eq(gpgpu_sort_buffer(tu_ctx, GPGPU_U32, kb, 60, 5, 0, 0, NULL, NULL),
+                     GPGPU_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(gpgpu_sort_pairs_buffer(tu_ctx, GPGPU_U32, kb, 0, kb, 16, 4, 20, 0, 0,
+                                             NULL, NULL),
+                     GPGPU_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(gpgpu_sort_buffer(tu_ctx, GPGPU_U32, kb, 0, 5, 0, 1, NULL, NULL),
+                     GPGPU_ERROR_INVALID_ARGUMENT);
+    tu_assert_ok(gpgpu_sort_pairs_buffer(tu_ctx, GPGPU_U32, kb, 0, kb, 32, 4, 5, 0, 0, NULL,
+                                         NULL));
+    ck_assert_int_eq(clEnqueueReadBuffer(gpgpu_queue(tu_ctx), kb, CL_TRUE, 0, sizeof keys, keys,
+                                         0, NULL, NULL), 0);
+    ck_assert(keys[0] == 1 && keys[4] == 5 && keys[5] == 0);
+    clReleaseMemObject(kb);
+}
+END_TEST
+
+START_TEST(bad_arguments_are_rejected_and_keys_kept)
+{
+    uint32_t keys[3] = { 3, 1, 2 }, vals[3] = { 0, 1, 2 };
+    ck_assert_int_eq(gpgpu_sort(tu_ctx, GPGPU_U32, keys, 3, 2), GPGPU_ERROR_INVALID_ARGUMENT);
+    ck_assert_ptr_nonnull(strstr(gpgpu_last_error(tu_ctx), "flags"));
+    ck_assert_int_eq(gpgpu_sort(tu_ctx, (gpgpu_type)99, keys, 3, 0),
+                     GPGPU_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(gpgpu_sort(tu_ctx, GPGPU_U32, NULL, 3, 0), GPGPU_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(gpgpu_sort_pairs(tu_ctx, GPGPU_U32, keys, vals, 3, 3, 0),
+                     GPGPU_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(gpgpu_sort_pairs(tu_ctx, GPGPU_U32, keys, NULL, 4, 3, 0),
+                     GPGPU_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(gpgpu_sort(NULL, GPGPU_U32, keys, 3, 0), GPGPU_ERROR_INVALID_ARGUMENT);
+    ck_assert(keys[0] == 3 && keys[1] == 1 && keys[2] == 2);
+    ck_assert(vals[0] == 0 && vals[1] == 1 && vals[2] == 2);
+    tu_assert_ok(gpgpu_sort(tu_ctx, GPGPU_U32, NULL, 0, 0));
+    tu_assert_ok(gpgpu_sort_pairs(tu_ctx, GPGPU_F64, NULL, NULL, 8, 0, GPGPU_DESCENDING));
+}
+END_TEST
+
+static Suite *sort_suite(void)
+{
+    Suite *s = suite_create("sort");
+    TCase *tc = tcase_create("sort");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, keys_of_every_type_and_order_are_sorted);
+    tcase_add_test(tc, pairs_with_4_byte_values_are_sorted_stably);
+    tcase_add_test(tc, pairs_with_8_byte_values_are_sorted_stably);
+    tcase_add_test(tc, input_patterns_are_sorted_stably);
+    tcase_add_test(tc, float_specials_follow_total_order);
+    tcase_add_test(tc, large_inputs_are_sorted);
+    tcase_add_test(tc, buffer_form_sorts_only_its_range);
+    tcase_add_test(tc, buffer_form_rejects_bad_buffers);
+    tcase_add_test(tc, bad_arguments_are_rejected_and_keys_kept);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return tu_main(sort_suite);
+}

@@ -1,0 +1,223 @@
+/*
+ * gpgpu-mpi-bench - times libgpgpu-mpi's primitives under mpirun:
+ *
+ *   mpirun -np P gpgpu-mpi-bench [--op reduce|scan|histogram|sort|sort_pairs|all]
+ *       [--n N] [--strong] [--repeat R] [--device SPEC]
+ *
+ * --n is the count per rank (weak scaling), or with --strong the global
+ * count split evenly (strong scaling). Each primitive is called once to warm
+ * up, then R times between barriers. Per primitive it prints the median wall
+ * time of a call (the slowest rank's), Gelem/s over the global array, and
+ * the share of that time spent inside MPI calls, averaged over ranks
+ * (measured through the MPI profiling interface: the wrappers below count
+ * the collectives libgpgpu-mpi makes, waiting for slower ranks included).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpgpu_mpi.h"
+
+/* ---- time inside MPI, through PMPI --------------------------------------- */
+
+static double mpi_seconds;
+
+#define TIMED(call)                          \
+    do {                                     \
+        double t0_ = PMPI_Wtime();           \
+        int r_ = (call);                     \
+        mpi_seconds += PMPI_Wtime() - t0_;   \
+        return r_;                           \
+    } while (0)
+
+#define EXPORT __attribute__((visibility("default")))
+
+EXPORT int MPI_Allreduce(const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c)
+{
+    TIMED(PMPI_Allreduce(s, r, n, t, op, c));
+}
+
+EXPORT int MPI_Allgather(const void *s, int sn, MPI_Datatype st, void *r, int rn,
+                         MPI_Datatype rt, MPI_Comm c)
+{
+    TIMED(PMPI_Allgather(s, sn, st, r, rn, rt, c));
+}
+
+EXPORT int MPI_Alltoall(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt,
+                        MPI_Comm c)
+{
+    TIMED(PMPI_Alltoall(s, sn, st, r, rn, rt, c));
+}
+
+EXPORT int MPI_Alltoallv(const void *s, const int sn[], const int sd[], MPI_Datatype st, void *r,
+                         const int rn[], const int rd[], MPI_Datatype rt, MPI_Comm c)
+{
+    TIMED(PMPI_Alltoallv(s, sn, sd, st, r, rn, rd, rt, c));
+}
+
+EXPORT int MPI_Alltoallw(const void *s, const int sn[], const int sd[], const MPI_Datatype st[],
+                         void *r, const int rn[], const int rd[], const MPI_Datatype rt[],
+                         MPI_Comm c)
+{
+    TIMED(PMPI_Alltoallw(s, sn, sd, st, r, rn, rd, rt, c));
+}
+
+EXPORT int MPI_Bcast(void *b, int n, MPI_Datatype t, int root, MPI_Comm c)
+{
+    TIMED(PMPI_Bcast(b, n, t, root, c));
+}
+
+/* ---- the cases -------------------------------------------------------------- */
+
+typedef struct {
+    gpgpu_context *ctx;
+    size_t n;                   /* this rank's count */
+    uint32_t *keys, *pristine, *values, *out;
+    float *samples;
+    uint64_t bins[256];
+} bench_data;
+
+static gpgpu_status run_op(const char *op, bench_data *d)
+{
+    uint32_t sum;
+    if (!strcmp(op, "reduce"))
+        return gpgpu_mpi_reduce(d->ctx, MPI_COMM_WORLD, GPGPU_U32, GPGPU_SUM, d->pristine, d->n,
+                                &sum);
+    if (!strcmp(op, "scan"))
+        return gpgpu_mpi_scan(d->ctx, MPI_COMM_WORLD, GPGPU_U32, GPGPU_SUM, GPGPU_INCLUSIVE,
+                              d->pristine, d->out, d->n);
+    if (!strcmp(op, "histogram"))
+        return gpgpu_mpi_histogram(d->ctx, MPI_COMM_WORLD, GPGPU_F32, d->samples, d->n, 256, 0.0,
+                                   1.0, d->bins);
+    if (!strcmp(op, "sort"))
+        return gpgpu_mpi_sort(d->ctx, MPI_COMM_WORLD, GPGPU_U32, d->keys, d->n, 0);
+    return gpgpu_mpi_sort_pairs(d->ctx, MPI_COMM_WORLD, GPGPU_U32, d->keys, d->values, 4, d->n, 0);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Times op; on rank 0 prints its line. Returns 0, or 1 if a call failed. */
+static int bench_op(const char *op, bench_data *d, int repeat, size_t total, int rank, int size)
+{
+    double *times = calloc((size_t)repeat, sizeof *times), share = 0;
+    int failed = 0;
+    for (int i = -1; i < repeat && !failed; i++) {
+        memcpy(d->keys, d->pristine, d->n * sizeof *d->keys);  /* sorts start unsorted */
+        MPI_Barrier(MPI_COMM_WORLD);
+        mpi_seconds = 0;
+        double t0 = MPI_Wtime();
+        gpgpu_status st = run_op(op, d);
+        double mine[2] = {MPI_Wtime() - t0, 0}, worst[2];
+        mine[1] = mpi_seconds / (mine[0] > 0 ? mine[0] : 1);
+        if (st != GPGPU_SUCCESS && rank == 0)
+            fprintf(stderr, "%s: %s (%s)\n", op, gpgpu_status_string(st), gpgpu_mpi_last_error());
+        failed = st != GPGPU_SUCCESS;
+        PMPI_Allreduce(mine, worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        PMPI_Allreduce(&mine[1], &worst[1], 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        if (i >= 0) {
+            times[i] = worst[0];
+            share += worst[1] / size / repeat;
+        }
+    }
+    qsort(times, (size_t)repeat, sizeof *times, cmp_double);
+    double t = times[repeat / 2];
+    if (rank == 0 && !failed)
+        printf("%-10s %5d %12zu %12zu %10.3f %9.3f %6.1f\n", op, size, d->n, total, t * 1e3,
+               (double)total / t * 1e-9, share * 100);
+    free(times);
+    return failed;
+}
+
+static uint64_t splitmix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static int alloc_data(bench_data *d, int rank)
+{
+    size_t n = d->n ? d->n : 1;
+    d->keys = malloc(n * 4);
+    d->pristine = malloc(n * 4);
+    d->values = malloc(n * 4);
+    d->out = malloc(n * 4);
+    d->samples = malloc(n * 4);
+    if (!d->keys || !d->pristine || !d->values || !d->out || !d->samples)
+        return 1;
+    uint64_t s = 0x5eed + (uint64_t)rank;
+    for (size_t i = 0; i < d->n; i++) {
+        uint64_t r = splitmix(&s);
+        d->pristine[i] = (uint32_t)r;
+        d->values[i] = (uint32_t)i;
+        d->samples[i] = (float)(r >> 40) * 0x1.0p-24f;
+    }
+    return 0;
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: mpirun -np P gpgpu-mpi-bench [--op reduce|scan|histogram|sort|"
+                    "sort_pairs|all] [--n N] [--strong] [--repeat R] [--device SPEC]\n");
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size, strong = 0, repeat = 5, failed = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const char *op = "all", *device = NULL;
+    size_t n = (size_t)1 << 22;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--op") && i + 1 < argc)
+            op = argv[++i];
+        else if (!strcmp(argv[i], "--n") && i + 1 < argc)
+            n = strtoull(argv[++i], NULL, 0);
+        else if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
+            repeat = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--device") && i + 1 < argc)
+            device = argv[++i];
+        else if (!strcmp(argv[i], "--strong"))
+            strong = 1;
+        else {
+            if (rank == 0)
+                usage();
+            MPI_Finalize();
+            return 2;
+        }
+    }
+    if (repeat < 1)
+        repeat = 1;
+    bench_data d = {.n = strong ? n / (size_t)size + ((size_t)rank < n % (size_t)size) : n};
+    size_t total = strong ? n : n * (size_t)size;
+    gpgpu_status st = gpgpu_mpi_context_create(&d.ctx, MPI_COMM_WORLD, device);
+    if (st != GPGPU_SUCCESS || alloc_data(&d, rank)) {
+        fprintf(stderr, "rank %d: %s\n", rank,
+                st ? gpgpu_mpi_last_error() : "out of memory");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    if (rank == 0)
+        printf("# %s scaling, device %s (rank 0), median of %d\n"
+               "%-10s %5s %12s %12s %10s %9s %6s\n",
+               strong ? "strong" : "weak", gpgpu_device_name(d.ctx), repeat, "op", "ranks",
+               "n/rank", "N global", "ms", "Gelem/s", "MPI %");
+    static const char *ops[] = {"reduce", "scan", "histogram", "sort", "sort_pairs"};
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (!strcmp(op, "all") || !strcmp(op, ops[i]))
+            failed |= bench_op(ops[i], &d, repeat, total, rank, size);
+    gpgpu_context_destroy(d.ctx);
+    free(d.keys);
+    free(d.pristine);
+    free(d.values);
+    free(d.out);
+    free(d.samples);
+    MPI_Finalize();
+    return failed;
+}
