@@ -93,7 +93,8 @@ int gpgpu__cache_load(const char *key, unsigned char **bin, size_t *size)
     *bin = NULL;
     if (!gpgpu__cache_enabled() || entry_path(key, path, sizeof path))
         return -1;
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO planted under the entry's name must not hang us. */
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return -1;
     struct stat st;

@@ -169,8 +169,10 @@ static int has_extension(const char *exts, const char *name)
     return 0;
 }
 
-/* Reads what the plan and the checks need to know about the device. */
-static void read_device(gpgpu_context *ctx)
+/* Reads what the plan and the checks need to know about the device.
+   OUT_OF_MEMORY if the extension list cannot be read: guessing "no fp64"
+   would silently change what the context can do. */
+static gpgpu_status read_device(gpgpu_context *ctx)
 {
     cl_device_id d = ctx->device;
     cl_uint cu = 0;
@@ -196,28 +198,31 @@ static void read_device(gpgpu_context *ctx)
     ctx->global_mem = global;
 
     clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, 0, NULL, &ext_size);
-    char *exts = calloc(1, ext_size + 1);
-    if (exts) {
-        clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, ext_size, exts, NULL);
-        ctx->fp64 = has_extension(exts, "cl_khr_fp64");
-        ctx->int64_atomics = has_extension(exts, "cl_khr_int64_base_atomics");
-        ctx->int64 = !strcmp(profile, "FULL_PROFILE") || has_extension(exts, "cles_khr_int64");
-        free(exts);
-    }
+    char *exts = gpgpu__malloc(ext_size + 1);
+    if (!exts)
+        return gpgpu__fail(NULL, GPGPU_ERROR_OUT_OF_MEMORY, "reading the device's extensions: out of memory");
+    memset(exts, 0, ext_size + 1);
+    clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, ext_size, exts, NULL);
+    ctx->fp64 = has_extension(exts, "cl_khr_fp64");
+    ctx->int64_atomics = has_extension(exts, "cl_khr_int64_base_atomics");
+    ctx->int64 = !strcmp(profile, "FULL_PROFILE") || has_extension(exts, "cles_khr_int64");
+    free(exts);
     ctx->vendor_nvidia = contains_nocase(vendor, "nvidia");
+    return GPGPU_SUCCESS;
 }
 
 static gpgpu_status open_device(gpgpu_context *ctx)
 {
-    cl_int err;
-    read_device(ctx);
+    cl_int err = CL_OUT_OF_HOST_MEMORY;
+    GPGPU__TRY(read_device(ctx));
     if (gpgpu__fault("clCreateContext"))
         return gpgpu__cl_fail(NULL, CL_OUT_OF_HOST_MEMORY, "clCreateContext");
     cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)ctx->platform, 0};
     ctx->cl = clCreateContext(props, 1, &ctx->device, NULL, NULL, &err);
     if (!ctx->cl)
         return gpgpu__cl_fail(NULL, err, "clCreateContext");
-    ctx->queue = clCreateCommandQueue(ctx->cl, ctx->device, CL_QUEUE_PROFILING_ENABLE, &err);
+    if (!gpgpu__fault("clCreateCommandQueue"))
+        ctx->queue = clCreateCommandQueue(ctx->cl, ctx->device, CL_QUEUE_PROFILING_ENABLE, &err);
     if (!ctx->queue)
         return gpgpu__cl_fail(NULL, err, "clCreateCommandQueue");
     ctx->can_profile = 1;
@@ -292,7 +297,11 @@ gpgpu_status gpgpu_context_from_queue(gpgpu_context **out, cl_command_queue queu
     ctx->can_profile = (props & CL_QUEUE_PROFILING_ENABLE) != 0;
     if (!ctx->can_profile)
         ctx->profiling = ctx->profile_print = 0;
-    read_device(ctx);
+    gpgpu_status s = read_device(ctx);
+    if (s != GPGPU_SUCCESS) {
+        gpgpu_context_destroy(ctx);
+        return s;
+    }
     gpgpu__plan_init(ctx);
     *out = ctx;
     return GPGPU_SUCCESS;

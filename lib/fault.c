@@ -33,8 +33,10 @@ int gpgpu__fault(const char *what)
     if (!fail_at && !count_points)
         return 0;
     long k = __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED);
-    (void)what;
-    return k == fail_at;
+    if (k != fail_at)
+        return 0;
+    fprintf(stderr, "gpgpu: injected a failure of %s (point %ld)\n", what, k);
+    return 1;
 }
 
 void *gpgpu__malloc(size_t bytes)

@@ -152,20 +152,12 @@ static gpgpu_status check_rule(gpgpu_context *ctx, gpgpu_type t, size_t nbins, d
     return gpgpu__hist_params_make(ctx, t, nbins, lo, hi, p);
 }
 
-/* Samples per host-API chunk: what one device buffer may hold. */
-static size_t chunk_elems(const gpgpu_context *ctx, size_t size)
-{
-    uint64_t limit = ctx->max_alloc < ctx->global_mem / 4 ? ctx->max_alloc : ctx->global_mem / 4;
-    size_t c = (size_t)(limit / size);
-    return c ? c : 1;
-}
-
 /* Host memory in, bins out; inputs larger than one device buffer go through
    in chunks whose counts add up in the bins. */
 static gpgpu_status histogram_host_api(gpgpu_context *ctx, gpgpu_type t, const void *in,
                                        size_t n, const gpgpu__hist_params *p, uint64_t *bins)
 {
-    const size_t size = gpgpu__type(t)->size, chunk = chunk_elems(ctx, size);
+    const size_t size = gpgpu__type(t)->size, chunk = gpgpu__chunk_elems(ctx, size);
     const size_t nchunks = n ? (n + chunk - 1) / chunk : 1;
     cl_mem buf, out;
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, (n < chunk ? n : chunk) * size + 1, &buf));

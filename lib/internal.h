@@ -52,6 +52,10 @@ const char *gpgpu__cl_error_name(cl_int err);
 #define GPGPU__VALID_OP(op) \
     ((op) == GPGPU_SUM || (op) == GPGPU_MIN || (op) == GPGPU_MAX || (op) >= GPGPU_OP_USER)
 
+/* Host arrays must be aligned to their element type (the host fallback
+   reads them as typed arrays); checked after the type itself. */
+#define GPGPU__ALIGNED(p, t) ((uintptr_t)(const void *)(p) % gpgpu__type(t)->size == 0)
+
 /* Propagates a failed status. */
 #define GPGPU__TRY(expr)                        \
     do {                                        \
@@ -153,6 +157,17 @@ gpgpu_status gpgpu__scratch(gpgpu_context *ctx, int slot, size_t bytes, cl_mem *
    buffer is initialised from host (CL_MEM_COPY_HOST_PTR). */
 gpgpu_status gpgpu__buffer(gpgpu_context *ctx, cl_mem_flags flags, size_t bytes,
                            const void *host, cl_mem *out);
+
+/* INVALID_ARGUMENT unless elements [offset, offset + n) of elem bytes each
+   lie inside buf, without overflow; what names the argument ("in") and
+   func the public function in the message. For the _buffer functions. */
+gpgpu_status gpgpu__check_range(gpgpu_context *ctx, const char *func, const char *what,
+                                cl_mem buf, size_t offset, size_t n, size_t elem);
+
+/* Elements of size bytes that one host-API pass moves through a device
+   buffer: what the device's largest allocation holds, and at most a quarter
+   of its memory (at least 1). */
+size_t gpgpu__chunk_elems(const gpgpu_context *ctx, size_t size);
 
 /* Blocking read of bytes at offset of buf into host. */
 gpgpu_status gpgpu__read(gpgpu_context *ctx, cl_mem buf, size_t offset, size_t bytes,

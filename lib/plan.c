@@ -2,7 +2,9 @@
    choices. Looked up from the device's reported properties (a GPU gets the
    coalesced layout and wide groups, a CPU one contiguous chunk per work
    item), then overridable from the environment for experiments:
-     GPGPU_WG, GPGPU_GROUPS, GPGPU_CHUNKED=0|1, GPGPU_SCAN=multipass|single,
+     GPGPU_WG, GPGPU_GROUPS, GPGPU_SCAN_TILE, GPGPU_SORT_TILE (elements; small
+     tiles let oclgrind see several at small sizes),
+     GPGPU_CHUNKED=0|1, GPGPU_SCAN=multipass|single,
      GPGPU_SORT_BITS, GPGPU_HIST=local|private, GPGPU_PTX=0|1 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,6 +75,8 @@ void gpgpu__plan_init(gpgpu_context *ctx)
     if (t->wg > ctx->max_wg)
         t->wg = pow2_floor(ctx->max_wg);
     t->groups = env_size("GPGPU_GROUPS", t->groups);
+    t->scan_tile = env_size("GPGPU_SCAN_TILE", t->scan_tile);
+    t->sort_tile = env_size("GPGPU_SORT_TILE", t->sort_tile);
     t->chunked = env_flag("GPGPU_CHUNKED", t->chunked);
     t->sort_bits = (int)env_size("GPGPU_SORT_BITS", (size_t)t->sort_bits);
     t->nv_ptx = t->nv_ptx && env_flag("GPGPU_PTX", 1);

@@ -125,8 +125,9 @@ static gpgpu_status build(gpgpu_context *ctx, const char *file, const char *extr
     }
     if (verbose)
         fprintf(stderr, "gpgpu: disk cache miss %s (%s): building\n", key, file);
-    cl_int err;
-    cl_program p = clCreateProgramWithSource(ctx->cl, 5, parts, NULL, &err);
+    cl_int err = CL_OUT_OF_HOST_MEMORY;
+    cl_program p = gpgpu__fault("clCreateProgramWithSource")
+                       ? NULL : clCreateProgramWithSource(ctx->cl, 5, parts, NULL, &err);
     if (!p)
         return gpgpu__cl_fail(ctx, err, "clCreateProgramWithSource");
     err = clBuildProgram(p, 1, &ctx->device, all, NULL, NULL);

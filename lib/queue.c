@@ -1,6 +1,7 @@
 /* queue.c - buffers, transfers and the bracket around a call's enqueues.
    Every enqueue goes through here (or gpgpu__run) so that the caller's wait
    list is honoured once, errors are named, and faults can be injected. */
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "internal.h"
@@ -63,6 +64,20 @@ gpgpu_status gpgpu__buffer(gpgpu_context *ctx, cl_mem_flags flags, size_t bytes,
         *out = clCreateBuffer(ctx->cl, flags, bytes, (void *)host, &err);
     if (!*out)
         return gpgpu__cl_fail(ctx, err, "clCreateBuffer");
+    return GPGPU_SUCCESS;
+}
+
+gpgpu_status gpgpu__check_range(gpgpu_context *ctx, const char *func, const char *what,
+                                cl_mem buf, size_t offset, size_t n, size_t elem)
+{
+    size_t size = 0;
+    if (clGetMemObjectInfo(buf, CL_MEM_SIZE, sizeof size, &size, NULL) != CL_SUCCESS)
+        return gpgpu__fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT, "%s: %s is not a buffer", func,
+                           what);
+    if (offset > SIZE_MAX - n || offset + n > size / elem)
+        return gpgpu__fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+                           "%s: %s[%zu .. +%zu) of %zu-byte elements is outside its buffer "
+                           "(%zu bytes)", func, what, offset, n, elem, size);
     return GPGPU_SUCCESS;
 }
 
@@ -189,4 +204,13 @@ gpgpu_status gpgpu__run(gpgpu_context *ctx, gpgpu__program *prog, const char *na
     if (ev)
         gpgpu__profile_launch(ctx, ev, name, global, local);
     return GPGPU_SUCCESS;
+}
+
+size_t gpgpu__chunk_elems(const gpgpu_context *ctx, size_t size)
+{
+    uint64_t limit = ctx->max_alloc;
+    if (limit > ctx->global_mem / 4)
+        limit = ctx->global_mem / 4;
+    size_t c = (size_t)(limit / size);
+    return c ? c : 1;
 }

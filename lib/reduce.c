@@ -3,6 +3,7 @@
    input into one partial; pass 1 (only with more than one group) combines
    the partials with one group. The shape depends only on n and the device,
    so float results are reproducible bit for bit. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,8 @@ gpgpu_status gpgpu_reduce_buffer(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, 
                                  size_t result_offset, cl_uint num_wait, const cl_event *wait,
                                  cl_event *done)
 {
+    if (done) /* on any failure the caller has no event to release */
+        *done = NULL;
     GPGPU__CHECK_ARG(NULL, ctx != NULL);
     GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
     GPGPU__CHECK_ARG(ctx, GPGPU__VALID_OP(op));
@@ -75,6 +78,10 @@ gpgpu_status gpgpu_reduce_buffer(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, 
     GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
     if (ctx->host)
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED, "gpgpu_reduce_buffer: no OpenCL device");
+    const size_t size = gpgpu__type(t)->size;
+    if (in)
+        GPGPU__TRY(gpgpu__check_range(ctx, __func__, "in", in, in_offset, n, size));
+    GPGPU__TRY(gpgpu__check_range(ctx, __func__, "result", result, result_offset, 1, size));
     gpgpu__lock(ctx);
     gpgpu__begin(ctx, num_wait, wait);
     cl_mem src = in;
@@ -89,23 +96,13 @@ gpgpu_status gpgpu_reduce_buffer(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, 
     return s;
 }
 
-/* Elements per host-API chunk: what one buffer may hold, a multiple of 4. */
-static size_t chunk_elems(const gpgpu_context *ctx, size_t size)
-{
-    uint64_t limit = ctx->max_alloc;
-    if (limit > ctx->global_mem / 4)
-        limit = ctx->global_mem / 4;
-    size_t c = (size_t)(limit / size) & ~(size_t)3;
-    return c ? c : 4;
-}
-
 /* Host memory in, one element out. Inputs larger than one device allocation
    go through in chunks whose results are reduced in turn. */
 static gpgpu_status reduce_host_api(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
                                     const char *map, const void *in, size_t n, void *result)
 {
     const size_t size = gpgpu__type(t)->size;
-    const size_t chunk = chunk_elems(ctx, size);
+    const size_t chunk = gpgpu__chunk_elems(ctx, size);
     const size_t nchunks = n ? (n + chunk - 1) / chunk : 1;
     cl_mem buf, partials, out;
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, (n < chunk ? n : chunk) * size, &buf));
@@ -146,7 +143,8 @@ gpgpu_status gpgpu_reduce(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, const v
     GPGPU__CHECK_ARG(ctx, GPGPU__VALID_OP(op));
     GPGPU__CHECK_ARG(ctx, in != NULL || n == 0);
     GPGPU__CHECK_ARG(ctx, result != NULL);
-    GPGPU__CHECK_ARG(ctx, n <= SIZE_MAX / gpgpu__type(t)->size);
+    GPGPU__CHECK_ARG(ctx, n <= PTRDIFF_MAX / gpgpu__type(t)->size);
+    GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(in, t));
     if (ctx->host) {
         if (op >= GPGPU_OP_USER)
             return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,

@@ -181,10 +181,7 @@ static gpgpu_status scan_check(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
    seed. */
 static size_t scan_chunk(const gpgpu_context *ctx, size_t size)
 {
-    uint64_t limit = ctx->max_alloc;
-    if (limit > ctx->global_mem / 4)
-        limit = ctx->global_mem / 4;
-    size_t c = (size_t)(limit / size);
+    size_t c = gpgpu__chunk_elems(ctx, size);
     return c > 3 ? c - 2 : 1;
 }
 

@@ -350,16 +350,6 @@ gpgpu_status gpgpu_select_buffer(gpgpu_context *ctx, gpgpu_type t, const char *p
     return s;
 }
 
-/* Elements per host-API chunk: what one buffer may hold. */
-static size_t chunk_elems(const gpgpu_context *ctx, size_t size)
-{
-    uint64_t limit = ctx->max_alloc;
-    if (limit > ctx->global_mem / 4)
-        limit = ctx->global_mem / 4;
-    size_t c = (size_t)(limit / size);
-    return c ? c : 1;
-}
-
 /* Host memory in and out. Inputs larger than one device allocation go
    through in chunks; the predicate still sees each element's index in the
    whole input, and each chunk's kept elements follow the previous ones.
@@ -368,7 +358,7 @@ static gpgpu_status select_host_api(gpgpu_context *ctx, gpgpu_type t, const char
                                     const void *in, size_t n, void *out, size_t *count)
 {
     const size_t size = gpgpu__type(t)->size;
-    const size_t chunk = chunk_elems(ctx, size), len0 = n < chunk ? n : chunk;
+    const size_t chunk = gpgpu__chunk_elems(ctx, size), len0 = n < chunk ? n : chunk;
     select_plan p;
     cl_mem src, dst, aux;
     GPGPU__TRY(select_plan_get(ctx, t, pred, &p));

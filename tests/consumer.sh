@@ -30,6 +30,9 @@ int main(void)
     return s == GPGPU_SUCCESS && sum == 7.0 ? 0 : 1;
 }
 EOC
-${CC:-cc} -o "$top_builddir/tests/.cache/consumer/prog" "$prog" $(pkg-config --cflags --libs gpgpu)
+# A sanitizer build's library needs its runtime loaded first: build the
+# consumer with the same flags (empty otherwise).
+${CC:-cc} $SANITIZE_FLAGS -o "$top_builddir/tests/.cache/consumer/prog" "$prog" \
+    $(pkg-config --cflags --libs gpgpu)
 LD_LIBRARY_PATH="$(dirname "$(find "$root" -name 'libgpgpu.so' | head -n 1)")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
     "$top_builddir/tests/.cache/consumer/prog"

@@ -1,6 +1,7 @@
 /* test_cache.c - the on-disk program cache: a second process finds what the
    first built; corrupt, truncated and foreign entries are rebuilt; a cache
-   directory we cannot trust is not used, and calls still work.
+   directory we cannot trust is not used, and calls still work; symlinked,
+   FIFO and directory entries are never followed or waited on.
    The test runs itself as the second process ("child" mode). */
 #include <dirent.h>
 #include <stdio.h>
@@ -146,6 +147,67 @@ START_TEST(untrusted_directories_are_not_used)
 }
 END_TEST
 
+/* Entries replaced by what a hostile or broken tree could hold: a symlink
+   to a file elsewhere (never followed, never written through), a FIFO
+   (never waited on), a directory. Each is a miss, and calls work. */
+START_TEST(hostile_entries_are_not_trusted)
+{
+    char dir[4300], files[8][4400], outside[4400];
+    fresh_dir(dir, sizeof dir, "hostile");
+    ck_assert_int_eq(run_child(dir), 0);
+    int n = entries(dir, files, 8);
+    ck_assert_int_ge(n, 1);
+    snprintf(outside, sizeof outside, "%s/outside", base);
+    FILE *f = fopen(outside, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("not a program binary", f);
+    fclose(f);
+    for (int mode = 0; mode < 3; mode++) {
+        for (int i = 0; i < n; i++) {
+            ck_assert_int_eq(remove(files[i]), 0);
+            if (mode == 0)
+                ck_assert_int_eq(symlink(outside, files[i]), 0);
+            else if (mode == 1)
+                ck_assert_int_eq(mkfifo(files[i], 0600), 0);
+            else
+                ck_assert_int_eq(mkdir(files[i], 0700), 0);
+        }
+        ck_assert_int_eq(run_child(dir), 0);
+        ck_assert_msg(log_has("miss"), "mode %d: a hostile entry was trusted", mode);
+    }
+    struct stat st;
+    ck_assert_int_eq(stat(outside, &st), 0);
+    ck_assert_int_eq(st.st_size, (off_t)strlen("not a program binary"));
+}
+END_TEST
+
+/* A directory owned by someone else (only root can make one here), a path
+   that is a regular file, and a path too long for the system: no cache, and
+   calls work. */
+START_TEST(unusable_directories_are_not_used)
+{
+    char dir[4300], files[8][4400];
+    if (geteuid() == 0) {
+        fresh_dir(dir, sizeof dir, "theirs");
+        ck_assert_int_eq(mkdir(dir, 0700), 0);
+        ck_assert_int_eq(chown(dir, 65534, 65534), 0);
+        ck_assert_int_eq(run_child(dir), 0);
+        ck_assert_int_eq(entries(dir, files, 8), 0);
+    }
+    fresh_dir(dir, sizeof dir, "a-file");
+    FILE *f = fopen(dir, "w");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+    ck_assert_int_eq(run_child(dir), 0);
+    char *longpath = tu_alloc(8200);
+    memset(longpath, 'd', 8199);
+    longpath[0] = '/';
+    longpath[8199] = '\0';
+    ck_assert_int_eq(run_child(longpath), 0);
+    free(longpath);
+}
+END_TEST
+
 START_TEST(cache_can_be_turned_off)
 {
     char dir[4300], files[8][4400];
@@ -165,6 +227,8 @@ static Suite *make(void)
     tcase_add_test(tc, second_process_hits_the_disk_cache);
     tcase_add_test(tc, corrupt_entries_are_rebuilt);
     tcase_add_test(tc, untrusted_directories_are_not_used);
+    tcase_add_test(tc, hostile_entries_are_not_trusted);
+    tcase_add_test(tc, unusable_directories_are_not_used);
     tcase_add_test(tc, cache_can_be_turned_off);
     suite_add_tcase(s, tc);
     return s;

@@ -1,0 +1,36 @@
+#!/usr/bin/env python3
+"""Table of ratios from one GPU run of bench/gpu-run.sh: ours / best peer
+(CuPy or PyTorch, same op, dtype and n) and ours / the device's buffer-copy
+bandwidth measured in the same gpgpu-bench run.
+Usage: bench/ratios.py ours.jsonl peers.jsonl > table.md"""
+import json, sys
+
+PEER_OP = {  # our op -> peer ops that compute the same thing
+    "reduce": ["reduce_sum"], "scan": ["scan_incl"], "sort": ["sort_keys"],
+    "sort_pairs": ["sort_pairs_i32"], "histogram": ["histogram256", "histc256"],
+}
+DT = {"u32": ["uint32", "int32"], "f32": ["float32"]}
+
+def rows(path):
+    for line in open(path):
+        line = line.strip()
+        if line.startswith("{"):
+            yield json.loads(line)
+
+ours = list(rows(sys.argv[1]))
+peers = list(rows(sys.argv[2]))
+print("| op | type | n | input | ours Gelem/s | ours GB/s | of copy | best peer | peer Gelem/s | ours/peer |")
+print("|---|---|---|---|---|---|---|---|---|---|")
+for r in ours:
+    cands = [p for p in peers if p["op"] in PEER_OP.get(r["op"], []) and p["n"] == r["n"]
+             and p["dtype"] in DT.get(r["type"], [])
+             and (r["op"] != "histogram" or r.get("bins") == 256)]
+    if r["op"] == "sort_pairs" and r["type"] != "u32":
+        cands = []
+    best = max(cands, key=lambda p: p["Gelem_s"], default=None)
+    peer = f'{best["lib"]} {best["op"]} {best["dtype"]}' if best else "-"
+    pg = f'{best["Gelem_s"]:.1f}' if best else "-"
+    ratio = f'{r["gelems"] / best["Gelem_s"]:.2f}' if best and r.get("input") == "random" else "-"
+    bins = f'/{r["bins"]}' if r.get("bins") else ""
+    print(f'| {r["op"]}{bins} | {r["type"]} | 2^{r["n"].bit_length() - 1} | {r.get("input", "random")} | '
+          f'{r["gelems"]:.1f} | {r["gbps"]:.0f} | {r["of_copy"]:.2f} | {peer} | {pg} | {ratio} |')

@@ -1,0 +1,509 @@
+/* test_faults.c - every allocation, enqueue and build of every public
+   function fails in turn, and each failure is clean.
+
+   lib/fault.c makes the k-th injection point of a process fail when
+   GPGPU_FAULT_AT=k is set, and GPGPU_FAULT_COUNT=1 prints how many points a
+   run passed. The counter is per process, so the test re-executes itself
+   ("child" mode) once to count a scenario's points, then once per point
+   with that point failing. A child checks that:
+     - a call that fails returns a status other than SUCCESS and leaves a
+       message in gpgpu_last_error, and the caller's input is untouched;
+     - a call that succeeds (the fault hit elsewhere) gives the right result;
+     - the same call right after a failure succeeds: the context still works;
+     - after gpgpu_context_destroy, the reference counts of the caller's
+       cl_context and cl_command_queue are back where they were: no buffer,
+       program, kernel or event of the library was left behind;
+     - nothing leaks on the host (LeakSanitizer, in sanitizer builds: it
+       runs when the child exits).
+   The parent asserts that every point made a call fail (a fault nobody
+   notices would be a point whose error is dropped).
+
+   Scenarios are one table: to cover a new public function, write a call
+   function and add a line to `scenarios`. */
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "gpgpu_cl.h"
+#include "util.h"
+
+extern char **environ;
+
+/* A child's verdicts (anything else is a failure it printed). */
+enum { CHILD_FAILED_CLEANLY = 0, CHILD_NO_FAILURE = 10 };
+
+/* ---- the child: one scenario, run with whatever point GPGPU_FAULT_AT fails */
+
+static const char *child_scenario = "?";
+
+/* Check's assertions only work inside a test: the child has its own. */
+static void die(const char *fmt, const char *detail)
+{
+    const char *at = getenv("GPGPU_FAULT_AT");
+    fprintf(stderr, "test_faults: %s with GPGPU_FAULT_AT=%s: ", child_scenario, at ? at : "(none)");
+    fprintf(stderr, fmt, detail);
+    fputc('\n', stderr);
+    exit(1);
+}
+#define CHILD_ASSERT(cond)                        \
+    do {                                          \
+        if (!(cond))                              \
+            die("test setup failed: %s", #cond);  \
+    } while (0)
+
+static void *child_alloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    CHILD_ASSERT(p != NULL);
+    return p;
+}
+
+/* Where the child runs: the device the parent tests, as the caller's own
+   cl_context and queue (so that reference counts can be checked), or the
+   host fallback. */
+typedef struct {
+    gpgpu_context *ctx;
+    cl_context cl;
+    cl_command_queue queue;
+    const char *spec; /* "P:D" or "host" */
+} child_env;
+
+/* One call of a scenario, round r (0, 1, 2: sizes and paths differ between
+   rounds). Returns the call's status; sets *why when a success gave a
+   wrong result or a failure changed the input. */
+typedef gpgpu_status (*scenario_call)(child_env *env, int round, const char **why);
+
+typedef struct {
+    const char *name;
+    scenario_call call;
+    int needs_device;  /* not run on the host fallback (the _buffer API) */
+    int own_context;   /* the call makes its own context: its message is in
+                          gpgpu_last_error(NULL), checked by the call */
+    int rounds;        /* how many of the rounds below it runs */
+} scenario;
+
+/* Rounds: a cold call (programs are built), then a larger one with
+   profiling on (several groups, scratch buffers grow, launches recorded). */
+enum { ROUNDS = 2 };
+static const size_t round_n[ROUNDS] = {1000, 300007};
+
+static uint32_t *input_u32(size_t n, int round)
+{
+    uint32_t *x = child_alloc(n * sizeof *x);
+    tu_fill(GPGPU_U32, x, n, tu_seed_for(0xfa17, (uint64_t)round));
+    return x;
+}
+
+static uint32_t sum_u32(const uint32_t *x, size_t n)
+{
+    uint32_t s = 0;
+    for (size_t i = 0; i < n; i++)
+        s += x[i];
+    return s;
+}
+
+static gpgpu_status call_context_create(child_env *env, int round, const char **why)
+{
+    gpgpu_context *c = NULL;
+    gpgpu_status s = gpgpu_context_create(&c, env->spec);
+    if (s != GPGPU_SUCCESS) {
+        if (c)
+            *why = "a failed gpgpu_context_create left *ctx set";
+        else if (!*gpgpu_last_error(NULL))
+            *why = "a failed gpgpu_context_create left no message";
+        return s;
+    }
+    uint32_t x[3] = {1, 2, 3}, r = 0;
+    s = gpgpu_reduce(c, GPGPU_U32, GPGPU_SUM, x, 3, &r);
+    if (s == GPGPU_SUCCESS && r != 6)
+        *why = "reduce on a new context gave a wrong sum";
+    gpgpu_context_destroy(c);
+    return s;
+}
+
+static gpgpu_status call_reduce(child_env *env, int round, const char **why)
+{
+    const size_t n = round_n[round];
+    uint32_t *x = input_u32(n, round), *copy = child_alloc(n * sizeof *x);
+    memcpy(copy, x, n * sizeof *x);
+    uint32_t r = 0xdeadbeef;
+    gpgpu_set_profiling(env->ctx, round == 1);
+    gpgpu_status s = gpgpu_reduce(env->ctx, GPGPU_U32, GPGPU_SUM, x, n, &r);
+    if (memcmp(x, copy, n * sizeof *x))
+        *why = "gpgpu_reduce changed its input";
+    else if (s == GPGPU_SUCCESS && r != sum_u32(x, n))
+        *why = "gpgpu_reduce gave a wrong sum";
+    gpgpu_profile(env->ctx, NULL);
+    free(x);
+    free(copy);
+    return s;
+}
+
+/* The caller's buffers on the caller's queue, with a wait list and a done
+   event: on failure done must stay NULL (nothing for the caller to release). */
+static gpgpu_status call_reduce_buffer(child_env *env, int round, const char **why)
+{
+    const size_t n = round_n[round];
+    uint32_t *x = input_u32(n, round), *back = child_alloc(n * sizeof *x), r = 0;
+    cl_int err;
+    cl_mem in = clCreateBuffer(env->cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                               n * sizeof *x, x, &err);
+    cl_mem out = clCreateBuffer(env->cl, CL_MEM_READ_WRITE, 4 * sizeof r, NULL, &err);
+    CHILD_ASSERT(in && out);
+    cl_event ready, done = (cl_event)&done; /* must become NULL if the call fails */
+    CHILD_ASSERT(clEnqueueMarkerWithWaitList(env->queue, 0, NULL, &ready) == CL_SUCCESS);
+    gpgpu_status s = gpgpu_reduce_buffer(env->ctx, GPGPU_U32, GPGPU_SUM, in, 0, n, out, 2, 1,
+                                         &ready, &done);
+    clFinish(env->queue);
+    clEnqueueReadBuffer(env->queue, in, CL_TRUE, 0, n * sizeof *x, back, 0, NULL, NULL);
+    clEnqueueReadBuffer(env->queue, out, CL_TRUE, 2 * sizeof r, sizeof r, &r, 0, NULL, NULL);
+    if (memcmp(x, back, n * sizeof *x))
+        *why = "gpgpu_reduce_buffer changed its input";
+    else if (s != GPGPU_SUCCESS && done != NULL)
+        *why = "a failed gpgpu_reduce_buffer handed out an event";
+    else if (s == GPGPU_SUCCESS && r != sum_u32(x, n))
+        *why = "gpgpu_reduce_buffer gave a wrong sum";
+    if (s == GPGPU_SUCCESS && done)
+        clReleaseEvent(done);
+    clReleaseEvent(ready);
+    clReleaseMemObject(in);
+    clReleaseMemObject(out);
+    free(x);
+    free(back);
+    return s;
+}
+
+/* u32 samples in [0, 1000) into 10 bins over [0, 1000): bin x / 100. */
+static void histogram_want(const uint32_t *x, size_t n, uint64_t want[10])
+{
+    memset(want, 0, 10 * sizeof *want);
+    for (size_t i = 0; i < n; i++)
+        want[x[i] / 100]++;
+}
+
+static gpgpu_status call_histogram(child_env *env, int round, const char **why)
+{
+    const size_t n = round_n[round];
+    uint32_t *x = input_u32(n, round), *copy = child_alloc(n * sizeof *x);
+    for (size_t i = 0; i < n; i++)
+        x[i] %= 1000;
+    memcpy(copy, x, n * sizeof *x);
+    uint64_t bins[10], want[10];
+    histogram_want(x, n, want);
+    gpgpu_status s = gpgpu_histogram(env->ctx, GPGPU_U32, x, n, 10, 0, 1000, bins);
+    if (memcmp(x, copy, n * sizeof *x))
+        *why = "gpgpu_histogram changed its input";
+    else if (s == GPGPU_SUCCESS && memcmp(bins, want, sizeof want))
+        *why = "gpgpu_histogram gave wrong bins";
+    free(x);
+    free(copy);
+    return s;
+}
+
+static gpgpu_status call_histogram_buffer(child_env *env, int round, const char **why)
+{
+    const size_t n = round_n[round];
+    uint32_t *x = input_u32(n, round), *back = child_alloc(n * sizeof *x);
+    for (size_t i = 0; i < n; i++)
+        x[i] %= 1000;
+    uint64_t bins[10], want[10];
+    histogram_want(x, n, want);
+    cl_int err;
+    cl_mem in = clCreateBuffer(env->cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                               n * sizeof *x, x, &err);
+    cl_mem out = clCreateBuffer(env->cl, CL_MEM_READ_WRITE, sizeof bins, NULL, &err);
+    CHILD_ASSERT(in && out);
+    cl_event done = NULL; /* histogram.c does not clear *done on failure yet */
+    gpgpu_status s = gpgpu_histogram_buffer(env->ctx, GPGPU_U32, in, 0, n, 10, 0, 1000, out, 0,
+                                            0, NULL, &done);
+    clFinish(env->queue);
+    clEnqueueReadBuffer(env->queue, in, CL_TRUE, 0, n * sizeof *x, back, 0, NULL, NULL);
+    clEnqueueReadBuffer(env->queue, out, CL_TRUE, 0, sizeof bins, bins, 0, NULL, NULL);
+    if (memcmp(x, back, n * sizeof *x))
+        *why = "gpgpu_histogram_buffer changed its input";
+    else if (s != GPGPU_SUCCESS && done != NULL)
+        *why = "a failed gpgpu_histogram_buffer handed out an event";
+    else if (s == GPGPU_SUCCESS && memcmp(bins, want, sizeof want))
+        *why = "gpgpu_histogram_buffer gave wrong bins";
+    if (s == GPGPU_SUCCESS && done)
+        clReleaseEvent(done);
+    clReleaseMemObject(in);
+    clReleaseMemObject(out);
+    free(x);
+    free(back);
+    return s;
+}
+
+/* Pixels whose channels are all the same gray level g: every channel and
+   the luminance land in bin g * 16 / 255 (16 bins). */
+static gpgpu_status call_histogram_rgba8(child_env *env, int round, const char **why)
+{
+    const size_t w = round == 1 ? 301 : 37, h = round == 1 ? 211 : 5, stride = 4 * w + 12;
+    uint8_t *px = child_alloc(h * stride), *copy = child_alloc(h * stride);
+    uint64_t bins[64], want[64] = {0};
+    for (size_t y = 0; y < h; y++)
+        for (size_t i = 0; i < stride; i++)
+            px[y * stride + i] = (uint8_t)(i < 4 * w ? (y * 7 + i / 4) % 256 : 0xee);
+    for (size_t y = 0; y < h; y++)
+        for (size_t i = 0; i < w; i++)
+            for (int c = 0; c < 4; c++)
+                want[16 * c + px[y * stride + 4 * i] * 16 / 255 - (px[y * stride + 4 * i] == 255)]++;
+    memcpy(copy, px, h * stride);
+    gpgpu_status s = gpgpu_histogram_rgba8(env->ctx, px, w, h, stride, 16, bins);
+    if (memcmp(px, copy, h * stride))
+        *why = "gpgpu_histogram_rgba8 changed its input";
+    else if (s == GPGPU_SUCCESS && memcmp(bins, want, sizeof want))
+        *why = "gpgpu_histogram_rgba8 gave wrong bins";
+    free(px);
+    free(copy);
+    return s;
+}
+
+static const scenario scenarios[] = {
+    {"context_create", call_context_create, 0, 1, 1},
+    {"reduce", call_reduce, 0, 0, ROUNDS},
+    {"reduce_buffer", call_reduce_buffer, 1, 0, ROUNDS},
+    {"histogram", call_histogram, 0, 0, ROUNDS},
+    {"histogram_buffer", call_histogram_buffer, 1, 0, ROUNDS},
+    {"histogram_rgba8", call_histogram_rgba8, 0, 0, ROUNDS},
+};
+enum { NSCENARIOS = sizeof scenarios / sizeof scenarios[0] };
+
+static cl_uint refcount_context(cl_context c)
+{
+    cl_uint r = 0;
+    clGetContextInfo(c, CL_CONTEXT_REFERENCE_COUNT, sizeof r, &r, NULL);
+    return r;
+}
+
+static cl_uint refcount_queue(cl_command_queue q)
+{
+    cl_uint r = 0;
+    clGetCommandQueueInfo(q, CL_QUEUE_REFERENCE_COUNT, sizeof r, &r, NULL);
+    return r;
+}
+
+/* The caller's own context and queue on device "P:D" (no injection point
+   is passed: these are the test's OpenCL calls). */
+static void open_caller_queue(child_env *env)
+{
+    unsigned p, d;
+    cl_platform_id platforms[16];
+    cl_device_id devices[64];
+    cl_uint np = 0, nd = 0;
+    cl_int err;
+    CHILD_ASSERT(sscanf(env->spec, "%u:%u", &p, &d) == 2);
+    CHILD_ASSERT(clGetPlatformIDs(16, platforms, &np) == CL_SUCCESS && p < np);
+    CHILD_ASSERT(clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 64, devices, &nd) ==
+                     CL_SUCCESS && d < nd);
+    env->cl = clCreateContext(NULL, 1, &devices[d], NULL, NULL, &err);
+    CHILD_ASSERT(env->cl);
+    env->queue = clCreateCommandQueue(env->cl, devices[d], CL_QUEUE_PROFILING_ENABLE, &err);
+    CHILD_ASSERT(env->queue);
+}
+
+/* Opens the context under test; 0 if that failed cleanly. */
+static int open_context(const scenario *sc, child_env *env)
+{
+    gpgpu_status s = env->queue ? gpgpu_context_from_queue(&env->ctx, env->queue)
+                                : gpgpu_context_create(&env->ctx, env->spec);
+    if (s == GPGPU_SUCCESS)
+        return 1;
+    if (env->ctx)
+        die("%s", "a failed context creation left *ctx set");
+    if (!*gpgpu_last_error(NULL))
+        die("%s", "a failed context creation left no message");
+    return 0;
+}
+
+/* Runs the rounds; returns whether some call failed (cleanly). */
+static int run_rounds(const scenario *sc, child_env *env)
+{
+    int failed = 0;
+    for (int round = 0; round < sc->rounds; round++) {
+        const char *why = NULL;
+        gpgpu_status s = sc->call(env, round, &why);
+        if (why)
+            die("%s", why);
+        if (s == GPGPU_SUCCESS)
+            continue;
+        failed = 1;
+        if (!sc->own_context && !*gpgpu_last_error(env->ctx))
+            die("failed with %s and no message", gpgpu_status_string(s));
+        s = sc->call(env, round, &why);
+        if (why || s != GPGPU_SUCCESS)
+            die("the context does not work after a failure: %s",
+                why ? why : gpgpu_last_error(env->ctx));
+    }
+    return failed;
+}
+
+static int child(const char *name, const char *spec)
+{
+    const scenario *sc = NULL;
+    for (int i = 0; i < NSCENARIOS; i++)
+        if (!strcmp(scenarios[i].name, name))
+            sc = &scenarios[i];
+    if (!sc)
+        return 2;
+    child_scenario = name;
+    child_env env = {NULL, NULL, NULL, spec};
+    cl_uint base_c = 0, base_q = 0;
+    if (strcmp(spec, "host")) {
+        open_caller_queue(&env);
+        base_c = refcount_context(env.cl);
+        base_q = refcount_queue(env.queue);
+    }
+    int failed = !open_context(sc, &env);
+    if (!failed) {
+        failed = run_rounds(sc, &env);
+        gpgpu_context_destroy(env.ctx);
+    }
+    if (env.queue) {
+        char counts[128];
+        /* PoCL drops its own references to finished commands' events on
+           its worker threads, a moment after clFinish: a leak is a count
+           that stays up, not one that is up for a millisecond. */
+        for (int i = 0; i < 2000 && (refcount_context(env.cl) != base_c ||
+                                     refcount_queue(env.queue) != base_q); i++)
+            usleep(1000);
+        snprintf(counts, sizeof counts, "context %u -> %u, queue %u -> %u", base_c,
+                 refcount_context(env.cl), base_q, refcount_queue(env.queue));
+        if (refcount_context(env.cl) != base_c || refcount_queue(env.queue) != base_q)
+            die("OpenCL objects were left behind (reference counts: %s)", counts);
+        clReleaseCommandQueue(env.queue);
+        clReleaseContext(env.cl);
+    }
+    return failed ? CHILD_FAILED_CLEANLY : CHILD_NO_FAILURE;
+}
+
+/* ---- the parent ---------------------------------------------------------- */
+
+/* "P:D" of tu_ctx's device, or "host". */
+static void device_spec(char *out, size_t size)
+{
+    cl_command_queue q = gpgpu_queue(tu_ctx);
+    cl_device_id dev = NULL;
+    cl_platform_id platforms[16];
+    cl_uint np = 0;
+    snprintf(out, size, "host");
+    if (!q)
+        return;
+    clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL);
+    clGetPlatformIDs(16, platforms, &np);
+    for (cl_uint p = 0; p < np && p < 16; p++) {
+        cl_device_id devices[64];
+        cl_uint nd = 0;
+        clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 64, devices, &nd);
+        for (cl_uint d = 0; d < nd && d < 64; d++)
+            if (devices[d] == dev)
+                snprintf(out, size, "%u:%u", p, d);
+    }
+}
+
+/* Runs "self child name spec" with GPGPU_FAULT_AT=k (k 0: counting, its
+   stderr in log); returns its exit status (-1 if it died of a signal). */
+static int run_child(const char *name, const char *spec, long k, const char *log)
+{
+    char self[4096], at[64];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    ck_assert(len > 0);
+    self[len] = '\0';
+    size_t nenv = 0;
+    while (environ[nenv])
+        nenv++;
+    char **env = tu_alloc((nenv + 3) * sizeof *env);
+    size_t m = 0;
+    for (size_t i = 0; i < nenv; i++)
+        if (strncmp(environ[i], "GPGPU_FAULT_", 12) && strncmp(environ[i], "GPGPU_CACHE=", 12))
+            env[m++] = environ[i];
+    snprintf(at, sizeof at, k ? "GPGPU_FAULT_AT=%ld" : "GPGPU_FAULT_COUNT=1", k);
+    env[m++] = at;
+    /* A disk cache hit skips points that a miss passes: without it every
+       child passes the same points as the counting run. */
+    env[m++] = "GPGPU_CACHE=0";
+    env[m] = NULL;
+    char *argv[] = {self, "child", (char *)name, (char *)spec, NULL};
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    if (log)
+        posix_spawn_file_actions_addopen(&fa, 2, log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    pid_t pid;
+    int rc = posix_spawn(&pid, self, &fa, NULL, argv, env);
+    posix_spawn_file_actions_destroy(&fa);
+    free(env);
+    ck_assert_int_eq(rc, 0);
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* The number of injection points a clean run of the scenario passes. */
+static long count_points(const char *name, const char *spec)
+{
+    char log[4200], line[512];
+    const char *top = getenv("top_builddir");
+    snprintf(log, sizeof log, "%s/tests/.cache/test_faults-%s.count", top ? top : ".", name);
+    int rc = run_child(name, spec, 0, log);
+    long n = -1;
+    FILE *f = fopen(log, "r");
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "gpgpu: %ld fault-injection points passed", &n) == 1)
+            break;
+    if (f)
+        fclose(f);
+    ck_assert_msg(rc == CHILD_NO_FAILURE, "%s: the clean run failed (exit %d, see %s)", name, rc,
+                  log);
+    ck_assert_msg(n >= 0, "%s: no count of injection points in %s", name, log);
+    return n;
+}
+
+static long points_total;
+
+START_TEST(every_fault_fails_cleanly)
+{
+    const scenario *sc = &scenarios[_i];
+    char spec[64];
+    device_spec(spec, sizeof spec);
+    if (sc->needs_device && !strcmp(spec, "host"))
+        return;
+    long n = count_points(sc->name, spec);
+    if (strcmp(spec, "host"))
+        ck_assert_msg(n > 0, "%s passed no injection point", sc->name);
+    for (long k = 1; k <= n; k++) {
+        int rc = run_child(sc->name, spec, k, NULL);
+        ck_assert_msg(rc != CHILD_NO_FAILURE,
+                      "%s: point %ld of %ld failed and no call noticed (run: GPGPU_FAULT_AT=%ld "
+                      "GPGPU_CACHE=0 tests/test_faults child %s %s)", sc->name, k, n, k, sc->name, spec);
+        ck_assert_msg(rc == CHILD_FAILED_CLEANLY,
+                      "%s: point %ld of %ld: exit %d (run: GPGPU_FAULT_AT=%ld GPGPU_CACHE=0 "
+                      "tests/test_faults child %s %s)", sc->name, k, n, rc, k, sc->name, spec);
+    }
+    points_total += n;
+    fprintf(stderr, "  %-16s %3ld injection points on %s, each failed cleanly\n", sc->name, n,
+            spec);
+}
+END_TEST
+
+static Suite *make(void)
+{
+    Suite *s = suite_create("faults");
+    TCase *tc = tcase_create("faults");
+    tcase_set_timeout(tc, 600);
+    tcase_add_loop_test(tc, every_fault_fails_cleanly, 0, NSCENARIOS);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 4 && !strcmp(argv[1], "child"))
+        return child(argv[2], argv[3]);
+    int rc = tu_main(make);
+    fprintf(stderr, "test_faults: %ld injection points exercised in all\n", points_total);
+    return rc;
+}
