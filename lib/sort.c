@@ -133,6 +133,13 @@ static gpgpu_status enqueue_tiled(gpgpu_context *ctx, const sort_job *j, sort_ru
     cl_ulong chunk = 0;
     cl_uint ngroups = (cl_uint)g, zero = 0;
     cl_mem status;
+    cl_kernel k;
+
+    /* Kernels are created before the first launch: the last live pass (or
+       sort_copy) writes the caller's buffer, and no creation may fail
+       after it. */
+    GPGPU__TRY(gpgpu__kernel_get(ctx, r->prog, "sort_tile_scatter", &k));
+    GPGPU__TRY(gpgpu__kernel_get(ctx, r->prog, "sort_copy", &k));
 
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS2, 3 * g * sizeof(cl_ulong), &r->bits));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS, r->digits * SORT_RADIX * sizeof(cl_uint),
