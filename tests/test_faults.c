@@ -217,7 +217,7 @@ static gpgpu_status call_histogram_buffer(child_env *env, int round, const char 
                                n * sizeof *x, x, &err);
     cl_mem out = clCreateBuffer(env->cl, CL_MEM_READ_WRITE, sizeof bins, NULL, &err);
     CHILD_ASSERT(in && out);
-    cl_event done = NULL; /* histogram.c does not clear *done on failure yet */
+    cl_event done = (cl_event)&done; /* must become NULL if the call fails */
     gpgpu_status s = gpgpu_histogram_buffer(env->ctx, GPGPU_U32, in, 0, n, 10, 0, 1000, out, 0,
                                             0, NULL, &done);
     clFinish(env->queue);

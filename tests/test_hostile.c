@@ -323,6 +323,18 @@ static void assert_sentinel(const uint64_t *bins, size_t n)
         ck_assert_msg(bins[i] == 0x5a5a5a5a5a5a5a5aull, "a failed call wrote bins[%zu]", i);
 }
 
+START_TEST(histogram_with_absurd_n_is_invalid)
+{
+    uint32_t x[4] = {1, 2, 3, 4};
+    uint64_t bins[4];
+    fill_sentinel(bins, 4);
+    for (int i = 0; i < NABSURD; i++)
+        EXPECT(GPGPU_ERROR_INVALID_ARGUMENT,
+               gpgpu_histogram(tu_ctx, GPGPU_U32, x, absurd_n[i], 4, 0, 4, bins));
+    assert_sentinel(bins, 4);
+}
+END_TEST
+
 START_TEST(histogram_with_non_finite_or_empty_bounds_is_invalid)
 {
     static const double bounds[][2] = {
@@ -357,6 +369,22 @@ START_TEST(histogram_with_bad_bin_counts_is_invalid)
 }
 END_TEST
 
+START_TEST(histogram_of_a_misaligned_array_is_invalid)
+{
+    uint64_t store[5] = {0};
+    uint64_t bins[4];
+    fill_sentinel(bins, 4);
+    for (int off = 1; off < 8; off++) {
+        const unsigned char *in = (const unsigned char *)store + off;
+        EXPECT(GPGPU_ERROR_INVALID_ARGUMENT, gpgpu_histogram(tu_ctx, GPGPU_F64, in, 4, 4, 0, 4, bins));
+        if (off % 4)
+            EXPECT(GPGPU_ERROR_INVALID_ARGUMENT,
+                   gpgpu_histogram(tu_ctx, GPGPU_I32, in, 4, 4, 0, 4, bins));
+    }
+    assert_sentinel(bins, 4);
+}
+END_TEST
+
 /* 2^31 bins are 16 GiB of counters: more than the device can allocate
    (when that is so), which is OUT_OF_MEMORY before anything is written. */
 START_TEST(histogram_beyond_device_memory_is_out_of_memory)
@@ -376,6 +404,47 @@ START_TEST(histogram_beyond_device_memory_is_out_of_memory)
     EXPECT(GPGPU_ERROR_OUT_OF_MEMORY,
            gpgpu_histogram(tu_ctx, GPGPU_U32, x, 4, (size_t)1 << 31, 0, 4, bins));
     assert_sentinel(bins, 4);
+}
+END_TEST
+
+/* Images whose last byte lies beyond the address space. */
+START_TEST(rgba8_with_overflowing_dimensions_is_invalid)
+{
+    static const size_t dims[][3] = {{1, SIZE_MAX / 2, 4},
+                                     {2, 3, SIZE_MAX / 2},
+                                     {SIZE_MAX / 4 + 1, 1, SIZE_MAX},
+                                     {(size_t)1 << 31, (size_t)1 << 31, (size_t)1 << 33}};
+    uint8_t px[64] = {0};
+    uint64_t bins[16];
+    fill_sentinel(bins, 16);
+    for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
+        EXPECT(GPGPU_ERROR_INVALID_ARGUMENT,
+               gpgpu_histogram_rgba8(tu_ctx, px, dims[i][0], dims[i][1], dims[i][2], 4, bins));
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT,
+           gpgpu_histogram_rgba8(tu_ctx, px, 2, 2, 8, ((size_t)1 << 29) + 1, bins));
+    assert_sentinel(bins, 16);
+}
+END_TEST
+
+START_TEST(histogram_buffer_outside_the_buffers_is_invalid)
+{
+    bufs b;
+    if (!make_bufs(&b))
+        return;
+    /* in: 16 u32; bins (b.out): 8 bytes, one counter. */
+    static const struct {
+        size_t in_off, n, nbins, bins_off;
+    } bad[] = {{0, 17, 1, 0}, {1, 16, 1, 0}, {SIZE_MAX, 1, 1, 0}, {1, SIZE_MAX, 1, 0},
+               {0, 16, 2, 0}, {0, 16, 1, 1}, {0, 16, 1, SIZE_MAX}, {0, 16, (size_t)1 << 31, 0}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cl_event done = (cl_event)&done;
+        EXPECT(GPGPU_ERROR_INVALID_ARGUMENT,
+               gpgpu_histogram_buffer(tu_ctx, GPGPU_U32, b.in, bad[i].in_off, bad[i].n,
+                                      bad[i].nbins, 0, 100, b.out, bad[i].bins_off, 0, NULL,
+                                      &done));
+        ck_assert_msg(done == NULL, "case %zu: a failed call left *done set", i);
+    }
+    free_bufs(&b);
 }
 END_TEST
 
@@ -412,9 +481,13 @@ static Suite *make(void)
     tcase_add_test(tc, reduce_buffer_with_bad_arguments_is_invalid);
     suite_add_tcase(s, tc);
     tc = tcase_create("histogram");
+    tcase_add_test(tc, histogram_with_absurd_n_is_invalid);
     tcase_add_test(tc, histogram_with_non_finite_or_empty_bounds_is_invalid);
     tcase_add_test(tc, histogram_with_bad_bin_counts_is_invalid);
+    tcase_add_test(tc, histogram_of_a_misaligned_array_is_invalid);
     tcase_add_test(tc, histogram_beyond_device_memory_is_out_of_memory);
+    tcase_add_test(tc, rgba8_with_overflowing_dimensions_is_invalid);
+    tcase_add_test(tc, histogram_buffer_outside_the_buffers_is_invalid);
     suite_add_tcase(s, tc);
     tc = tcase_create("afterwards");
     tcase_add_test(tc, the_context_still_works_after_hostile_calls);
