@@ -293,15 +293,19 @@ void gpgpu__host_histogram_rgba8(const uint8_t *pixels, size_t width, size_t hei
 gpgpu_status gpgpu__scan_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
                                  gpgpu_scan_kind kind, cl_mem in, size_t in_off, cl_mem out,
                                  size_t out_off, size_t n, cl_mem init_buf, size_t init_off);
-/* Reduce of device data without locking or begin/end. */
-gpgpu_status gpgpu__reduce_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
-                                   const char *map, cl_mem in, size_t in_off, size_t n,
-                                   cl_mem result, size_t result_off);
 
 /* The host-memory reduce (locks, copies in, reduces, reads back): what
    gpgpu_reduce and gpgpu_transform_reduce share once their arguments are
    checked. map NULL for none. */
 gpgpu_status gpgpu__reduce_host_call(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
                                      const char *map, const void *in, size_t n, void *result);
+/* The device-buffer reduce (range checks, lock, enqueue, event): what
+   gpgpu_reduce_buffer and gpgpu_transform_reduce_buffer share once their
+   arguments are checked; func names the caller in messages. */
+gpgpu_status gpgpu__reduce_buffer_call(gpgpu_context *ctx, const char *func, gpgpu_type t,
+                                       gpgpu_op op, const char *map, cl_mem in,
+                                       size_t in_offset, size_t n, cl_mem result,
+                                       size_t result_offset, cl_uint num_wait,
+                                       const cl_event *wait, cl_event *done);
 
 #endif /* GPGPU_INTERNAL_H */

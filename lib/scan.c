@@ -222,8 +222,10 @@ gpgpu_status gpgpu_scan_init(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
 {
     GPGPU__TRY(scan_check(ctx, t, op, kind));
     size_t size = gpgpu__type(t)->size;
-    GPGPU__CHECK_ARG(ctx, n <= SIZE_MAX / size - 1);
+    GPGPU__CHECK_ARG(ctx, n <= PTRDIFF_MAX / size - 1);
     GPGPU__CHECK_ARG(ctx, n == 0 || (in != NULL && out != NULL));
+    GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(in, t) && GPGPU__ALIGNED(out, t));
+    GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(init, t));
     GPGPU__CHECK_ARG(ctx, !partial_overlap((uintptr_t)in, (uintptr_t)out, n * size));
     if (ctx->host) {
         if (op >= GPGPU_OP_USER)
@@ -249,26 +251,13 @@ gpgpu_status gpgpu_scan(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, gpgpu_sca
     return gpgpu_scan_init(ctx, t, op, kind, in, out, n, NULL);
 }
 
-/* INVALID_ARGUMENT unless buf holds elements [off, off + n) of size bytes. */
-static gpgpu_status check_range(gpgpu_context *ctx, cl_mem buf, size_t off, size_t n,
-                                size_t size, const char *what)
-{
-    size_t bytes = 0;
-    cl_int err = clGetMemObjectInfo(buf, CL_MEM_SIZE, sizeof bytes, &bytes, NULL);
-    if (err != CL_SUCCESS)
-        return gpgpu__cl_fail(ctx, err, "clGetMemObjectInfo");
-    if (off > bytes / size || n > bytes / size - off)
-        return gpgpu__fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT,
-                           "gpgpu_scan_buffer: %s[%zu .. +%zu) is outside its %zu bytes", what,
-                           off, n, bytes);
-    return GPGPU_SUCCESS;
-}
-
 gpgpu_status gpgpu_scan_buffer(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
                                gpgpu_scan_kind kind, cl_mem in, size_t in_offset, cl_mem out,
                                size_t out_offset, size_t n, cl_uint num_wait,
                                const cl_event *wait, cl_event *done)
 {
+    if (done) /* on any failure the caller has no event to release */
+        *done = NULL;
     GPGPU__TRY(scan_check(ctx, t, op, kind));
     GPGPU__CHECK_ARG(ctx, n == 0 || (in != NULL && out != NULL));
     GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
@@ -277,8 +266,8 @@ gpgpu_status gpgpu_scan_buffer(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED, "gpgpu_scan_buffer: no OpenCL device");
     size_t size = gpgpu__type(t)->size;
     if (n > 0) {
-        GPGPU__TRY(check_range(ctx, in, in_offset, n, size, "in"));
-        GPGPU__TRY(check_range(ctx, out, out_offset, n, size, "out"));
+        GPGPU__TRY(gpgpu__check_range(ctx, __func__, "in", in, in_offset, n, size));
+        GPGPU__TRY(gpgpu__check_range(ctx, __func__, "out", out, out_offset, n, size));
     }
     gpgpu__lock(ctx);
     gpgpu__begin(ctx, num_wait, wait);

@@ -279,6 +279,8 @@ gpgpu_status gpgpu_sort_buffer(gpgpu_context *ctx, gpgpu_type t, cl_mem keys, si
                                size_t n, unsigned flags, cl_uint num_wait,
                                const cl_event *wait, cl_event *done)
 {
+    if (done) /* on any failure the caller has no event to release */
+        *done = NULL;
     sort_job j = { t, keys, NULL, offset, 0, 0, n, flags };
     return sort_buffer(ctx, &j, num_wait, wait, done);
 }
@@ -288,6 +290,8 @@ gpgpu_status gpgpu_sort_pairs_buffer(gpgpu_context *ctx, gpgpu_type key_type, cl
                                      size_t value_size, size_t n, unsigned flags,
                                      cl_uint num_wait, const cl_event *wait, cl_event *done)
 {
+    if (done) /* on any failure the caller has no event to release */
+        *done = NULL;
     GPGPU__CHECK_ARG(NULL, ctx != NULL);
     GPGPU__CHECK_ARG(ctx, value_size == 4 || value_size == 8);
     sort_job j = { key_type, keys, values, key_offset, value_offset, value_size, n, flags };
@@ -329,6 +333,11 @@ gpgpu_status gpgpu_sort_pairs(gpgpu_context *ctx, gpgpu_type key_type, void *key
     GPGPU__TRY(check_common(ctx, key_type, value_size, flags, 1));
     GPGPU__CHECK_ARG(ctx, n == 0 || keys != NULL);
     GPGPU__CHECK_ARG(ctx, n == 0 || values != NULL);
+    /* the scratch holds two copies of keys and of values */
+    GPGPU__CHECK_ARG(ctx, n <= PTRDIFF_MAX / 2 / gpgpu__type(key_type)->size);
+    GPGPU__CHECK_ARG(ctx, n <= PTRDIFF_MAX / 2 / value_size);
+    GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(keys, key_type));
+    GPGPU__CHECK_ARG(ctx, (uintptr_t)values % value_size == 0);
     if (n < 2)
         return GPGPU_SUCCESS;
     if (ctx->host)
@@ -348,6 +357,9 @@ gpgpu_status gpgpu_sort(gpgpu_context *ctx, gpgpu_type t, void *keys, size_t n, 
 {
     GPGPU__TRY(check_common(ctx, t, 0, flags, 0));
     GPGPU__CHECK_ARG(ctx, n == 0 || keys != NULL);
+    /* the scratch holds two copies of the keys */
+    GPGPU__CHECK_ARG(ctx, n <= PTRDIFF_MAX / 2 / gpgpu__type(t)->size);
+    GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(keys, t));
     if (n < 2)
         return GPGPU_SUCCESS;
     if (ctx->host)
