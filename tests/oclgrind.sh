@@ -39,7 +39,8 @@ for layout in "GPGPU_CHUNKED=0 GPGPU_HIST=local GPGPU_WG=16" \
         log="$dir/$case-$variant-$(echo "$layout" | tr ' =' '__').log"
         rm -f "$log"
         # shellcheck disable=SC2086
-        env $layout GPGPU_GROUPS=4 GPGPU_CACHE=0 GPGPU_DEVICE=oclgrind \
+        env $layout GPGPU_GROUPS=4 GPGPU_SCAN_TILE=256 GPGPU_SORT_TILE=256 \
+            GPGPU_CACHE=0 GPGPU_DEVICE=oclgrind \
             "$OCLGRIND" --data-races --uninitialized --check-api \
             --build-options -cl-opt-disable --log "$log" "$driver" "$case" "$variant"
         rc=$?

@@ -448,6 +448,118 @@ START_TEST(histogram_buffer_outside_the_buffers_is_invalid)
 }
 END_TEST
 
+/* ---- scan, sort, select, user operators ------------------------------------ */
+
+START_TEST(scan_with_bad_arguments_is_invalid)
+{
+    uint32_t x[8] = {1, 2, 3, 4, 5, 6, 7, 8}, out[8] = {0};
+    for (int i = 0; i < NABSURD; i++)
+        EXPECT(GPGPU_ERROR_INVALID_ARGUMENT,
+               gpgpu_scan(tu_ctx, GPGPU_U32, GPGPU_SUM, GPGPU_INCLUSIVE, x, out, absurd_n[i]));
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT,
+           gpgpu_scan(tu_ctx, GPGPU_U32, GPGPU_SUM, (gpgpu_scan_kind)2, x, out, 8));
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT,
+           gpgpu_scan(tu_ctx, GPGPU_U32, GPGPU_SUM, (gpgpu_scan_kind)-1, x, out, 8));
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT,
+           gpgpu_scan(tu_ctx, GPGPU_U32, GPGPU_SUM, GPGPU_INCLUSIVE, x, x + 1, 7));
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT,
+           gpgpu_scan(tu_ctx, GPGPU_U32, GPGPU_SUM, GPGPU_INCLUSIVE, x + 1, x, 7));
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT,
+           gpgpu_scan(tu_ctx, GPGPU_U32, GPGPU_SUM, GPGPU_INCLUSIVE, (char *)x + 1, out, 4));
+    for (int i = 0; i < 8; i++)
+        ck_assert(x[i] == (uint32_t)i + 1 && out[i] == 0);
+}
+END_TEST
+
+START_TEST(sort_with_bad_arguments_is_invalid)
+{
+    uint32_t k[8] = {8, 7, 6, 5, 4, 3, 2, 1}, v[8] = {0};
+    static const unsigned bad_flags[] = {2, 3, 0x100, ~0u};
+    for (size_t i = 0; i < sizeof bad_flags / sizeof bad_flags[0]; i++)
+        EXPECT(GPGPU_ERROR_INVALID_ARGUMENT, gpgpu_sort(tu_ctx, GPGPU_U32, k, 8, bad_flags[i]));
+    for (int i = 0; i < NABSURD; i++)
+        EXPECT(GPGPU_ERROR_INVALID_ARGUMENT, gpgpu_sort(tu_ctx, GPGPU_U32, k, absurd_n[i], 0));
+    static const size_t bad_value_sizes[] = {0, 1, 3, 16, SIZE_MAX};
+    for (size_t i = 0; i < sizeof bad_value_sizes / sizeof bad_value_sizes[0]; i++)
+        EXPECT(GPGPU_ERROR_INVALID_ARGUMENT,
+               gpgpu_sort_pairs(tu_ctx, GPGPU_U32, k, v, bad_value_sizes[i], 8, 0));
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT, gpgpu_sort_pairs(tu_ctx, GPGPU_U32, k, NULL, 4, 8, 0));
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT,
+           gpgpu_sort_pairs(tu_ctx, GPGPU_U32, k, v, 4, SIZE_MAX / 4 + 1, 0));
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT, gpgpu_sort(tu_ctx, GPGPU_U32, (char *)k + 2, 4, 0));
+    for (int i = 0; i < 8; i++)
+        ck_assert(k[i] == 8 - (uint32_t)i && v[i] == 0);
+}
+END_TEST
+
+/* Expressions that try to leave their place in the kernel, or are absurd. */
+static const char *const hostile_expressions[] = {
+    "a); } __kernel void evil(__global int *p) { p[0] = 1; ", "a + b; }", "a /* b */",
+    "a // b", "#define X 1", "\"a\"", "'a'", "(a + b", "a + b)", "a)(b", "", "{a}",
+    "a\n#include <x>"};
+
+static char *huge_expression(void)
+{
+    size_t n = 1 << 20;
+    char *e = tu_alloc(n + 1);
+    for (size_t i = 0; i < n; i += 4)
+        memcpy(e + i, "a+b+", 4);
+    e[n - 1] = 'b';
+    e[n] = '\0';
+    return e;
+}
+
+START_TEST(select_with_hostile_predicates_is_invalid)
+{
+    uint32_t x[4] = {1, 2, 3, 4}, out[4] = {0};
+    size_t count = 77;
+    if (tu_is_host())
+        return; /* predicates need a device: UNSUPPORTED */
+    for (size_t i = 0; i < sizeof hostile_expressions / sizeof hostile_expressions[0]; i++) {
+        gpgpu_status s = gpgpu_select(tu_ctx, GPGPU_U32, hostile_expressions[i], x, 4, out, &count);
+        ck_assert_msg(s == GPGPU_ERROR_INVALID_ARGUMENT || s == GPGPU_ERROR_BUILD,
+                      "predicate \"%s\" gave %s", hostile_expressions[i], gpgpu_status_string(s));
+    }
+    char *huge = huge_expression();
+    gpgpu_status s = gpgpu_select(tu_ctx, GPGPU_U32, huge, x, 4, out, &count);
+    free(huge);
+    ck_assert_msg(s != GPGPU_SUCCESS, "a 1 MiB predicate gave success");
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT, gpgpu_select(tu_ctx, GPGPU_U32, NULL, x, 4, out, &count));
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT, gpgpu_select(tu_ctx, GPGPU_U32, "x > 1", x, 4, out, NULL));
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT,
+           gpgpu_select(tu_ctx, GPGPU_U32, "x > 1", x, SIZE_MAX / 2, out, &count));
+    ck_assert(x[0] == 1 && x[3] == 4);
+}
+END_TEST
+
+START_TEST(op_define_with_hostile_expressions_fails_cleanly)
+{
+    gpgpu_op op = -7;
+    if (tu_is_host())
+        return; /* user operators need a device: UNSUPPORTED */
+    for (size_t i = 0; i < sizeof hostile_expressions / sizeof hostile_expressions[0]; i++) {
+        gpgpu_status s = gpgpu_op_define(tu_ctx, GPGPU_U32, hostile_expressions[i], "0", &op);
+        ck_assert_msg(s == GPGPU_ERROR_INVALID_ARGUMENT || s == GPGPU_ERROR_BUILD,
+                      "combine \"%s\" gave %s", hostile_expressions[i], gpgpu_status_string(s));
+        s = gpgpu_op_define(tu_ctx, GPGPU_U32, "a + b", hostile_expressions[i], &op);
+        ck_assert_msg(s == GPGPU_ERROR_INVALID_ARGUMENT || s == GPGPU_ERROR_BUILD,
+                      "identity \"%s\" gave %s", hostile_expressions[i], gpgpu_status_string(s));
+    }
+    char *huge = huge_expression();
+    ck_assert(gpgpu_op_define(tu_ctx, GPGPU_U32, huge, "0", &op) != GPGPU_SUCCESS);
+    free(huge);
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT, gpgpu_op_define(tu_ctx, GPGPU_U32, NULL, "0", &op));
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT, gpgpu_op_define(tu_ctx, GPGPU_U32, "a + b", NULL, &op));
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT, gpgpu_op_define(tu_ctx, GPGPU_U32, "a + b", "0", NULL));
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT, gpgpu_op_define(tu_ctx, (gpgpu_type)9, "a + b", "0", &op));
+    ck_assert_int_eq(op, -7);
+    uint32_t x[3] = {1, 2, 3}, r = 0;
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT,
+           gpgpu_transform_reduce(tu_ctx, GPGPU_U32, hostile_expressions[0], GPGPU_SUM, x, 3, &r));
+    ck_assert_uint_eq(r, 0);
+}
+END_TEST
+
 /* After all of the above, the context still computes. */
 START_TEST(the_context_still_works_after_hostile_calls)
 {
@@ -488,6 +600,12 @@ static Suite *make(void)
     tcase_add_test(tc, histogram_beyond_device_memory_is_out_of_memory);
     tcase_add_test(tc, rgba8_with_overflowing_dimensions_is_invalid);
     tcase_add_test(tc, histogram_buffer_outside_the_buffers_is_invalid);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("scan, sort, select, user operators");
+    tcase_add_test(tc, scan_with_bad_arguments_is_invalid);
+    tcase_add_test(tc, sort_with_bad_arguments_is_invalid);
+    tcase_add_test(tc, select_with_hostile_predicates_is_invalid);
+    tcase_add_test(tc, op_define_with_hostile_expressions_fails_cleanly);
     suite_add_tcase(s, tc);
     tc = tcase_create("afterwards");
     tcase_add_test(tc, the_context_still_works_after_hostile_calls);
