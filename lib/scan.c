@@ -71,20 +71,25 @@ static size_t tiles_of(const scan_plan *p, size_t n)
     return (n + p->tile - 1) / p->tile;
 }
 
+/* The look-back state lives in one scratch buffer, zeroed as a whole: the
+   flags (the ticket, then one per tile), then from the next even word the
+   published values, two per tile (kernels/scan.cl). Zeroing the values is
+   not needed for results, but oclgrind takes an atomic_xchg's stored value as
+   tainted by what it replaces, so never-written slots would be reported. */
 static gpgpu_status scan_single(gpgpu_context *ctx, const scan_plan *p, size_t size,
                                 cl_int inclusive, cl_mem in, cl_ulong in_off, cl_mem out,
                                 cl_ulong out_off, cl_ulong n, scan_seed seed)
 {
     size_t tiles = tiles_of(p, n);
-    cl_mem vals, flags;
+    size_t bytes = ((tiles + 2) & ~(size_t)1) * sizeof(cl_uint) + 2 * tiles * size;
+    cl_mem state;
     cl_uint zero = 0;
-    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS, 2 * tiles * size, &vals));
-    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS2, (tiles + 1) * sizeof zero, &flags));
-    GPGPU__TRY(gpgpu__fill(ctx, flags, 0, (tiles + 1) * sizeof zero, &zero, sizeof zero));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS2, bytes, &state));
+    GPGPU__TRY(gpgpu__fill(ctx, state, 0, bytes, &zero, sizeof zero));
     return gpgpu__run(ctx, p->prog, "scan_single", tiles * p->wg, p->wg, GPGPU__ARG(in),
                       GPGPU__ARG(in_off), GPGPU__ARG(out), GPGPU__ARG(out_off), GPGPU__ARG(n),
                       GPGPU__ARG(inclusive), GPGPU__ARG(seed.buf), GPGPU__ARG(seed.off),
-                      GPGPU__ARG(seed.has), GPGPU__ARG(vals), GPGPU__ARG(flags), GPGPU__END);
+                      GPGPU__ARG(seed.has), GPGPU__ARG(state), GPGPU__END);
 }
 
 /* Elements of scratch the multi-pass scan of n needs: one total per tile at

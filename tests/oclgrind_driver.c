@@ -50,13 +50,19 @@ static int failures;
    Its uninitialised-value checker counts only bytes stored by kernels and by
    host writes at offset 0: what clEnqueueFillBuffer writes, and what a
    write or a copy puts at a nonzero offset, stays "uninitialised" (a
-   one-kernel program reproduces each). The library's fills, writes at an
-   offset and copies reach the definitions below instead (the executable's
-   symbols come first: -export-dynamic in Makefile.am, default visibility
-   here). They stage host bytes at offset 0 of a staging buffer and move
+   one-kernel program reproduces each). Worse, a host write marks the rest
+   of its buffer uninitialised again: a scan's seed, put after the data
+   slot and then followed by the data's write at offset 0, read as
+   uninitialised though it was written (seeded scans reported it). The
+   library's fills, writes and copies reach the definitions below instead
+   (the executable's symbols come first: -export-dynamic in Makefile.am,
+   default visibility here). They stage host bytes at offset 0 of a staging buffer and move
    them with a kernel, whose stores the checker sees; a copy loads its
    source in that kernel, so an uninitialised source is still reported.
-   The staging buffer is made once (see the top of the file). */
+   The staging buffer is made once (see the top of the file) and is the only
+   buffer the host writes. A second limitation is the library's to work
+   round: an atomic_xchg's stored value counts as uninitialised when the
+   memory it replaces was (lib/scan.c zeroes its look-back state). */
 
 #define EXPORTED __attribute__((visibility("default"))) CL_API_ENTRY
 
@@ -148,7 +154,7 @@ EXPORTED cl_int CL_API_CALL clEnqueueWriteBuffer(cl_command_queue q, cl_mem buf,
                                                  cl_uint nwait, const cl_event *wait,
                                                  cl_event *event)
 {
-    if (offset == 0 || size == 0)
+    if (size == 0 || buf == staging)
         return real_write(q, buf, blocking, offset, size, host, nwait, wait, event);
     return staged_write(q, buf, blocking, offset, size, host, 0, nwait, wait, event);
 }
