@@ -202,7 +202,7 @@ gpgpu_status gpgpu_histogram(gpgpu_context *ctx, gpgpu_type t, const void *in, s
         return GPGPU_SUCCESS;
     }
     gpgpu__lock(ctx);
-    gpgpu__begin(ctx, 0, NULL);
+    gpgpu__begin(ctx, 0, NULL, NULL);
     return host_call(ctx, "gpgpu_histogram", histogram_host_api(ctx, t, in, n, &p, bins));
 }
 
@@ -228,7 +228,7 @@ gpgpu_status gpgpu_histogram_buffer(gpgpu_context *ctx, gpgpu_type t, cl_mem in,
     GPGPU__TRY(gpgpu__check_range(ctx, __func__, "bins", bins, bins_offset, nbins,
                                   sizeof(cl_ulong)));
     gpgpu__lock(ctx);
-    gpgpu__begin(ctx, num_wait, wait);
+    gpgpu__begin(ctx, num_wait, wait, done);
     gpgpu_status s = enqueue(ctx, t, in, in_offset, n, &p, bins, bins_offset, 0);
     if (s == GPGPU_SUCCESS)
         s = gpgpu__end(ctx, done);
@@ -302,7 +302,7 @@ gpgpu_status gpgpu_histogram_rgba8(gpgpu_context *ctx, const uint8_t *pixels, si
         return GPGPU_SUCCESS;
     }
     gpgpu__lock(ctx);
-    gpgpu__begin(ctx, 0, NULL);
+    gpgpu__begin(ctx, 0, NULL, NULL);
     return host_call(ctx, "gpgpu_histogram_rgba8",
                      rgba8_host_api(ctx, pixels, width, height, row_stride, nbins, bins));
 }

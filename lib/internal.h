@@ -127,6 +127,8 @@ struct gpgpu_context {
        enqueue) and, when profiling, its launches. */
     cl_uint wait_n;
     const cl_event *wait;
+    int track;                   /* the call hands out a done event */
+    cl_event last;               /* then: its latest command's event */
     gpgpu__launch *launches;
     size_t nlaunches, launches_cap;
     gpgpu_kernel_time *records;  /* resolved by gpgpu_profile */
@@ -183,10 +185,13 @@ gpgpu_status gpgpu__fill(gpgpu_context *ctx, cl_mem buf, size_t offset, size_t b
 gpgpu_status gpgpu__copy(gpgpu_context *ctx, cl_mem src, size_t src_offset, cl_mem dst,
                          size_t dst_offset, size_t bytes);
 
-/* Brackets the enqueues of a _buffer call: begin records the caller's wait
-   list and drops the previous call's profile; end hands out the done event
-   (a marker after everything the call enqueued) when done is not NULL. */
-void gpgpu__begin(gpgpu_context *ctx, cl_uint num_wait, const cl_event *wait);
+/* Brackets the enqueues of a call: begin records the caller's wait list
+   and drops the previous call's profile; end hands out the done event when
+   done is not NULL (the same done for both). That event is the call's last
+   command's own, so that no step can fail after an in-place call (a sort)
+   has changed its buffers; a marker only when the call enqueued nothing. */
+void gpgpu__begin(gpgpu_context *ctx, cl_uint num_wait, const cl_event *wait,
+                  const cl_event *done);
 gpgpu_status gpgpu__end(gpgpu_context *ctx, cl_event *done);
 
 /* Host API helpers: wait for the queue, then print the profile if asked. */

@@ -77,7 +77,7 @@ gpgpu_status gpgpu__reduce_buffer_call(gpgpu_context *ctx, const char *func, gpg
         GPGPU__TRY(gpgpu__check_range(ctx, func, "in", in, in_offset, n, size));
     GPGPU__TRY(gpgpu__check_range(ctx, func, "result", result, result_offset, 1, size));
     gpgpu__lock(ctx);
-    gpgpu__begin(ctx, num_wait, wait);
+    gpgpu__begin(ctx, num_wait, wait, done);
     cl_mem src = in;
     gpgpu_status s = GPGPU_SUCCESS;
     if (!src) /* n == 0 without a buffer: any buffer serves, nothing is read */
@@ -136,7 +136,7 @@ gpgpu_status gpgpu__reduce_host_call(gpgpu_context *ctx, gpgpu_type t, gpgpu_op 
                                      const char *map, const void *in, size_t n, void *result)
 {
     gpgpu__lock(ctx);
-    gpgpu__begin(ctx, 0, NULL);
+    gpgpu__begin(ctx, 0, NULL, NULL);
     gpgpu_status s = reduce_host_api(ctx, t, op, map, in, n, result);
     if (s == GPGPU_SUCCESS && ctx->profile_print)
         gpgpu__profile_print(ctx, map ? "gpgpu_transform_reduce" : "gpgpu_reduce");

@@ -240,7 +240,7 @@ gpgpu_status gpgpu_scan_init(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
         return GPGPU_SUCCESS;
     }
     gpgpu__lock(ctx);
-    gpgpu__begin(ctx, 0, NULL);
+    gpgpu__begin(ctx, 0, NULL, NULL);
     gpgpu_status s = scan_host_api(ctx, t, op, kind, in, out, n, init);
     if (s == GPGPU_SUCCESS && ctx->profile_print)
         gpgpu__profile_print(ctx, "gpgpu_scan");
@@ -275,7 +275,7 @@ gpgpu_status gpgpu_scan_buffer(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
         GPGPU__TRY(gpgpu__check_range(ctx, __func__, "out", out, out_offset, n, size));
     }
     gpgpu__lock(ctx);
-    gpgpu__begin(ctx, num_wait, wait);
+    gpgpu__begin(ctx, num_wait, wait, done);
     gpgpu_status s = check_op(ctx, t, op);
     if (s == GPGPU_SUCCESS)
         s = gpgpu__scan_enqueue(ctx, t, op, kind, in, in_offset, out, out_offset, n, NULL, 0);

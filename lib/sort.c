@@ -265,7 +265,7 @@ static gpgpu_status sort_buffer(gpgpu_context *ctx, const sort_job *j, cl_uint n
     GPGPU__TRY(check_buffers(ctx, j));
     GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
     gpgpu__lock(ctx);
-    gpgpu__begin(ctx, num_wait, wait);
+    gpgpu__begin(ctx, num_wait, wait, done);
     gpgpu_status s = j->n < 2 ? GPGPU_SUCCESS : sort_enqueue(ctx, j);
     if (s == GPGPU_SUCCESS)
         s = gpgpu__end(ctx, done);
@@ -346,7 +346,7 @@ gpgpu_status gpgpu_sort_pairs(gpgpu_context *ctx, gpgpu_type key_type, void *key
                    : gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "sort: no host memory");
     sort_job j = { key_type, NULL, NULL, 0, 0, value_size, n, flags };
     gpgpu__lock(ctx);
-    gpgpu__begin(ctx, 0, NULL);
+    gpgpu__begin(ctx, 0, NULL, NULL);
     gpgpu_status s = sort_host_copy(ctx, &j, keys, values);
     gpgpu__end(ctx, NULL);
     gpgpu__unlock(ctx);
@@ -368,7 +368,7 @@ gpgpu_status gpgpu_sort(gpgpu_context *ctx, gpgpu_type t, void *keys, size_t n, 
                    : gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "sort: no host memory");
     sort_job j = { t, NULL, NULL, 0, 0, 0, n, flags };
     gpgpu__lock(ctx);
-    gpgpu__begin(ctx, 0, NULL);
+    gpgpu__begin(ctx, 0, NULL, NULL);
     gpgpu_status s = sort_host_copy(ctx, &j, keys, NULL);
     gpgpu__end(ctx, NULL);
     gpgpu__unlock(ctx);

@@ -334,7 +334,7 @@ gpgpu_status gpgpu_select_buffer(gpgpu_context *ctx, gpgpu_type t, const char *p
     GPGPU__TRY(gpgpu__check_range(ctx, __func__, "count", count, count_offset, 1,
                                   sizeof(cl_ulong)));
     gpgpu__lock(ctx);
-    gpgpu__begin(ctx, num_wait, wait);
+    gpgpu__begin(ctx, num_wait, wait, done);
     select_plan p;
     cl_mem counts;
     gpgpu_status s = select_plan_get(ctx, t, pred, &p);
@@ -399,7 +399,7 @@ gpgpu_status gpgpu_select(gpgpu_context *ctx, gpgpu_type t, const char *predicat
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
                            "gpgpu_select: predicates need an OpenCL device");
     gpgpu__lock(ctx);
-    gpgpu__begin(ctx, 0, NULL);
+    gpgpu__begin(ctx, 0, NULL, NULL);
     gpgpu_status s = select_host_api(ctx, t, pred, in, n, out, count);
     if (s == GPGPU_SUCCESS && ctx->profile_print)
         gpgpu__profile_print(ctx, "gpgpu_select");
