@@ -7,8 +7,6 @@
  * bins (kernels/histogram.cl says why this shape).
  */
 #include <math.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
