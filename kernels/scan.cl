@@ -234,13 +234,15 @@ void scan_tiles(__global const T *in, ulong in_off, __global T *out, ulong out_o
 /* Single-pass state per tile: flags[1 + t] says what tile t has published in
    vals[]: its total (FLAG_TOTAL, slot 2t) or its inclusive prefix
    (FLAG_PREFIX, slot 2t + 1). flags[0] is the ticket counter; vals follows
-   the flags from the next even word (8-byte aligned). All zero at launch. Each slot is written once: the value, a fence, then its flag; a
-   reader that sees the flag and fences sees the value. Every access to the
-   shared state is a 32-bit atomic (a value goes word by word), so that other
-   groups' reads are never plain loads racing with these writes (OpenCL 1.2
-   has no atomic load: an atomic_or of 0 reads). */
+   the flags from the next even word (8-byte aligned). All zero at launch.
+   Each slot is written once: the value, a fence, then its flag; a reader
+   that sees the flag and fences sees the value. Every access to this state
+   is a 32-bit atomic (a value goes word by word), so that no group's plain
+   load races with another's store (OpenCL 1.2 has no atomic load: an
+   atomic_or of 0 reads). Only lid 0 touches it, a few times per tile. */
 #define FLAG_TOTAL 1u
 #define FLAG_PREFIX 2u
+
 /* A value as the 32-bit words its atomics move. */
 #if TYPE_ID <= 2
 #define T_WORDS 1
