@@ -492,6 +492,45 @@ START_TEST(sort_with_bad_arguments_is_invalid)
 }
 END_TEST
 
+/* The other _buffer forms: in holds 16 u32, out 2. Every range outside a
+   buffer is INVALID_ARGUMENT, and a failed call hands out no event. */
+#define EXPECT_NO_EVENT(call)                                                          \
+    do {                                                                               \
+        cl_event done = (cl_event)&done;                                               \
+        EXPECT(GPGPU_ERROR_INVALID_ARGUMENT, call);                                    \
+        ck_assert_msg(done == NULL, "%s left *done set", #call);                       \
+    } while (0)
+
+START_TEST(buffer_forms_outside_their_buffers_are_invalid)
+{
+    bufs b;
+    if (!make_bufs(&b))
+        return;
+    EXPECT_NO_EVENT(gpgpu_scan_buffer(tu_ctx, GPGPU_U32, GPGPU_SUM, GPGPU_INCLUSIVE, b.in, 0,
+                                      b.out, 0, 3, 0, NULL, &done));
+    EXPECT_NO_EVENT(gpgpu_scan_buffer(tu_ctx, GPGPU_U32, GPGPU_SUM, GPGPU_INCLUSIVE, b.in,
+                                      SIZE_MAX, b.out, 0, 1, 0, NULL, &done));
+    EXPECT_NO_EVENT(gpgpu_scan_buffer(tu_ctx, GPGPU_U32, GPGPU_SUM, (gpgpu_scan_kind)7, b.in, 0,
+                                      b.out, 0, 1, 0, NULL, &done));
+    EXPECT_NO_EVENT(gpgpu_sort_buffer(tu_ctx, GPGPU_U32, b.in, 1, 16, 0, 0, NULL, &done));
+    EXPECT_NO_EVENT(gpgpu_sort_buffer(tu_ctx, GPGPU_U32, b.in, 0, SIZE_MAX, 0, 0, NULL, &done));
+    EXPECT_NO_EVENT(gpgpu_sort_buffer(tu_ctx, GPGPU_U32, b.in, 0, 4, 2, 0, NULL, &done));
+    EXPECT_NO_EVENT(gpgpu_sort_pairs_buffer(tu_ctx, GPGPU_U32, b.in, 0, b.out, 0, 4, 3, 0, 0,
+                                            NULL, &done));
+    EXPECT_NO_EVENT(gpgpu_sort_pairs_buffer(tu_ctx, GPGPU_U32, b.in, 0, b.out, 0, 3, 2, 0, 0,
+                                            NULL, &done));
+    EXPECT_NO_EVENT(gpgpu_select_buffer(tu_ctx, GPGPU_U32, "x > 1", b.in, 0, 16, b.out, 0,
+                                        b.out, 0, 0, NULL, &done));
+    EXPECT_NO_EVENT(gpgpu_select_buffer(tu_ctx, GPGPU_U32, "x > 1", b.in, 0, 16, b.in, 16,
+                                        b.out, 1, 0, NULL, &done));
+    EXPECT_NO_EVENT(gpgpu_transform_reduce_buffer(tu_ctx, GPGPU_U32, "x * 2", GPGPU_SUM, b.in,
+                                                  1, 16, b.out, 0, 0, NULL, &done));
+    EXPECT_NO_EVENT(gpgpu_transform_reduce_buffer(tu_ctx, GPGPU_U32, "x * 2", GPGPU_SUM, b.in,
+                                                  0, 16, b.out, 2, 0, NULL, &done));
+    free_bufs(&b);
+}
+END_TEST
+
 /* Expressions that try to leave their place in the kernel, or are absurd. */
 static const char *const hostile_expressions[] = {
     "a); } __kernel void evil(__global int *p) { p[0] = 1; ", "a + b; }", "a /* b */",
@@ -604,6 +643,7 @@ static Suite *make(void)
     tc = tcase_create("scan, sort, select, user operators");
     tcase_add_test(tc, scan_with_bad_arguments_is_invalid);
     tcase_add_test(tc, sort_with_bad_arguments_is_invalid);
+    tcase_add_test(tc, buffer_forms_outside_their_buffers_are_invalid);
     tcase_add_test(tc, select_with_hostile_predicates_is_invalid);
     tcase_add_test(tc, op_define_with_hostile_expressions_fails_cleanly);
     suite_add_tcase(s, tc);
