@@ -348,6 +348,8 @@ gpgpu_status gpgpu_sort_pairs(gpgpu_context *ctx, gpgpu_type key_type, void *key
     gpgpu__lock(ctx);
     gpgpu__begin(ctx, 0, NULL, NULL);
     gpgpu_status s = sort_host_copy(ctx, &j, keys, values);
+    if (s != GPGPU_SUCCESS)
+        clFinish(ctx->queue); /* nothing may still read the caller's memory */
     gpgpu__end(ctx, NULL);
     gpgpu__unlock(ctx);
     return s;
@@ -370,6 +372,8 @@ gpgpu_status gpgpu_sort(gpgpu_context *ctx, gpgpu_type t, void *keys, size_t n, 
     gpgpu__lock(ctx);
     gpgpu__begin(ctx, 0, NULL, NULL);
     gpgpu_status s = sort_host_copy(ctx, &j, keys, NULL);
+    if (s != GPGPU_SUCCESS)
+        clFinish(ctx->queue); /* nothing may still read the caller's memory */
     gpgpu__end(ctx, NULL);
     gpgpu__unlock(ctx);
     return s;
