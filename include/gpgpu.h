@@ -11,6 +11,10 @@
  *  - A call that fails leaks nothing and leaves the caller's data as it was
  *    (an in-place scan or sort that fails leaves the input untouched).
  *  - n counts elements. n == 0 is valid everywhere; pointers may then be NULL.
+ *    An n whose byte size exceeds PTRDIFF_MAX is INVALID_ARGUMENT.
+ *  - Host arrays of a typed element must be aligned to that type (4 or 8
+ *    bytes; sort values to value_size): a misaligned host array is
+ *    INVALID_ARGUMENT.
  *  - One context may be shared by several threads: calls on it are serialised.
  *  - Results are deterministic: the same input, device and n give the same
  *    bits on every run, floating-point sums included.
@@ -216,7 +220,8 @@ GPGPU_API gpgpu_status gpgpu_histogram(gpgpu_context *ctx, gpgpu_type t, const v
  * (c = C / 255, v = (2126 R + 7152 G + 722 B) / 2550000). Alpha is ignored.
  * One read of the image; the last row needs only 4 * width bytes.
  * Errors: INVALID_ARGUMENT (nbins 0 or over 2^29, row_stride < 4 * width,
- * NULL pixels with pixels to read, NULL bins), OUT_OF_MEMORY, OPENCL, BUILD.
+ * an image of more than PTRDIFF_MAX bytes, NULL pixels with pixels to read,
+ * NULL bins), OUT_OF_MEMORY, OPENCL, BUILD.
  */
 GPGPU_API gpgpu_status gpgpu_histogram_rgba8(gpgpu_context *ctx, const uint8_t *pixels,
                                              size_t width, size_t height, size_t row_stride,

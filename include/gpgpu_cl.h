@@ -4,7 +4,9 @@
  * Offsets and n count elements. Each function waits for the caller's events
  * (num_wait, wait), enqueues its passes on the context's queue and, when done
  * is not NULL, hands back one event (the caller releases it) that completes
- * when the result is in place. Nothing blocks. Scratch memory is the
+ * when the result is in place; on any failure *done is NULL (nothing to
+ * release), and a range outside its buffer (offset + n past the buffer's
+ * size) is INVALID_ARGUMENT. Nothing blocks. Scratch memory is the
  * library's and is reused between calls; a call on the same context must not
  * start before the previous one's done event has completed if it is made
  * on another queue. On the host fallback these functions are UNSUPPORTED.

@@ -232,30 +232,74 @@ void scan_tiles(__global const T *in, ulong in_off, __global T *out, ulong out_o
 }
 
 /* Single-pass state per tile: flags[1 + t] says what tile t has published in
-   vals[]: its total (FLAG_TOTAL, vals[2t]) or its inclusive prefix
-   (FLAG_PREFIX, vals[2t + 1]). flags[0] is the ticket counter. All zero at
-   launch. A value is written, then fenced, then its flag: a reader that
-   sees the flag and fences sees the value. */
+   vals[]: its total (FLAG_TOTAL, slot 2t) or its inclusive prefix
+   (FLAG_PREFIX, slot 2t + 1). flags[0] is the ticket counter; vals follows
+   the flags from the next even word (8-byte aligned). All zero at launch.
+   Each slot is written once: the value, a fence, then its flag; a reader
+   that sees the flag and fences sees the value. Every access to this state
+   is a 32-bit atomic (a value goes word by word), so that no group's plain
+   load races with another's store (OpenCL 1.2 has no atomic load: an
+   atomic_or of 0 reads). Only lid 0 touches it, a few times per tile. */
 #define FLAG_TOTAL 1u
 #define FLAG_PREFIX 2u
 
-static inline void publish(volatile __global uint *flags, volatile __global T *vals, uint t,
-                    uint flag, T v)
+/* A value as the 32-bit words its atomics move. */
+#if TYPE_ID <= 2
+#define T_WORDS 1
+#define TO_WORDS(v) as_uint(v)
+#else
+#define T_WORDS 2
+#define TO_WORDS(v) as_uint2(v)
+#endif
+#if TYPE_ID == 0
+#define FROM_WORDS(w) as_int(w)
+#elif TYPE_ID == 1
+#define FROM_WORDS(w) as_uint(w)
+#elif TYPE_ID == 2
+#define FROM_WORDS(w) as_float(w)
+#elif TYPE_ID == 3
+#define FROM_WORDS(w) as_long(w)
+#elif TYPE_ID == 4
+#define FROM_WORDS(w) as_ulong(w)
+#else
+#define FROM_WORDS(w) as_double(w)
+#endif
+
+static inline void publish(__global uint *flags, __global uint *vals, uint t, uint flag, T v)
 {
-    vals[2 * t + (flag == FLAG_PREFIX)] = v;
+    __global uint *slot = vals + (2 * t + (flag == FLAG_PREFIX)) * T_WORDS;
+#if T_WORDS == 2
+    uint2 w = TO_WORDS(v);
+    atomic_xchg(&slot[0], w.x);
+    atomic_xchg(&slot[1], w.y);
+#else
+    atomic_xchg(&slot[0], TO_WORDS(v));
+#endif
     mem_fence(CLK_GLOBAL_MEM_FENCE);
     atomic_xchg(&flags[1 + t], flag);
 }
 
 /* Waits until tile t has published at least `need`, polling at most
    `polls` times; returns what it has (0: nothing yet). */
-static inline uint poll_flag(volatile __global uint *flags, uint t, uint need, uint polls)
+static inline uint poll_flag(__global uint *flags, uint t, uint need, uint polls)
 {
-    uint f = flags[1 + t];
+    uint f = atomic_or(&flags[1 + t], 0u);
     for (uint i = 0; f < need && i < polls; ++i)
-        f = flags[1 + t];
+        f = atomic_or(&flags[1 + t], 0u);
     mem_fence(CLK_GLOBAL_MEM_FENCE);
     return f;
+}
+
+/* The value tile k published with flag f. */
+static inline T published(__global uint *vals, uint k, uint f)
+{
+    __global uint *slot = vals + (2 * k + (f == FLAG_PREFIX)) * T_WORDS;
+#if T_WORDS == 2
+    uint lo = atomic_or(&slot[0], 0u), hi = atomic_or(&slot[1], 0u);
+    return FROM_WORDS((uint2)(lo, hi));
+#else
+    return FROM_WORDS(atomic_or(&slot[0], 0u));
+#endif
 }
 
 /* The total of full tile k computed by this work item alone. On a CPU it is
@@ -288,8 +332,8 @@ static inline T tile_total_alone(__global const T *x)
    ever depends on another making progress. The flag is read again after
    that: a tile that published meanwhile may already have overwritten its
    input (in place), and then its published value is used. */
-static inline uint fetch(volatile __global uint *flags, volatile __global T *vals,
-                         __global const T *in, uint k, uint polls, T *v)
+static inline uint fetch(__global uint *flags, __global uint *vals, __global const T *in,
+                         uint k, uint polls, T *v)
 {
     uint f = poll_flag(flags, k, FLAG_TOTAL, polls);
     if (f == 0) {
@@ -298,7 +342,7 @@ static inline uint fetch(volatile __global uint *flags, volatile __global T *val
         if (f == 0)
             return 0;
     }
-    *v = vals[2 * k + (f == FLAG_PREFIX)];
+    *v = published(vals, k, f);
     return f;
 }
 
@@ -308,8 +352,8 @@ static inline uint fetch(volatile __global uint *flags, volatile __global T *val
    exactly the strict chain prefix(k+1) = prefix(k) op total(k+1), so float
    results do not depend on which tiles had published when: they are the
    same bits on every run. */
-static inline T look_back(volatile __global uint *flags, volatile __global T *vals,
-                          __global const T *in, uint t, T total, T seed)
+static inline T look_back(__global uint *flags, __global uint *vals, __global const T *in,
+                          uint t, T total, T seed)
 {
     publish(flags, vals, t, FLAG_TOTAL, total);
     uint j = t - 1, f;
@@ -330,8 +374,9 @@ static inline T look_back(volatile __global uint *flags, volatile __global T *va
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void scan_single(__global const T *in, ulong in_off, __global T *out, ulong out_off, ulong n,
                  int inclusive, __global const T *seed, ulong seed_off, int has_seed,
-                 __global T *vals, __global uint *flags)
+                 __global uint *flags)
 {
+    __global uint *vals = flags + ((uint)((n + SCAN_TILE - 1) / SCAN_TILE + 2) & ~1u);
     __local T sums[WG];
     __local uint ticket;
     __local T prefix;

@@ -314,6 +314,8 @@ void gpgpu_context_destroy(gpgpu_context *ctx)
     if (ctx->queue)
         clFinish(ctx->queue);
     gpgpu__profile_clear(ctx);
+    if (ctx->last)
+        clReleaseEvent(ctx->last);
     free(ctx->launches);
     free(ctx->records);
     for (int i = 0; i < GPGPU__SCRATCH_SLOTS; i++)

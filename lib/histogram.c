@@ -193,13 +193,14 @@ gpgpu_status gpgpu_histogram(gpgpu_context *ctx, gpgpu_type t, const void *in, s
     GPGPU__CHECK_ARG(ctx, in != NULL || n == 0);
     GPGPU__CHECK_ARG(ctx, bins != NULL);
     GPGPU__TRY(check_rule(ctx, t, nbins, lo, hi, &p));
-    GPGPU__CHECK_ARG(ctx, n <= SIZE_MAX / gpgpu__type(t)->size);
+    GPGPU__CHECK_ARG(ctx, n <= PTRDIFF_MAX / gpgpu__type(t)->size);
+    GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(in, t));
     if (ctx->host) {
         gpgpu__host_histogram(t, in, n, nbins, lo, hi, bins);
         return GPGPU_SUCCESS;
     }
     gpgpu__lock(ctx);
-    gpgpu__begin(ctx, 0, NULL);
+    gpgpu__begin(ctx, 0, NULL, NULL);
     return host_call(ctx, "gpgpu_histogram", histogram_host_api(ctx, t, in, n, &p, bins));
 }
 
@@ -209,6 +210,8 @@ gpgpu_status gpgpu_histogram_buffer(gpgpu_context *ctx, gpgpu_type t, cl_mem in,
                                     cl_uint num_wait, const cl_event *wait, cl_event *done)
 {
     gpgpu__hist_params p;
+    if (done) /* on any failure the caller has no event to release */
+        *done = NULL;
     GPGPU__CHECK_ARG(NULL, ctx != NULL);
     GPGPU__CHECK_ARG(ctx, in != NULL || n == 0);
     GPGPU__CHECK_ARG(ctx, bins != NULL);
@@ -217,8 +220,13 @@ gpgpu_status gpgpu_histogram_buffer(gpgpu_context *ctx, gpgpu_type t, cl_mem in,
     if (ctx->host)
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
                            "gpgpu_histogram_buffer: no OpenCL device");
+    if (in)
+        GPGPU__TRY(gpgpu__check_range(ctx, __func__, "in", in, in_offset, n,
+                                      gpgpu__type(t)->size));
+    GPGPU__TRY(gpgpu__check_range(ctx, __func__, "bins", bins, bins_offset, nbins,
+                                  sizeof(cl_ulong)));
     gpgpu__lock(ctx);
-    gpgpu__begin(ctx, num_wait, wait);
+    gpgpu__begin(ctx, num_wait, wait, done);
     gpgpu_status s = enqueue(ctx, t, in, in_offset, n, &p, bins, bins_offset, 0);
     if (s == GPGPU_SUCCESS)
         s = gpgpu__end(ctx, done);
@@ -283,12 +291,16 @@ gpgpu_status gpgpu_histogram_rgba8(gpgpu_context *ctx, const uint8_t *pixels, si
     GPGPU__CHECK_ARG(ctx, bins != NULL);
     GPGPU__CHECK_ARG(ctx, pixels != NULL || width == 0 || height == 0);
     GPGPU__CHECK_ARG(ctx, width <= SIZE_MAX / 4 && row_stride >= 4 * width);
+    /* the image's bytes, (height - 1) * row_stride + 4 * width, must be an
+       object size (the checks read that way so that none of them overflows) */
+    GPGPU__CHECK_ARG(ctx, height <= 1 || row_stride <= PTRDIFF_MAX / (height - 1));
+    GPGPU__CHECK_ARG(ctx, height == 0 || 4 * width <= PTRDIFF_MAX - (height - 1) * row_stride);
     if (ctx->host || width == 0 || height == 0) {
         gpgpu__host_histogram_rgba8(pixels, width, height, row_stride, nbins, bins);
         return GPGPU_SUCCESS;
     }
     gpgpu__lock(ctx);
-    gpgpu__begin(ctx, 0, NULL);
+    gpgpu__begin(ctx, 0, NULL, NULL);
     return host_call(ctx, "gpgpu_histogram_rgba8",
                      rgba8_host_api(ctx, pixels, width, height, row_stride, nbins, bins));
 }

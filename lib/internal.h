@@ -127,6 +127,8 @@ struct gpgpu_context {
        enqueue) and, when profiling, its launches. */
     cl_uint wait_n;
     const cl_event *wait;
+    int track;                   /* the call hands out a done event */
+    cl_event last;               /* then: its latest command's event */
     gpgpu__launch *launches;
     size_t nlaunches, launches_cap;
     gpgpu_kernel_time *records;  /* resolved by gpgpu_profile */
@@ -183,10 +185,13 @@ gpgpu_status gpgpu__fill(gpgpu_context *ctx, cl_mem buf, size_t offset, size_t b
 gpgpu_status gpgpu__copy(gpgpu_context *ctx, cl_mem src, size_t src_offset, cl_mem dst,
                          size_t dst_offset, size_t bytes);
 
-/* Brackets the enqueues of a _buffer call: begin records the caller's wait
-   list and drops the previous call's profile; end hands out the done event
-   (a marker after everything the call enqueued) when done is not NULL. */
-void gpgpu__begin(gpgpu_context *ctx, cl_uint num_wait, const cl_event *wait);
+/* Brackets the enqueues of a call: begin records the caller's wait list
+   and drops the previous call's profile; end hands out the done event when
+   done is not NULL (the same done for both). That event is the call's last
+   command's own, so that no step can fail after an in-place call (a sort)
+   has changed its buffers; a marker only when the call enqueued nothing. */
+void gpgpu__begin(gpgpu_context *ctx, cl_uint num_wait, const cl_event *wait,
+                  const cl_event *done);
 gpgpu_status gpgpu__end(gpgpu_context *ctx, cl_event *done);
 
 /* Host API helpers: wait for the queue, then print the profile if asked. */
@@ -293,15 +298,19 @@ void gpgpu__host_histogram_rgba8(const uint8_t *pixels, size_t width, size_t hei
 gpgpu_status gpgpu__scan_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
                                  gpgpu_scan_kind kind, cl_mem in, size_t in_off, cl_mem out,
                                  size_t out_off, size_t n, cl_mem init_buf, size_t init_off);
-/* Reduce of device data without locking or begin/end. */
-gpgpu_status gpgpu__reduce_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
-                                   const char *map, cl_mem in, size_t in_off, size_t n,
-                                   cl_mem result, size_t result_off);
 
 /* The host-memory reduce (locks, copies in, reduces, reads back): what
    gpgpu_reduce and gpgpu_transform_reduce share once their arguments are
    checked. map NULL for none. */
 gpgpu_status gpgpu__reduce_host_call(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
                                      const char *map, const void *in, size_t n, void *result);
+/* The device-buffer reduce (range checks, lock, enqueue, event): what
+   gpgpu_reduce_buffer and gpgpu_transform_reduce_buffer share once their
+   arguments are checked; func names the caller in messages. */
+gpgpu_status gpgpu__reduce_buffer_call(gpgpu_context *ctx, const char *func, gpgpu_type t,
+                                       gpgpu_op op, const char *map, cl_mem in,
+                                       size_t in_offset, size_t n, cl_mem result,
+                                       size_t result_offset, cl_uint num_wait,
+                                       const cl_event *wait, cl_event *done);
 
 #endif /* GPGPU_INTERNAL_H */

@@ -17,9 +17,30 @@ static cl_uint take_wait(gpgpu_context *ctx, const cl_event **wait)
     return n;
 }
 
-void gpgpu__begin(gpgpu_context *ctx, cl_uint num_wait, const cl_event *wait)
+/* Drops the event a failed call kept. */
+static void drop_last(gpgpu_context *ctx)
+{
+    if (ctx->last)
+        clReleaseEvent(ctx->last);
+    ctx->last = NULL;
+}
+
+/* Where a command's event goes: while the call tracks them, into ctx->last
+   (replacing the previous command's); else nowhere. */
+static cl_event *track(gpgpu_context *ctx)
+{
+    if (!ctx->track)
+        return NULL;
+    drop_last(ctx);
+    return &ctx->last;
+}
+
+void gpgpu__begin(gpgpu_context *ctx, cl_uint num_wait, const cl_event *wait,
+                  const cl_event *done)
 {
     gpgpu__profile_clear(ctx);
+    drop_last(ctx);
+    ctx->track = done != NULL;
     ctx->wait_n = num_wait;
     ctx->wait = wait;
 }
@@ -28,9 +49,15 @@ gpgpu_status gpgpu__end(gpgpu_context *ctx, cl_event *done)
 {
     const cl_event *wait;
     cl_uint nwait = take_wait(ctx, &wait);
-    if (!done)
+    ctx->track = 0;
+    if (!done) {
+        drop_last(ctx);
         return GPGPU_SUCCESS;
-    *done = NULL;
+    }
+    *done = ctx->last;
+    ctx->last = NULL;
+    if (*done)
+        return GPGPU_SUCCESS;
     if (gpgpu__fault("clEnqueueMarkerWithWaitList"))
         return gpgpu__cl_fail(ctx, CL_OUT_OF_RESOURCES, "clEnqueueMarkerWithWaitList");
     cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, nwait, wait, done);
@@ -129,7 +156,7 @@ gpgpu_status gpgpu__write(gpgpu_context *ctx, cl_mem buf, size_t offset, size_t 
     cl_int err = gpgpu__fault("clEnqueueWriteBuffer")
                      ? CL_OUT_OF_RESOURCES
                      : clEnqueueWriteBuffer(ctx->queue, buf, CL_FALSE, offset, bytes, host,
-                                            nwait, wait, NULL);
+                                            nwait, wait, track(ctx));
     if (err != CL_SUCCESS)
         return gpgpu__cl_fail(ctx, err, "clEnqueueWriteBuffer");
     return GPGPU_SUCCESS;
@@ -145,7 +172,7 @@ gpgpu_status gpgpu__fill(gpgpu_context *ctx, cl_mem buf, size_t offset, size_t b
     cl_int err = gpgpu__fault("clEnqueueFillBuffer")
                      ? CL_OUT_OF_RESOURCES
                      : clEnqueueFillBuffer(ctx->queue, buf, pattern, pattern_size, offset, bytes,
-                                           nwait, wait, NULL);
+                                           nwait, wait, track(ctx));
     if (err != CL_SUCCESS)
         return gpgpu__cl_fail(ctx, err, "clEnqueueFillBuffer");
     return GPGPU_SUCCESS;
@@ -161,7 +188,7 @@ gpgpu_status gpgpu__copy(gpgpu_context *ctx, cl_mem src, size_t src_offset, cl_m
     cl_int err = gpgpu__fault("clEnqueueCopyBuffer")
                      ? CL_OUT_OF_RESOURCES
                      : clEnqueueCopyBuffer(ctx->queue, src, dst, src_offset, dst_offset, bytes,
-                                           nwait, wait, NULL);
+                                           nwait, wait, track(ctx));
     if (err != CL_SUCCESS)
         return gpgpu__cl_fail(ctx, err, "clEnqueueCopyBuffer");
     return GPGPU_SUCCESS;
@@ -191,17 +218,22 @@ gpgpu_status gpgpu__run(gpgpu_context *ctx, gpgpu__program *prog, const char *na
 
     const cl_event *wait;
     cl_uint nwait = take_wait(ctx, &wait);
-    cl_event ev = NULL;
+    cl_event ev = NULL, *last = track(ctx);
     cl_int err = gpgpu__fault("clEnqueueNDRangeKernel")
                      ? CL_OUT_OF_RESOURCES
                      : clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local, nwait,
-                                              wait, ctx->profiling ? &ev : NULL);
+                                              wait, ctx->profiling || last ? &ev : NULL);
     if (err != CL_SUCCESS)
         return gpgpu__fail(ctx, err == CL_OUT_OF_RESOURCES || err == CL_MEM_OBJECT_ALLOCATION_FAILURE
                                     ? GPGPU_ERROR_OUT_OF_MEMORY : GPGPU_ERROR_OPENCL,
                            "clEnqueueNDRangeKernel(%s, global %zu, local %zu) failed: %s", name,
                            global, local, gpgpu__cl_error_name(err));
-    if (ev)
+    if (last) {
+        *last = ev;
+        if (ctx->profiling)
+            clRetainEvent(ev); /* the profile keeps its own reference */
+    }
+    if (ctx->profiling)
         gpgpu__profile_launch(ctx, ev, name, global, local);
     return GPGPU_SUCCESS;
 }

@@ -41,7 +41,8 @@ static gpgpu_status reduce_program(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op
     return s;
 }
 
-gpgpu_status gpgpu__reduce_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
+/* Reduce of device data without locking or begin/end. */
+static gpgpu_status reduce_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
                                    const char *map, cl_mem in, size_t in_off, size_t n,
                                    cl_mem result, size_t result_off)
 {
@@ -63,6 +64,32 @@ gpgpu_status gpgpu__reduce_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op
                       GPGPU__ARG(ng), GPGPU__ARG(result), GPGPU__ARG(roff), GPGPU__END);
 }
 
+gpgpu_status gpgpu__reduce_buffer_call(gpgpu_context *ctx, const char *func, gpgpu_type t,
+                                       gpgpu_op op, const char *map, cl_mem in,
+                                       size_t in_offset, size_t n, cl_mem result,
+                                       size_t result_offset, cl_uint num_wait,
+                                       const cl_event *wait, cl_event *done)
+{
+    if (ctx->host)
+        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED, "%s: no OpenCL device", func);
+    const size_t size = gpgpu__type(t)->size;
+    if (in)
+        GPGPU__TRY(gpgpu__check_range(ctx, func, "in", in, in_offset, n, size));
+    GPGPU__TRY(gpgpu__check_range(ctx, func, "result", result, result_offset, 1, size));
+    gpgpu__lock(ctx);
+    gpgpu__begin(ctx, num_wait, wait, done);
+    cl_mem src = in;
+    gpgpu_status s = GPGPU_SUCCESS;
+    if (!src) /* n == 0 without a buffer: any buffer serves, nothing is read */
+        s = gpgpu__scratch(ctx, GPGPU__SLOT_IN, 16, &src);
+    if (s == GPGPU_SUCCESS)
+        s = reduce_enqueue(ctx, t, op, map, src, in_offset, n, result, result_offset);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__end(ctx, done);
+    gpgpu__unlock(ctx);
+    return s;
+}
+
 gpgpu_status gpgpu_reduce_buffer(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, cl_mem in,
                                  size_t in_offset, size_t n, cl_mem result,
                                  size_t result_offset, cl_uint num_wait, const cl_event *wait,
@@ -76,24 +103,8 @@ gpgpu_status gpgpu_reduce_buffer(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, 
     GPGPU__CHECK_ARG(ctx, in != NULL || n == 0);
     GPGPU__CHECK_ARG(ctx, result != NULL);
     GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
-    if (ctx->host)
-        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED, "gpgpu_reduce_buffer: no OpenCL device");
-    const size_t size = gpgpu__type(t)->size;
-    if (in)
-        GPGPU__TRY(gpgpu__check_range(ctx, __func__, "in", in, in_offset, n, size));
-    GPGPU__TRY(gpgpu__check_range(ctx, __func__, "result", result, result_offset, 1, size));
-    gpgpu__lock(ctx);
-    gpgpu__begin(ctx, num_wait, wait);
-    cl_mem src = in;
-    gpgpu_status s = GPGPU_SUCCESS;
-    if (!src) /* n == 0 without a buffer: any buffer serves, nothing is read */
-        s = gpgpu__scratch(ctx, GPGPU__SLOT_IN, 16, &src);
-    if (s == GPGPU_SUCCESS)
-        s = gpgpu__reduce_enqueue(ctx, t, op, NULL, src, in_offset, n, result, result_offset);
-    if (s == GPGPU_SUCCESS)
-        s = gpgpu__end(ctx, done);
-    gpgpu__unlock(ctx);
-    return s;
+    return gpgpu__reduce_buffer_call(ctx, __func__, t, op, NULL, in, in_offset, n, result,
+                                     result_offset, num_wait, wait, done);
 }
 
 /* Host memory in, one element out. Inputs larger than one device allocation
@@ -111,13 +122,13 @@ static gpgpu_status reduce_host_api(gpgpu_context *ctx, gpgpu_type t, gpgpu_op o
     for (size_t c = 0; c < nchunks; c++) {
         size_t first = c * chunk, len = n - first < chunk ? n - first : chunk;
         GPGPU__TRY(gpgpu__write(ctx, buf, 0, len * size, (const char *)in + first * size));
-        GPGPU__TRY(gpgpu__reduce_enqueue(ctx, t, op, map, buf, 0, len,
-                                         nchunks == 1 ? out : partials, c));
+        GPGPU__TRY(reduce_enqueue(ctx, t, op, map, buf, 0, len, nchunks == 1 ? out : partials,
+                                  c));
         if (nchunks > 1) /* the next write reuses buf: wait for this pass */
             GPGPU__TRY(gpgpu__finish(ctx));
     }
     if (nchunks > 1)
-        GPGPU__TRY(gpgpu__reduce_enqueue(ctx, t, op, NULL, partials, 0, nchunks, out, 0));
+        GPGPU__TRY(reduce_enqueue(ctx, t, op, NULL, partials, 0, nchunks, out, 0));
     return gpgpu__read(ctx, out, 0, size, result);
 }
 
@@ -125,7 +136,7 @@ gpgpu_status gpgpu__reduce_host_call(gpgpu_context *ctx, gpgpu_type t, gpgpu_op 
                                      const char *map, const void *in, size_t n, void *result)
 {
     gpgpu__lock(ctx);
-    gpgpu__begin(ctx, 0, NULL);
+    gpgpu__begin(ctx, 0, NULL, NULL);
     gpgpu_status s = reduce_host_api(ctx, t, op, map, in, n, result);
     if (s == GPGPU_SUCCESS && ctx->profile_print)
         gpgpu__profile_print(ctx, map ? "gpgpu_transform_reduce" : "gpgpu_reduce");

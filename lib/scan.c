@@ -71,20 +71,25 @@ static size_t tiles_of(const scan_plan *p, size_t n)
     return (n + p->tile - 1) / p->tile;
 }
 
+/* The look-back state lives in one scratch buffer, zeroed as a whole: the
+   flags (the ticket, then one per tile), then from the next even word the
+   published values, two per tile (kernels/scan.cl). Zeroing the values is
+   not needed for results, but oclgrind takes an atomic_xchg's stored value as
+   tainted by what it replaces, so never-written slots would be reported. */
 static gpgpu_status scan_single(gpgpu_context *ctx, const scan_plan *p, size_t size,
                                 cl_int inclusive, cl_mem in, cl_ulong in_off, cl_mem out,
                                 cl_ulong out_off, cl_ulong n, scan_seed seed)
 {
     size_t tiles = tiles_of(p, n);
-    cl_mem vals, flags;
+    size_t bytes = ((tiles + 2) & ~(size_t)1) * sizeof(cl_uint) + 2 * tiles * size;
+    cl_mem state;
     cl_uint zero = 0;
-    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS, 2 * tiles * size, &vals));
-    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS2, (tiles + 1) * sizeof zero, &flags));
-    GPGPU__TRY(gpgpu__fill(ctx, flags, 0, (tiles + 1) * sizeof zero, &zero, sizeof zero));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS2, bytes, &state));
+    GPGPU__TRY(gpgpu__fill(ctx, state, 0, bytes, &zero, sizeof zero));
     return gpgpu__run(ctx, p->prog, "scan_single", tiles * p->wg, p->wg, GPGPU__ARG(in),
                       GPGPU__ARG(in_off), GPGPU__ARG(out), GPGPU__ARG(out_off), GPGPU__ARG(n),
                       GPGPU__ARG(inclusive), GPGPU__ARG(seed.buf), GPGPU__ARG(seed.off),
-                      GPGPU__ARG(seed.has), GPGPU__ARG(vals), GPGPU__ARG(flags), GPGPU__END);
+                      GPGPU__ARG(seed.has), GPGPU__ARG(state), GPGPU__END);
 }
 
 /* Elements of scratch the multi-pass scan of n needs: one total per tile at
@@ -222,8 +227,10 @@ gpgpu_status gpgpu_scan_init(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
 {
     GPGPU__TRY(scan_check(ctx, t, op, kind));
     size_t size = gpgpu__type(t)->size;
-    GPGPU__CHECK_ARG(ctx, n <= SIZE_MAX / size - 1);
+    GPGPU__CHECK_ARG(ctx, n <= PTRDIFF_MAX / size - 1);
     GPGPU__CHECK_ARG(ctx, n == 0 || (in != NULL && out != NULL));
+    GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(in, t) && GPGPU__ALIGNED(out, t));
+    GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(init, t));
     GPGPU__CHECK_ARG(ctx, !partial_overlap((uintptr_t)in, (uintptr_t)out, n * size));
     if (ctx->host) {
         if (op >= GPGPU_OP_USER)
@@ -233,7 +240,7 @@ gpgpu_status gpgpu_scan_init(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
         return GPGPU_SUCCESS;
     }
     gpgpu__lock(ctx);
-    gpgpu__begin(ctx, 0, NULL);
+    gpgpu__begin(ctx, 0, NULL, NULL);
     gpgpu_status s = scan_host_api(ctx, t, op, kind, in, out, n, init);
     if (s == GPGPU_SUCCESS && ctx->profile_print)
         gpgpu__profile_print(ctx, "gpgpu_scan");
@@ -249,26 +256,13 @@ gpgpu_status gpgpu_scan(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, gpgpu_sca
     return gpgpu_scan_init(ctx, t, op, kind, in, out, n, NULL);
 }
 
-/* INVALID_ARGUMENT unless buf holds elements [off, off + n) of size bytes. */
-static gpgpu_status check_range(gpgpu_context *ctx, cl_mem buf, size_t off, size_t n,
-                                size_t size, const char *what)
-{
-    size_t bytes = 0;
-    cl_int err = clGetMemObjectInfo(buf, CL_MEM_SIZE, sizeof bytes, &bytes, NULL);
-    if (err != CL_SUCCESS)
-        return gpgpu__cl_fail(ctx, err, "clGetMemObjectInfo");
-    if (off > bytes / size || n > bytes / size - off)
-        return gpgpu__fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT,
-                           "gpgpu_scan_buffer: %s[%zu .. +%zu) is outside its %zu bytes", what,
-                           off, n, bytes);
-    return GPGPU_SUCCESS;
-}
-
 gpgpu_status gpgpu_scan_buffer(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
                                gpgpu_scan_kind kind, cl_mem in, size_t in_offset, cl_mem out,
                                size_t out_offset, size_t n, cl_uint num_wait,
                                const cl_event *wait, cl_event *done)
 {
+    if (done) /* on any failure the caller has no event to release */
+        *done = NULL;
     GPGPU__TRY(scan_check(ctx, t, op, kind));
     GPGPU__CHECK_ARG(ctx, n == 0 || (in != NULL && out != NULL));
     GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
@@ -277,11 +271,11 @@ gpgpu_status gpgpu_scan_buffer(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED, "gpgpu_scan_buffer: no OpenCL device");
     size_t size = gpgpu__type(t)->size;
     if (n > 0) {
-        GPGPU__TRY(check_range(ctx, in, in_offset, n, size, "in"));
-        GPGPU__TRY(check_range(ctx, out, out_offset, n, size, "out"));
+        GPGPU__TRY(gpgpu__check_range(ctx, __func__, "in", in, in_offset, n, size));
+        GPGPU__TRY(gpgpu__check_range(ctx, __func__, "out", out, out_offset, n, size));
     }
     gpgpu__lock(ctx);
-    gpgpu__begin(ctx, num_wait, wait);
+    gpgpu__begin(ctx, num_wait, wait, done);
     gpgpu_status s = check_op(ctx, t, op);
     if (s == GPGPU_SUCCESS)
         s = gpgpu__scan_enqueue(ctx, t, op, kind, in, in_offset, out, out_offset, n, NULL, 0);

@@ -255,7 +255,7 @@ static gpgpu_status sort_buffer(gpgpu_context *ctx, const sort_job *j, cl_uint n
     GPGPU__TRY(check_buffers(ctx, j));
     GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
     gpgpu__lock(ctx);
-    gpgpu__begin(ctx, num_wait, wait);
+    gpgpu__begin(ctx, num_wait, wait, done);
     gpgpu_status s = j->n < 2 ? GPGPU_SUCCESS : sort_enqueue(ctx, j);
     if (s == GPGPU_SUCCESS)
         s = gpgpu__end(ctx, done);
@@ -271,6 +271,8 @@ gpgpu_status gpgpu_sort_buffer(gpgpu_context *ctx, gpgpu_type t, cl_mem keys, si
                                size_t n, unsigned flags, cl_uint num_wait,
                                const cl_event *wait, cl_event *done)
 {
+    if (done) /* on any failure the caller has no event to release */
+        *done = NULL;
     sort_job j = { t, keys, NULL, offset, 0, 0, n, flags };
     return sort_buffer(ctx, &j, num_wait, wait, done);
 }
@@ -280,6 +282,8 @@ gpgpu_status gpgpu_sort_pairs_buffer(gpgpu_context *ctx, gpgpu_type key_type, cl
                                      size_t value_size, size_t n, unsigned flags,
                                      cl_uint num_wait, const cl_event *wait, cl_event *done)
 {
+    if (done) /* on any failure the caller has no event to release */
+        *done = NULL;
     GPGPU__CHECK_ARG(NULL, ctx != NULL);
     GPGPU__CHECK_ARG(ctx, value_size == 4 || value_size == 8);
     sort_job j = { key_type, keys, values, key_offset, value_offset, value_size, n, flags };
@@ -321,6 +325,11 @@ gpgpu_status gpgpu_sort_pairs(gpgpu_context *ctx, gpgpu_type key_type, void *key
     GPGPU__TRY(check_common(ctx, key_type, value_size, flags, 1));
     GPGPU__CHECK_ARG(ctx, n == 0 || keys != NULL);
     GPGPU__CHECK_ARG(ctx, n == 0 || values != NULL);
+    /* the scratch holds two copies of keys and of values */
+    GPGPU__CHECK_ARG(ctx, n <= PTRDIFF_MAX / 2 / gpgpu__type(key_type)->size);
+    GPGPU__CHECK_ARG(ctx, n <= PTRDIFF_MAX / 2 / value_size);
+    GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(keys, key_type));
+    GPGPU__CHECK_ARG(ctx, (uintptr_t)values % value_size == 0);
     if (n < 2)
         return GPGPU_SUCCESS;
     if (ctx->host)
@@ -329,8 +338,10 @@ gpgpu_status gpgpu_sort_pairs(gpgpu_context *ctx, gpgpu_type key_type, void *key
                    : gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "sort: no host memory");
     sort_job j = { key_type, NULL, NULL, 0, 0, value_size, n, flags };
     gpgpu__lock(ctx);
-    gpgpu__begin(ctx, 0, NULL);
+    gpgpu__begin(ctx, 0, NULL, NULL);
     gpgpu_status s = sort_host_copy(ctx, &j, keys, values);
+    if (s != GPGPU_SUCCESS)
+        clFinish(ctx->queue); /* nothing may still read the caller's memory */
     gpgpu__end(ctx, NULL);
     gpgpu__unlock(ctx);
     return s;
@@ -340,6 +351,9 @@ gpgpu_status gpgpu_sort(gpgpu_context *ctx, gpgpu_type t, void *keys, size_t n, 
 {
     GPGPU__TRY(check_common(ctx, t, 0, flags, 0));
     GPGPU__CHECK_ARG(ctx, n == 0 || keys != NULL);
+    /* the scratch holds two copies of the keys */
+    GPGPU__CHECK_ARG(ctx, n <= PTRDIFF_MAX / 2 / gpgpu__type(t)->size);
+    GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(keys, t));
     if (n < 2)
         return GPGPU_SUCCESS;
     if (ctx->host)
@@ -348,8 +362,10 @@ gpgpu_status gpgpu_sort(gpgpu_context *ctx, gpgpu_type t, void *keys, size_t n, 
                    : gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "sort: no host memory");
     sort_job j = { t, NULL, NULL, 0, 0, 0, n, flags };
     gpgpu__lock(ctx);
-    gpgpu__begin(ctx, 0, NULL);
+    gpgpu__begin(ctx, 0, NULL, NULL);
     gpgpu_status s = sort_host_copy(ctx, &j, keys, NULL);
+    if (s != GPGPU_SUCCESS)
+        clFinish(ctx->queue); /* nothing may still read the caller's memory */
     gpgpu__end(ctx, NULL);
     gpgpu__unlock(ctx);
     return s;

@@ -209,7 +209,8 @@ gpgpu_status gpgpu_transform_reduce(gpgpu_context *ctx, gpgpu_type t, const char
     GPGPU__CHECK_ARG(ctx, GPGPU__VALID_OP(op));
     GPGPU__CHECK_ARG(ctx, in != NULL || n == 0);
     GPGPU__CHECK_ARG(ctx, result != NULL);
-    GPGPU__CHECK_ARG(ctx, n <= SIZE_MAX / gpgpu__type(t)->size);
+    GPGPU__CHECK_ARG(ctx, n <= PTRDIFF_MAX / gpgpu__type(t)->size);
+    GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(in, t));
     GPGPU__TRY(expr_clean(ctx, "map", map, m));
     if (ctx->host)
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
@@ -224,6 +225,8 @@ gpgpu_status gpgpu_transform_reduce_buffer(gpgpu_context *ctx, gpgpu_type t, con
                                            cl_event *done)
 {
     char m[EXPR_MAX + 1];
+    if (done) /* on any failure the caller has no event to release */
+        *done = NULL;
     GPGPU__CHECK_ARG(NULL, ctx != NULL);
     GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
     GPGPU__CHECK_ARG(ctx, map != NULL);
@@ -232,21 +235,8 @@ gpgpu_status gpgpu_transform_reduce_buffer(gpgpu_context *ctx, gpgpu_type t, con
     GPGPU__CHECK_ARG(ctx, result != NULL);
     GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
     GPGPU__TRY(expr_clean(ctx, "map", map, m));
-    if (ctx->host)
-        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
-                           "gpgpu_transform_reduce_buffer: no OpenCL device");
-    gpgpu__lock(ctx);
-    gpgpu__begin(ctx, num_wait, wait);
-    cl_mem src = in;
-    gpgpu_status s = GPGPU_SUCCESS;
-    if (!src) /* n == 0 without a buffer: any buffer serves, nothing is read */
-        s = gpgpu__scratch(ctx, GPGPU__SLOT_IN, 16, &src);
-    if (s == GPGPU_SUCCESS)
-        s = gpgpu__reduce_enqueue(ctx, t, op, m, src, in_offset, n, result, result_offset);
-    if (s == GPGPU_SUCCESS)
-        s = gpgpu__end(ctx, done);
-    gpgpu__unlock(ctx);
-    return s;
+    return gpgpu__reduce_buffer_call(ctx, __func__, t, op, m, in, in_offset, n, result,
+                                     result_offset, num_wait, wait, done);
 }
 
 /* ---- select --------------------------------------------------------------- */
@@ -324,6 +314,8 @@ gpgpu_status gpgpu_select_buffer(gpgpu_context *ctx, gpgpu_type t, const char *p
                                  cl_uint num_wait, const cl_event *wait, cl_event *done)
 {
     char pred[EXPR_MAX + 1];
+    if (done) /* on any failure the caller has no event to release */
+        *done = NULL;
     GPGPU__CHECK_ARG(NULL, ctx != NULL);
     GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
     GPGPU__CHECK_ARG(ctx, predicate != NULL);
@@ -334,8 +326,15 @@ gpgpu_status gpgpu_select_buffer(gpgpu_context *ctx, gpgpu_type t, const char *p
     GPGPU__TRY(expr_clean(ctx, "predicate", predicate, pred));
     if (ctx->host)
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED, "gpgpu_select_buffer: no OpenCL device");
+    const size_t size = gpgpu__type(t)->size;
+    if (n > 0) {
+        GPGPU__TRY(gpgpu__check_range(ctx, __func__, "in", in, in_offset, n, size));
+        GPGPU__TRY(gpgpu__check_range(ctx, __func__, "out", out, out_offset, n, size));
+    }
+    GPGPU__TRY(gpgpu__check_range(ctx, __func__, "count", count, count_offset, 1,
+                                  sizeof(cl_ulong)));
     gpgpu__lock(ctx);
-    gpgpu__begin(ctx, num_wait, wait);
+    gpgpu__begin(ctx, num_wait, wait, done);
     select_plan p;
     cl_mem counts;
     gpgpu_status s = select_plan_get(ctx, t, pred, &p);
@@ -391,7 +390,8 @@ gpgpu_status gpgpu_select(gpgpu_context *ctx, gpgpu_type t, const char *predicat
     GPGPU__CHECK_ARG(ctx, predicate != NULL);
     GPGPU__CHECK_ARG(ctx, (in != NULL && out != NULL) || n == 0);
     GPGPU__CHECK_ARG(ctx, count != NULL);
-    GPGPU__CHECK_ARG(ctx, n <= SIZE_MAX / gpgpu__type(t)->size);
+    GPGPU__CHECK_ARG(ctx, n <= PTRDIFF_MAX / gpgpu__type(t)->size);
+    GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(in, t) && GPGPU__ALIGNED(out, t));
     GPGPU__CHECK_ARG(ctx, in == out || !overlap((size_t)in, n * gpgpu__type(t)->size,
                                                 (size_t)out, n * gpgpu__type(t)->size));
     GPGPU__TRY(expr_clean(ctx, "predicate", predicate, pred));
@@ -399,7 +399,7 @@ gpgpu_status gpgpu_select(gpgpu_context *ctx, gpgpu_type t, const char *predicat
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
                            "gpgpu_select: predicates need an OpenCL device");
     gpgpu__lock(ctx);
-    gpgpu__begin(ctx, 0, NULL);
+    gpgpu__begin(ctx, 0, NULL, NULL);
     gpgpu_status s = select_host_api(ctx, t, pred, in, n, out, count);
     if (s == GPGPU_SUCCESS && ctx->profile_print)
         gpgpu__profile_print(ctx, "gpgpu_select");

@@ -6,6 +6,12 @@
 # coalesced one, a CPU's chunk per work item), with small work-groups so that
 # even small inputs span several of them. Any report fails the run.
 # `make check-oclgrind` runs it; `make check` does too when oclgrind is found.
+# oclgrind 21.10's uninitialised-value checker has blind spots that are not
+# the library's reads of unwritten memory: fills and writes at an offset stay
+# "uninitialised", a host write marks the rest of its buffer uninitialised
+# again (seeded scans tripped on it), an atomic_xchg inherits the taint of
+# what it replaces. The driver stages every host write through a kernel and
+# the scan zeroes its look-back state; tests/oclgrind_driver.c says more.
 top_builddir=${top_builddir:-.}
 driver="$top_builddir/tests/oclgrind_driver"
 OCLGRIND=${OCLGRIND:-oclgrind}
@@ -39,7 +45,8 @@ for layout in "GPGPU_CHUNKED=0 GPGPU_HIST=local GPGPU_WG=16" \
         log="$dir/$case-$variant-$(echo "$layout" | tr ' =' '__').log"
         rm -f "$log"
         # shellcheck disable=SC2086
-        env $layout GPGPU_GROUPS=4 GPGPU_CACHE=0 GPGPU_DEVICE=oclgrind \
+        env $layout GPGPU_GROUPS=4 GPGPU_SCAN_TILE=256 GPGPU_SORT_TILE=256 \
+            GPGPU_CACHE=0 GPGPU_DEVICE=oclgrind \
             "$OCLGRIND" --data-races --uninitialized --check-api \
             --build-options -cl-opt-disable --log "$log" "$driver" "$case" "$variant"
         rc=$?

@@ -29,7 +29,7 @@
 
 /* Element counts, largest first: several groups with a ragged last one (the
    driver runs with small GPGPU_WG / GPGPU_GROUPS), a ragged group, one. */
-static const size_t sizes[] = {4099, 1000, 7, 1};
+static const size_t sizes[] = {4099, 1000, 300, 7, 1};
 enum { NSIZES = sizeof sizes / sizeof sizes[0] };
 
 /* The (type, op) pairs each case runs: one per kernel variant family. */
@@ -50,13 +50,19 @@ static int failures;
    Its uninitialised-value checker counts only bytes stored by kernels and by
    host writes at offset 0: what clEnqueueFillBuffer writes, and what a
    write or a copy puts at a nonzero offset, stays "uninitialised" (a
-   one-kernel program reproduces each). The library's fills, writes at an
-   offset and copies reach the definitions below instead (the executable's
-   symbols come first: -export-dynamic in Makefile.am, default visibility
-   here). They stage host bytes at offset 0 of a staging buffer and move
+   one-kernel program reproduces each). Worse, a host write marks the rest
+   of its buffer uninitialised again: a scan's seed, put after the data
+   slot and then followed by the data's write at offset 0, read as
+   uninitialised though it was written (seeded scans reported it). The
+   library's fills, writes and copies reach the definitions below instead
+   (the executable's symbols come first: -export-dynamic in Makefile.am,
+   default visibility here). They stage host bytes at offset 0 of a staging buffer and move
    them with a kernel, whose stores the checker sees; a copy loads its
    source in that kernel, so an uninitialised source is still reported.
-   The staging buffer is made once (see the top of the file). */
+   The staging buffer is made once (see the top of the file) and is the only
+   buffer the host writes. A second limitation is the library's to work
+   round: an atomic_xchg's stored value counts as uninitialised when the
+   memory it replaces was (lib/scan.c zeroes its look-back state). */
 
 #define EXPORTED __attribute__((visibility("default"))) CL_API_ENTRY
 
@@ -148,7 +154,7 @@ EXPORTED cl_int CL_API_CALL clEnqueueWriteBuffer(cl_command_queue q, cl_mem buf,
                                                  cl_uint nwait, const cl_event *wait,
                                                  cl_event *event)
 {
-    if (offset == 0 || size == 0)
+    if (size == 0 || buf == staging)
         return real_write(q, buf, blocking, offset, size, host, nwait, wait, event);
     return staged_write(q, buf, blocking, offset, size, host, 0, nwait, wait, event);
 }
@@ -231,17 +237,18 @@ static void case_reduce(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, size_t n)
 
 /* The caller's buffers for the _buffer cases, made once at the largest
    size (see the top of the file). */
-static cl_mem buf_in, buf_out, buf_bins;
+static cl_mem buf_in, buf_out, buf_bins, buf_scan;
 
 static void make_buffers(gpgpu_context *ctx)
 {
     cl_context cl;
     cl_int err;
     clGetCommandQueueInfo(gpgpu_queue(ctx), CL_QUEUE_CONTEXT, sizeof cl, &cl, NULL);
-    buf_in = clCreateBuffer(cl, CL_MEM_READ_ONLY, (sizes[0] + 1) * 8, NULL, &err);
+    buf_in = clCreateBuffer(cl, CL_MEM_READ_WRITE, (sizes[0] + 1) * 8, NULL, &err);
     buf_out = clCreateBuffer(cl, CL_MEM_WRITE_ONLY, 8, NULL, &err);
     buf_bins = clCreateBuffer(cl, CL_MEM_READ_WRITE, 512 * sizeof(cl_ulong), NULL, &err);
-    if (!buf_in || !buf_out || !buf_bins)
+    buf_scan = clCreateBuffer(cl, CL_MEM_READ_WRITE, sizes[0] * 8, NULL, &err);
+    if (!buf_in || !buf_out || !buf_bins || !buf_scan)
         abort();
 }
 
@@ -350,17 +357,233 @@ static void case_histogram_rgba8(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, 
     free(px);
 }
 
+/* Scans: inclusive out of place; exclusive in place seeded with 5. */
+static void scan_run(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, size_t n, int in_place)
+{
+    size_t size = gpgpu_type_size(t);
+    unsigned char *x = malloc(n * size), *copy = malloc(n * size), *out = malloc(n * size);
+    unsigned char init[8];
+    if (!x || !copy || !out)
+        abort();
+    fill(t, x, n, 9);
+    fill(t, init, 1, 1005); /* the value 5 */
+    memcpy(copy, x, n * size);
+    gpgpu_status s = in_place ? gpgpu_scan_init(ctx, t, op, GPGPU_EXCLUSIVE, x, x, n, init)
+                              : gpgpu_scan(ctx, t, op, GPGPU_INCLUSIVE, x, out, n);
+    const unsigned char *got = in_place ? x : out;
+    int ok = s == GPGPU_SUCCESS;
+    double acc = in_place ? 5 : get(t, copy, 0);
+    for (size_t i = 0; ok && i < n; i++) {
+        double next = in_place || i > 0 ? combine(op, acc, get(t, copy, i)) : acc;
+        ok = get(t, got, i) == (in_place ? acc : next);
+        acc = next;
+    }
+    check(ok, in_place ? "gpgpu_scan_init in place" : "gpgpu_scan", t, n, ctx);
+    free(x);
+    free(copy);
+    free(out);
+}
+
+static void case_scan(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, size_t n)
+{
+    scan_run(ctx, t, op, n, 0);
+}
+
+static void case_scan_in_place(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, size_t n)
+{
+    scan_run(ctx, t, op, n, 1);
+}
+
+static void case_scan_buffer(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, size_t n)
+{
+    size_t size = gpgpu_type_size(t);
+    unsigned char *x = malloc((n + 1) * size), *got = malloc(n * size);
+    if (!x || !got)
+        abort();
+    fill(t, x, n + 1, 13);
+    cl_command_queue q = gpgpu_queue(ctx);
+    clEnqueueWriteBuffer(q, buf_in, CL_TRUE, 0, (n + 1) * size, x, 0, NULL, NULL);
+    gpgpu_status s = gpgpu_scan_buffer(ctx, t, op, GPGPU_INCLUSIVE, buf_in, 1, buf_scan, 0, n, 0,
+                                       NULL, NULL);
+    if (s == GPGPU_SUCCESS)
+        clEnqueueReadBuffer(q, buf_scan, CL_TRUE, 0, n * size, got, 0, NULL, NULL);
+    int ok = s == GPGPU_SUCCESS;
+    double acc = get(t, x, 1);
+    for (size_t i = 0; ok && i < n; i++) {
+        acc = i ? combine(op, acc, get(t, x, i + 1)) : acc;
+        ok = get(t, got, i) == acc;
+    }
+    check(ok, "gpgpu_scan_buffer", t, n, ctx);
+    free(x);
+    free(got);
+}
+
+/* Type-aware order of two elements (fill() makes no NaN). */
+static gpgpu_type cmp_type;
+
+static int cmp_elem(const void *a, const void *b)
+{
+    switch (cmp_type) {
+#define CMP_(T) return (*(const T *)a > *(const T *)b) - (*(const T *)a < *(const T *)b)
+    case GPGPU_I32: CMP_(int32_t);
+    case GPGPU_U32: CMP_(uint32_t);
+    case GPGPU_F32: CMP_(float);
+    case GPGPU_I64: CMP_(int64_t);
+    case GPGPU_U64: CMP_(uint64_t);
+    case GPGPU_F64: CMP_(double);
+#undef CMP_
+    }
+    return 0;
+}
+
+/* Sorts (descending for MAX variants), with u32 values holding each key's
+   first index when pairs: keys sorted, values following them stably. */
+static void sort_run(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, size_t n, int pairs)
+{
+    size_t size = gpgpu_type_size(t);
+    unsigned desc = op == GPGPU_MAX ? GPGPU_DESCENDING : GPGPU_ASCENDING;
+    unsigned char *k = malloc(n * size), *k0 = malloc(n * size), *want = malloc(n * size);
+    uint32_t *v = malloc(n * sizeof *v);
+    if (!k || !k0 || !want || !v)
+        abort();
+    fill(t, k, n, 17);
+    for (size_t i = 0; i < n; i++) {
+        v[i] = (uint32_t)i;
+        if (i % 3 == 1) /* repeats, for stability */
+            memcpy(k + i * size, k + (i - 1) * size, size);
+    }
+    memcpy(k0, k, n * size);
+    memcpy(want, k, n * size);
+    cmp_type = t;
+    qsort(want, n, size, cmp_elem);
+    gpgpu_status s = pairs ? gpgpu_sort_pairs(ctx, t, k, v, sizeof *v, n, desc)
+                           : gpgpu_sort(ctx, t, k, n, desc);
+    int ok = s == GPGPU_SUCCESS;
+    for (size_t i = 0; ok && i < n; i++)
+        ok = !memcmp(k + i * size, want + (desc ? n - 1 - i : i) * size, size);
+    for (size_t i = 0; ok && pairs && i < n; i++)
+        ok = v[i] < n && !memcmp(k0 + v[i] * size, k + i * size, size) &&
+             (i == 0 || memcmp(k + i * size, k + (i - 1) * size, size) || v[i] > v[i - 1]);
+    check(ok, pairs ? "gpgpu_sort_pairs" : "gpgpu_sort", t, n, ctx);
+    free(k);
+    free(k0);
+    free(want);
+    free(v);
+}
+
+static void case_sort(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, size_t n)
+{
+    sort_run(ctx, t, op, n, 0);
+}
+
+static void case_sort_pairs(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, size_t n)
+{
+    sort_run(ctx, t, op, n, 1);
+}
+
+static void case_sort_buffer(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, size_t n)
+{
+    size_t size = gpgpu_type_size(t);
+    unsigned char *x = malloc((n + 1) * size), *got = malloc((n + 1) * size);
+    if (!x || !got)
+        abort();
+    fill(t, x, n + 1, 19);
+    cl_command_queue q = gpgpu_queue(ctx);
+    clEnqueueWriteBuffer(q, buf_in, CL_TRUE, 0, (n + 1) * size, x, 0, NULL, NULL);
+    gpgpu_status s = gpgpu_sort_buffer(ctx, t, buf_in, 1, n, GPGPU_ASCENDING, 0, NULL, NULL);
+    if (s == GPGPU_SUCCESS)
+        clEnqueueReadBuffer(q, buf_in, CL_TRUE, 0, (n + 1) * size, got, 0, NULL, NULL);
+    cmp_type = t;
+    qsort(x + size, n, size, cmp_elem);
+    check(s == GPGPU_SUCCESS && !memcmp(x, got, (n + 1) * size), "gpgpu_sort_buffer", t, n, ctx);
+    free(x);
+    free(got);
+}
+
+static void case_select(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, size_t n)
+{
+    size_t size = gpgpu_type_size(t), count = 0, m = 0;
+    unsigned char *x = malloc(n * size), *out = malloc(n * size);
+    if (!x || !out)
+        abort();
+    fill(t, x, n, 23);
+    gpgpu_status s = gpgpu_select(ctx, t, "x > 0 && i % 3 != 1", x, n, out, &count);
+    int ok = s == GPGPU_SUCCESS;
+    for (size_t i = 0; ok && i < n; i++) {
+        double v = get(t, x, i);
+        int unsigned_t = t == GPGPU_U32 || t == GPGPU_U64;
+        if ((v > 0 || (unsigned_t && v != 0)) && i % 3 != 1)
+            ok = m < count && !memcmp(out + m++ * size, x + i * size, size);
+    }
+    check(ok && m == count, "gpgpu_select", t, n, ctx);
+    free(x);
+    free(out);
+}
+
+static void case_transform_reduce(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, size_t n)
+{
+    size_t size = gpgpu_type_size(t);
+    unsigned char *x = malloc(n * size), result[8];
+    if (!x)
+        abort();
+    fill(t, x, n, 29);
+    double want = 2 * get(t, x, 0);
+    for (size_t i = 1; i < n; i++)
+        want = combine(op, want, 2 * get(t, x, i));
+    gpgpu_status s = gpgpu_transform_reduce(ctx, t, "x * 2", op, x, n, result);
+    check(s == GPGPU_SUCCESS && get(t, result, 0) == want, "gpgpu_transform_reduce", t, n, ctx);
+    free(x);
+}
+
+/* A user operator (xor on u32) through reduce and scan. */
+static void case_user_op(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, size_t n)
+{
+    uint32_t *x = malloc(n * sizeof *x), *out = malloc(n * sizeof *x), r = 0, acc = 0;
+    gpgpu_op xor_op;
+    if (!x || !out)
+        abort();
+    fill(GPGPU_U32, x, n, 31);
+    gpgpu_status s = gpgpu_op_define(ctx, GPGPU_U32, "a ^ b", "0", &xor_op);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu_reduce(ctx, GPGPU_U32, xor_op, x, n, &r);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu_scan(ctx, GPGPU_U32, xor_op, GPGPU_EXCLUSIVE, x, out, n);
+    int ok = s == GPGPU_SUCCESS;
+    for (size_t i = 0; ok && i < n; i++) {
+        ok = out[i] == acc;
+        acc ^= x[i];
+    }
+    check(ok && r == acc, "user operator", GPGPU_U32, n, ctx);
+    free(x);
+    free(out);
+}
+
+/* Variant masks: every family, or the few whose kernels differ where
+   oclgrind is slow (the sorts' GPU layout takes seconds a variant): 32-bit
+   keys, and the 64-bit float ones whose bits are flipped for order. */
+enum { ALL = 0xf, FIRST = 0x1, SORT_KEYS = 0x9 };
+
 static const struct {
     const char *name;
     void (*run)(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, size_t n);
-    int typed; /* run once per variant; else once */
+    unsigned variants; /* bit v set: run variant v (an untyped case: 1) */
+    size_t max_n;      /* 0, or the largest size to run (oclgrind is slow on it) */
 } cases[] = {
-    {"reduce", case_reduce, 1},
-    {"reduce_buffer", case_reduce_buffer, 1},
-    {"histogram", case_histogram, 1},
-    {"histogram_global", case_histogram_global, 1},
-    {"histogram_buffer", case_histogram_buffer, 1},
-    {"histogram_rgba8", case_histogram_rgba8, 0},
+    {"reduce", case_reduce, ALL, 0},
+    {"reduce_buffer", case_reduce_buffer, ALL, 0},
+    {"histogram", case_histogram, ALL, 0},
+    {"histogram_global", case_histogram_global, ALL, 0},
+    {"histogram_buffer", case_histogram_buffer, ALL, 0},
+    {"histogram_rgba8", case_histogram_rgba8, FIRST, 0},
+    {"scan", case_scan, ALL, 0},
+    {"scan_in_place", case_scan_in_place, ALL, 0},
+    {"scan_buffer", case_scan_buffer, ALL, 0},
+    {"sort", case_sort, SORT_KEYS, 300},
+    {"sort_pairs", case_sort_pairs, FIRST, 300},
+    {"sort_buffer", case_sort_buffer, FIRST, 300},
+    {"select", case_select, ALL, 0},
+    {"transform_reduce", case_transform_reduce, ALL, 0},
+    {"user_op", case_user_op, FIRST, 0},
 };
 enum { NCASES = sizeof cases / sizeof cases[0] };
 
@@ -368,8 +591,9 @@ int main(int argc, char **argv)
 {
     if (argc == 2 && !strcmp(argv[1], "--list")) {
         for (int c = 0; c < NCASES; c++)
-            for (int v = 0; v < (cases[c].typed ? NVARIANTS : 1); v++)
-                printf("%s %d\n", cases[c].name, v);
+            for (int v = 0; v < NVARIANTS; v++)
+                if (cases[c].variants >> v & 1)
+                    printf("%s %d\n", cases[c].name, v);
         return 0;
     }
     int c = 0, v = argc == 3 ? atoi(argv[2]) : -1;
@@ -386,10 +610,12 @@ int main(int argc, char **argv)
     }
     make_buffers(ctx);
     for (int i = 0; i < NSIZES; i++)
-        cases[c].run(ctx, variants[v].t, variants[v].op, sizes[i]);
+        if (!cases[c].max_n || sizes[i] <= cases[c].max_n)
+            cases[c].run(ctx, variants[v].t, variants[v].op, sizes[i]);
     clReleaseMemObject(buf_in);
     clReleaseMemObject(buf_out);
     clReleaseMemObject(buf_bins);
+    clReleaseMemObject(buf_scan);
     gpgpu_context_destroy(ctx);
     return failures ? 1 : 0;
 }

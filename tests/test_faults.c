@@ -217,7 +217,7 @@ static gpgpu_status call_histogram_buffer(child_env *env, int round, const char 
                                n * sizeof *x, x, &err);
     cl_mem out = clCreateBuffer(env->cl, CL_MEM_READ_WRITE, sizeof bins, NULL, &err);
     CHILD_ASSERT(in && out);
-    cl_event done = NULL; /* histogram.c does not clear *done on failure yet */
+    cl_event done = (cl_event)&done; /* must become NULL if the call fails */
     gpgpu_status s = gpgpu_histogram_buffer(env->ctx, GPGPU_U32, in, 0, n, 10, 0, 1000, out, 0,
                                             0, NULL, &done);
     clFinish(env->queue);
@@ -263,6 +263,219 @@ static gpgpu_status call_histogram_rgba8(child_env *env, int round, const char *
     return s;
 }
 
+/* Scans, in place or not: an in-place scan that fails leaves its array as
+   it was. */
+static gpgpu_status scan_common(child_env *env, int round, int in_place, const char **why)
+{
+    const size_t n = round_n[round];
+    uint32_t *x = input_u32(n, round), *copy = child_alloc(n * sizeof *x);
+    uint32_t *out = in_place ? x : child_alloc(n * sizeof *x), acc = 0;
+    memcpy(copy, x, n * sizeof *x);
+    gpgpu_status s = gpgpu_scan(env->ctx, GPGPU_U32, GPGPU_SUM,
+                                in_place ? GPGPU_EXCLUSIVE : GPGPU_INCLUSIVE, x, out, n);
+    if (s != GPGPU_SUCCESS && memcmp(x, copy, n * sizeof *x))
+        *why = "a failed gpgpu_scan changed its input";
+    else if (s == GPGPU_SUCCESS && !in_place && memcmp(x, copy, n * sizeof *x))
+        *why = "gpgpu_scan changed its input";
+    for (size_t i = 0; s == GPGPU_SUCCESS && !*why && i < n; i++) {
+        uint32_t next = acc + copy[i];
+        if (out[i] != (in_place ? acc : next))
+            *why = "gpgpu_scan gave a wrong prefix";
+        acc = next;
+    }
+    if (!in_place)
+        free(out);
+    free(x);
+    free(copy);
+    return s;
+}
+
+static gpgpu_status call_scan(child_env *env, int round, const char **why)
+{
+    return scan_common(env, round, 0, why);
+}
+
+static gpgpu_status call_scan_in_place(child_env *env, int round, const char **why)
+{
+    return scan_common(env, round, 1, why);
+}
+
+static gpgpu_status call_scan_buffer(child_env *env, int round, const char **why)
+{
+    const size_t n = round_n[round];
+    uint32_t *x = input_u32(n, round), *back = child_alloc(n * sizeof *x);
+    cl_int err;
+    cl_mem in = clCreateBuffer(env->cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                               n * sizeof *x, x, &err);
+    cl_mem out = clCreateBuffer(env->cl, CL_MEM_READ_WRITE, n * sizeof *x, NULL, &err);
+    CHILD_ASSERT(in && out);
+    cl_event done = (cl_event)&done; /* must become NULL if the call fails */
+    gpgpu_status s = gpgpu_scan_buffer(env->ctx, GPGPU_U32, GPGPU_SUM, GPGPU_INCLUSIVE, in, 0,
+                                       out, 0, n, 0, NULL, &done);
+    clFinish(env->queue);
+    clEnqueueReadBuffer(env->queue, in, CL_TRUE, 0, n * sizeof *x, back, 0, NULL, NULL);
+    if (memcmp(x, back, n * sizeof *x))
+        *why = "gpgpu_scan_buffer changed its input";
+    else if (s != GPGPU_SUCCESS && done != NULL)
+        *why = "a failed gpgpu_scan_buffer handed out an event";
+    if (s == GPGPU_SUCCESS && !*why) {
+        clEnqueueReadBuffer(env->queue, out, CL_TRUE, 0, n * sizeof *x, back, 0, NULL, NULL);
+        uint32_t acc = 0;
+        for (size_t i = 0; i < n && !*why; i++)
+            if (back[i] != (acc += x[i]))
+                *why = "gpgpu_scan_buffer gave a wrong prefix";
+    }
+    if (s == GPGPU_SUCCESS && done)
+        clReleaseEvent(done);
+    clReleaseMemObject(in);
+    clReleaseMemObject(out);
+    free(x);
+    free(back);
+    return s;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Keys with many repeats (stability shows), values their first index. On
+   failure keys and values are untouched; on success the keys are sorted,
+   and each value names the original position of its key, in order among
+   equal keys. */
+static gpgpu_status sort_common(child_env *env, int round, int pairs, const char **why)
+{
+    const size_t n = round_n[round];
+    uint32_t *k = input_u32(n, round), *v = child_alloc(n * sizeof *v);
+    uint32_t *k0 = child_alloc(n * sizeof *k), *want = child_alloc(n * sizeof *k);
+    for (size_t i = 0; i < n; i++) {
+        k[i] %= 5000;
+        v[i] = (uint32_t)i;
+    }
+    memcpy(k0, k, n * sizeof *k);
+    memcpy(want, k, n * sizeof *k);
+    qsort(want, n, sizeof *want, cmp_u32);
+    gpgpu_status s = pairs ? gpgpu_sort_pairs(env->ctx, GPGPU_U32, k, v, 4, n, GPGPU_ASCENDING)
+                           : gpgpu_sort(env->ctx, GPGPU_U32, k, n, GPGPU_ASCENDING);
+    int untouched = !memcmp(k, k0, n * sizeof *k);
+    for (size_t i = 0; i < n && untouched; i++)
+        untouched = v[i] == i;
+    if (s != GPGPU_SUCCESS && !untouched)
+        *why = "a failed sort changed the keys or values";
+    else if (s == GPGPU_SUCCESS && memcmp(k, want, n * sizeof *k))
+        *why = "the keys are not sorted";
+    for (size_t i = 0; s == GPGPU_SUCCESS && pairs && !*why && i < n; i++)
+        if (v[i] >= n || k0[v[i]] != k[i] || (i > 0 && k[i] == k[i - 1] && v[i] <= v[i - 1]))
+            *why = "the values do not follow their keys stably";
+    free(k);
+    free(v);
+    free(k0);
+    free(want);
+    return s;
+}
+
+static gpgpu_status call_sort(child_env *env, int round, const char **why)
+{
+    return sort_common(env, round, 0, why);
+}
+
+static gpgpu_status call_sort_pairs(child_env *env, int round, const char **why)
+{
+    return sort_common(env, round, 1, why);
+}
+
+static gpgpu_status call_sort_buffer(child_env *env, int round, const char **why)
+{
+    const size_t n = round_n[round];
+    uint32_t *k = input_u32(n, round), *back = child_alloc(n * sizeof *k);
+    cl_int err;
+    cl_mem keys = clCreateBuffer(env->cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                 n * sizeof *k, k, &err);
+    CHILD_ASSERT(keys);
+    cl_event done = (cl_event)&done; /* must become NULL if the call fails */
+    gpgpu_status s = gpgpu_sort_buffer(env->ctx, GPGPU_U32, keys, 0, n, GPGPU_DESCENDING, 0, NULL,
+                                       &done);
+    clFinish(env->queue);
+    clEnqueueReadBuffer(env->queue, keys, CL_TRUE, 0, n * sizeof *k, back, 0, NULL, NULL);
+    if (s != GPGPU_SUCCESS && memcmp(k, back, n * sizeof *k))
+        *why = "a failed gpgpu_sort_buffer changed the keys";
+    else if (s != GPGPU_SUCCESS && done != NULL)
+        *why = "a failed gpgpu_sort_buffer handed out an event";
+    if (s == GPGPU_SUCCESS && !*why) {
+        qsort(k, n, sizeof *k, cmp_u32);
+        for (size_t i = 0; i < n && !*why; i++)
+            if (back[i] != k[n - 1 - i])
+                *why = "gpgpu_sort_buffer did not sort descending";
+    }
+    if (s == GPGPU_SUCCESS && done)
+        clReleaseEvent(done);
+    clReleaseMemObject(keys);
+    free(k);
+    free(back);
+    return s;
+}
+
+/* A user operator defined (again each round: the same id) and used. */
+static gpgpu_status call_op_define(child_env *env, int round, const char **why)
+{
+    const size_t n = round_n[round];
+    uint32_t *x = input_u32(n, round), r = 0, want = 0;
+    gpgpu_op op = -7;
+    gpgpu_status s = gpgpu_op_define(env->ctx, GPGPU_U32, "a ^ b", "0", &op);
+    if (s != GPGPU_SUCCESS) {
+        if (op != -7)
+            *why = "a failed gpgpu_op_define changed *op";
+        free(x);
+        return s;
+    }
+    for (size_t i = 0; i < n; i++)
+        want ^= x[i];
+    s = gpgpu_reduce(env->ctx, GPGPU_U32, op, x, n, &r);
+    if (s == GPGPU_SUCCESS && r != want)
+        *why = "a reduce with a user operator gave a wrong result";
+    free(x);
+    return s;
+}
+
+static gpgpu_status call_transform_reduce(child_env *env, int round, const char **why)
+{
+    const size_t n = round_n[round];
+    uint32_t *x = input_u32(n, round), *copy = child_alloc(n * sizeof *x), r = 0, want = 0;
+    memcpy(copy, x, n * sizeof *x);
+    for (size_t i = 0; i < n; i++)
+        want += x[i] & 0xff;
+    gpgpu_status s = gpgpu_transform_reduce(env->ctx, GPGPU_U32, "x & 0xff", GPGPU_SUM, x, n, &r);
+    if (memcmp(x, copy, n * sizeof *x))
+        *why = "gpgpu_transform_reduce changed its input";
+    else if (s == GPGPU_SUCCESS && r != want)
+        *why = "gpgpu_transform_reduce gave a wrong sum";
+    free(x);
+    free(copy);
+    return s;
+}
+
+static gpgpu_status call_select(child_env *env, int round, const char **why)
+{
+    const size_t n = round_n[round];
+    uint32_t *x = input_u32(n, round), *copy = child_alloc(n * sizeof *x);
+    uint32_t *out = child_alloc(n * sizeof *x);
+    size_t count = 0, m = 0;
+    memcpy(copy, x, n * sizeof *x);
+    gpgpu_status s = gpgpu_select(env->ctx, GPGPU_U32, "x % 3 == 0", x, n, out, &count);
+    if (memcmp(x, copy, n * sizeof *x))
+        *why = "gpgpu_select changed its input";
+    for (size_t i = 0; s == GPGPU_SUCCESS && !*why && i < n; i++)
+        if (x[i] % 3 == 0 && (m >= count || out[m++] != x[i]))
+            *why = "gpgpu_select kept the wrong elements";
+    if (s == GPGPU_SUCCESS && !*why && m != count)
+        *why = "gpgpu_select gave a wrong count";
+    free(x);
+    free(copy);
+    free(out);
+    return s;
+}
+
 static const scenario scenarios[] = {
     {"context_create", call_context_create, 0, 1, 1},
     {"reduce", call_reduce, 0, 0, ROUNDS},
@@ -270,6 +483,15 @@ static const scenario scenarios[] = {
     {"histogram", call_histogram, 0, 0, ROUNDS},
     {"histogram_buffer", call_histogram_buffer, 1, 0, ROUNDS},
     {"histogram_rgba8", call_histogram_rgba8, 0, 0, ROUNDS},
+    {"scan", call_scan, 0, 0, ROUNDS},
+    {"scan_in_place", call_scan_in_place, 0, 0, ROUNDS},
+    {"scan_buffer", call_scan_buffer, 1, 0, ROUNDS},
+    {"sort", call_sort, 0, 0, ROUNDS},
+    {"sort_pairs", call_sort_pairs, 0, 0, ROUNDS},
+    {"sort_buffer", call_sort_buffer, 1, 0, ROUNDS},
+    {"op_define", call_op_define, 1, 0, ROUNDS},
+    {"transform_reduce", call_transform_reduce, 1, 0, ROUNDS},
+    {"select", call_select, 1, 0, ROUNDS},
 };
 enum { NSCENARIOS = sizeof scenarios / sizeof scenarios[0] };
 

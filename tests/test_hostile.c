@@ -323,6 +323,18 @@ static void assert_sentinel(const uint64_t *bins, size_t n)
         ck_assert_msg(bins[i] == 0x5a5a5a5a5a5a5a5aull, "a failed call wrote bins[%zu]", i);
 }
 
+START_TEST(histogram_with_absurd_n_is_invalid)
+{
+    uint32_t x[4] = {1, 2, 3, 4};
+    uint64_t bins[4];
+    fill_sentinel(bins, 4);
+    for (int i = 0; i < NABSURD; i++)
+        EXPECT(GPGPU_ERROR_INVALID_ARGUMENT,
+               gpgpu_histogram(tu_ctx, GPGPU_U32, x, absurd_n[i], 4, 0, 4, bins));
+    assert_sentinel(bins, 4);
+}
+END_TEST
+
 START_TEST(histogram_with_non_finite_or_empty_bounds_is_invalid)
 {
     static const double bounds[][2] = {
@@ -357,6 +369,22 @@ START_TEST(histogram_with_bad_bin_counts_is_invalid)
 }
 END_TEST
 
+START_TEST(histogram_of_a_misaligned_array_is_invalid)
+{
+    uint64_t store[5] = {0};
+    uint64_t bins[4];
+    fill_sentinel(bins, 4);
+    for (int off = 1; off < 8; off++) {
+        const unsigned char *in = (const unsigned char *)store + off;
+        EXPECT(GPGPU_ERROR_INVALID_ARGUMENT, gpgpu_histogram(tu_ctx, GPGPU_F64, in, 4, 4, 0, 4, bins));
+        if (off % 4)
+            EXPECT(GPGPU_ERROR_INVALID_ARGUMENT,
+                   gpgpu_histogram(tu_ctx, GPGPU_I32, in, 4, 4, 0, 4, bins));
+    }
+    assert_sentinel(bins, 4);
+}
+END_TEST
+
 /* 2^31 bins are 16 GiB of counters: more than the device can allocate
    (when that is so), which is OUT_OF_MEMORY before anything is written. */
 START_TEST(histogram_beyond_device_memory_is_out_of_memory)
@@ -376,6 +404,198 @@ START_TEST(histogram_beyond_device_memory_is_out_of_memory)
     EXPECT(GPGPU_ERROR_OUT_OF_MEMORY,
            gpgpu_histogram(tu_ctx, GPGPU_U32, x, 4, (size_t)1 << 31, 0, 4, bins));
     assert_sentinel(bins, 4);
+}
+END_TEST
+
+/* Images whose last byte lies beyond the address space. */
+START_TEST(rgba8_with_overflowing_dimensions_is_invalid)
+{
+    static const size_t dims[][3] = {{1, SIZE_MAX / 2, 4},
+                                     {2, 3, SIZE_MAX / 2},
+                                     {SIZE_MAX / 4 + 1, 1, SIZE_MAX},
+                                     {(size_t)1 << 31, (size_t)1 << 31, (size_t)1 << 33}};
+    uint8_t px[64] = {0};
+    uint64_t bins[16];
+    fill_sentinel(bins, 16);
+    for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
+        EXPECT(GPGPU_ERROR_INVALID_ARGUMENT,
+               gpgpu_histogram_rgba8(tu_ctx, px, dims[i][0], dims[i][1], dims[i][2], 4, bins));
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT,
+           gpgpu_histogram_rgba8(tu_ctx, px, 2, 2, 8, ((size_t)1 << 29) + 1, bins));
+    assert_sentinel(bins, 16);
+}
+END_TEST
+
+START_TEST(histogram_buffer_outside_the_buffers_is_invalid)
+{
+    bufs b;
+    if (!make_bufs(&b))
+        return;
+    /* in: 16 u32; bins (b.out): 8 bytes, one counter. */
+    static const struct {
+        size_t in_off, n, nbins, bins_off;
+    } bad[] = {{0, 17, 1, 0}, {1, 16, 1, 0}, {SIZE_MAX, 1, 1, 0}, {1, SIZE_MAX, 1, 0},
+               {0, 16, 2, 0}, {0, 16, 1, 1}, {0, 16, 1, SIZE_MAX}, {0, 16, (size_t)1 << 31, 0}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cl_event done = (cl_event)&done;
+        EXPECT(GPGPU_ERROR_INVALID_ARGUMENT,
+               gpgpu_histogram_buffer(tu_ctx, GPGPU_U32, b.in, bad[i].in_off, bad[i].n,
+                                      bad[i].nbins, 0, 100, b.out, bad[i].bins_off, 0, NULL,
+                                      &done));
+        ck_assert_msg(done == NULL, "case %zu: a failed call left *done set", i);
+    }
+    free_bufs(&b);
+}
+END_TEST
+
+/* ---- scan, sort, select, user operators ------------------------------------ */
+
+START_TEST(scan_with_bad_arguments_is_invalid)
+{
+    uint32_t x[8] = {1, 2, 3, 4, 5, 6, 7, 8}, out[8] = {0};
+    for (int i = 0; i < NABSURD; i++)
+        EXPECT(GPGPU_ERROR_INVALID_ARGUMENT,
+               gpgpu_scan(tu_ctx, GPGPU_U32, GPGPU_SUM, GPGPU_INCLUSIVE, x, out, absurd_n[i]));
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT,
+           gpgpu_scan(tu_ctx, GPGPU_U32, GPGPU_SUM, (gpgpu_scan_kind)2, x, out, 8));
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT,
+           gpgpu_scan(tu_ctx, GPGPU_U32, GPGPU_SUM, (gpgpu_scan_kind)-1, x, out, 8));
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT,
+           gpgpu_scan(tu_ctx, GPGPU_U32, GPGPU_SUM, GPGPU_INCLUSIVE, x, x + 1, 7));
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT,
+           gpgpu_scan(tu_ctx, GPGPU_U32, GPGPU_SUM, GPGPU_INCLUSIVE, x + 1, x, 7));
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT,
+           gpgpu_scan(tu_ctx, GPGPU_U32, GPGPU_SUM, GPGPU_INCLUSIVE, (char *)x + 1, out, 4));
+    for (int i = 0; i < 8; i++)
+        ck_assert(x[i] == (uint32_t)i + 1 && out[i] == 0);
+}
+END_TEST
+
+START_TEST(sort_with_bad_arguments_is_invalid)
+{
+    uint32_t k[8] = {8, 7, 6, 5, 4, 3, 2, 1}, v[8] = {0};
+    static const unsigned bad_flags[] = {2, 3, 0x100, ~0u};
+    for (size_t i = 0; i < sizeof bad_flags / sizeof bad_flags[0]; i++)
+        EXPECT(GPGPU_ERROR_INVALID_ARGUMENT, gpgpu_sort(tu_ctx, GPGPU_U32, k, 8, bad_flags[i]));
+    for (int i = 0; i < NABSURD; i++)
+        EXPECT(GPGPU_ERROR_INVALID_ARGUMENT, gpgpu_sort(tu_ctx, GPGPU_U32, k, absurd_n[i], 0));
+    static const size_t bad_value_sizes[] = {0, 1, 3, 16, SIZE_MAX};
+    for (size_t i = 0; i < sizeof bad_value_sizes / sizeof bad_value_sizes[0]; i++)
+        EXPECT(GPGPU_ERROR_INVALID_ARGUMENT,
+               gpgpu_sort_pairs(tu_ctx, GPGPU_U32, k, v, bad_value_sizes[i], 8, 0));
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT, gpgpu_sort_pairs(tu_ctx, GPGPU_U32, k, NULL, 4, 8, 0));
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT,
+           gpgpu_sort_pairs(tu_ctx, GPGPU_U32, k, v, 4, SIZE_MAX / 4 + 1, 0));
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT, gpgpu_sort(tu_ctx, GPGPU_U32, (char *)k + 2, 4, 0));
+    for (int i = 0; i < 8; i++)
+        ck_assert(k[i] == 8 - (uint32_t)i && v[i] == 0);
+}
+END_TEST
+
+/* The other _buffer forms: in holds 16 u32, out 2. Every range outside a
+   buffer is INVALID_ARGUMENT, and a failed call hands out no event. */
+#define EXPECT_NO_EVENT(call)                                                          \
+    do {                                                                               \
+        cl_event done = (cl_event)&done;                                               \
+        EXPECT(GPGPU_ERROR_INVALID_ARGUMENT, call);                                    \
+        ck_assert_msg(done == NULL, "%s left *done set", #call);                       \
+    } while (0)
+
+START_TEST(buffer_forms_outside_their_buffers_are_invalid)
+{
+    bufs b;
+    if (!make_bufs(&b))
+        return;
+    EXPECT_NO_EVENT(gpgpu_scan_buffer(tu_ctx, GPGPU_U32, GPGPU_SUM, GPGPU_INCLUSIVE, b.in, 0,
+                                      b.out, 0, 3, 0, NULL, &done));
+    EXPECT_NO_EVENT(gpgpu_scan_buffer(tu_ctx, GPGPU_U32, GPGPU_SUM, GPGPU_INCLUSIVE, b.in,
+                                      SIZE_MAX, b.out, 0, 1, 0, NULL, &done));
+    EXPECT_NO_EVENT(gpgpu_scan_buffer(tu_ctx, GPGPU_U32, GPGPU_SUM, (gpgpu_scan_kind)7, b.in, 0,
+                                      b.out, 0, 1, 0, NULL, &done));
+    EXPECT_NO_EVENT(gpgpu_sort_buffer(tu_ctx, GPGPU_U32, b.in, 1, 16, 0, 0, NULL, &done));
+    EXPECT_NO_EVENT(gpgpu_sort_buffer(tu_ctx, GPGPU_U32, b.in, 0, SIZE_MAX, 0, 0, NULL, &done));
+    EXPECT_NO_EVENT(gpgpu_sort_buffer(tu_ctx, GPGPU_U32, b.in, 0, 4, 2, 0, NULL, &done));
+    EXPECT_NO_EVENT(gpgpu_sort_pairs_buffer(tu_ctx, GPGPU_U32, b.in, 0, b.out, 0, 4, 3, 0, 0,
+                                            NULL, &done));
+    EXPECT_NO_EVENT(gpgpu_sort_pairs_buffer(tu_ctx, GPGPU_U32, b.in, 0, b.out, 0, 3, 2, 0, 0,
+                                            NULL, &done));
+    EXPECT_NO_EVENT(gpgpu_select_buffer(tu_ctx, GPGPU_U32, "x > 1", b.in, 0, 16, b.out, 0,
+                                        b.out, 0, 0, NULL, &done));
+    EXPECT_NO_EVENT(gpgpu_select_buffer(tu_ctx, GPGPU_U32, "x > 1", b.in, 0, 16, b.in, 16,
+                                        b.out, 1, 0, NULL, &done));
+    EXPECT_NO_EVENT(gpgpu_transform_reduce_buffer(tu_ctx, GPGPU_U32, "x * 2", GPGPU_SUM, b.in,
+                                                  1, 16, b.out, 0, 0, NULL, &done));
+    EXPECT_NO_EVENT(gpgpu_transform_reduce_buffer(tu_ctx, GPGPU_U32, "x * 2", GPGPU_SUM, b.in,
+                                                  0, 16, b.out, 2, 0, NULL, &done));
+    free_bufs(&b);
+}
+END_TEST
+
+/* Expressions that try to leave their place in the kernel, or are absurd. */
+static const char *const hostile_expressions[] = {
+    "a); } __kernel void evil(__global int *p) { p[0] = 1; ", "a + b; }", "a /* b */",
+    "a // b", "#define X 1", "\"a\"", "'a'", "(a + b", "a + b)", "a)(b", "", "{a}",
+    "a\n#include <x>"};
+
+static char *huge_expression(void)
+{
+    size_t n = 1 << 20;
+    char *e = tu_alloc(n + 1);
+    for (size_t i = 0; i < n; i += 4)
+        memcpy(e + i, "a+b+", 4);
+    e[n - 1] = 'b';
+    e[n] = '\0';
+    return e;
+}
+
+START_TEST(select_with_hostile_predicates_is_invalid)
+{
+    uint32_t x[4] = {1, 2, 3, 4}, out[4] = {0};
+    size_t count = 77;
+    if (tu_is_host())
+        return; /* predicates need a device: UNSUPPORTED */
+    for (size_t i = 0; i < sizeof hostile_expressions / sizeof hostile_expressions[0]; i++) {
+        gpgpu_status s = gpgpu_select(tu_ctx, GPGPU_U32, hostile_expressions[i], x, 4, out, &count);
+        ck_assert_msg(s == GPGPU_ERROR_INVALID_ARGUMENT || s == GPGPU_ERROR_BUILD,
+                      "predicate \"%s\" gave %s", hostile_expressions[i], gpgpu_status_string(s));
+    }
+    char *huge = huge_expression();
+    gpgpu_status s = gpgpu_select(tu_ctx, GPGPU_U32, huge, x, 4, out, &count);
+    free(huge);
+    ck_assert_msg(s != GPGPU_SUCCESS, "a 1 MiB predicate gave success");
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT, gpgpu_select(tu_ctx, GPGPU_U32, NULL, x, 4, out, &count));
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT, gpgpu_select(tu_ctx, GPGPU_U32, "x > 1", x, 4, out, NULL));
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT,
+           gpgpu_select(tu_ctx, GPGPU_U32, "x > 1", x, SIZE_MAX / 2, out, &count));
+    ck_assert(x[0] == 1 && x[3] == 4);
+}
+END_TEST
+
+START_TEST(op_define_with_hostile_expressions_fails_cleanly)
+{
+    gpgpu_op op = -7;
+    if (tu_is_host())
+        return; /* user operators need a device: UNSUPPORTED */
+    for (size_t i = 0; i < sizeof hostile_expressions / sizeof hostile_expressions[0]; i++) {
+        gpgpu_status s = gpgpu_op_define(tu_ctx, GPGPU_U32, hostile_expressions[i], "0", &op);
+        ck_assert_msg(s == GPGPU_ERROR_INVALID_ARGUMENT || s == GPGPU_ERROR_BUILD,
+                      "combine \"%s\" gave %s", hostile_expressions[i], gpgpu_status_string(s));
+        s = gpgpu_op_define(tu_ctx, GPGPU_U32, "a + b", hostile_expressions[i], &op);
+        ck_assert_msg(s == GPGPU_ERROR_INVALID_ARGUMENT || s == GPGPU_ERROR_BUILD,
+                      "identity \"%s\" gave %s", hostile_expressions[i], gpgpu_status_string(s));
+    }
+    char *huge = huge_expression();
+    ck_assert(gpgpu_op_define(tu_ctx, GPGPU_U32, huge, "0", &op) != GPGPU_SUCCESS);
+    free(huge);
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT, gpgpu_op_define(tu_ctx, GPGPU_U32, NULL, "0", &op));
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT, gpgpu_op_define(tu_ctx, GPGPU_U32, "a + b", NULL, &op));
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT, gpgpu_op_define(tu_ctx, GPGPU_U32, "a + b", "0", NULL));
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT, gpgpu_op_define(tu_ctx, (gpgpu_type)9, "a + b", "0", &op));
+    ck_assert_int_eq(op, -7);
+    uint32_t x[3] = {1, 2, 3}, r = 0;
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT,
+           gpgpu_transform_reduce(tu_ctx, GPGPU_U32, hostile_expressions[0], GPGPU_SUM, x, 3, &r));
+    ck_assert_uint_eq(r, 0);
 }
 END_TEST
 
@@ -412,9 +632,20 @@ static Suite *make(void)
     tcase_add_test(tc, reduce_buffer_with_bad_arguments_is_invalid);
     suite_add_tcase(s, tc);
     tc = tcase_create("histogram");
+    tcase_add_test(tc, histogram_with_absurd_n_is_invalid);
     tcase_add_test(tc, histogram_with_non_finite_or_empty_bounds_is_invalid);
     tcase_add_test(tc, histogram_with_bad_bin_counts_is_invalid);
+    tcase_add_test(tc, histogram_of_a_misaligned_array_is_invalid);
     tcase_add_test(tc, histogram_beyond_device_memory_is_out_of_memory);
+    tcase_add_test(tc, rgba8_with_overflowing_dimensions_is_invalid);
+    tcase_add_test(tc, histogram_buffer_outside_the_buffers_is_invalid);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("scan, sort, select, user operators");
+    tcase_add_test(tc, scan_with_bad_arguments_is_invalid);
+    tcase_add_test(tc, sort_with_bad_arguments_is_invalid);
+    tcase_add_test(tc, buffer_forms_outside_their_buffers_are_invalid);
+    tcase_add_test(tc, select_with_hostile_predicates_is_invalid);
+    tcase_add_test(tc, op_define_with_hostile_expressions_fails_cleanly);
     suite_add_tcase(s, tc);
     tc = tcase_create("afterwards");
     tcase_add_test(tc, the_context_still_works_after_hostile_calls);

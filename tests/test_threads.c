@@ -146,6 +146,61 @@ static int job_histogram_rgba8(gpgpu_context *ctx, size_t n, uint64_t seed, char
                ? wrong(why, "histogram rgba8", n, ctx, s) : 0;
 }
 
+static int job_scan_i32_exclusive(gpgpu_context *ctx, size_t n, uint64_t seed, char *why)
+{
+    int32_t *x = xalloc(n * sizeof *x), *out = xalloc(n * sizeof *x);
+    uint32_t acc = 0;
+    int bad = 0;
+    tu_fill(GPGPU_I32, x, n, seed);
+    gpgpu_status s = gpgpu_scan(ctx, GPGPU_I32, GPGPU_SUM, GPGPU_EXCLUSIVE, x, out, n);
+    for (size_t i = 0; s == GPGPU_SUCCESS && i < n && !bad; i++) {
+        bad = out[i] != (int32_t)acc;
+        acc += (uint32_t)x[i];
+    }
+    free(x);
+    free(out);
+    return s != GPGPU_SUCCESS || bad ? wrong(why, "scan i32 exclusive", n, ctx, s) : 0;
+}
+
+static int cmp_f32(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+static int job_sort_f32(gpgpu_context *ctx, size_t n, uint64_t seed, char *why)
+{
+    float *x = xalloc(n * sizeof *x), *want = xalloc(n * sizeof *x);
+    tu_fill(GPGPU_F32, x, n, seed);
+    memcpy(want, x, n * sizeof *x);
+    qsort(want, n, sizeof *want, cmp_f32);
+    gpgpu_status s = gpgpu_sort(ctx, GPGPU_F32, x, n, GPGPU_ASCENDING);
+    int bad = s == GPGPU_SUCCESS && memcmp(x, want, n * sizeof *x);
+    free(x);
+    free(want);
+    return s != GPGPU_SUCCESS || bad ? wrong(why, "sort f32", n, ctx, s) : 0;
+}
+
+static int job_select_u32(gpgpu_context *ctx, size_t n, uint64_t seed, char *why)
+{
+    uint32_t *x = xalloc(n * sizeof *x), *out = xalloc(n * sizeof *x);
+    size_t count = 0, m = 0;
+    int bad = 0;
+    tu_fill(GPGPU_U32, x, n, seed);
+    gpgpu_status s = gpgpu_select(ctx, GPGPU_U32, "(x & 1) == 0", x, n, out, &count);
+    if (s == GPGPU_ERROR_UNSUPPORTED && !gpgpu_queue(ctx)) { /* host fallback */
+        free(x);
+        free(out);
+        return 0;
+    }
+    for (size_t i = 0; s == GPGPU_SUCCESS && i < n && !bad; i++)
+        if ((x[i] & 1) == 0)
+            bad = m >= count || out[m++] != x[i];
+    free(x);
+    free(out);
+    return s != GPGPU_SUCCESS || bad || m != count ? wrong(why, "select u32", n, ctx, s) : 0;
+}
+
 static const struct {
     const char *name;
     job_fn fn;
@@ -156,6 +211,9 @@ static const struct {
     {"reduce_buffer", job_reduce_buffer},
     {"histogram f32", job_histogram_f32},
     {"histogram rgba8", job_histogram_rgba8},
+    {"scan i32 exclusive", job_scan_i32_exclusive},
+    {"sort f32", job_sort_f32},
+    {"select u32", job_select_u32},
 };
 enum { NJOBS = sizeof jobs / sizeof jobs[0] };
 
