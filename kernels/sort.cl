@@ -207,16 +207,15 @@ __kernel void sort_count(__global const KT *keys, ulong koff, ulong n, ulong chu
 #endif
 
 /* The tiled passes' buffers: the first live digit reads the caller's keys
-   (0), the last writes them, the others go between A (1) and B (2); a
-   single live digit goes to A and sort_copy brings it home. So the
-   caller's keys are written only once every launch is enqueued. */
+   (0), every pass writes A (1) or B (2) in turn, and sort_copy, the call's
+   last command, brings the result home. So the caller's keys are written
+   only by a command after which nothing can fail: a failed call leaves
+   them as they were (the copy costs ~5% at 2^28 on an H200). */
 inline void sort_route(__global ulong *plan, ulong live)
 {
-    ulong src = 0, last = live ? 63 - clz(live) : 0;
+    ulong src = 0;
     for (uint d = 0; d < 16; d++) {
         ulong dst = src == 1 ? 2 : 1;
-        if (d == last && src != 0)
-            dst = 0;
         plan[PLAN_ROUTE + d] = (live >> d) & 1 ? ROUTE_LIVE | src | dst << 2 : 0;
         if ((live >> d) & 1)
             src = dst;
@@ -718,8 +717,8 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
     }
 }
 
-/* The tiled result of a single live pass, from A into the caller's
-   buffers (no work when the last pass wrote them). */
+/* The tiled result, from A or B into the caller's buffers (no work when no
+   digit was live: the keys were already in order). */
 __kernel void sort_copy(__global KT *keys, __global VT *vals, __global const KT *ak,
                         __global const VT *av, ulong koff, ulong voff, ulong n,
                         __global const ulong *plan)

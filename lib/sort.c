@@ -123,7 +123,7 @@ static gpgpu_status enqueue_chunked(gpgpu_context *ctx, const sort_job *j, sort_
 
 /* GPUs: the bits and every digit's counts in one read, the plan, an LSD
    pass per digit over tiles (a no-op on the device when the plan says
-   every key shares the digit), the copy home when one digit was live. */
+   every key shares the digit), then the copy home. */
 static gpgpu_status enqueue_tiled(gpgpu_context *ctx, const sort_job *j, sort_run *r,
                                   size_t tile)
 {
@@ -135,9 +135,8 @@ static gpgpu_status enqueue_tiled(gpgpu_context *ctx, const sort_job *j, sort_ru
     cl_mem status;
     cl_kernel k;
 
-    /* Kernels are created before the first launch: the last live pass (or
-       sort_copy) writes the caller's buffer, and no creation may fail
-       after it. */
+    /* Kernels are created before the first launch, and only sort_copy, the
+       last command, writes the caller's buffer. */
     GPGPU__TRY(gpgpu__kernel_get(ctx, r->prog, "sort_tile_scatter", &k));
     GPGPU__TRY(gpgpu__kernel_get(ctx, r->prog, "sort_copy", &k));
 
