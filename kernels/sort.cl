@@ -579,11 +579,23 @@ inline uint sort_rank(uint v, uint lane, uint w, __local uint *lc, __local uint 
 
 /* Item v's exclusive prefix for digit v over the tiles before t: their
    status words, latest first, until one holds an inclusive prefix. */
+/* The look-back's status words are published and polled with 64-bit
+   atomics where the device has them (a plain store racing a plain load is a
+   data race under OpenCL 1.2, and oclgrind says so). */
+#ifdef cl_khr_int64_base_atomics
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#define LB_LOAD(p) atom_or((p), 0ul)
+#define LB_STORE(p, v) atom_xchg((p), (v))
+#else
+#define LB_LOAD(p) (*(p))
+#define LB_STORE(p, v) (*(p) = (v))
+#endif
+
 inline uint sort_lookback(__global volatile ulong *st, uint t, uint v)
 {
     uint excl = 0;
     for (uint k = t; k > 0;) {
-        ulong s = st[(ulong)(k - 1) * RADIX + v];
+        ulong s = LB_LOAD(&st[(ulong)(k - 1) * RADIX + v]);
         if (!(s & (LB_AGG | LB_INC)))
             continue;
         excl += (uint)s;
@@ -676,13 +688,13 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
         lc[lid * SORT_WARPS + u] = sum;
         sum += c;
     }
-    st[(ulong)t * RADIX + lid] = (t ? LB_AGG : LB_INC) | sum;
+    LB_STORE(&st[(ulong)t * RADIX + lid], (t ? LB_AGG : LB_INC) | sum);
     uint at = sort_wg_scan(sum, lx, &total);
     for (uint u = 0; u < SORT_WARPS; u++)
         lc[lid * SORT_WARPS + u] += at;
     uint excl = sort_lookback(st, t, lid);
     if (t)
-        st[(ulong)t * RADIX + lid] = LB_INC | (excl + sum);
+        LB_STORE(&st[(ulong)t * RADIX + lid], LB_INC | (excl + sum));
     /* output position of tile place p with digit v: lo[v] + p (mod 2^32) */
     lo[lid] = (uint)plan[PLAN_WORDS + d * RADIX + lid] + excl - at;
     barrier(CLK_LOCAL_MEM_FENCE);
