@@ -223,6 +223,17 @@ inline void sort_route(__global ulong *plan, ulong live)
     plan[PLAN_FINAL] = src;
 }
 
+/* Exclusive prefix sum of RADIX counts in place (one item runs it). */
+inline void sort_exclusive_radix(__local ulong *start)
+{
+    ulong sum = 0;
+    for (uint u = 0; u < RADIX; u++) {
+        ulong s = start[u];
+        start[u] = sum;
+        sum += s;
+    }
+}
+
 /* One group of RADIX items, item v owning digit value v: the live digits,
    the route of the tiled passes and, in the chunked layout, the MSD
    buckets and each chunk's first output position per value (digit-major,
@@ -247,14 +258,8 @@ __kernel void sort_plan(__global const ulong *bits, __global const uint *hist, u
 #endif
     start[v] = size;
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (v == 0) {
-        ulong sum = 0;
-        for (uint u = 0; u < RADIX; u++) {
-            ulong s = start[u];
-            start[u] = sum;
-            sum += s;
-        }
-    }
+    if (v == 0)
+        sort_exclusive_radix(start);
     barrier(CLK_LOCAL_MEM_FENCE);
     plan[PLAN_START + v] = start[v];
     plan[PLAN_SIZE + v] = size;
@@ -270,14 +275,8 @@ __kernel void sort_plan(__global const ulong *bits, __global const uint *hist, u
         barrier(CLK_LOCAL_MEM_FENCE);
         start[v] = hist[d * RADIX + v];
         barrier(CLK_LOCAL_MEM_FENCE);
-        if (v == 0) {
-            ulong sum = 0;
-            for (uint u = 0; u < RADIX; u++) {
-                ulong s = start[u];
-                start[u] = sum;
-                sum += s;
-            }
-        }
+        if (v == 0)
+            sort_exclusive_radix(start);
         barrier(CLK_LOCAL_MEM_FENCE);
         offsets[d * RADIX + v] = start[v];
     }

@@ -318,6 +318,28 @@ static gpgpu_status sort_host_copy(gpgpu_context *ctx, sort_job *j, void *keys, 
     return s;
 }
 
+/* What gpgpu_sort and gpgpu_sort_pairs do once their arguments are
+   checked: the host fallback, or the device through sort_host_copy. */
+static gpgpu_status sort_host_call(gpgpu_context *ctx, gpgpu_type t, void *keys, void *values,
+                                   size_t value_size, size_t n, unsigned flags)
+{
+    if (n < 2)
+        return GPGPU_SUCCESS;
+    if (ctx->host)
+        return gpgpu__host_sort(t, keys, values, value_size, n, flags) == GPGPU_SUCCESS
+                   ? GPGPU_SUCCESS
+                   : gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "sort: no host memory");
+    sort_job j = { t, NULL, NULL, 0, 0, value_size, n, flags };
+    gpgpu__lock(ctx);
+    gpgpu__begin(ctx, 0, NULL, NULL);
+    gpgpu_status s = sort_host_copy(ctx, &j, keys, values);
+    if (s != GPGPU_SUCCESS)
+        clFinish(ctx->queue); /* nothing may still read the caller's memory */
+    gpgpu__end(ctx, NULL);
+    gpgpu__unlock(ctx);
+    return s;
+}
+
 gpgpu_status gpgpu_sort_pairs(gpgpu_context *ctx, gpgpu_type key_type, void *keys,
                               void *values, size_t value_size, size_t n, unsigned flags)
 {
@@ -329,21 +351,7 @@ gpgpu_status gpgpu_sort_pairs(gpgpu_context *ctx, gpgpu_type key_type, void *key
     GPGPU__CHECK_ARG(ctx, n <= PTRDIFF_MAX / 2 / value_size);
     GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(keys, key_type));
     GPGPU__CHECK_ARG(ctx, (uintptr_t)values % value_size == 0);
-    if (n < 2)
-        return GPGPU_SUCCESS;
-    if (ctx->host)
-        return gpgpu__host_sort(key_type, keys, values, value_size, n, flags) == GPGPU_SUCCESS
-                   ? GPGPU_SUCCESS
-                   : gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "sort: no host memory");
-    sort_job j = { key_type, NULL, NULL, 0, 0, value_size, n, flags };
-    gpgpu__lock(ctx);
-    gpgpu__begin(ctx, 0, NULL, NULL);
-    gpgpu_status s = sort_host_copy(ctx, &j, keys, values);
-    if (s != GPGPU_SUCCESS)
-        clFinish(ctx->queue); /* nothing may still read the caller's memory */
-    gpgpu__end(ctx, NULL);
-    gpgpu__unlock(ctx);
-    return s;
+    return sort_host_call(ctx, key_type, keys, values, value_size, n, flags);
 }
 
 gpgpu_status gpgpu_sort(gpgpu_context *ctx, gpgpu_type t, void *keys, size_t n, unsigned flags)
@@ -353,19 +361,5 @@ gpgpu_status gpgpu_sort(gpgpu_context *ctx, gpgpu_type t, void *keys, size_t n, 
     /* the scratch holds two copies of the keys */
     GPGPU__CHECK_ARG(ctx, n <= PTRDIFF_MAX / 2 / gpgpu__type(t)->size);
     GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(keys, t));
-    if (n < 2)
-        return GPGPU_SUCCESS;
-    if (ctx->host)
-        return gpgpu__host_sort(t, keys, NULL, 0, n, flags) == GPGPU_SUCCESS
-                   ? GPGPU_SUCCESS
-                   : gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "sort: no host memory");
-    sort_job j = { t, NULL, NULL, 0, 0, 0, n, flags };
-    gpgpu__lock(ctx);
-    gpgpu__begin(ctx, 0, NULL, NULL);
-    gpgpu_status s = sort_host_copy(ctx, &j, keys, NULL);
-    if (s != GPGPU_SUCCESS)
-        clFinish(ctx->queue); /* nothing may still read the caller's memory */
-    gpgpu__end(ctx, NULL);
-    gpgpu__unlock(ctx);
-    return s;
+    return sort_host_call(ctx, t, keys, NULL, 0, n, flags);
 }
