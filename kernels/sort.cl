@@ -31,11 +31,11 @@
  *                     NVIDIA), finds the tile's offsets by a decoupled
  *                     look-back over earlier tiles' digit counts, reorders
  *                     the tile in __local memory and writes it so that keys
- *                     of one digit go to consecutive addresses; the passes
- *                     go from the caller's buffer through scratch A and B
- *                     back to it
- *   sort_copy         the result into the caller's buffer when a single
- *                     digit was live
+ *                     of one digit go to consecutive addresses. The
+ *                     passes go from the caller's buffer through scratch A
+ *                     and B; the pass of the top digit, the call's last
+ *                     command, writes the result home (a copy when that
+ *                     digit is not live: sort_route)
  */
 
 #ifndef CHUNKED
@@ -77,10 +77,10 @@ typedef uint VT;
 #define PLAN_LIVE 1          /* bit d: digit d differs between keys */
 #define PLAN_START 2         /* RADIX bucket starts of the MSD digit */
 #define PLAN_SIZE (2 + RADIX) /* RADIX bucket sizes */
-#define PLAN_ROUTE (2 + 2 * RADIX) /* per digit: ROUTE_LIVE | src | dst << 2 */
-#define PLAN_FINAL (PLAN_ROUTE + 16) /* buffer holding the tiled result: 1 A, 2 B */
-#define PLAN_WORDS (PLAN_FINAL + 1)
-#define ROUTE_LIVE 16
+#define PLAN_ROUTE (2 + 2 * RADIX) /* per digit: mode | src | dst << 2 */
+#define PLAN_WORDS (PLAN_ROUTE + 17)
+#define ROUTE_LIVE 16 /* the pass sorts src by its digit into dst */
+#define ROUTE_COPY 32 /* the pass copies src to dst */
 /* then chunk i's first output position per digit value: [i * RADIX + v] */
 
 inline KT sort_xf(KT x, KT m0, KT m1)
@@ -122,27 +122,43 @@ __kernel void sort_bits(__global const KT *keys, ulong koff, ulong n, ulong chun
 }
 #else
 /* The GPU form also counts every digit of every key (hist[d * RADIX + v],
-   zeroed by the host): the passes' global digit starts. */
+   zeroed by the host): the passes' global digit starts. Each item takes
+   four keys a round, a grid apart, so that four loads are in flight. */
+#define BITS_UNROLL 4
 __kernel void sort_bits(__global const KT *keys, ulong koff, ulong n, ulong chunk, KT m0,
                         KT m1, __global ulong *bits, __global uint *hist)
 {
     __local KT lany[TILE_WG], lall[TILE_WG], ldesc[TILE_WG];
     __local uint lh[DIGITS * RADIX];
     uint lid = get_local_id(0);
+    ulong grid = get_global_size(0);
     KT some = 0, every = ~(KT)0, descents = 0;
 
     for (uint j = lid; j < DIGITS * RADIX; j += TILE_WG)
         lh[j] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     keys += koff;
-    for (ulong j = get_global_id(0); j < n; j += get_global_size(0)) {
-        KT x = sort_xf(keys[j], m0, m1);
-        if (j + 1 < n)
-            descents |= sort_xf(keys[j + 1], m0, m1) < x;
-        some |= x;
-        every &= x;
-        for (uint d = 0; d < DIGITS; d++)
-            atomic_inc(&lh[d * RADIX + sort_digit(x, d)]);
+    for (ulong j = get_global_id(0); j < n; j += BITS_UNROLL * grid) {
+        KT x[BITS_UNROLL], next[BITS_UNROLL];
+#pragma unroll
+        for (uint u = 0; u < BITS_UNROLL; u++) {
+            ulong q = j + u * grid;
+            x[u] = q < n ? keys[q] : 0;
+            next[u] = q + 1 < n ? keys[q + 1] : 0;
+        }
+#pragma unroll
+        for (uint u = 0; u < BITS_UNROLL; u++) {
+            ulong q = j + u * grid;
+            if (q < n) {
+                KT y = sort_xf(x[u], m0, m1);
+                if (q + 1 < n)
+                    descents |= sort_xf(next[u], m0, m1) < y;
+                some |= y;
+                every &= y;
+                for (uint d = 0; d < DIGITS; d++)
+                    atomic_add(&lh[d * RADIX + sort_digit(y, d)], 1u);
+            }
+        }
     }
     lany[lid] = some;
     lall[lid] = every;
@@ -161,6 +177,7 @@ __kernel void sort_bits(__global const KT *keys, ulong koff, ulong n, ulong chun
         bits[3 * g + 1] = lall[0];
         bits[3 * g + 2] = ldesc[0];
     }
+    barrier(CLK_LOCAL_MEM_FENCE);
     for (uint j = lid; j < DIGITS * RADIX; j += TILE_WG)
         if (lh[j])
             atomic_add(&hist[j], lh[j]);
@@ -206,21 +223,35 @@ __kernel void sort_count(__global const KT *keys, ulong koff, ulong n, ulong chu
 }
 #endif
 
-/* The tiled passes' buffers: the first live digit reads the caller's keys
-   (0), every pass writes A (1) or B (2) in turn, and sort_copy, the call's
-   last command, brings the result home. So the caller's keys are written
-   only by a command after which nothing can fail: a failed call leaves
-   them as they were (the copy costs ~5% at 2^28 on an H200). */
+/* The tiled passes' buffers (0 the caller's, 1 A, 2 B). Only the pass of
+   the top digit, the call's last command, writes the caller's buffer: the
+   first live digit reads it, each live pass below the top writes A or B in
+   turn, and the top pass sorts into the caller's buffer or, when its digit
+   is not live, copies the result there. When the top digit is the only
+   live one, pass 0 first copies the keys to A. So a failed call leaves the
+   caller's keys and values as they were, and no extra copy is paid when
+   the top digit is live (random keys). */
 inline void sort_route(__global ulong *plan, ulong live)
 {
+    const uint top = DIGITS - 1;
     ulong src = 0;
-    for (uint d = 0; d < 16; d++) {
-        ulong dst = src == 1 ? 2 : 1;
-        plan[PLAN_ROUTE + d] = (live >> d) & 1 ? ROUTE_LIVE | src | dst << 2 : 0;
-        if ((live >> d) & 1)
-            src = dst;
+    for (uint d = 0; d < 16; d++)
+        plan[PLAN_ROUTE + d] = 0;
+    if (!live)
+        return; /* already in order: nothing moves */
+    if (live == 1ul << top) {
+        plan[PLAN_ROUTE] = ROUTE_COPY | 0 | 1 << 2;
+        src = 1;
     }
-    plan[PLAN_FINAL] = src;
+    for (uint d = 0; d < DIGITS; d++) {
+        if (!((live >> d) & 1))
+            continue;
+        ulong dst = d == top ? 0 : src == 1 ? 2 : 1;
+        plan[PLAN_ROUTE + d] = ROUTE_LIVE | src | dst << 2;
+        src = dst;
+    }
+    if (src)
+        plan[PLAN_ROUTE + top] = ROUTE_COPY | src | 0 << 2;
 }
 
 /* Exclusive prefix sum of RADIX counts in place (one item runs it). */
@@ -491,8 +522,46 @@ __kernel void sort_buckets(__global KT *ak, __global VT *av, ulong n, __global K
 /* Buffer id (0 the caller's, 1 A, 2 B) to pointer. */
 #define SORT_PICK(id, k, a, b) ((id) == 0 ? (k) : (id) == 1 ? (a) : (b))
 
+/* The in-tile ranking works per warp of 32 items: item lane of warp w
+   handles keys w * 32 * TILE_ITEMS + i * 32 + lane (i = 0 .. TILE_ITEMS-1),
+   so the tile's order is (warp, i, lane) and loads stay coalesced. */
+#define SORT_WARPS (TILE_WG / 32)
+#if TILE_WG % 32 || TILE_WG != RADIX
+#error "the tiled sort needs TILE_WG a multiple of 32 and equal to RADIX"
+#endif
+
+#if NV_PTX
+inline uint sort_shfl_up(uint x, uint off)
+{
+    uint r;
+    asm volatile("shfl.sync.up.b32 %0, %1, %2, 0, 0xffffffff;" : "=r"(r) : "r"(x), "r"(off));
+    return r;
+}
+
 /* Exclusive scan of one value per item over the group (TILE_WG items);
-   *total gets the sum. Every item must call it. */
+   *total gets the sum. Every item must call it; ls (SORT_WARPS words) is
+   not reused afterwards. Warps scan by shuffles: two barriers in all. */
+inline uint sort_wg_scan(uint x, __local uint *ls, uint *total)
+{
+    uint lid = get_local_id(0), lane = lid % 32, w = lid / 32, inc = x, before = 0, all = 0;
+    for (uint off = 1; off < 32; off <<= 1) {
+        uint y = sort_shfl_up(inc, off);
+        if (lane >= off)
+            inc += y;
+    }
+    if (lane == 31)
+        ls[w] = inc;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint u = 0; u < SORT_WARPS; u++) {
+        uint c = ls[u];
+        before += u < w ? c : 0;
+        all += c;
+    }
+    *total = all;
+    return before + inc - x;
+}
+#else
+/* The same through __local memory (ls: TILE_WG words). */
 inline uint sort_wg_scan(uint x, __local uint *ls, uint *total)
 {
     uint lid = get_local_id(0);
@@ -509,15 +578,10 @@ inline uint sort_wg_scan(uint x, __local uint *ls, uint *total)
     barrier(CLK_LOCAL_MEM_FENCE);
     return r;
 }
-
-/* The in-tile ranking works per warp of 32 items: item lane of warp w
-   handles keys w * 32 * TILE_ITEMS + i * 32 + lane (i = 0 .. TILE_ITEMS-1),
-   so the tile's order is (warp, i, lane) and loads stay coalesced. */
-#define SORT_WARPS (TILE_WG / 32)
-#if TILE_WG % 32 || TILE_WG != RADIX
-#error "the tiled sort needs TILE_WG a multiple of 32 and equal to RADIX"
 #endif
 
+/* The (warp, digit) counters lc[w * RADIX + v]: the leaders of one ballot
+   round hold different digits, so their updates fall in different banks. */
 #if NV_PTX
 inline uint sort_ballot(uint pred)
 {
@@ -530,7 +594,7 @@ inline uint sort_ballot(uint pred)
 /* Keys of warp w with digit v before this one (in lane order) plus those of
    earlier calls: one ballot per digit bit finds the lanes with the same
    digit (the match.any instruction is much slower), their highest lane
-   adds their number to the (v, w) counter and hands the old value to the
+   adds their number to the (w, v) counter and hands the old value to the
    others. v == RADIX (no key) takes part but counts nowhere. */
 inline uint sort_rank(uint v, uint lane, uint w, __local uint *lc, __local uint *lx)
 {
@@ -543,14 +607,14 @@ inline uint sort_rank(uint v, uint lane, uint w, __local uint *lc, __local uint 
     }
     uint leader = 31 - clz(m);
     if (lane == leader && v < RADIX)
-        pre = atomic_add(&lc[v * SORT_WARPS + w], popcount(m));
+        pre = atomic_add(&lc[w * RADIX + v], popcount(m));
     asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;"
                  : "=r"(pre) : "r"(pre), "r"(leader));
     return pre + popcount(m & ((1u << lane) - 1));
 }
 #else
 /* The same through __local memory and group barriers (every item calls it
-   the same number of times). */
+   the same number of times; lx: 2 * TILE_WG words). */
 inline uint sort_rank(uint v, uint lane, uint w, __local uint *lc, __local uint *lx)
 {
     uint lid = get_local_id(0), m = 0;
@@ -561,9 +625,9 @@ inline uint sort_rank(uint v, uint lane, uint w, __local uint *lc, __local uint 
         m |= (uint)(ld[w * 32 + j] == v) << j;
     uint leader = 31 - clz(m);
     if (lane == leader) {
-        uint pre = v < RADIX ? lc[v * SORT_WARPS + w] : 0;
+        uint pre = v < RADIX ? lc[w * RADIX + v] : 0;
         if (v < RADIX)
-            lc[v * SORT_WARPS + w] = pre + popcount(m);
+            lc[w * RADIX + v] = pre + popcount(m);
         lb[lid] = pre;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -572,29 +636,54 @@ inline uint sort_rank(uint v, uint lane, uint w, __local uint *lc, __local uint 
 #endif
 
 /* Status words of the decoupled look-back: a tile's count of one digit
-   (AGG) or that plus the counts of every earlier tile (INC), 0: not yet. */
+   (AGG) or that plus the counts of every earlier tile (INC), 0: not yet.
+   They are published and polled by accesses that are not data races:
+   PTX volatile loads and stores on NVIDIA (relaxed, system scope: morally
+   strong in PTX's memory model, and as fast as plain ones), 64-bit atomics
+   elsewhere where the device has them (a plain store racing a plain load is
+   a data race under OpenCL 1.2, and oclgrind says so). The word carries
+   flag and count together, so no other ordering is needed. */
 #define LB_AGG (1ul << 62)
 #define LB_INC (2ul << 62)
+#if NV_PTX
+inline ulong sort_lb_load(__global ulong *p)
+{
+    ulong v;
+    asm volatile("ld.volatile.global.u64 %0, [%1];" : "=l"(v) : "l"((ulong)p) : "memory");
+    return v;
+}
+inline void sort_lb_store(__global ulong *p, ulong v)
+{
+    asm volatile("st.volatile.global.u64 [%0], %1;" : : "l"((ulong)p), "l"(v) : "memory");
+}
+#elif defined(cl_khr_int64_base_atomics)
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+inline ulong sort_lb_load(__global ulong *p)
+{
+    return atom_or((__global volatile ulong *)p, 0ul);
+}
+inline void sort_lb_store(__global ulong *p, ulong v)
+{
+    atom_xchg((__global volatile ulong *)p, v);
+}
+#else
+inline ulong sort_lb_load(__global ulong *p)
+{
+    return *(__global volatile ulong *)p;
+}
+inline void sort_lb_store(__global ulong *p, ulong v)
+{
+    *(__global volatile ulong *)p = v;
+}
+#endif
 
 /* Item v's exclusive prefix for digit v over the tiles before t: their
    status words, latest first, until one holds an inclusive prefix. */
-/* The look-back's status words are published and polled with 64-bit
-   atomics where the device has them (a plain store racing a plain load is a
-   data race under OpenCL 1.2, and oclgrind says so). */
-#ifdef cl_khr_int64_base_atomics
-#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
-#define LB_LOAD(p) atom_or((p), 0ul)
-#define LB_STORE(p, v) atom_xchg((p), (v))
-#else
-#define LB_LOAD(p) (*(p))
-#define LB_STORE(p, v) (*(p) = (v))
-#endif
-
-inline uint sort_lookback(__global volatile ulong *st, uint t, uint v)
+inline uint sort_lookback(__global ulong *st, uint t, uint v)
 {
     uint excl = 0;
     for (uint k = t; k > 0;) {
-        ulong s = LB_LOAD(&st[(ulong)(k - 1) * RADIX + v]);
+        ulong s = sort_lb_load(&st[(ulong)(k - 1) * RADIX + v]);
         if (!(s & (LB_AGG | LB_INC)))
             continue;
         excl += (uint)s;
@@ -608,12 +697,13 @@ inline uint sort_lookback(__global volatile ulong *st, uint t, uint v)
 /* One LSD pass, one tile: tile t (in the order of a ticket taken at the
    start, so that every earlier tile is already running) is sorted stably
    by digit d: each key ranked among its warp's keys of the same digit
-   (sort_rank), a scan of the (digit, warp) counts gives its place in the
+   (sort_rank), a scan of the (warp, digit) counts gives its place in the
    tile, the tile's digit counts go out for later tiles while it looks back
    over earlier ones for its offsets (status, zeroed by the host: word 0
    the ticket, then RADIX words per tile), the tile is reordered in __local
    memory and written so that the keys of one digit go to consecutive
-   addresses. */
+   addresses. A pass whose route says copy moves the group's tile as it is
+   (sort_route). */
 __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global KT *ak,
                                 __global VT *av, ulong koff, ulong voff, ulong n, uint d,
                                 KT m0, KT m1, __global const ulong *plan,
@@ -623,14 +713,31 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
 #if VAL_BYTES
     __local VT lv[TILE];
 #endif
-    __local uint lc[RADIX * SORT_WARPS];
+    __local uint lc[SORT_WARPS * RADIX];
     __local uint lx[2 * TILE_WG];
     __local uint lo[RADIX];
     __local uint lt;
     ulong route = plan[PLAN_ROUTE + d];
     uint lid = get_local_id(0), total;
     uint lane = lid % 32, w = lid / 32;
+    __global KT *sk = SORT_PICK(route & 3, keys + koff, ak, ak + n);
+    __global VT *sv = SORT_PICK(route & 3, vals + voff, av, av + n);
+    __global KT *dk = SORT_PICK((route >> 2) & 3, keys + koff, ak, ak + n);
+    __global VT *dv = SORT_PICK((route >> 2) & 3, vals + voff, av, av + n);
 
+    if (route & ROUTE_COPY) {
+        ulong base = (ulong)get_group_id(0) * TILE;
+        for (uint r = 0; r < TILE_ITEMS; r++) {
+            ulong p = base + r * TILE_WG + lid;
+            if (p < n) {
+                dk[p] = sk[p];
+#if VAL_BYTES
+                dv[p] = sv[p];
+#endif
+            }
+        }
+        return;
+    }
     if (!(route & ROUTE_LIVE))
         return;
     if (lid == 0)
@@ -641,14 +748,12 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
     uint t = lt;
     ulong base = (ulong)t * TILE;
     uint valid = (uint)min((ulong)TILE, n - base);
-    __global KT *sk = SORT_PICK(route & 3, keys + koff, ak, ak + n) + base;
-    __global VT *sv = SORT_PICK(route & 3, vals + voff, av, av + n) + base;
-    __global KT *dk = SORT_PICK((route >> 2) & 3, keys + koff, ak, ak + n);
-    __global VT *dv = SORT_PICK((route >> 2) & 3, vals + voff, av, av + n);
-    __global volatile ulong *st = status + 1;
+    __global ulong *st = status + 1;
 
+    sk += base;
+    sv += base;
     KT k[TILE_ITEMS];
-    uint rank[TILE_ITEMS];
+    uint rank[TILE_ITEMS]; /* place among the warp's keys of its digit | digit << 16 */
     uint first = w * 32 * TILE_ITEMS + lane;
 #if !VAL_BYTES
     /* Keys only: every load in flight before the ranking (its inline
@@ -665,7 +770,7 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
     for (uint i = 0; i < TILE_ITEMS; i++) {
         uint p = first + i * 32;
         uint v = valid == TILE || p < valid ? sort_digit(sort_xf(k[i], m0, m1), d) : RADIX;
-        rank[i] = sort_rank(v, lane, w, lc, lx);
+        rank[i] = sort_rank(v, lane, w, lc, lx) | v << 16;
     }
 #else
     for (uint i = 0; i < TILE_ITEMS; i++) {
@@ -675,7 +780,7 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
             k[i] = sk[p];
             v = sort_digit(sort_xf(k[i], m0, m1), d);
         }
-        rank[i] = sort_rank(v, lane, w, lc, lx);
+        rank[i] = sort_rank(v, lane, w, lc, lx) | v << 16;
     }
 #endif
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -683,17 +788,17 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
     /* Item v owns digit v: its warps' counts become their first places. */
     uint sum = 0;
     for (uint u = 0; u < SORT_WARPS; u++) {
-        uint c = lc[lid * SORT_WARPS + u];
-        lc[lid * SORT_WARPS + u] = sum;
+        uint c = lc[u * RADIX + lid];
+        lc[u * RADIX + lid] = sum;
         sum += c;
     }
-    LB_STORE(&st[(ulong)t * RADIX + lid], (t ? LB_AGG : LB_INC) | sum);
+    sort_lb_store(&st[(ulong)t * RADIX + lid], (t ? LB_AGG : LB_INC) | sum);
     uint at = sort_wg_scan(sum, lx, &total);
     for (uint u = 0; u < SORT_WARPS; u++)
-        lc[lid * SORT_WARPS + u] += at;
+        lc[u * RADIX + lid] += at;
     uint excl = sort_lookback(st, t, lid);
     if (t)
-        LB_STORE(&st[(ulong)t * RADIX + lid], LB_INC | (excl + sum));
+        sort_lb_store(&st[(ulong)t * RADIX + lid], LB_INC | (excl + sum));
     /* output position of tile place p with digit v: lo[v] + p (mod 2^32) */
     lo[lid] = (uint)plan[PLAN_WORDS + d * RADIX + lid] + excl - at;
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -704,7 +809,7 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
     for (uint i = 0; i < TILE_ITEMS; i++) {
         uint p = first + i * 32;
         if (valid == TILE || p < valid) {
-            uint at = lc[sort_digit(sort_xf(k[i], m0, m1), d) * SORT_WARPS + w] + rank[i];
+            uint at = lc[w * RADIX + (rank[i] >> 16)] + (rank[i] & 0xffff);
             lk[at] = k[i];
 #if VAL_BYTES
             lv[at] = sv[p];
@@ -725,25 +830,6 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
             dv[to] = lv[p];
 #endif
         }
-    }
-}
-
-/* The tiled result, from A or B into the caller's buffers (no work when no
-   digit was live: the keys were already in order). */
-__kernel void sort_copy(__global KT *keys, __global VT *vals, __global const KT *ak,
-                        __global const VT *av, ulong koff, ulong voff, ulong n,
-                        __global const ulong *plan)
-{
-    ulong from = plan[PLAN_FINAL];
-    if (from == 0)
-        return;
-    __global const KT *sk = from == 1 ? ak : ak + n;
-    __global const VT *sv = from == 1 ? av : av + n;
-    for (ulong j = get_global_id(0); j < n; j += get_global_size(0)) {
-        keys[koff + j] = sk[j];
-#if VAL_BYTES
-        vals[voff + j] = sv[j];
-#endif
     }
 }
 #endif /* !CHUNKED */

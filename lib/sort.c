@@ -66,14 +66,16 @@ static size_t chunks_for(const gpgpu_context *ctx, size_t n)
     return g < 1 ? 1 : g;
 }
 
-/* Keys per tile of the tiled layout: the plan's sort_tile, halved until a
-   group's __local keys and values fit the device beside its 12 KiB of
-   (digit, warp) counters and scan space. */
+/* Keys per item of a tile in the tiled layout: the plan's sort_tile over
+   TILE_WG, or fewer, so that a group's __local keys and values fit the
+   device beside its 12 KiB of (warp, digit) counters and scan space. */
 static size_t tile_items(const gpgpu_context *ctx, size_t ks, size_t vs)
 {
     size_t items = ctx->tune.sort_tile / TILE_WG;
-    while (items > 1 && TILE_WG * items * (ks + vs) + 12 * 1024 > ctx->local_mem)
-        items /= 2;
+    size_t room = ctx->local_mem > 12 * 1024 ? ctx->local_mem - 12 * 1024 : 0;
+    size_t fit = room / (TILE_WG * (ks + vs));
+    if (items > fit)
+        items = fit;
     return items ? items : 1;
 }
 
@@ -123,7 +125,8 @@ static gpgpu_status enqueue_chunked(gpgpu_context *ctx, const sort_job *j, sort_
 
 /* GPUs: the bits and every digit's counts in one read, the plan, an LSD
    pass per digit over tiles (a no-op on the device when the plan says
-   every key shares the digit), then the copy home. */
+   every key shares the digit); the pass of the top digit, the last
+   command, writes the caller's buffer (kernels/sort.cl: sort_route). */
 static gpgpu_status enqueue_tiled(gpgpu_context *ctx, const sort_job *j, sort_run *r,
                                   size_t tile)
 {
@@ -135,10 +138,9 @@ static gpgpu_status enqueue_tiled(gpgpu_context *ctx, const sort_job *j, sort_ru
     cl_mem status;
     cl_kernel k;
 
-    /* Kernels are created before the first launch, and only sort_copy, the
-       last command, writes the caller's buffer. */
+    /* The kernel is created before the first launch: nothing that can fail
+       for want of it comes after the caller's buffer is written. */
     GPGPU__TRY(gpgpu__kernel_get(ctx, r->prog, "sort_tile_scatter", &k));
-    GPGPU__TRY(gpgpu__kernel_get(ctx, r->prog, "sort_copy", &k));
 
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS2, 3 * g * sizeof(cl_ulong), &r->bits));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS, r->digits * SORT_RADIX * sizeof(cl_uint),
@@ -163,11 +165,7 @@ static gpgpu_status enqueue_tiled(gpgpu_context *ctx, const sort_job *j, sort_ru
                               GPGPU__ARG(r->n), GPGPU__ARG(d), MASK_ARGS(r->m),
                               GPGPU__ARG(r->plan), GPGPU__ARG(status), GPGPU__END));
     }
-    size_t copy_groups = ntiles < ctx->tune.groups ? ntiles : ctx->tune.groups;
-    return gpgpu__run(ctx, r->prog, "sort_copy", copy_groups * TILE_WG, TILE_WG,
-                      GPGPU__ARG(j->keys), GPGPU__ARG(r->vals), GPGPU__ARG(r->ak),
-                      GPGPU__ARG(r->av), GPGPU__ARG(r->koff), GPGPU__ARG(r->voff),
-                      GPGPU__ARG(r->n), GPGPU__ARG(r->plan), GPGPU__END);
+    return GPGPU_SUCCESS;
 }
 
 static gpgpu_status sort_enqueue(gpgpu_context *ctx, const sort_job *j)
