@@ -18,9 +18,11 @@ static const gpgpu_type types[] = { GPGPU_I32, GPGPU_U32, GPGPU_F32,
 static const char *type_names[] = { "i32", "u32", "f32", "i64", "u64", "f64" };
 #define NTYPES 6
 
-/* 256: the radix; 4096: a chunk and a GPU tile; 16384: a CPU tile. */
-static const size_t sizes[] = { 0,    1,    2,    3,     97,    255,   256,  257,
-                                1009, 4095, 4096, 4097, 16383, 16384, 16385, 65537 };
+/* 256: the radix; 4096: a chunk; 4608 and 8192: GPU tiles (pairs or
+   64-bit keys, and 32-bit keys); 16384: a CPU tile. */
+static const size_t sizes[] = { 0,    1,    2,    3,    97,   255,   256,   257,   1009, 4095,
+                                4096, 4097, 4608, 4609, 8191, 8192, 8193, 16383, 16384, 16385,
+                                65537 };
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 
 /* TOP_BYTE, LOW_BYTE, END_BYTES: random keys with every other byte zero,
