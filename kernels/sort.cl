@@ -562,6 +562,13 @@ __kernel void sort_buckets(__global KT *ak, __global VT *av, ulong n, __global K
 #define SORT_LX (2 * TILE_WG)
 #endif
 
+/* Bytes of a tile slot: a key or a value, whichever is wider. */
+#if VAL_BYTES > KEY_BITS / 8
+#define SORT_SLOT VAL_BYTES
+#else
+#define SORT_SLOT (KEY_BITS / 8)
+#endif
+
 /* Buffer id (0 the caller's, 1 A, 2 B) to pointer. */
 #define SORT_PICK(id, k, a, b) ((id) == 0 ? (k) : (id) == 1 ? (a) : (b))
 
@@ -752,9 +759,12 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
                                 KT m0, KT m1, __global const ulong *plan,
                                 __global ulong *status)
 {
-    __local KT lk[TILE];
+    /* The tile's keys, then (pairs) its values, in one __local array:
+       tiles of pairs are as big as tiles of keys. */
+    __local ulong lbuf[(TILE * SORT_SLOT + 7) / 8];
+    __local KT *lk = (__local KT *)lbuf;
 #if VAL_BYTES
-    __local VT lv[TILE];
+    __local VT *lv = (__local VT *)lbuf;
 #endif
     __local uint lc[SORT_WARPS * RADIX];
     __local uint lx[SORT_LX];
@@ -798,12 +808,9 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
     KT k[TILE_ITEMS];
     uint rank[TILE_ITEMS]; /* place among the warp's keys of its digit | digit << 16 */
     uint first = w * 32 * TILE_ITEMS + lane;
-#if !VAL_BYTES
-    /* Keys only: every load in flight before the ranking (its inline
-       assembly keeps the compiler from moving loads past it), loops
-       unrolled. With values the compiler does worse with any of it (H200,
-       2^28 u32 pairs: 20.9 Gpairs/s as below, 14.0-17.8 with some or all
-       of the keys' form). */
+    /* Every load in flight before the ranking (its inline assembly keeps the
+       compiler from moving loads past it), loops unrolled: private arrays
+       stay in registers. */
 #pragma unroll
     for (uint i = 0; i < TILE_ITEMS; i++) {
         uint p = first + i * 32;
@@ -815,17 +822,6 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
         uint v = valid == TILE || p < valid ? sort_digit(sort_xf(k[i], m0, m1), d) : RADIX;
         rank[i] = sort_rank(v, lane, w, lc, lx) | v << 16;
     }
-#else
-    for (uint i = 0; i < TILE_ITEMS; i++) {
-        uint p = first + i * 32, v = RADIX;
-        k[i] = 0;
-        if (valid == TILE || p < valid) {
-            k[i] = sk[p];
-            v = sort_digit(sort_xf(k[i], m0, m1), d);
-        }
-        rank[i] = sort_rank(v, lane, w, lc, lx) | v << 16;
-    }
-#endif
     barrier(CLK_LOCAL_MEM_FENCE);
 
     /* Item v owns digit v: its warps' counts become their first places. */
@@ -846,33 +842,49 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
     lo[lid] = (uint)plan[PLAN_WORDS + d * RADIX + lid] + excl - at;
     barrier(CLK_LOCAL_MEM_FENCE);
 
-#if !VAL_BYTES /* see the ranking loop */
+    /* Keys to their places in the tile, then out in tile order, so that
+       the keys of one digit go to consecutive addresses. */
 #pragma unroll
-#endif
     for (uint i = 0; i < TILE_ITEMS; i++) {
         uint p = first + i * 32;
-        if (valid == TILE || p < valid) {
-            uint at = lc[w * RADIX + (rank[i] >> 16)] + (rank[i] & 0xffff);
-            lk[at] = k[i];
-#if VAL_BYTES
-            lv[at] = sv[p];
-#endif
-        }
+        if (valid == TILE || p < valid)
+            lk[lc[w * RADIX + (rank[i] >> 16)] + (rank[i] & 0xffff)] = k[i];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-#if !VAL_BYTES /* see the ranking loop */
+#if VAL_BYTES
+    uint dg[(TILE_ITEMS + 3) / 4]; /* the digit of each key this item wrote */
 #pragma unroll
+    for (uint q = 0; q < (TILE_ITEMS + 3) / 4; q++)
+        dg[q] = 0;
 #endif
+#pragma unroll
     for (uint r = 0; r < TILE_ITEMS; r++) {
         uint p = r * TILE_WG + lid;
         if (valid == TILE || p < valid) {
             KT x = lk[p];
-            ulong to = lo[sort_digit(sort_xf(x, m0, m1), d)] + p;
-            dk[to] = x;
+            uint v = sort_digit(sort_xf(x, m0, m1), d);
+            dk[lo[v] + p] = x;
 #if VAL_BYTES
-            dv[to] = lv[p];
+            dg[r / 4] |= v << (8 * (r % 4));
 #endif
         }
     }
+#if VAL_BYTES
+    /* The values the same way, through the same __local array. */
+    barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+    for (uint i = 0; i < TILE_ITEMS; i++) {
+        uint p = first + i * 32;
+        if (valid == TILE || p < valid)
+            lv[lc[w * RADIX + (rank[i] >> 16)] + (rank[i] & 0xffff)] = sv[p];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+    for (uint r = 0; r < TILE_ITEMS; r++) {
+        uint p = r * TILE_WG + lid;
+        if (valid == TILE || p < valid)
+            dv[lo[(dg[r / 4] >> (8 * (r % 4))) & (RADIX - 1)] + p] = lv[p];
+    }
+#endif
 }
 #endif /* !CHUNKED */

@@ -67,15 +67,21 @@ static size_t chunks_for(const gpgpu_context *ctx, size_t n)
 }
 
 /* Keys per item of a tile in the tiled layout: the plan's sort_tile over
-   TILE_WG, or fewer, so that a group's __local keys and values fit the
-   device beside its 12 KiB of (warp, digit) counters and scan space. */
+   TILE_WG, or fewer, so that a group's __local keys (then values, in the
+   same place) fit the device beside its 12 KiB of (warp, digit) counters
+   and scan space. */
 static size_t tile_items(const gpgpu_context *ctx, size_t ks, size_t vs)
 {
     size_t items = ctx->tune.sort_tile / TILE_WG;
     size_t room = ctx->local_mem > 12 * 1024 ? ctx->local_mem - 12 * 1024 : 0;
-    size_t fit = room / (TILE_WG * (ks + vs));
+    size_t fit = room / (TILE_WG * (ks > vs ? ks : vs)); /* keys, then values */
     if (items > fit)
         items = fit;
+    /* With values an item also keeps the digits of the keys it wrote: 32
+       keys each spill registers (H200, 2^28 u32 pairs: 28 per item 25.6
+       Gpairs/s, 24 24.0, 32 17.4). */
+    if (vs && items > 28)
+        items = 28;
     return items ? items : 1;
 }
 
