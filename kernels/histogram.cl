@@ -60,6 +60,7 @@ inline int hist_bin(T x, HIST_RULE_ARGS, uint *b)
 
 #if HIST_PRIVATE
 #define HIST_VEC 16
+#define HIST_VEC_OK 1
 #if TYPE_ID == 2
 typedef float16 TV;
 #else
@@ -133,6 +134,38 @@ inline int hist_bin(T x, HIST_RULE_ARGS, uint *b)
     *b = (uint)hist_int_bin(d, (ulong)nbm1 + 1, q0, s0, dm1, m);
     return x >= lo && x <= top;
 }
+
+#if HIST_PRIVATE && !HIST_WIDE && (TYPE_ID == 0 || TYPE_ID == 1) && defined(cl_khr_fp64)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#define HIST_VEC 16
+/* The vector rule needs D < 2^62 (hist_count checks it): the remainder of
+   an estimate one off either way then fits a signed 64-bit word. */
+#define HIST_VEC_OK (dm1 < (1ul << 62))
+#if TYPE_ID == 0
+typedef int16 TV;
+#else
+typedef uint16 TV;
+#endif
+/* hist_bin on 16 32-bit samples at once, exact: a double estimate of
+   (d * nbins + s0) / D (the quotient is below 2^31, so it is at most one
+   off) corrected by the remainder in 64-bit integers, which CPUs do in
+   vector registers where the scalar rule's 64-bit mul_hi is not. Samples
+   outside go to the spare bin nbins. */
+inline uint16 hist_bin_vec(TV x, HIST_RULE_ARGS)
+{
+    ulong den = dm1 + 1;
+    double inv = 1.0 / (double)den;
+    ulong16 d = convert_ulong16(as_uint16(x) - (uint)lo);
+    ulong16 num = d * (ulong)(nbm1 + 1) + s0;
+    ulong16 q = convert_ulong16(convert_double16(num) * inv);
+    long16 r = as_long16(num - q * den);
+    q = select(q, q - 1, r < 0);
+    r = select(r, r + (long)den, r < 0);
+    q = select(q, q + 1, r >= (long)den);
+    uint16 b = convert_uint16(q + q0);
+    return select((uint16)(nbm1 + 1), b, (x >= lo) & (x <= top));
+}
+#endif
 
 #endif
 
@@ -208,7 +241,10 @@ __kernel void hist_count(__global const T *in, ulong off, ulong n, ulong chunk,
     hist_share(n, chunk, &begin, &end, &step);
 #ifdef HIST_VEC
     hist_zero_local(bins, nbm1 + 2);
-    hist_count_chunk_vec(in, begin, end, HIST_RULE, bins);
+    if (HIST_VEC_OK)
+        hist_count_chunk_vec(in, begin, end, HIST_RULE, bins);
+    else
+        hist_count_into_local(in, begin, end, step, HIST_RULE, bins);
 #else
     hist_zero_local(bins, nbm1 + 1);
     hist_count_into_local(in, begin, end, step, HIST_RULE, bins);

@@ -140,6 +140,51 @@ START_TEST(full_integer_ranges_bin_exactly)
 }
 END_TEST
 
+/* Every bin edge, and its neighbours, of ranges whose width is no power of
+   two: where an estimate of the bin (the CPUs' 16-wide rule) can land one
+   off either way and must be corrected. */
+START_TEST(integer_bin_edges_of_uneven_ranges_are_exact)
+{
+    enum { NB = 1000, N = 3 * NB + 5 };
+    static const double lo[] = { 0.0, -1.5e9, 7.0 };
+    static const double width[] = { 3e9, 3e9, 4000000007.0 };
+    for (int r = 0; r < 3; r++) {
+        int32_t x[N];
+        uint32_t u[N];
+        size_t k = 0;
+        for (int b = 0; b < NB; b++) {
+            /* the first integer of bin b: ceil(lo + b * width / NB) */
+            double e = ceil(lo[r] + (double)b * width[r] / NB);
+            for (int o = -1; o <= 1; o++, k++) {
+                x[k] = (int32_t)(e + o);
+                u[k] = (uint32_t)(int64_t)(e + o);
+            }
+        }
+        while (k < N) {
+            x[k] = (int32_t)lo[r];
+            u[k++] = (uint32_t)lo[r];
+        }
+        if (lo[r] >= 0)
+            check_against_ref(GPGPU_U32, u, N, NB, lo[r], lo[r] + width[r], 0);
+        else
+            check_against_ref(GPGPU_I32, x, N, NB, lo[r], lo[r] + width[r], 0);
+    }
+    /* Ranges far wider than the type (yet narrow enough for 64-bit
+       arithmetic), with bin edges at 0: the rule's numerator then lies
+       beyond a double's 53 bits, and its estimate needs correcting. */
+    int32_t z[64];
+    for (int i = 0; i < 64; i++)
+        z[i] = i % 4 == 0 ? INT32_MIN + i : i % 4 == 1 ? INT32_MAX - (i - 1) : i / 4 - 8;
+    for (int k = 0; k < 64; k++) {
+        double c = 8e15 - k * 123456789.0;
+        check_against_ref(GPGPU_I32, z, 64, 1000, -c, c, 0);
+        /* the type's top value is the range's last: a numerator one below
+           a multiple of the width, which a double may round up to it */
+        check_against_ref(GPGPU_I32, z, 64, 1 + k % 3, -1e16 - k * 1001.0, 0x1p31, 0);
+    }
+}
+END_TEST
+
 START_TEST(small_integer_ranges_put_edges_in_the_upper_bin)
 {
     int32_t x[25];
@@ -165,6 +210,10 @@ START_TEST(non_integer_bounds_round_up_for_integer_samples)
     check_against_ref(GPGPU_I32, x, 25, 2, 0.2, 0.7, 0);   /* no integer inside */
     check_random(GPGPU_U32, 10007, 100, -1000.5, 1e10);    /* lo, hi beyond u32 */
     check_random(GPGPU_I32, 10007, 77, -3e9, 3e9);
+    /* ranges near the CPUs' 16-wide integer rule's limit (D < 2^62) */
+    check_random(GPGPU_I32, 10007, 1000, -3e9, 4.5e18);
+    check_random(GPGPU_U32, 10007, 256, 0.0, 1.5e19);
+    check_random(GPGPU_U32, 10007, 4096, 100.0, 4294967000.0);
     check_random(GPGPU_U64, 10007, 256, -5.0, 1e19);
     check_random(GPGPU_I64, 10007, 256, -9e18, 9e18);
 }
@@ -389,6 +438,7 @@ static Suite *histogram_suite(void)
     tcase_add_test(tc, float_edges_follow_the_documented_formula);
     tcase_add_test(tc, invalid_arguments_are_rejected);
     tcase_add_test(tc, integer_ranges_wider_than_2_to_the_64_are_unsupported);
+    tcase_add_test(tc, integer_bin_edges_of_uneven_ranges_are_exact);
     tcase_add_test(tc, empty_input_zeroes_the_bins);
     tcase_add_test(tc, rgba8_odd_widths_and_padded_strides);
     tcase_add_test(tc, rgba8_image_sized);
