@@ -299,16 +299,25 @@ __kernel void hist_merge(__global const uint *part, uint nchunks, uint nbins,
     } while (0)
 
 /* Pixels p .. end (linear index y * width + x) by step: a CPU's contiguous
-   chunk walks x and y along (no division per pixel), a GPU's grid-stride
-   walk divides. */
+   chunk walks x and y along (no division per pixel) and looks the channel
+   bins up in a table of the 256 levels, a GPU's grid-stride walk divides. */
 #if HIST_PRIVATE
 #define HIST_RGBA_DEFINE(NAME, AS)                                                     \
     inline void NAME(__global const uchar *px, ulong width, ulong stride, ulong p,     \
                      ulong end, ulong step, uint nbins, AS uint *bins)                 \
     {                                                                                  \
         ulong nb = nbins, last = nbins - 1, y = p / width, x = p - y * width;          \
+        uint level[256];                                                               \
+        AS uint *green = bins + nb, *blue = bins + 2 * nb, *luma = bins + 3 * nb;      \
+        for (uint c = 0; c < 256; c++)                                                 \
+            level[c] = (uint)min(c * nb / 255, last);                                  \
         for (; p < end; p++) {                                                         \
-            HIST_RGBA_PIXEL(bins, px + y * stride + 4 * x);                            \
+            uchar4 c = vload4(0, px + y * stride + 4 * x);                             \
+            bins[level[c.x]]++;                                                        \
+            green[level[c.y]]++;                                                       \
+            blue[level[c.z]]++;                                                        \
+            ulong s = 2126u * c.x + 7152u * c.y + 722u * c.z;                          \
+            luma[min(s * nb / 2550000, last)]++;                                       \
             if (++x == width) {                                                        \
                 x = 0;                                                                 \
                 y++;                                                                   \
