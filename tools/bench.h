@@ -46,6 +46,16 @@ typedef struct {
    median in ms, or a negative value if a call failed (reported to stderr). */
 double bench_time(bench *b, gpgpu_status (*call)(void *arg), void *arg);
 
+/* The next number of a splitmix64 sequence (the fills' generator). */
+uint64_t bench_splitmix(uint64_t *state);
+
+/* Whether got (one element of t) is the sum of in[0..n), each element
+   squared first if square: exact for integers (wrapping), and for floats
+   within rel times the sum of magnitudes (a bound on the rounding of any
+   summation order). */
+int bench_check_sum(gpgpu_type t, const void *in, size_t n, int square, double rel,
+                    const void *got);
+
 /* Deterministic pseudo-random fill of n elements of t: integers over the full
    range (pattern "narrow16": only 16 low bits vary), floats in [0, 1)
    ("sorted" sorts the result ascending). */

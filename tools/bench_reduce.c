@@ -1,5 +1,4 @@
 /* bench_reduce.c - gpgpu-bench's reduce (SUM): one word read per element. */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,29 +23,6 @@ static gpgpu_status call(void *arg)
                                NULL);
 }
 
-/* Exact for integers (wrapping); floats within a bound on the rounding of
-   any summation order: n * eps * sum |x|. */
-static int verify(gpgpu_type t, const void *in, size_t n, const void *got)
-{
-    uint64_t isum = 0;
-    double fsum = 0, fabs_sum = 0;
-    for (size_t i = 0; i < n; i++) {
-        switch (t) {
-        case GPGPU_I32: case GPGPU_U32: isum += ((const uint32_t *)in)[i]; break;
-        case GPGPU_I64: case GPGPU_U64: isum += ((const uint64_t *)in)[i]; break;
-        case GPGPU_F32: fsum += ((const float *)in)[i]; fabs_sum += fabs(((const float *)in)[i]); break;
-        case GPGPU_F64: fsum += ((const double *)in)[i]; fabs_sum += fabs(((const double *)in)[i]); break;
-        }
-    }
-    switch (t) {
-    case GPGPU_I32: case GPGPU_U32: return *(const uint32_t *)got == (uint32_t)isum;
-    case GPGPU_I64: case GPGPU_U64: return *(const uint64_t *)got == isum;
-    case GPGPU_F32: return fabs(*(const float *)got - fsum) <= 1e-6 * fabs_sum + 1e-30;
-    case GPGPU_F64: return fabs(*(const double *)got - fsum) <= 1e-14 * fabs_sum + 1e-300;
-    }
-    return 0;
-}
-
 static int run(bench *b, gpgpu_type t, size_t n, const bench_params *p, bench_result *r)
 {
     size_t size = gpgpu_type_size(t);
@@ -68,7 +44,8 @@ static int run(bench *b, gpgpu_type t, size_t n, const bench_params *p, bench_re
     if (b->queue && bench_read(b, c.out, size, c.result))
         goto done;
     r->bytes = (double)n * (double)size;
-    r->verified = verify(t, host, n, c.result);
+    /* floats: n * eps * sum |x| bounds any summation order's rounding */
+    r->verified = bench_check_sum(t, host, n, 0, t == GPGPU_F32 ? 1e-6 : 1e-14, c.result);
     snprintf(r->note, sizeof r->note, "sum");
     rc = 0;
 done:

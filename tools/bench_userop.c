@@ -3,7 +3,6 @@
                        to compare with --op reduce (the map should be free);
      select            keep x > 0, with half the elements positive: one word
                        read per element and one written per kept element. */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,38 +31,6 @@ static gpgpu_status tr_call(void *arg)
                                          c->out, 0, 0, NULL, NULL);
 }
 
-/* Integers exactly (wrapping, as the device computes); floats within a
-   relative 1e-4 (f32) or 1e-12 (f64): a work item's long run of float
-   additions loses ~1e-5 of 2^24 squares in [0, 1), as a plain reduce does. */
-static int tr_verify(gpgpu_type t, const void *in, size_t n, const void *got)
-{
-    uint64_t isum = 0;
-    double fsum = 0;
-    for (size_t i = 0; i < n; i++) {
-        switch (t) {
-        case GPGPU_I32: case GPGPU_U32: {
-            uint32_t x = ((const uint32_t *)in)[i];
-            isum += (uint32_t)(x * x);
-            break;
-        }
-        case GPGPU_I64: case GPGPU_U64: {
-            uint64_t x = ((const uint64_t *)in)[i];
-            isum += x * x;
-            break;
-        }
-        case GPGPU_F32: fsum += (double)((const float *)in)[i] * ((const float *)in)[i]; break;
-        case GPGPU_F64: fsum += ((const double *)in)[i] * ((const double *)in)[i]; break;
-        }
-    }
-    switch (t) {
-    case GPGPU_I32: case GPGPU_U32: return *(const uint32_t *)got == (uint32_t)isum;
-    case GPGPU_I64: case GPGPU_U64: return *(const uint64_t *)got == isum;
-    case GPGPU_F32: return fabs(*(const float *)got - fsum) <= 1e-4 * fsum + 1e-30;
-    case GPGPU_F64: return fabs(*(const double *)got - fsum) <= 1e-12 * fsum + 1e-300;
-    }
-    return 0;
-}
-
 static int tr_run(bench *b, gpgpu_type t, size_t n, const bench_params *p, bench_result *r)
 {
     size_t size = gpgpu_type_size(t);
@@ -83,7 +50,9 @@ static int tr_run(bench *b, gpgpu_type t, size_t n, const bench_params *p, bench
     if (r->ms < 0 || (b->queue && bench_read(b, c.out, size, c.result)))
         goto done;
     r->bytes = (double)n * (double)size;
-    r->verified = tr_verify(t, host, n, c.result);
+    /* relative 1e-4 (f32) or 1e-12 (f64): a work item's long run of float
+       additions loses ~1e-5 of 2^24 squares in [0, 1), as a plain reduce does */
+    r->verified = bench_check_sum(t, host, n, 1, t == GPGPU_F32 ? 1e-4 : 1e-12, c.result);
     snprintf(r->note, sizeof r->note, "sum of x*x");
     rc = 0;
 done:
@@ -119,20 +88,12 @@ static gpgpu_status sel_call(void *arg)
                                0, NULL, NULL);
 }
 
-static uint64_t splitmix(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 /* Half the elements positive, at random places; the rest negative, or zero
    for unsigned types. */
 static void sel_fill(gpgpu_type t, void *buf, size_t n, uint64_t seed)
 {
     for (size_t i = 0; i < n; i++) {
-        uint64_t r = splitmix(&seed);
+        uint64_t r = bench_splitmix(&seed);
         int pos = (int)(r & 1);
         double u = (double)(r >> 11) * 0x1.0p-53 * (pos ? 1 : -1);
         int64_t s = (int64_t)((r >> 2) | 1) * (pos ? 1 : -1);

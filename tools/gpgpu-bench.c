@@ -66,12 +66,46 @@ double bench_time(bench *b, gpgpu_status (*call)(void *arg), void *arg)
     return m;
 }
 
-static uint64_t splitmix(uint64_t *state)
+uint64_t bench_splitmix(uint64_t *state)
 {
     uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
+}
+
+int bench_check_sum(gpgpu_type t, const void *in, size_t n, int square, double rel,
+                    const void *got)
+{
+    uint64_t isum = 0;
+    double fsum = 0, fmag = 0;
+    for (size_t i = 0; i < n; i++) {
+        switch (t) {
+        case GPGPU_I32: case GPGPU_U32: {
+            uint32_t x = ((const uint32_t *)in)[i];
+            isum += square ? (uint32_t)(x * x) : x;
+            break;
+        }
+        case GPGPU_I64: case GPGPU_U64: {
+            uint64_t x = ((const uint64_t *)in)[i];
+            isum += square ? x * x : x;
+            break;
+        }
+        case GPGPU_F32: case GPGPU_F64: {
+            double x = t == GPGPU_F32 ? ((const float *)in)[i] : ((const double *)in)[i];
+            fsum += square ? x * x : x;
+            fmag += square ? x * x : fabs(x);
+            break;
+        }
+        }
+    }
+    switch (t) {
+    case GPGPU_I32: case GPGPU_U32: return *(const uint32_t *)got == (uint32_t)isum;
+    case GPGPU_I64: case GPGPU_U64: return *(const uint64_t *)got == isum;
+    case GPGPU_F32: return fabs(*(const float *)got - fsum) <= rel * fmag + 1e-30;
+    case GPGPU_F64: return fabs(*(const double *)got - fsum) <= rel * fmag + 1e-300;
+    }
+    return 0;
 }
 
 static int cmp_f32(const void *a, const void *b)
@@ -90,7 +124,7 @@ void bench_fill(gpgpu_type t, void *buf, size_t n, uint64_t seed, const char *pa
 {
     int narrow = pattern && !strcmp(pattern, "narrow16");
     for (size_t i = 0; i < n; i++) {
-        uint64_t r = splitmix(&seed);
+        uint64_t r = bench_splitmix(&seed);
         if (narrow)
             r &= 0xffff;
         double u = (double)(r >> 11) * 0x1.0p-53;
