@@ -579,6 +579,9 @@ __kernel void sort_buckets(__global KT *ak, __global VT *av, ulong n, __global K
 #if TILE_WG % 32 || TILE_WG != RADIX
 #error "the tiled sort needs TILE_WG a multiple of 32 and equal to RADIX"
 #endif
+#if 32 * TILE_ITEMS > 0xffff
+#error "a key's place among its warp's keys must fit the 16 bits it has beside its digit"
+#endif
 
 #if NV_PTX
 inline uint sort_shfl_up(uint x, uint off)

@@ -82,6 +82,8 @@ static size_t tile_items(const gpgpu_context *ctx, size_t ks, size_t vs)
        Gpairs/s, 24 24.0, 32 17.4). */
     if (vs && items > 28)
         items = 28;
+    if (items > 2047) /* kernels/sort.cl packs a place among 32 * items in 16 bits */
+        items = 2047;
     return items ? items : 1;
 }
 

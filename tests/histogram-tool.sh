@@ -28,12 +28,15 @@ if "$tool" -b 4 "$jpg" > "$out/jpeg.txt" 2> "$out/jpeg.err"; then
 else
     grep -q "built without libjpeg" "$out/jpeg.err" # the only acceptable failure
 fi
-# Damaged images end in a message or a warning, never in a signal.
+# Damaged images end in a message or a warning, never in a signal or a
+# sanitizer's report.
 for img in "$jpg" "${top_srcdir:-.}/tests/data/gradient.png"; do
     head -c 300 "$img" > "$out/damaged.${img##*.}"
     rc=0
-    "$tool" "$out/damaged.${img##*.}" > /dev/null 2>&1 || rc=$?
+    "$tool" "$out/damaged.${img##*.}" > /dev/null 2> "$out/damaged.err" || rc=$?
     test "$rc" -lt 128
+    test -s "$out/damaged.err"
+    ! grep -q "Sanitizer\|runtime error" "$out/damaged.err"
 done
 printf '\001\000\000\000\002\000\000\000\002\000\000\000\011\000\000\000' > "$out/four.u32"
 "$tool" -d host -t u32 -r 0:10 -b 5 "$out/four.u32" > "$out/raw.txt"

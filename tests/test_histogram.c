@@ -152,17 +152,18 @@ START_TEST(integer_bin_edges_of_uneven_ranges_are_exact)
         int32_t x[N];
         uint32_t u[N];
         size_t k = 0;
+        /* every value fits the array it goes to: i32 for the negative lo */
         for (int b = 0; b < NB; b++) {
             /* the first integer of bin b: ceil(lo + b * width / NB) */
-            double e = ceil(lo[r] + (double)b * width[r] / NB);
+            int64_t e = (int64_t)ceil(lo[r] + (double)b * width[r] / NB);
             for (int o = -1; o <= 1; o++, k++) {
-                x[k] = (int32_t)(e + o);
-                u[k] = (uint32_t)(int64_t)(e + o);
+                x[k] = lo[r] < 0 ? (int32_t)(e + o) : 0;
+                u[k] = lo[r] < 0 ? 0 : (uint32_t)(e + o); /* e - 1 = -1 wraps: fine */
             }
         }
-        while (k < N) {
-            x[k] = (int32_t)lo[r];
-            u[k++] = (uint32_t)lo[r];
+        for (; k < N; k++) {
+            x[k] = lo[r] < 0 ? (int32_t)lo[r] : 0;
+            u[k] = lo[r] < 0 ? 0 : (uint32_t)lo[r];
         }
         if (lo[r] >= 0)
             check_against_ref(GPGPU_U32, u, N, NB, lo[r], lo[r] + width[r], 0);
