@@ -123,10 +123,16 @@ __kernel void sort_bits(__global const KT *keys, ulong koff, ulong n, ulong chun
 #else
 /* The GPU form also counts every digit of every key (hist[d * RADIX + v],
    zeroed by the host): the passes' global digit starts. Each item takes
-   four keys a round, a grid apart, so that four loads are in flight. (Taking
-   the next key from the next lane by a shuffle instead of a load was
-   slower on an H200: 0.80 against 0.68 ms at 2^28.) */
-#define BITS_UNROLL 4
+   four consecutive keys a round, in one vector load when the keys are
+   aligned to it, and checks them for a descent in registers; only the key
+   after them is loaded again, until a descent is found. (Four keys a grid
+   apart with a second load each ran 0.68 ms at 2^28 on an H200; taking the
+   next key from the next lane by a shuffle, 0.80.) */
+#if KEY_BITS == 64
+typedef ulong4 KT4;
+#else
+typedef uint4 KT4;
+#endif
 __kernel void sort_bits(__global const KT *keys, ulong koff, ulong n, ulong chunk, KT m0,
                         KT m1, __global ulong *bits, __global uint *hist)
 {
@@ -140,22 +146,27 @@ __kernel void sort_bits(__global const KT *keys, ulong koff, ulong n, ulong chun
         lh[j] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     keys += koff;
-    for (ulong j = get_global_id(0); j < n; j += BITS_UNROLL * grid) {
-        KT x[BITS_UNROLL];
-#pragma unroll
-        for (uint u = 0; u < BITS_UNROLL; u++) {
-            ulong q = j + u * grid;
-            x[u] = q < n ? keys[q] : 0;
+    int aligned = (ulong)keys % sizeof(KT4) == 0;
+    for (ulong j = 4 * get_global_id(0); j < n; j += 4 * grid) {
+        KT x[4];
+        if (aligned && j + 4 <= n) {
+            KT4 v = ((__global const KT4 *)keys)[j / 4];
+            x[0] = v.s0;
+            x[1] = v.s1;
+            x[2] = v.s2;
+            x[3] = v.s3;
+        } else {
+            for (uint u = 0; u < 4; u++)
+                x[u] = j + u < n ? keys[j + u] : 0;
         }
+        /* One descent is enough: random keys stop loading after a round. */
+        KT after = !descents && j + 4 < n ? keys[j + 4] : 0;
 #pragma unroll
-        for (uint u = 0; u < BITS_UNROLL; u++) {
-            ulong q = j + u * grid;
-            if (q < n) {
+        for (uint u = 0; u < 4; u++) {
+            if (j + u < n) {
                 KT y = sort_xf(x[u], m0, m1);
-                /* One descent is enough: random keys stop loading the
-                   next key after a few rounds. */
-                if (!descents && q + 1 < n)
-                    descents = sort_xf(keys[q + 1], m0, m1) < y;
+                if (j + u + 1 < n)
+                    descents |= sort_xf(u < 3 ? x[u + 1] : after, m0, m1) < y;
                 some |= y;
                 every &= y;
                 for (uint d = 0; d < DIGITS; d++)
