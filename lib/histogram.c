@@ -173,18 +173,6 @@ static gpgpu_status histogram_host_api(gpgpu_context *ctx, gpgpu_type t, const v
     return gpgpu__read(ctx, out, 0, p->nbins * sizeof *bins, bins);
 }
 
-/* Ends a host-API call begun under the lock: prints the profile if asked; after a
-   failure nothing may still read the caller's memory. */
-static gpgpu_status host_call(gpgpu_context *ctx, const char *name, gpgpu_status s)
-{
-    if (s == GPGPU_SUCCESS && ctx->profile_print)
-        gpgpu__profile_print(ctx, name);
-    if (s != GPGPU_SUCCESS)
-        clFinish(ctx->queue);
-    gpgpu__unlock(ctx);
-    return s;
-}
-
 gpgpu_status gpgpu_histogram(gpgpu_context *ctx, gpgpu_type t, const void *in, size_t n,
                              size_t nbins, double lo, double hi, uint64_t *bins)
 {
@@ -201,7 +189,8 @@ gpgpu_status gpgpu_histogram(gpgpu_context *ctx, gpgpu_type t, const void *in, s
     }
     gpgpu__lock(ctx);
     gpgpu__begin(ctx, 0, NULL, NULL);
-    return host_call(ctx, "gpgpu_histogram", histogram_host_api(ctx, t, in, n, &p, bins));
+    return gpgpu__host_call_end(ctx, "gpgpu_histogram",
+                                histogram_host_api(ctx, t, in, n, &p, bins));
 }
 
 gpgpu_status gpgpu_histogram_buffer(gpgpu_context *ctx, gpgpu_type t, cl_mem in,
@@ -301,6 +290,6 @@ gpgpu_status gpgpu_histogram_rgba8(gpgpu_context *ctx, const uint8_t *pixels, si
     }
     gpgpu__lock(ctx);
     gpgpu__begin(ctx, 0, NULL, NULL);
-    return host_call(ctx, "gpgpu_histogram_rgba8",
+    return gpgpu__host_call_end(ctx, "gpgpu_histogram_rgba8",
                      rgba8_host_api(ctx, pixels, width, height, row_stride, nbins, bins));
 }

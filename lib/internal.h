@@ -197,6 +197,12 @@ gpgpu_status gpgpu__end(gpgpu_context *ctx, cl_event *done);
 /* Host API helpers: wait for the queue, then print the profile if asked. */
 gpgpu_status gpgpu__finish(gpgpu_context *ctx);
 
+/* Ends a host-API call begun under the lock with status s: prints the
+   profile under the call's name if asked; after a failure waits for the
+   queue, so that nothing may still read the caller's memory. Unlocks and
+   returns s. */
+gpgpu_status gpgpu__host_call_end(gpgpu_context *ctx, const char *name, gpgpu_status s);
+
 /* Test-only fault injection (fault.c): with GPGPU_FAULT_AT=k in the
    environment, the k-th call of gpgpu__fault in the process (counting from 1)
    returns 1 and the caller fails as if the allocation, enqueue or build named

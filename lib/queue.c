@@ -66,6 +66,16 @@ gpgpu_status gpgpu__end(gpgpu_context *ctx, cl_event *done)
     return GPGPU_SUCCESS;
 }
 
+gpgpu_status gpgpu__host_call_end(gpgpu_context *ctx, const char *name, gpgpu_status s)
+{
+    if (s == GPGPU_SUCCESS && ctx->profile_print)
+        gpgpu__profile_print(ctx, name);
+    if (s != GPGPU_SUCCESS)
+        clFinish(ctx->queue);
+    gpgpu__unlock(ctx);
+    return s;
+}
+
 gpgpu_status gpgpu__finish(gpgpu_context *ctx)
 {
     cl_int err = gpgpu__fault("clFinish") ? CL_OUT_OF_RESOURCES : clFinish(ctx->queue);

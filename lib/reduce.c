@@ -137,13 +137,8 @@ gpgpu_status gpgpu__reduce_host_call(gpgpu_context *ctx, gpgpu_type t, gpgpu_op 
 {
     gpgpu__lock(ctx);
     gpgpu__begin(ctx, 0, NULL, NULL);
-    gpgpu_status s = reduce_host_api(ctx, t, op, map, in, n, result);
-    if (s == GPGPU_SUCCESS && ctx->profile_print)
-        gpgpu__profile_print(ctx, map ? "gpgpu_transform_reduce" : "gpgpu_reduce");
-    if (s != GPGPU_SUCCESS)
-        clFinish(ctx->queue); /* nothing may still read the caller's memory */
-    gpgpu__unlock(ctx);
-    return s;
+    return gpgpu__host_call_end(ctx, map ? "gpgpu_transform_reduce" : "gpgpu_reduce",
+                                reduce_host_api(ctx, t, op, map, in, n, result));
 }
 
 gpgpu_status gpgpu_reduce(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, const void *in,

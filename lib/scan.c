@@ -241,13 +241,8 @@ gpgpu_status gpgpu_scan_init(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
     }
     gpgpu__lock(ctx);
     gpgpu__begin(ctx, 0, NULL, NULL);
-    gpgpu_status s = scan_host_api(ctx, t, op, kind, in, out, n, init);
-    if (s == GPGPU_SUCCESS && ctx->profile_print)
-        gpgpu__profile_print(ctx, "gpgpu_scan");
-    if (s != GPGPU_SUCCESS)
-        clFinish(ctx->queue); /* nothing may still read the caller's memory */
-    gpgpu__unlock(ctx);
-    return s;
+    return gpgpu__host_call_end(ctx, "gpgpu_scan",
+                                scan_host_api(ctx, t, op, kind, in, out, n, init));
 }
 
 gpgpu_status gpgpu_scan(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind,

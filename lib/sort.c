@@ -264,10 +264,10 @@ static gpgpu_status sort_buffer(gpgpu_context *ctx, const sort_job *j, cl_uint n
     gpgpu_status s = j->n < 2 ? GPGPU_SUCCESS : sort_enqueue(ctx, j);
     if (s == GPGPU_SUCCESS)
         s = gpgpu__end(ctx, done);
-    if (s == GPGPU_SUCCESS && ctx->profile_print)
-        gpgpu__profile_print(ctx, j->value_size ? "gpgpu_sort_pairs" : "gpgpu_sort");
-    else
+    if (s != GPGPU_SUCCESS)
         gpgpu__end(ctx, NULL);
+    else if (ctx->profile_print)
+        gpgpu__profile_print(ctx, j->value_size ? "gpgpu_sort_pairs" : "gpgpu_sort");
     gpgpu__unlock(ctx);
     return s;
 }

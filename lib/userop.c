@@ -400,11 +400,6 @@ gpgpu_status gpgpu_select(gpgpu_context *ctx, gpgpu_type t, const char *predicat
                            "gpgpu_select: predicates need an OpenCL device");
     gpgpu__lock(ctx);
     gpgpu__begin(ctx, 0, NULL, NULL);
-    gpgpu_status s = select_host_api(ctx, t, pred, in, n, out, count);
-    if (s == GPGPU_SUCCESS && ctx->profile_print)
-        gpgpu__profile_print(ctx, "gpgpu_select");
-    if (s != GPGPU_SUCCESS)
-        clFinish(ctx->queue); /* nothing may still read the caller's memory */
-    gpgpu__unlock(ctx);
-    return s;
+    return gpgpu__host_call_end(ctx, "gpgpu_select",
+                                select_host_api(ctx, t, pred, in, n, out, count));
 }
