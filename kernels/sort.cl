@@ -199,19 +199,26 @@ __kernel void sort_bits(__global const KT *keys, ulong koff, ulong n, ulong chun
 #endif
 
 /* The digits that differ between keys (none when the keys are already in
-   order), from the bits of every chunk or group. */
+   order), from the OR and AND of all keys and whether any descends. */
+inline ulong sort_live_of(ulong some, ulong every, ulong descents)
+{
+    ulong live = 0;
+    for (uint d = 0; d < DIGITS && descents; d++)
+        if (sort_digit((KT)(some ^ every), d))
+            live |= 1ul << d;
+    return live;
+}
+
+/* The same from the bits of every chunk or group. */
 inline ulong sort_live(__global const ulong *bits, uint nbits)
 {
-    ulong some = 0, every = ~0ul, descents = 0, live = 0;
+    ulong some = 0, every = ~0ul, descents = 0;
     for (uint i = 0; i < nbits; i++) {
         some |= bits[3 * i];
         every &= bits[3 * i + 1];
         descents |= bits[3 * i + 2];
     }
-    for (uint d = 0; d < DIGITS && descents; d++)
-        if (sort_digit((KT)(some ^ every), d))
-            live |= 1ul << d;
-    return live;
+    return sort_live_of(some, every, descents);
 }
 
 /* The same, the RADIX items of a group sharing the reading (lr: 3 * RADIX
@@ -219,7 +226,7 @@ inline ulong sort_live(__global const ulong *bits, uint nbits)
 inline ulong sort_live_group(__global const ulong *bits, uint nbits, __local ulong *lr)
 {
     uint v = get_local_id(0);
-    ulong some = 0, every = ~0ul, descents = 0, live = 0;
+    ulong some = 0, every = ~0ul, descents = 0;
     for (uint i = v; i < nbits; i += RADIX) {
         some |= bits[3 * i];
         every &= bits[3 * i + 1];
@@ -237,13 +244,7 @@ inline ulong sort_live_group(__global const ulong *bits, uint nbits, __local ulo
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    some = lr[0];
-    every = lr[RADIX];
-    descents = lr[2 * RADIX];
-    for (uint d = 0; d < DIGITS && descents; d++)
-        if (sort_digit((KT)(some ^ every), d))
-            live |= 1ul << d;
-    return live;
+    return sort_live_of(lr[0], lr[RADIX], lr[2 * RADIX]);
 }
 
 #if CHUNKED
