@@ -46,6 +46,11 @@ typedef struct {
    median in ms, or a negative value if a call failed (reported to stderr). */
 double bench_time(bench *b, gpgpu_status (*call)(void *arg), void *arg);
 
+/* reduce (map NULL) or transform_reduce with map "x*x", SUM: fills r and
+   returns 0, or returns -1 after printing why (bench_reduce.c). */
+int bench_sum_run(bench *b, gpgpu_type t, size_t n, const bench_params *p, bench_result *r,
+                  const char *map);
+
 /* The next number of a splitmix64 sequence (the fills' generator). */
 uint64_t bench_splitmix(uint64_t *state);
 

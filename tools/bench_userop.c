@@ -11,57 +11,10 @@
 
 /* ---- transform_reduce ------------------------------------------------------ */
 
-typedef struct {
-    bench *b;
-    gpgpu_type t;
-    const void *host;
-    cl_mem in, out;          /* NULL on the host fallback */
-    size_t n;
-    unsigned char result[8];
-} tr_case;
-
-/* On device buffers, as --op reduce does, so that the two compare. */
-static gpgpu_status tr_call(void *arg)
-{
-    tr_case *c = arg;
-    if (!c->in)
-        return gpgpu_transform_reduce(c->b->ctx, c->t, "x*x", GPGPU_SUM, c->host, c->n,
-                                      c->result);
-    return gpgpu_transform_reduce_buffer(c->b->ctx, c->t, "x*x", GPGPU_SUM, c->in, 0, c->n,
-                                         c->out, 0, 0, NULL, NULL);
-}
-
+/* The squared norm through bench_reduce.c's code, so that the two compare. */
 static int tr_run(bench *b, gpgpu_type t, size_t n, const bench_params *p, bench_result *r)
 {
-    size_t size = gpgpu_type_size(t);
-    void *host = malloc(n * size + 1);
-    tr_case c = {b, t, host, NULL, NULL, n, {0}};
-    int rc = -1;
-    if (!host)
-        return -1;
-    bench_fill(t, host, n, b->seed, p->pattern);
-    if (b->queue) {
-        c.in = bench_buffer(b, n * size, host);
-        c.out = bench_buffer(b, 8, NULL);
-        if (!c.in || !c.out)
-            goto done;
-    }
-    r->ms = bench_time(b, tr_call, &c);
-    if (r->ms < 0 || (b->queue && bench_read(b, c.out, size, c.result)))
-        goto done;
-    r->bytes = (double)n * (double)size;
-    /* relative 1e-4 (f32) or 1e-12 (f64): a work item's long run of float
-       additions loses ~1e-5 of 2^24 squares in [0, 1), as a plain reduce does */
-    r->verified = bench_check_sum(t, host, n, 1, t == GPGPU_F32 ? 1e-4 : 1e-12, c.result);
-    snprintf(r->note, sizeof r->note, "sum of x*x");
-    rc = 0;
-done:
-    if (c.in)
-        clReleaseMemObject(c.in);
-    if (c.out)
-        clReleaseMemObject(c.out);
-    free(host);
-    return rc;
+    return bench_sum_run(b, t, n, p, r, "x*x");
 }
 
 const bench_op bench_op_transform_reduce = {
