@@ -120,7 +120,41 @@ GPGPU_API const char *gpgpu_plan_description(const gpgpu_context *ctx);
 GPGPU_API const char *gpgpu_last_error(const gpgpu_context *ctx);
 
 /* ------------------------------------------------------------------------ */
-/* Primitives on host memory. Each copies in, runs, copies out and waits.    */
+/* Host memory the device reaches at full speed                               */
+
+/**
+ * bytes of host memory for arrays that the host-memory calls below will
+ * use: page-locked (pinned) memory on a discrete GPU, which the bus moves
+ * at its full rate with no staging copy; on devices that share host memory
+ * (CPUs through PoCL, integrated GPUs) memory the kernels read in place; on
+ * the host fallback plain memory. Any pointer inside the allocation, with
+ * any length that stays inside it, takes the fast path. Aligned to 4096
+ * bytes. Pinned memory is a scarce system resource: allocate what the
+ * program reuses, not per call. Returns NULL (detail in gpgpu_last_error)
+ * for ctx NULL, bytes 0 or out of memory. Since 0.2.
+ */
+GPGPU_API void *gpgpu_host_alloc(gpgpu_context *ctx, size_t bytes);
+
+/** Frees memory from gpgpu_host_alloc on the same ctx; NULL is a no-op. A
+    pointer that is not such an allocation is ignored (and reported in
+    gpgpu_last_error). gpgpu_context_destroy frees what is left. */
+GPGPU_API void gpgpu_host_free(gpgpu_context *ctx, void *p);
+
+/* ------------------------------------------------------------------------ */
+/* Primitives on host memory. Each returns when its result is in place.      */
+/*
+ * How the caller's arrays reach the device (GPGPU_PROFILE=1 says which, per
+ * call; gpgpu-info prints the rule):
+ *  - devices that share host memory (PoCL, integrated GPUs): the kernels
+ *    read and write the caller's array where it is; nothing is copied.
+ *  - discrete GPUs, memory from gpgpu_host_alloc: one DMA each way at the
+ *    bus's full rate.
+ *  - discrete GPUs, other memory: the array moves in chunks through pinned
+ *    staging buffers that several host threads fill and drain while the bus
+ *    moves the previous chunk.
+ * An in-place call (scan with out == in, sort) writes the caller's array
+ * only after every step that can fail has succeeded.
+ */
 
 /**
  * result = in[0] op in[1] op ... op in[n-1]; n == 0 gives the identity

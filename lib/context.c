@@ -191,6 +191,14 @@ static gpgpu_status read_device(gpgpu_context *ctx)
     clGetDeviceInfo(d, CL_DEVICE_LOCAL_MEM_SIZE, sizeof local, &local, NULL);
     clGetDeviceInfo(d, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof alloc, &alloc, NULL);
     clGetDeviceInfo(d, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof global, &global, NULL);
+    cl_bool unified = CL_FALSE;
+    cl_uint align_bits = 0;
+    clGetDeviceInfo(d, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, NULL);
+    clGetDeviceInfo(d, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits, NULL);
+    ctx->unified = unified == CL_TRUE;
+    ctx->base_align = align_bits >= 64 ? align_bits / 8 : 128;
+    while (ctx->base_align & (ctx->base_align - 1)) /* a power of two */
+        ctx->base_align &= ctx->base_align - 1;
     ctx->compute_units = cu ? cu : 1;
     ctx->max_wg = wg ? wg : 1;
     ctx->local_mem = (size_t)local;
@@ -323,6 +331,7 @@ void gpgpu_context_destroy(gpgpu_context *ctx)
             clReleaseMemObject(ctx->scratch[i]);
     gpgpu__programs_release(ctx);
     gpgpu__user_ops_release(ctx);
+    gpgpu__host_memory_release(ctx);
     if (ctx->queue)
         clReleaseCommandQueue(ctx->queue);
     if (ctx->cl)

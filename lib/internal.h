@@ -77,6 +77,12 @@ typedef struct {
     size_t sort_tile;   /* keys per sort tile */
     int hist_local;     /* 1: privatised __local bins with local atomics */
     int nv_ptx;         /* NVIDIA inline PTX allowed */
+    int zero_copy;      /* host calls' kernels use the caller's arrays in place
+                           (devices that share host memory) */
+    size_t stage_bytes; /* bytes per slot of the pinned staging ring */
+    size_t stage_min;   /* host arrays below this many bytes skip the ring */
+    int host_reads;     /* one-pass host calls (integer reduce, histogram) on
+                           pageable memory run on the host's threads */
 } gpgpu__tuning;
 
 /* Fills ctx->tune from the device's properties and GPGPU_* overrides. */
@@ -95,7 +101,7 @@ typedef struct {
     size_t global_size, local_size;
 } gpgpu__launch;
 
-enum { GPGPU__SCRATCH_SLOTS = 8 };
+enum { GPGPU__SCRATCH_SLOTS = 8, GPGPU__STAGE_SLOTS = 3 };
 
 struct gpgpu_context {
     pthread_mutex_t lock;        /* held by every public call */
@@ -119,7 +125,7 @@ struct gpgpu_context {
     int fp64, int64, int64_atomics;
     int vendor_nvidia;
     gpgpu__tuning tune;
-    char plan_text[256];         /* gpgpu_plan_description */
+    char plan_text[512];         /* gpgpu_plan_description */
 
     gpgpu__program *programs;    /* compiled programs, newest first */
 
@@ -139,6 +145,18 @@ struct gpgpu_context {
 
     struct gpgpu__user_op *user_ops; /* gpgpu_op_define */
     size_t nuser_ops;
+
+    /* Host memory (hostmem.c). */
+    int unified;                 /* CL_DEVICE_HOST_UNIFIED_MEMORY */
+    size_t base_align;           /* CL_DEVICE_MEM_BASE_ADDR_ALIGN, in bytes */
+    struct gpgpu__host_block *host_blocks; /* gpgpu_host_alloc */
+    cl_mem stage_buf[GPGPU__STAGE_SLOTS];  /* the pinned staging ring */
+    void *stage_ptr[GPGPU__STAGE_SLOTS];
+    cl_event stage_ev[GPGPU__STAGE_SLOTS]; /* the transfer using each slot */
+    cl_mem whole_buf;            /* pinned, for all-or-nothing downloads */
+    void *whole_ptr;
+    size_t whole_bytes;
+    const char *route;           /* how the call's arrays moved, for the profile */
 
     char error[GPGPU__ERROR_MAX];
 };
@@ -202,6 +220,43 @@ gpgpu_status gpgpu__finish(gpgpu_context *ctx);
    queue, so that nothing may still read the caller's memory. Unlocks and
    returns s. */
 gpgpu_status gpgpu__host_call_end(gpgpu_context *ctx, const char *name, gpgpu_status s);
+
+/* ---- host memory (hostmem.c) and host threads (pool.c) ------------------- */
+
+/* Frees what gpgpu_host_alloc and the staging left (context destruction). */
+void gpgpu__host_memory_release(gpgpu_context *ctx);
+/* Whether [p, p + bytes) lies inside one of ctx's gpgpu_host_alloc blocks. */
+int gpgpu__pinned(const gpgpu_context *ctx, const void *p, size_t bytes);
+/* Zero copy: a new buffer (released by the caller) over the caller's bytes
+   at p, which start *offset bytes into it. write: kernels may write it. */
+gpgpu_status gpgpu__host_view(gpgpu_context *ctx, const void *p, size_t bytes, int write,
+                              cl_mem *buf, size_t *offset);
+/* Host bytes into buf at offset (bytes), through the staging ring unless
+   they are small or pinned. Non-blocking: host must stay valid until the
+   call finishes (host calls finish before they return). */
+gpgpu_status gpgpu__upload(gpgpu_context *ctx, cl_mem buf, size_t offset, size_t bytes,
+                           const void *host);
+/* Blocking: bytes of buf at offset into host, through the staging ring
+   unless small or pinned. all_or_nothing: host is written only once the
+   whole read has succeeded (an in-place call's result). */
+gpgpu_status gpgpu__download(gpgpu_context *ctx, cl_mem buf, size_t offset, size_t bytes,
+                             void *host, int all_or_nothing);
+/* All-or-nothing downloads of count whole buffers (from offset 0) into
+   hosts[i]: no host array is written unless every read succeeded. */
+gpgpu_status gpgpu__download_all(gpgpu_context *ctx, size_t count, const cl_mem *bufs,
+                                 const size_t *bytes, void *const *hosts);
+/* Names the route of the call in progress ("zero-copy", "pinned",
+   "staged", "copy", "host threads") for GPGPU_PROFILE's table. */
+void gpgpu__note_route(gpgpu_context *ctx, const char *route);
+
+/* Threads the host may use: GPGPU_THREADS, else the online cores (at most
+   16). */
+size_t gpgpu__host_threads(void);
+/* Runs fn(arg, part) for part = 0 .. nparts - 1 on the process's worker
+   threads and the caller's, returning when all are done. */
+void gpgpu__parallel(size_t nparts, void (*fn)(void *arg, size_t part), void *arg);
+/* memcpy by several threads (one for small sizes). */
+void gpgpu__parallel_copy(void *dst, const void *src, size_t bytes);
 
 /* Test-only fault injection (fault.c): with GPGPU_FAULT_AT=k in the
    environment, the k-th call of gpgpu__fault in the process (counting from 1)

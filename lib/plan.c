@@ -5,7 +5,12 @@
      GPGPU_WG, GPGPU_GROUPS, GPGPU_SCAN_TILE, GPGPU_SORT_TILE (elements; small
      tiles let oclgrind see several at small sizes),
      GPGPU_CHUNKED=0|1, GPGPU_SCAN=multipass|single,
-     GPGPU_SORT_BITS, GPGPU_HIST=local|private, GPGPU_PTX=0|1 */
+     GPGPU_SORT_BITS, GPGPU_HIST=local|private, GPGPU_PTX=0|1,
+     GPGPU_ZERO_COPY=0|1 (host calls use the caller's arrays in place),
+     GPGPU_STAGE_BYTES, GPGPU_STAGE_MIN (the staging ring's slot size and
+     the smallest array it takes), GPGPU_HOST_READS=0|1 (one-pass integer
+     calls on pageable memory run on the host's threads),
+     GPGPU_THREADS (host threads, pool.c) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +78,13 @@ void gpgpu__plan_init(gpgpu_context *ctx)
         t->hist_local = 1;
     }
     t->nv_ptx = ctx->vendor_nvidia;
+    /* Host memory: in place where the device shares it; else 8 MiB slots
+       (H200 over PCIe 5: a slot moves in ~0.15 ms, long enough to hide the
+       host threads' wake-up) for arrays of 1 MiB or more. */
+    t->zero_copy = ctx->unified;
+    t->stage_bytes = (size_t)8 << 20;
+    t->stage_min = (size_t)1 << 20;
+    t->host_reads = 0;
 
     t->wg = pow2_floor(env_size("GPGPU_WG", t->wg));
     if (t->wg > ctx->max_wg)
@@ -83,6 +95,10 @@ void gpgpu__plan_init(gpgpu_context *ctx)
     t->chunked = env_flag("GPGPU_CHUNKED", t->chunked);
     t->sort_bits = (int)env_size("GPGPU_SORT_BITS", (size_t)t->sort_bits);
     t->nv_ptx = t->nv_ptx && env_flag("GPGPU_PTX", 1);
+    t->zero_copy = env_flag("GPGPU_ZERO_COPY", t->zero_copy);
+    t->stage_bytes = env_size("GPGPU_STAGE_BYTES", t->stage_bytes);
+    t->stage_min = env_size("GPGPU_STAGE_MIN", t->stage_min);
+    t->host_reads = env_flag("GPGPU_HOST_READS", t->host_reads);
     const char *scan = getenv("GPGPU_SCAN");
     if (scan && !strcmp(scan, "multipass"))
         t->scan_single = 0;
@@ -107,14 +123,26 @@ const char *gpgpu_plan_description(const gpgpu_context *cctx)
         return "";
     gpgpu_context *ctx = (gpgpu_context *)cctx; /* the text is a cache of tune */
     const gpgpu__tuning *t = &ctx->tune;
-    if (ctx->host)
-        return "host fallback (plain C, one thread)";
+    if (ctx->host) {
+        snprintf(ctx->plan_text, sizeof ctx->plan_text,
+                 "host fallback (plain C): reduce, scan and histogram on %zu threads",
+                 gpgpu__host_threads());
+        return ctx->plan_text;
+    }
+    char arrays[160];
+    if (t->zero_copy)
+        snprintf(arrays, sizeof arrays, "zero-copy");
+    else
+        snprintf(arrays, sizeof arrays,
+                 "pinned-direct,staged(%zu MiB x %d slots, from %zu KiB, %zu threads)%s",
+                 t->stage_bytes >> 20, GPGPU__STAGE_SLOTS, t->stage_min >> 10,
+                 gpgpu__host_threads(), t->host_reads ? ",host-reads" : "");
     snprintf(ctx->plan_text, sizeof ctx->plan_text,
              "wg=%zu groups=%zu layout=%s scan=%s scan_tile=%zu sort_bits=%d sort_tile=%zu "
-             "histogram=%s ptx=%s",
+             "histogram=%s ptx=%s host-arrays=%s",
              t->wg, t->groups, t->chunked ? "chunk-per-item" : "coalesced",
              t->scan_single ? "single-pass" : "multipass", t->scan_tile, t->sort_bits,
              t->sort_tile, t->hist_local ? "local-atomics" : "private-bins",
-             t->nv_ptx ? "yes" : "no");
+             t->nv_ptx ? "yes" : "no", arrays);
     return ctx->plan_text;
 }

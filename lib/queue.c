@@ -2,7 +2,9 @@
    Every enqueue goes through here (or gpgpu__run) so that the caller's wait
    list is honoured once, errors are named, and faults can be injected. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -40,6 +42,7 @@ void gpgpu__begin(gpgpu_context *ctx, cl_uint num_wait, const cl_event *wait,
 {
     gpgpu__profile_clear(ctx);
     drop_last(ctx);
+    ctx->route = NULL;
     ctx->track = done != NULL;
     ctx->wait_n = num_wait;
     ctx->wait = wait;
@@ -66,10 +69,29 @@ gpgpu_status gpgpu__end(gpgpu_context *ctx, cl_event *done)
     return GPGPU_SUCCESS;
 }
 
+void gpgpu__note_route(gpgpu_context *ctx, const char *route)
+{
+    /* The slowest route an array took names the call: staged over copy
+       over pinned over zero-copy. */
+    static const char *const order[] = {"zero-copy", "pinned", "copy", "staged"};
+    int have = -1, want = -1;
+    for (int i = 0; i < 4; i++) {
+        if (ctx->route && !strcmp(ctx->route, order[i]))
+            have = i;
+        if (!strcmp(route, order[i]))
+            want = i;
+    }
+    if (want < 0 || want > have)
+        ctx->route = route;
+}
+
 gpgpu_status gpgpu__host_call_end(gpgpu_context *ctx, const char *name, gpgpu_status s)
 {
-    if (s == GPGPU_SUCCESS && ctx->profile_print)
-        gpgpu__profile_print(ctx, name);
+    if (s == GPGPU_SUCCESS && ctx->profile_print) {
+        char call[128];
+        snprintf(call, sizeof call, "%s (arrays: %s)", name, ctx->route ? ctx->route : "none");
+        gpgpu__profile_print(ctx, call);
+    }
     if (s != GPGPU_SUCCESS)
         clFinish(ctx->queue);
     gpgpu__unlock(ctx);

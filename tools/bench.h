@@ -10,13 +10,26 @@
 
 #include "gpgpu_cl.h"
 
+/* What --api times. */
+typedef enum {
+    BENCH_API_BUFFER,       /* the _buffer forms on device buffers: kernel time from events */
+    BENCH_API_HOST,         /* the host-memory calls: wall time, transfers included */
+    BENCH_API_ARRAY         /* the _array forms on gpgpu_array handles */
+} bench_api;
+
 typedef struct {
     gpgpu_context *ctx;
     cl_context cl;          /* NULL on the host fallback */
     cl_command_queue queue;
     int repeat;             /* timed runs (the median is reported) */
     uint64_t seed;
+    bench_api api;          /* --api */
+    int pinned;             /* --pinned: host arrays from gpgpu_host_alloc */
 } bench;
+
+/* Whether a case runs on device buffers: --api buffer on an OpenCL device
+   (the host fallback has no buffers and always times the host call). */
+#define BENCH_ON_BUFFERS(b) ((b)->queue != NULL && (b)->api == BENCH_API_BUFFER)
 
 typedef struct {
     size_t bins;            /* --bins (histogram) */
@@ -45,6 +58,21 @@ typedef struct {
    last kernel's end; host wall time on the host fallback). Returns the
    median in ms, or a negative value if a call failed (reported to stderr). */
 double bench_time(bench *b, gpgpu_status (*call)(void *arg), void *arg);
+
+/* bench_time with prepare(arg) run, untimed, before each call (to restore
+   an in-place input). Host calls are timed by the wall clock around call
+   alone. */
+double bench_time_prepared(bench *b, void (*prepare)(void *arg),
+                           gpgpu_status (*call)(void *arg), void *arg);
+
+/* Median wall time in ms of repeat runs of fn(arg): the serial C loops
+   that each case prints beside the library. */
+double bench_wall_ms(void (*fn)(void *arg), void *arg, int repeat);
+
+/* Host memory of bytes for a case's arrays: malloc, or gpgpu_host_alloc
+   with --pinned. NULL on failure. Freed with bench_host_free. */
+void *bench_host_alloc(bench *b, size_t bytes);
+void bench_host_free(bench *b, void *p);
 
 /* reduce (map NULL) or transform_reduce with map "x*x", SUM: fills r and
    returns 0, or returns -1 after printing why (bench_reduce.c). */

@@ -34,7 +34,7 @@ static double now_ms(void)
 static gpgpu_status call_typed(void *arg)
 {
     hist_case *c = arg;
-    if (!c->b->cl)
+    if (!c->in)
         return gpgpu_histogram(c->b->ctx, c->t, c->host_in, c->n, c->nbins, c->lo, c->hi,
                                c->bins);
     return gpgpu_histogram_buffer(c->b->ctx, c->t, c->in, 0, c->n, c->nbins, c->lo, c->hi,
@@ -60,6 +60,14 @@ static void serial_f32(const float *x, size_t n, size_t nbins, uint64_t *bins)
         }
 }
 
+/* u32 over its whole range [0, 2^32): the bin is x * nbins / 2^32. */
+static void serial_u32(const uint32_t *x, size_t n, size_t nbins, uint64_t *bins)
+{
+    memset(bins, 0, nbins * sizeof *bins);
+    for (size_t i = 0; i < n; i++)
+        bins[(size_t)(((uint64_t)x[i] * nbins) >> 32)]++;
+}
+
 static void serial_rgba8(const uint8_t *px, size_t npix, size_t nbins, uint64_t *bins)
 {
     memset(bins, 0, 4 * nbins * sizeof *bins);
@@ -82,6 +90,8 @@ static double serial_ms(bench *b, const hist_case *c, uint64_t *scratch)
         double t0 = now_ms();
         if (c->width)
             serial_rgba8(c->host_in, c->n, c->nbins, scratch);
+        else if (c->t == GPGPU_U32)
+            serial_u32(c->host_in, c->n, c->nbins, scratch);
         else
             serial_f32(c->host_in, c->n, c->nbins, scratch);
         best[r] = now_ms() - t0;
@@ -135,18 +145,20 @@ static int run(bench *b, gpgpu_type t, size_t n, const bench_params *p, bench_re
         c.n = n = n / c.width * c.width;
     }
     total = rgba ? 4 * c.nbins : c.nbins;
-    in = malloc(n * esize + 1);
+    in = bench_host_alloc(b, n * esize + 1);
     c.bins = malloc(total * sizeof *c.bins);
     uint64_t *serial = malloc(total * sizeof *serial);
     if (!in || !c.bins || !serial || n == 0) {
         fprintf(stderr, "histogram: out of memory or empty input\n");
-        free(in), free(c.bins), free(serial);
+        if (in)
+            bench_host_free(b, in);
+        free(c.bins), free(serial);
         return -1;
     }
     bench_fill(rgba ? GPGPU_U32 : t, in, n, b->seed, rgba ? "random" : p->pattern);
     full_range(t, &c.lo, &c.hi);
     c.host_in = in;
-    if (b->cl && !rgba) {
+    if (BENCH_ON_BUFFERS(b) && !rgba) {
         c.in = bench_buffer(b, n * esize, in);
         c.out = bench_buffer(b, total * sizeof *c.bins, NULL);
     }
@@ -156,7 +168,7 @@ static int run(bench *b, gpgpu_type t, size_t n, const bench_params *p, bench_re
     r->bytes = (double)n * esize;
     r->verified = r->ms >= 0 && verify(&c, c.bins);
     r->note[0] = 0;
-    if (rgba || t == GPGPU_F32) {
+    if (rgba || t == GPGPU_F32 || t == GPGPU_U32) {
         double ms = serial_ms(b, &c, serial);
         snprintf(r->note, sizeof r->note, "%zu bins; serial C %.2f GB/s, library %.2fx",
                  c.nbins, r->bytes / ms / 1e6, ms / r->ms);
@@ -167,7 +179,8 @@ static int run(bench *b, gpgpu_type t, size_t n, const bench_params *p, bench_re
         clReleaseMemObject(c.in);
     if (c.out)
         clReleaseMemObject(c.out);
-    free(in), free(c.bins), free(serial);
+    bench_host_free(b, in);
+    free(c.bins), free(serial);
     return r->ms >= 0 ? 0 : -1;
 }
 

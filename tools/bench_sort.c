@@ -185,15 +185,22 @@ typedef struct {
     uint32_t *host_orig_vals, *host_vals;
 } sort_case;
 
+/* Host calls: the unsorted input back in place, untimed. */
+static void restore_host(void *arg)
+{
+    sort_case *c = arg;
+    memcpy(c->host_keys, c->host_orig, c->n * c->ks);
+    if (c->host_vals)
+        memcpy(c->host_vals, c->host_orig_vals, c->n * 4);
+}
+
 static gpgpu_status call(void *arg)
 {
     sort_case *c = arg;
     bench *b = c->b;
-    if (!b->cl) {
-        memcpy(c->host_keys, c->host_orig, c->n * c->ks);
+    if (!c->orig) {
         if (!c->host_vals)
             return gpgpu_sort(b->ctx, c->t, c->host_keys, c->n, 0);
-        memcpy(c->host_vals, c->host_orig_vals, c->n * 4);
         return gpgpu_sort_pairs(b->ctx, c->t, c->host_keys, c->host_vals, 4, c->n, 0);
     }
     if (clEnqueueCopyBuffer(b->queue, c->orig, c->keys, 0, 0, c->n * c->ks, 0, NULL, NULL))
@@ -212,12 +219,12 @@ static double time_library(bench *b, sort_case *c, const void *keys, const uint3
 {
     size_t kb = c->n * c->ks, vb = c->n * 4;
     double ms = -1;
-    if (!b->cl) {
+    if (!BENCH_ON_BUFFERS(b)) {
         c->host_orig = (void *)keys;
         c->host_keys = got;
         c->host_orig_vals = (uint32_t *)vals;
         c->host_vals = got_vals;
-        return bench_time(b, call, c);
+        return bench_time_prepared(b, restore_host, call, c);
     }
     c->orig = bench_buffer(b, kb, keys);
     c->keys = bench_buffer(b, kb, NULL);
@@ -240,8 +247,11 @@ static int run(bench *b, gpgpu_type t, size_t n, const bench_params *p, bench_re
                int pairs)
 {
     size_t ks = gpgpu_type_size(t);
-    void *keys = malloc(n * ks + 1), *got = malloc(n * ks + 1), *want = malloc(n * ks + 1);
-    uint32_t *vals = pairs ? malloc(n * 4 + 1) : NULL, *got_vals = pairs ? malloc(n * 4 + 1) : NULL;
+    /* got and got_vals are what a host call sorts in place */
+    void *keys = malloc(n * ks + 1), *got = bench_host_alloc(b, n * ks + 1);
+    void *want = malloc(n * ks + 1);
+    uint32_t *vals = pairs ? malloc(n * 4 + 1) : NULL;
+    uint32_t *got_vals = pairs ? bench_host_alloc(b, n * 4 + 1) : NULL;
     uint32_t *want_vals = pairs ? malloc(n * 4 + 1) : NULL;
     sort_case c = { b, t, n, ks, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
     double ms = -1, serial = -1;
@@ -274,10 +284,12 @@ static int run(bench *b, gpgpu_type t, size_t n, const bench_params *p, bench_re
         fprintf(stderr, "sort: %s\n", serial < 0 ? "out of host memory" : "the sort failed");
     }
     free(keys);
-    free(got);
+    if (got)
+        bench_host_free(b, got);
     free(want);
     free(vals);
-    free(got_vals);
+    if (got_vals)
+        bench_host_free(b, got_vals);
     free(want_vals);
     return ms >= 0 && serial >= 0 ? 0 : -1;
 }

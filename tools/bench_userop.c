@@ -90,14 +90,14 @@ static int sel_verify(gpgpu_type t, const void *in, size_t n, const void *out, s
 static int sel_run(bench *b, gpgpu_type t, size_t n, const bench_params *p, bench_result *r)
 {
     size_t size = gpgpu_type_size(t);
-    void *hin = malloc(n * size + 1), *hout = malloc(n * size + 1);
+    void *hin = bench_host_alloc(b, n * size + 1), *hout = bench_host_alloc(b, n * size + 1);
     sel_case c = {b, t, n, hin, hout, 0, NULL, NULL, NULL};
     int rc = -1;
     (void)p;
     if (!hin || !hout)
         goto done;
     sel_fill(t, hin, n, b->seed);
-    if (b->queue) {
+    if (BENCH_ON_BUFFERS(b)) {
         c.in = bench_buffer(b, n * size, hin);
         c.out = bench_buffer(b, n * size, NULL);
         c.cnt = bench_buffer(b, sizeof(cl_ulong), NULL);
@@ -107,7 +107,7 @@ static int sel_run(bench *b, gpgpu_type t, size_t n, const bench_params *p, benc
     r->ms = bench_time(b, sel_call, &c);
     if (r->ms < 0)
         goto done;
-    if (b->queue) {
+    if (c.in) {
         cl_ulong got;
         if (bench_read(b, c.cnt, sizeof got, &got) || got > n ||
             bench_read(b, c.out, (size_t)got * size, hout))
@@ -125,8 +125,10 @@ done:
         clReleaseMemObject(c.out);
     if (c.cnt)
         clReleaseMemObject(c.cnt);
-    free(hin);
-    free(hout);
+    if (hin)
+        bench_host_free(b, hin);
+    if (hout)
+        bench_host_free(b, hout);
     return rc;
 }
 

@@ -38,12 +38,15 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-double bench_time(bench *b, gpgpu_status (*call)(void *arg), void *arg)
+double bench_time_prepared(bench *b, void (*prepare)(void *arg),
+                           gpgpu_status (*call)(void *arg), void *arg)
 {
     double *t = malloc(sizeof *t * (size_t)b->repeat);
     if (!t)
         return -1;
     for (int r = -1; r < b->repeat; r++) {
+        if (prepare)
+            prepare(arg);
         double start = now_ms();
         gpgpu_status s = call(arg);
         if (s == GPGPU_SUCCESS && b->queue)
@@ -56,7 +59,7 @@ double bench_time(bench *b, gpgpu_status (*call)(void *arg), void *arg)
             return -1;
         }
         const gpgpu_kernel_time *k;
-        size_t nk = gpgpu_profile(b->ctx, &k);
+        size_t nk = b->api == BENCH_API_HOST ? 0 : gpgpu_profile(b->ctx, &k);
         if (r >= 0)
             t[r] = nk ? (double)(k[nk - 1].end_ns - k[0].start_ns) * 1e-6 : wall;
     }
@@ -64,6 +67,43 @@ double bench_time(bench *b, gpgpu_status (*call)(void *arg), void *arg)
     double m = t[b->repeat / 2];
     free(t);
     return m;
+}
+
+double bench_time(bench *b, gpgpu_status (*call)(void *arg), void *arg)
+{
+    return bench_time_prepared(b, NULL, call, arg);
+}
+
+double bench_wall_ms(void (*fn)(void *arg), void *arg, int repeat)
+{
+    double t[64];
+    int runs = repeat < 1 ? 1 : repeat > 64 ? 64 : repeat;
+    for (int r = 0; r < runs; r++) {
+        double start = now_ms();
+        fn(arg);
+        t[r] = now_ms() - start;
+    }
+    qsort(t, (size_t)runs, sizeof t[0], cmp_double);
+    return t[runs / 2];
+}
+
+void *bench_host_alloc(bench *b, size_t bytes)
+{
+    if (bytes == 0)
+        bytes = 1;
+    void *p = b->pinned ? gpgpu_host_alloc(b->ctx, bytes) : malloc(bytes);
+    if (!p)
+        fprintf(stderr, "gpgpu-bench: no host memory for %zu bytes%s%s\n", bytes,
+                b->pinned ? ": " : "", b->pinned ? gpgpu_last_error(b->ctx) : "");
+    return p;
+}
+
+void bench_host_free(bench *b, void *p)
+{
+    if (b->pinned)
+        gpgpu_host_free(b->ctx, p);
+    else
+        free(p);
 }
 
 uint64_t bench_splitmix(uint64_t *state)
@@ -240,12 +280,77 @@ static double memcpy2_gbps(size_t bytes)
     return 2.0 * (double)bytes / (t[2] * 1e6);
 }
 
+/* Host <-> device transfer bandwidth of bytes (GB/s, median of 5 blocking
+   transfers): to the device (write) or back (read), from malloc'd memory or
+   from pinned memory (a mapped CL_MEM_ALLOC_HOST_PTR buffer). */
+static double xfer_gbps(bench *b, size_t bytes, int pinned, int write)
+{
+    if (!b->queue || bytes == 0)
+        return 0;
+    cl_int err;
+    cl_mem dev = bench_buffer(b, bytes, NULL), stage = NULL;
+    void *host = NULL;
+    double t[5], gbps = 0;
+    if (!dev)
+        return 0;
+    if (pinned) {
+        stage = clCreateBuffer(b->cl, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, bytes, NULL, &err);
+        if (stage)
+            host = clEnqueueMapBuffer(b->queue, stage, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
+                                      bytes, 0, NULL, NULL, &err);
+    } else {
+        host = malloc(bytes);
+    }
+    if (host) {
+        memset(host, 1, bytes);
+        int r;
+        for (r = 0; r < 5; r++) {
+            double s = now_ms();
+            err = write ? clEnqueueWriteBuffer(b->queue, dev, CL_TRUE, 0, bytes, host, 0, NULL, NULL)
+                        : clEnqueueReadBuffer(b->queue, dev, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
+            if (err != CL_SUCCESS)
+                break;
+            t[r] = now_ms() - s;
+        }
+        if (r == 5) {
+            qsort(t, 5, sizeof t[0], cmp_double);
+            gbps = (double)bytes / (t[2] * 1e6);
+        }
+    }
+    if (stage) {
+        if (host)
+            clEnqueueUnmapMemObject(b->queue, stage, host, 0, NULL, NULL);
+        clFinish(b->queue);
+        clReleaseMemObject(stage);
+    } else {
+        free(host);
+    }
+    clReleaseMemObject(dev);
+    return gbps;
+}
+
+/* The four transfer bandwidths of one run, for host-API cases. */
+typedef struct {
+    double write_pageable, write_pinned, read_pageable, read_pinned;
+} xfer_rates;
+
+static void measure_xfer(bench *b, size_t bytes, xfer_rates *x)
+{
+    x->write_pageable = xfer_gbps(b, bytes, 0, 1);
+    x->write_pinned = xfer_gbps(b, bytes, 1, 1);
+    x->read_pageable = xfer_gbps(b, bytes, 0, 0);
+    x->read_pinned = xfer_gbps(b, bytes, 1, 0);
+}
+
 /* ---- running cases -------------------------------------------------------- */
 
 typedef struct {
     int json;
     const char *device;
+    xfer_rates xfer;    /* measured for host-API cases on OpenCL devices */
 } output;
+
+static const char *const api_names[] = {"buffer", "host", "array"};
 
 static int run_case(bench *b, const output *o, const bench_op *op, gpgpu_type t, size_t n,
                     const bench_params *p, double cgbps, double m2gbps)
@@ -263,6 +368,12 @@ static int run_case(bench *b, const output *o, const bench_op *op, gpgpu_type t,
                cgbps > 0 ? gbps / cgbps : 0.0);
         if (m2gbps > 0)
             printf("\"memcpy2_gbps\":%.3f,\"of_memcpy2\":%.3f,", m2gbps, gbps / m2gbps);
+        printf("\"api\":\"%s\",\"pinned\":%s,", api_names[b->api], b->pinned ? "true" : "false");
+        if (b->api == BENCH_API_HOST && o->xfer.write_pinned > 0)
+            printf("\"h2d_pageable_gbps\":%.3f,\"h2d_pinned_gbps\":%.3f,"
+                   "\"d2h_pageable_gbps\":%.3f,\"d2h_pinned_gbps\":%.3f,",
+                   o->xfer.write_pageable, o->xfer.write_pinned, o->xfer.read_pageable,
+                   o->xfer.read_pinned);
         if (p->bins)
             printf("\"bins\":%zu,", p->bins);
         printf("\"input\":\"%s\",\"repeat\":%d,\"verified\":%s,\"note\":\"%s\"}\n",
@@ -272,9 +383,9 @@ static int run_case(bench *b, const output *o, const bench_op *op, gpgpu_type t,
         char what[64];
         snprintf(what, sizeof what, "%s%s%s", op->name, p->pattern && strcmp(p->pattern, "random") ? "/" : "",
                  p->pattern && strcmp(p->pattern, "random") ? p->pattern : "");
-        printf("%-22s %-5s %6zu %10zu %9.3f %8.3f %8.2f %6.2f %5s  %s\n", what, tn, p->bins, n,
-               r.ms, gelems, gbps, cgbps > 0 ? gbps / cgbps : 0.0, r.verified ? "yes" : "NO",
-               r.note);
+        printf("%-22s %-6s %-5s %6zu %10zu %9.3f %8.3f %8.2f %6.2f %5s  %s\n", what,
+               api_names[b->api], tn, p->bins, n, r.ms, gelems, gbps,
+               cgbps > 0 ? gbps / cgbps : 0.0, r.verified ? "yes" : "NO", r.note);
     }
     fflush(stdout);
     return r.verified ? 0 : 1;
@@ -298,8 +409,10 @@ static int standard_suite(bench *b, const output *o)
         printf("gpgpu-bench %s on %s; GB/s counts the minimum bytes moved; 'copy' is the\n"
                "fraction of this device's clEnqueueCopyBuffer bandwidth at the same size.\n\n",
                gpgpu_version(), gpgpu_device_name(b->ctx));
-        printf("%-22s %-5s %6s %10s %9s %8s %8s %6s %5s\n", "op", "type", "bins", "n", "ms",
-               "Gelem/s", "GB/s", "copy", "ok");
+        printf("'buffer' times the _buffer form on device data (kernel events); 'host' the\n"
+               "host-memory call on malloc'd arrays (wall clock, transfers included).\n\n");
+        printf("%-22s %-6s %-5s %6s %10s %9s %8s %8s %6s %5s\n", "op", "api", "type", "bins",
+               "n", "ms", "Gelem/s", "GB/s", "copy", "ok");
     }
     for (int lg = 16; lg <= 24; lg += 2) {
         size_t n = (size_t)1 << lg;
@@ -310,8 +423,13 @@ static int standard_suite(bench *b, const output *o)
             if (!ops[i]->run)
                 continue;
             for (int c = 0; c < ops[i]->nsuite; c++)
-                bad |= run_case(b, o, ops[i], ops[i]->suite[c].type, n, &ops[i]->suite[c].params,
-                                cg, 0) != 0;
+                for (int api = BENCH_API_BUFFER; api <= BENCH_API_HOST; api++) {
+                    if (api == BENCH_API_BUFFER && !b->queue)
+                        continue; /* the host fallback has host calls only */
+                    b->api = (bench_api)api;
+                    bad |= run_case(b, o, ops[i], ops[i]->suite[c].type, n,
+                                    &ops[i]->suite[c].params, cg, 0) != 0;
+                }
         }
     }
     return bad;
@@ -322,19 +440,23 @@ static void usage(void)
     fprintf(stderr,
             "usage: gpgpu-bench [--op OP --type T --n N] [--bins B] [--input random|sorted|"
             "narrow16|rgba8]\n"
-            "                   [--device D] [--repeat R] [--json]\n"
+            "                   [--api buffer|host|array] [--pinned] [--device D] [--repeat R]"
+            " [--json]\n"
             "OP: reduce scan sort sort_pairs histogram transform_reduce select; "
             "T: i32 u32 f32 i64 u64 f64\n"
-            "With no --op: the standard suite (every primitive, u32 and f32, n = 2^16..2^24).\n");
+            "--api buffer (default): the _buffer form on device buffers, timed by kernel events;\n"
+            "--api host: the host-memory call on malloc'd arrays (--pinned: gpgpu_host_alloc),\n"
+            "timed by the wall clock. With no --op: the standard suite (every primitive, u32 and\n"
+            "f32, n = 2^16..2^24, both APIs).\n");
 }
 
 int main(int argc, char **argv)
 {
-    output o = {0, NULL};
+    output o = {0, NULL, {0, 0, 0, 0}};
     const char *opname = NULL, *tname = "u32";
     size_t n = (size_t)1 << 24;
     bench_params p = {0, NULL};
-    bench b = {NULL, NULL, NULL, 10, 12345};
+    bench b = {NULL, NULL, NULL, 10, 12345, BENCH_API_BUFFER, 0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--json"))
@@ -351,6 +473,20 @@ int main(int argc, char **argv)
             p.pattern = argv[++i];
         else if (!strcmp(a, "--device") && v)
             o.device = argv[++i];
+        else if (!strcmp(a, "--api") && v) {
+            const char *name = argv[++i];
+            int found = 0;
+            for (int k = 0; k < 3; k++)
+                if (!strcmp(name, api_names[k])) {
+                    b.api = (bench_api)k;
+                    found = 1;
+                }
+            if (!found) {
+                fprintf(stderr, "gpgpu-bench: --api is '%s'; one of buffer, host, array\n", name);
+                return 2;
+            }
+        } else if (!strcmp(a, "--pinned"))
+            b.pinned = 1;
         else if (!strcmp(a, "--repeat") && v)
             b.repeat = atoi(argv[++i]);
         else {
@@ -399,6 +535,8 @@ int main(int argc, char **argv)
         }
         size_t bytes = n * gpgpu_type_size((gpgpu_type)t);
         double cg = copy_gbps(&b, bytes), m2 = is_cpu_device(&b) ? memcpy2_gbps(bytes) : 0;
+        if (b.api == BENCH_API_HOST)
+            measure_xfer(&b, bytes, &o.xfer);
         rc = run_case(&b, &o, op, (gpgpu_type)t, n, &p, cg, m2);
     }
     gpgpu_context_destroy(b.ctx);
