@@ -160,12 +160,22 @@ static gpgpu_status histogram_host_api(gpgpu_context *ctx, gpgpu_type t, const v
     const size_t size = gpgpu__type(t)->size, chunk = gpgpu__chunk_elems(ctx, size);
     const size_t nchunks = n ? (n + chunk - 1) / chunk : 1;
     cl_mem buf, out;
-    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, (n < chunk ? n : chunk) * size + 1, &buf));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_OUT, p->nbins * sizeof *bins, &out));
+    if (gpgpu__in_place(ctx, n * size)) {
+        size_t offset;
+        GPGPU__TRY(gpgpu__host_view(ctx, in, n * size, 0, &buf, &offset));
+        gpgpu__note_route(ctx, "zero-copy");
+        gpgpu_status s = enqueue(ctx, t, buf, offset / size, n, p, out, 0, 0);
+        if (s == GPGPU_SUCCESS)
+            s = gpgpu__read(ctx, out, 0, p->nbins * sizeof *bins, bins);
+        clReleaseMemObject(buf); /* OpenCL keeps it until its commands end */
+        return s;
+    }
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, (n < chunk ? n : chunk) * size + 1, &buf));
     for (size_t c = 0; c < nchunks; c++) {
         size_t first = c * chunk, len = n - first < chunk ? n - first : chunk;
         if (len > 0)
-            GPGPU__TRY(gpgpu__write(ctx, buf, 0, len * size, (const char *)in + first * size));
+            GPGPU__TRY(gpgpu__upload(ctx, buf, 0, len * size, (const char *)in + first * size));
         GPGPU__TRY(enqueue(ctx, t, buf, 0, len, p, out, 0, c > 0));
         if (nchunks > 1) /* the next write reuses buf: wait for this pass */
             GPGPU__TRY(gpgpu__finish(ctx));
@@ -183,7 +193,10 @@ gpgpu_status gpgpu_histogram(gpgpu_context *ctx, gpgpu_type t, const void *in, s
     GPGPU__TRY(check_rule(ctx, t, nbins, lo, hi, &p));
     GPGPU__CHECK_ARG(ctx, n <= PTRDIFF_MAX / gpgpu__type(t)->size);
     GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(in, t));
-    if (ctx->host) {
+    if (ctx->host || gpgpu__small_on_host(ctx, n) ||
+        gpgpu__host_reads(ctx, in, n * gpgpu__type(t)->size)) {
+        if (!ctx->host)
+            GPGPU__TRY(gpgpu__type_supported(ctx, t));
         gpgpu__host_histogram(t, in, n, nbins, lo, hi, bins);
         return GPGPU_SUCCESS;
     }
@@ -257,12 +270,25 @@ static gpgpu_status rgba8_host_api(gpgpu_context *ctx, const uint8_t *pixels, si
     gpgpu__program *prog;
     cl_mem img, out;
     GPGPU__TRY(program(ctx, GPGPU_U32, 0, &prog));
-    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, (rows_max - 1) * stride + 4 * width, &img));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_OUT, 4 * nbins * sizeof *bins, &out));
+    size_t image = (height - 1) * stride + 4 * width, offset;
+    /* In place when the image starts on the device's base alignment (the
+       kernel reads the image from its buffer's start). */
+    if (height <= rows_max && gpgpu__in_place(ctx, image) &&
+        (uintptr_t)pixels % ctx->base_align == 0) {
+        GPGPU__TRY(gpgpu__host_view(ctx, pixels, image, 0, &img, &offset));
+        gpgpu__note_route(ctx, "zero-copy");
+        gpgpu_status s = rgba8_launch(ctx, prog, img, width, height, stride, nbins, out, 0);
+        if (s == GPGPU_SUCCESS)
+            s = gpgpu__read(ctx, out, 0, 4 * nbins * sizeof *bins, bins);
+        clReleaseMemObject(img);
+        return s;
+    }
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, (rows_max - 1) * stride + 4 * width, &img));
     for (size_t y = 0; y < height; y += rows_max) {
         size_t rows = height - y < rows_max ? height - y : rows_max;
-        GPGPU__TRY(gpgpu__write(ctx, img, 0, (rows - 1) * stride + 4 * width,
-                                pixels + y * stride));
+        GPGPU__TRY(gpgpu__upload(ctx, img, 0, (rows - 1) * stride + 4 * width,
+                                 pixels + y * stride));
         GPGPU__TRY(rgba8_launch(ctx, prog, img, width, rows, stride, nbins, out, y > 0));
         if (rows < height) /* the next write reuses img: wait for this launch */
             GPGPU__TRY(gpgpu__finish(ctx));
@@ -284,7 +310,7 @@ gpgpu_status gpgpu_histogram_rgba8(gpgpu_context *ctx, const uint8_t *pixels, si
        object size (the checks read that way so that none of them overflows) */
     GPGPU__CHECK_ARG(ctx, height <= 1 || row_stride <= PTRDIFF_MAX / (height - 1));
     GPGPU__CHECK_ARG(ctx, height == 0 || 4 * width <= PTRDIFF_MAX - (height - 1) * row_stride);
-    if (ctx->host || width == 0 || height == 0) {
+    if (ctx->host || width == 0 || height == 0 || gpgpu__small_on_host(ctx, width * height)) {
         gpgpu__host_histogram_rgba8(pixels, width, height, row_stride, nbins, bins);
         return GPGPU_SUCCESS;
     }

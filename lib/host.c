@@ -1,9 +1,13 @@
 /* host.c - the plain-C fallback of reduce and scan, used when there is no
    OpenCL device ("host"). Sort and histogram have theirs in host_sort.c and
    host_histogram.c. Same semantics as the kernels: integer sums wrap, float
-   MIN/MAX follow fmin/fmax. */
+   MIN/MAX follow fmin/fmax.
+   Past HOST_PART elements the work is cut into parts of HOST_PART that the
+   host's threads (pool.c) take in any order; parts are combined in index
+   order, so float results depend on n alone, never on the thread count. */
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -60,7 +64,9 @@ static double sum_f64(const double *x, size_t n)
     return sum_f64(x, n / 2) + sum_f64(x + n / 2, n - n / 2);
 }
 
-void gpgpu__host_reduce(gpgpu_type t, gpgpu_op op, const void *in, size_t n, void *result)
+enum { HOST_PART = 1 << 18 };
+
+static void reduce_serial(gpgpu_type t, gpgpu_op op, const void *in, size_t n, void *result)
 {
     if (t == GPGPU_F32 && op == GPGPU_SUM) { /* a double accumulator: float sums stay accurate */
         double s = 0;
@@ -85,9 +91,64 @@ void gpgpu__host_reduce(gpgpu_type t, gpgpu_op op, const void *in, size_t n, voi
     }
 }
 
+typedef struct {
+    gpgpu_type t;
+    gpgpu_op op;
+    const char *in;
+    size_t n, size;
+    char *part;      /* one element of t per part, or a double (float sums) */
+} reduce_job;
+
+/* Float sums keep each part's total in double, as the serial f32 sum does. */
+static int double_parts(gpgpu_type t, gpgpu_op op)
+{
+    return op == GPGPU_SUM && (t == GPGPU_F32 || t == GPGPU_F64);
+}
+
+static void reduce_part(void *arg, size_t i)
+{
+    const reduce_job *j = arg;
+    size_t first = i * (size_t)HOST_PART, len = j->n - first < HOST_PART ? j->n - first : HOST_PART;
+    const char *x = j->in + first * j->size;
+    if (j->t == GPGPU_F32 && j->op == GPGPU_SUM) {
+        double s = 0;
+        for (size_t k = 0; k < len; k++)
+            s += ((const float *)x)[k];
+        memcpy(j->part + i * sizeof s, &s, sizeof s);
+    } else if (j->t == GPGPU_F64 && j->op == GPGPU_SUM) {
+        double s = sum_f64((const double *)x, len);
+        memcpy(j->part + i * sizeof s, &s, sizeof s);
+    } else {
+        reduce_serial(j->t, j->op, x, len, j->part + i * j->size);
+    }
+}
+
+void gpgpu__host_reduce(gpgpu_type t, gpgpu_op op, const void *in, size_t n, void *result)
+{
+    size_t size = gpgpu__type(t)->size, nparts = (n + HOST_PART - 1) / HOST_PART;
+    char *part = nparts > 1 ? malloc(nparts * 8) : NULL;
+    if (!part) { /* small, or no memory for the parts: one thread */
+        reduce_serial(t, op, in, n, result);
+        return;
+    }
+    reduce_job j = {t, op, in, n, size, part};
+    gpgpu__parallel(nparts, reduce_part, &j);
+    if (t == GPGPU_F32 && op == GPGPU_SUM) {
+        double s = sum_f64((const double *)part, nparts);
+        float f = (float)s;
+        memcpy(result, &f, sizeof f);
+    } else if (double_parts(t, op)) {
+        double s = sum_f64((const double *)part, nparts);
+        memcpy(result, &s, sizeof s);
+    } else {
+        reduce_serial(t, op, part, nparts, result);
+    }
+    free(part);
+}
+
 void gpgpu__identity(gpgpu_type t, gpgpu_op op, void *out)
 {
-    gpgpu__host_reduce(t, op, NULL, 0, out);
+    reduce_serial(t, op, NULL, 0, out);
 }
 
 /* In place is fine: each input is read before its output is written. */
@@ -106,8 +167,8 @@ void gpgpu__identity(gpgpu_type t, gpgpu_op op, void *out)
         }                                                          \
     }
 
-void gpgpu__host_scan(gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind, const void *in,
-                      void *out, size_t n, const void *init)
+static void scan_serial(gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind, const void *in,
+                        void *out, size_t n, const void *init)
 {
     switch (t) {
     case GPGPU_I32: SCAN(i32, int32_t) break;
@@ -117,4 +178,48 @@ void gpgpu__host_scan(gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind, const voi
     case GPGPU_U64: SCAN(u64, uint64_t) break;
     case GPGPU_F64: SCAN(f64, double) break;
     }
+}
+
+/* Parallel scan: each part's total (pass 1), the totals scanned in order
+   from init, then each part scanned from its offset (pass 2). */
+typedef struct {
+    gpgpu_type t;
+    gpgpu_op op;
+    gpgpu_scan_kind kind;
+    const char *in;
+    char *out;
+    size_t n, size;
+    char *offsets;   /* per part: its total (pass 1), then its seed (pass 2) */
+} scan_job;
+
+static void scan_total(void *arg, size_t i)
+{
+    const scan_job *j = arg;
+    size_t first = i * (size_t)HOST_PART, len = j->n - first < HOST_PART ? j->n - first : HOST_PART;
+    reduce_serial(j->t, j->op, j->in + first * j->size, len, j->offsets + i * j->size);
+}
+
+static void scan_part(void *arg, size_t i)
+{
+    const scan_job *j = arg;
+    size_t first = i * (size_t)HOST_PART, len = j->n - first < HOST_PART ? j->n - first : HOST_PART;
+    scan_serial(j->t, j->op, j->kind, j->in + first * j->size, j->out + first * j->size, len,
+                j->offsets + i * j->size);
+}
+
+void gpgpu__host_scan(gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind, const void *in,
+                      void *out, size_t n, const void *init)
+{
+    size_t size = gpgpu__type(t)->size, nparts = (n + HOST_PART - 1) / HOST_PART;
+    char *offsets = nparts > 1 ? malloc(nparts * size) : NULL;
+    if (!offsets) { /* small, or no memory for the offsets: one thread */
+        scan_serial(t, op, kind, in, out, n, init);
+        return;
+    }
+    scan_job j = {t, op, kind, in, out, n, size, offsets};
+    gpgpu__parallel(nparts, scan_total, &j);
+    /* totals -> seeds: an exclusive scan of the totals, in place, from init */
+    scan_serial(t, op, GPGPU_EXCLUSIVE, offsets, offsets, nparts, init);
+    gpgpu__parallel(nparts, scan_part, &j);
+    free(offsets);
 }

@@ -5,6 +5,7 @@
  */
 #include <float.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "histogram.h"
@@ -155,8 +156,8 @@ static uint64_t int_bin(const gpgpu__hist_params *p, uint64_t d)
                 bins[int_bin(&p, (U)((U)x[i] - (U)p.lo.F))]++;             \
     } while (0)
 
-void gpgpu__host_histogram(gpgpu_type t, const void *in, size_t n, size_t nbins, double lo,
-                           double hi, uint64_t *bins)
+static void histogram_serial(gpgpu_type t, const void *in, size_t n, size_t nbins, double lo,
+                             double hi, uint64_t *bins)
 {
     gpgpu__hist_params p;
     memset(bins, 0, nbins * sizeof *bins);
@@ -170,6 +171,48 @@ void gpgpu__host_histogram(gpgpu_type t, const void *in, size_t n, size_t nbins,
     case GPGPU_U64: HOST_INT_LOOP(uint64_t, uint64_t, u64); break;
     case GPGPU_F64: HOST_FLOAT_LOOP(double, f64); break;
     }
+}
+
+/* Parts of at least PART_MIN samples, each counted by one host thread into
+   its own bins, added up at the end: counts are exact in any order. Only
+   while every part's bins together stay small (PART_BINS_MAX). */
+enum { PART_MIN = 1 << 18, PART_BINS_MAX = 1 << 22 };
+
+typedef struct {
+    gpgpu_type t;
+    const char *in;
+    size_t n, nparts, nbins, size;
+    double lo, hi;
+    uint64_t *bins;  /* nparts * nbins */
+} hist_job;
+
+static void hist_part(void *arg, size_t i)
+{
+    const hist_job *j = arg;
+    size_t first = j->n / j->nparts * i, last = i + 1 == j->nparts ? j->n : first + j->n / j->nparts;
+    histogram_serial(j->t, j->in + first * j->size, last - first, j->nbins, j->lo, j->hi,
+                     j->bins + i * j->nbins);
+}
+
+void gpgpu__host_histogram(gpgpu_type t, const void *in, size_t n, size_t nbins, double lo,
+                           double hi, uint64_t *bins)
+{
+    size_t nparts = gpgpu__host_threads();
+    if (nparts > n / PART_MIN)
+        nparts = n / PART_MIN;
+    uint64_t *parts = nparts > 1 && nbins <= PART_BINS_MAX / nparts
+                          ? malloc(nparts * nbins * sizeof *parts) : NULL;
+    if (!parts) { /* small, many bins, or no memory: one thread */
+        histogram_serial(t, in, n, nbins, lo, hi, bins);
+        return;
+    }
+    hist_job j = {t, in, n, nparts, nbins, gpgpu__type(t)->size, lo, hi, parts};
+    gpgpu__parallel(nparts, hist_part, &j);
+    memcpy(bins, parts, nbins * sizeof *bins);
+    for (size_t i = 1; i < nparts; i++)
+        for (size_t b = 0; b < nbins; b++)
+            bins[b] += parts[i * nbins + b];
+    free(parts);
 }
 
 /* Channel c (0..255) and luminance in exact integer arithmetic: floor(c/255

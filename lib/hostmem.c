@@ -165,7 +165,27 @@ int gpgpu__pinned(const gpgpu_context *ctx, const void *p, size_t bytes)
     return 0;
 }
 
+int gpgpu__small_on_host(const gpgpu_context *ctx, size_t n)
+{
+    return n <= ctx->tune.small_host;
+}
+
+int gpgpu__host_reads(gpgpu_context *ctx, const void *p, size_t bytes)
+{
+    if (!ctx->tune.host_reads || ctx->tune.zero_copy || ctx->host || bytes < ctx->tune.stage_min)
+        return 0;
+    gpgpu__lock(ctx); /* the blocks' list */
+    int pinned = gpgpu__pinned(ctx, p, bytes);
+    gpgpu__unlock(ctx);
+    return !pinned;
+}
+
 /* ---- zero copy -------------------------------------------------------------- */
+
+int gpgpu__in_place(const gpgpu_context *ctx, size_t bytes)
+{
+    return ctx->tune.zero_copy && bytes > 0 && bytes <= ctx->max_alloc - ctx->base_align;
+}
 
 gpgpu_status gpgpu__host_view(gpgpu_context *ctx, const void *p, size_t bytes, int write,
                               cl_mem *buf, size_t *offset)
@@ -311,18 +331,12 @@ gpgpu_status gpgpu__download_all(gpgpu_context *ctx, size_t count, const cl_mem 
                                  const size_t *bytes, void *const *hosts)
 {
     size_t total = 0, at = 0;
-    int any = 0;
-    for (size_t i = 0; i < count; i++) {
+    for (size_t i = 0; i < count; i++)
         total += (bytes[i] + 63) & ~(size_t)63;
-        any |= staged(ctx, hosts[i], bytes[i]);
-    }
-    if (!any) { /* pinned or small: reads that fail write nothing */
-        for (size_t i = 0; i < count; i++)
-            GPGPU__TRY(gpgpu__download(ctx, bufs[i], 0, bytes[i], hosts[i], 1));
-        return GPGPU_SUCCESS;
-    }
-    /* With one staged array, the pinned ones would be written before the
-       staged read: every array goes through the pinned buffer. */
+    if (count == 1) /* one read: it writes all or nothing by itself */
+        return gpgpu__download(ctx, bufs[0], 0, bytes[0], hosts[0], 1);
+    /* Direct reads would write the first array before the second read
+       could fail: every array goes through the pinned buffer. */
     gpgpu__note_route(ctx, "staged");
     if (ctx->whole_bytes < total) {
         if (ctx->whole_buf)

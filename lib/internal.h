@@ -83,6 +83,8 @@ typedef struct {
     size_t stage_min;   /* host arrays below this many bytes skip the ring */
     int host_reads;     /* one-pass host calls (integer reduce, histogram) on
                            pageable memory run on the host's threads */
+    size_t small_host;  /* host calls of at most this many elements run on
+                           the host: a launch costs more than their work */
 } gpgpu__tuning;
 
 /* Fills ctx->tune from the device's properties and GPGPU_* overrides. */
@@ -101,7 +103,7 @@ typedef struct {
     size_t global_size, local_size;
 } gpgpu__launch;
 
-enum { GPGPU__SCRATCH_SLOTS = 8, GPGPU__STAGE_SLOTS = 3 };
+enum { GPGPU__SCRATCH_SLOTS = 9, GPGPU__STAGE_SLOTS = 3 };
 
 struct gpgpu_context {
     pthread_mutex_t lock;        /* held by every public call */
@@ -169,7 +171,7 @@ void gpgpu__unlock(gpgpu_context *ctx);
 enum {
     GPGPU__SLOT_IN, GPGPU__SLOT_OUT, GPGPU__SLOT_PARTIALS, GPGPU__SLOT_PARTIALS2,
     GPGPU__SLOT_SORT_KEYS, GPGPU__SLOT_SORT_VALUES, GPGPU__SLOT_SORT_COUNTS,
-    GPGPU__SLOT_AUX
+    GPGPU__SLOT_AUX, GPGPU__SLOT_HOST_ORIG
 };
 gpgpu_status gpgpu__scratch(gpgpu_context *ctx, int slot, size_t bytes, cl_mem *out);
 
@@ -215,6 +217,12 @@ gpgpu_status gpgpu__end(gpgpu_context *ctx, cl_event *done);
 /* Host API helpers: wait for the queue, then print the profile if asked. */
 gpgpu_status gpgpu__finish(gpgpu_context *ctx);
 
+/* Waits for the queue after a call's last command has been enqueued: a
+   zero-copy call's last kernel writes the caller's array, so nothing may
+   be reported as failed past that point unless the device itself failed
+   (no fault-injection point here, unlike gpgpu__finish). */
+gpgpu_status gpgpu__wait_done(gpgpu_context *ctx);
+
 /* Ends a host-API call begun under the lock with status s: prints the
    profile under the call's name if asked; after a failure waits for the
    queue, so that nothing may still read the caller's memory. Unlocks and
@@ -227,6 +235,16 @@ gpgpu_status gpgpu__host_call_end(gpgpu_context *ctx, const char *name, gpgpu_st
 void gpgpu__host_memory_release(gpgpu_context *ctx);
 /* Whether [p, p + bytes) lies inside one of ctx's gpgpu_host_alloc blocks. */
 int gpgpu__pinned(const gpgpu_context *ctx, const void *p, size_t bytes);
+/* Whether a one-pass call on host memory at p (bytes) runs on the host's
+   threads instead (tune.host_reads: pageable memory on a discrete GPU,
+   where the host's cores read faster than the bus delivers). Takes the
+   context's lock briefly. */
+int gpgpu__host_reads(gpgpu_context *ctx, const void *p, size_t bytes);
+/* Whether a host call of n elements runs on the host (tune.small_host). */
+int gpgpu__small_on_host(const gpgpu_context *ctx, size_t n);
+/* Whether host arrays of bytes are used in place (zero copy): the device
+   shares host memory and one buffer can span them. */
+int gpgpu__in_place(const gpgpu_context *ctx, size_t bytes);
 /* Zero copy: a new buffer (released by the caller) over the caller's bytes
    at p, which start *offset bytes into it. write: kernels may write it. */
 gpgpu_status gpgpu__host_view(gpgpu_context *ctx, const void *p, size_t bytes, int write,
@@ -242,7 +260,9 @@ gpgpu_status gpgpu__upload(gpgpu_context *ctx, cl_mem buf, size_t offset, size_t
 gpgpu_status gpgpu__download(gpgpu_context *ctx, cl_mem buf, size_t offset, size_t bytes,
                              void *host, int all_or_nothing);
 /* All-or-nothing downloads of count whole buffers (from offset 0) into
-   hosts[i]: no host array is written unless every read succeeded. */
+   hosts[i]: no host array is written unless every read succeeded. With
+   more than one array, all go through one pinned buffer first (callers
+   whose arrays are all pinned can do better: see sort.c). */
 gpgpu_status gpgpu__download_all(gpgpu_context *ctx, size_t count, const cl_mem *bufs,
                                  const size_t *bytes, void *const *hosts);
 /* Names the route of the call in progress ("zero-copy", "pinned",

@@ -10,7 +10,8 @@
      GPGPU_STAGE_BYTES, GPGPU_STAGE_MIN (the staging ring's slot size and
      the smallest array it takes), GPGPU_HOST_READS=0|1 (one-pass integer
      calls on pageable memory run on the host's threads),
-     GPGPU_THREADS (host threads, pool.c) */
+     GPGPU_SMALL_HOST (host calls of at most this many elements run on
+     the host; 0: none), GPGPU_THREADS (host threads, pool.c) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +86,9 @@ void gpgpu__plan_init(gpgpu_context *ctx)
     t->stage_bytes = (size_t)8 << 20;
     t->stage_min = (size_t)1 << 20;
     t->host_reads = 0;
+    /* Discrete GPUs: a call's launches and transfers cost tens of us, more
+       than the host takes to reduce, scan, sort or bin 4096 elements. */
+    t->small_host = ctx->unified ? 0 : 4096;
 
     t->wg = pow2_floor(env_size("GPGPU_WG", t->wg));
     if (t->wg > ctx->max_wg)
@@ -99,6 +103,11 @@ void gpgpu__plan_init(gpgpu_context *ctx)
     t->stage_bytes = env_size("GPGPU_STAGE_BYTES", t->stage_bytes);
     t->stage_min = env_size("GPGPU_STAGE_MIN", t->stage_min);
     t->host_reads = env_flag("GPGPU_HOST_READS", t->host_reads);
+    {
+        const char *v = getenv("GPGPU_SMALL_HOST");
+        if (v && *v)
+            t->small_host = (size_t)strtoull(v, NULL, 10); /* 0: none */
+    }
     const char *scan = getenv("GPGPU_SCAN");
     if (scan && !strcmp(scan, "multipass"))
         t->scan_single = 0;
@@ -137,6 +146,10 @@ const char *gpgpu_plan_description(const gpgpu_context *cctx)
                  "pinned-direct,staged(%zu MiB x %d slots, from %zu KiB, %zu threads)%s",
                  t->stage_bytes >> 20, GPGPU__STAGE_SLOTS, t->stage_min >> 10,
                  gpgpu__host_threads(), t->host_reads ? ",host-reads" : "");
+    if (t->small_host) {
+        size_t used = strlen(arrays);
+        snprintf(arrays + used, sizeof arrays - used, ",host-below=%zu", t->small_host + 1);
+    }
     snprintf(ctx->plan_text, sizeof ctx->plan_text,
              "wg=%zu groups=%zu layout=%s scan=%s scan_tile=%zu sort_bits=%d sort_tile=%zu "
              "histogram=%s ptx=%s host-arrays=%s",

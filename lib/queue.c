@@ -106,6 +106,17 @@ gpgpu_status gpgpu__finish(gpgpu_context *ctx)
     return GPGPU_SUCCESS;
 }
 
+gpgpu_status gpgpu__wait_done(gpgpu_context *ctx)
+{
+    cl_int err = clFinish(ctx->queue);
+    if (err != CL_SUCCESS)
+        return gpgpu__fail(ctx, err == CL_OUT_OF_RESOURCES || err == CL_OUT_OF_HOST_MEMORY
+                                    ? GPGPU_ERROR_OUT_OF_MEMORY : GPGPU_ERROR_OPENCL,
+                           "the device failed while running the call (clFinish: %s); the "
+                           "arrays it writes may have changed", gpgpu__cl_error_name(err));
+    return GPGPU_SUCCESS;
+}
+
 gpgpu_status gpgpu__buffer(gpgpu_context *ctx, cl_mem_flags flags, size_t bytes,
                            const void *host, cl_mem *out)
 {

@@ -116,12 +116,22 @@ static gpgpu_status reduce_host_api(gpgpu_context *ctx, gpgpu_type t, gpgpu_op o
     const size_t chunk = gpgpu__chunk_elems(ctx, size);
     const size_t nchunks = n ? (n + chunk - 1) / chunk : 1;
     cl_mem buf, partials, out;
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_OUT, size, &out));
+    if (gpgpu__in_place(ctx, n * size)) {
+        size_t offset;
+        GPGPU__TRY(gpgpu__host_view(ctx, in, n * size, 0, &buf, &offset));
+        gpgpu__note_route(ctx, "zero-copy");
+        gpgpu_status s = reduce_enqueue(ctx, t, op, map, buf, offset / size, n, out, 0);
+        if (s == GPGPU_SUCCESS)
+            s = gpgpu__read(ctx, out, 0, size, result);
+        clReleaseMemObject(buf); /* OpenCL keeps it until its commands end */
+        return s;
+    }
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, (n < chunk ? n : chunk) * size, &buf));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS2, nchunks * size, &partials));
-    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_OUT, size, &out));
     for (size_t c = 0; c < nchunks; c++) {
         size_t first = c * chunk, len = n - first < chunk ? n - first : chunk;
-        GPGPU__TRY(gpgpu__write(ctx, buf, 0, len * size, (const char *)in + first * size));
+        GPGPU__TRY(gpgpu__upload(ctx, buf, 0, len * size, (const char *)in + first * size));
         GPGPU__TRY(reduce_enqueue(ctx, t, op, map, buf, 0, len, nchunks == 1 ? out : partials,
                                   c));
         if (nchunks > 1) /* the next write reuses buf: wait for this pass */
@@ -155,6 +165,16 @@ gpgpu_status gpgpu_reduce(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, const v
         if (op >= GPGPU_OP_USER)
             return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
                                "user-defined operators need an OpenCL device");
+        gpgpu__host_reduce(t, op, in, n, result);
+        return GPGPU_SUCCESS;
+    }
+    /* Small calls run on the host. Integer results are the same bits in any
+       order: where the plan says the host's cores beat the bus, they do the
+       reading. */
+    if (op < GPGPU_OP_USER &&
+        (gpgpu__small_on_host(ctx, n) ||
+         (!gpgpu__type(t)->is_float && gpgpu__host_reads(ctx, in, n * gpgpu__type(t)->size)))) {
+        GPGPU__TRY(gpgpu__type_supported(ctx, t));
         gpgpu__host_reduce(t, op, in, n, result);
         return GPGPU_SUCCESS;
     }

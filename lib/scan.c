@@ -190,9 +190,42 @@ static size_t scan_chunk(const gpgpu_context *ctx, size_t size)
     return c > 3 ? c - 2 : 1;
 }
 
-/* gpgpu_scan_init on the device, with ctx locked. The data goes through one
-   scratch buffer in chunks, each scanned in place and read back; each
-   chunk's running total is copied into the seed slot of the next. */
+/* Zero copy: the kernels read in and write out where they are; only the
+   scan's last command writes out, so an in-place scan that fails leaves
+   the input as it was. */
+static gpgpu_status scan_in_place(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
+                                  gpgpu_scan_kind kind, const void *in, void *out, size_t n,
+                                  const void *init)
+{
+    const size_t size = gpgpu__type(t)->size;
+    cl_mem vin = NULL, vout = NULL, seed = NULL;
+    size_t oin = 0, oout = 0;
+    gpgpu_status s = gpgpu__host_view(ctx, in, n * size, in == out, &vin, &oin);
+    if (s == GPGPU_SUCCESS && in != out)
+        s = gpgpu__host_view(ctx, out, n * size, 1, &vout, &oout);
+    if (s == GPGPU_SUCCESS && init) {
+        s = gpgpu__scratch(ctx, GPGPU__SLOT_OUT, size, &seed);
+        if (s == GPGPU_SUCCESS)
+            s = gpgpu__write(ctx, seed, 0, size, init);
+    }
+    if (s == GPGPU_SUCCESS) {
+        gpgpu__note_route(ctx, "zero-copy");
+        s = gpgpu__scan_enqueue(ctx, t, op, kind, vin, oin / size, vout ? vout : vin,
+                                (vout ? oout : oin) / size, n, seed, 0);
+    }
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__wait_done(ctx);
+    if (vin)
+        clReleaseMemObject(vin);
+    if (vout)
+        clReleaseMemObject(vout);
+    return s;
+}
+
+/* gpgpu_scan_init on the device, with ctx locked. In place where the
+   device shares host memory; else the data goes through one scratch buffer
+   in chunks, each scanned in place and read back; each chunk's running
+   total is copied into the seed slot of the next. */
 static gpgpu_status scan_host_api(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
                                   gpgpu_scan_kind kind, const void *in, void *out, size_t n,
                                   const void *init)
@@ -203,6 +236,8 @@ static gpgpu_status scan_host_api(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
     GPGPU__TRY(check_op(ctx, t, op));
     if (n == 0)
         return GPGPU_SUCCESS;
+    if (gpgpu__in_place(ctx, n * size))
+        return scan_in_place(ctx, t, op, kind, in, out, n, init);
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, (cap + 2) * size, &buf));
     if (init)
         GPGPU__TRY(gpgpu__write(ctx, buf, seed_at * size, size, init));
@@ -211,10 +246,12 @@ static gpgpu_status scan_host_api(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
         int more = first + len < n;
         /* An exclusive scan of one element more leaves the total at buf[len]. */
         size_t m = len + (more && kind == GPGPU_EXCLUSIVE);
-        GPGPU__TRY(gpgpu__write(ctx, buf, 0, len * size, (const char *)in + first * size));
+        GPGPU__TRY(gpgpu__upload(ctx, buf, 0, len * size, (const char *)in + first * size));
         GPGPU__TRY(gpgpu__scan_enqueue(ctx, t, op, kind, buf, 0, buf, 0, m,
                                        init || first ? buf : NULL, seed_at));
-        GPGPU__TRY(gpgpu__read(ctx, buf, 0, len * size, (char *)out + first * size));
+        /* In place in one chunk: only a whole result may reach the caller. */
+        GPGPU__TRY(gpgpu__download(ctx, buf, 0, len * size, (char *)out + first * size,
+                                   in == out && !more));
         if (more)
             GPGPU__TRY(gpgpu__copy(ctx, buf, (m - 1) * size, buf, seed_at * size, size));
     }
@@ -232,10 +269,12 @@ gpgpu_status gpgpu_scan_init(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
     GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(in, t) && GPGPU__ALIGNED(out, t));
     GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(init, t));
     GPGPU__CHECK_ARG(ctx, !partial_overlap((uintptr_t)in, (uintptr_t)out, n * size));
-    if (ctx->host) {
+    if (ctx->host || (op < GPGPU_OP_USER && gpgpu__small_on_host(ctx, n))) {
         if (op >= GPGPU_OP_USER)
             return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
                                "user-defined operators need an OpenCL device");
+        if (!ctx->host)
+            GPGPU__TRY(gpgpu__type_supported(ctx, t));
         gpgpu__host_scan(t, op, kind, in, out, n, init);
         return GPGPU_SUCCESS;
     }

@@ -295,55 +295,95 @@ gpgpu_status gpgpu_sort_pairs_buffer(gpgpu_context *ctx, gpgpu_type key_type, cl
     return sort_buffer(ctx, &j, num_wait, wait, done);
 }
 
-/* ---- the host API: copy in, sort, read back only on success ------------- */
+/* ---- the host API: the caller's arrays written only on success ---------- */
 
-/* Values are read into a copy first, so that a failed read of either
-   leaves both of the caller's arrays as they were. */
+/* Zero copy: the kernels sort the caller's arrays where they are; only the
+   last kernel writes them. */
+static gpgpu_status sort_in_place(gpgpu_context *ctx, sort_job *j, void *keys, void *values)
+{
+    size_t ks = gpgpu__type(j->t)->size, vs = j->value_size;
+    gpgpu_status s = gpgpu__host_view(ctx, keys, j->n * ks, 1, &j->keys, &j->koff);
+    if (s == GPGPU_SUCCESS && vs)
+        s = gpgpu__host_view(ctx, values, j->n * vs, 1, &j->vals, &j->voff);
+    j->koff /= ks;
+    if (vs)
+        j->voff /= vs;
+    if (s == GPGPU_SUCCESS) {
+        gpgpu__note_route(ctx, "zero-copy");
+        s = sort_enqueue(ctx, j);
+    }
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__wait_done(ctx);
+    if (j->keys)
+        clReleaseMemObject(j->keys);
+    if (j->vals)
+        clReleaseMemObject(j->vals);
+    return s;
+}
+
+/* Discrete devices: keys and values into scratch (staged or straight from
+   pinned memory), sorted there, and brought back so that either both of
+   the caller's arrays change or neither does. */
 static gpgpu_status sort_host_copy(gpgpu_context *ctx, sort_job *j, void *keys, void *values)
 {
     size_t ks = gpgpu__type(j->t)->size, vs = j->value_size;
+    cl_mem orig = NULL;
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, j->n * ks, &j->keys));
-    GPGPU__TRY(gpgpu__write(ctx, j->keys, 0, j->n * ks, keys));
+    GPGPU__TRY(gpgpu__upload(ctx, j->keys, 0, j->n * ks, keys));
     if (vs) {
         GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_OUT, j->n * vs, &j->vals));
-        GPGPU__TRY(gpgpu__write(ctx, j->vals, 0, j->n * vs, values));
+        GPGPU__TRY(gpgpu__upload(ctx, j->vals, 0, j->n * vs, values));
+    }
+    /* Both arrays pinned: two direct reads. Should the second fail, the
+       first is undone from a device copy of the values as they came. */
+    int direct = vs && gpgpu__pinned(ctx, keys, j->n * ks) && gpgpu__pinned(ctx, values, j->n * vs);
+    if (direct) {
+        GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_HOST_ORIG, j->n * vs, &orig));
+        GPGPU__TRY(gpgpu__copy(ctx, j->vals, 0, orig, 0, j->n * vs));
     }
     GPGPU__TRY(sort_enqueue(ctx, j));
     GPGPU__TRY(gpgpu__finish(ctx));
     if (!vs)
-        return gpgpu__read(ctx, j->keys, 0, j->n * ks, keys);
-    void *sorted = gpgpu__malloc(j->n * vs);
-    if (!sorted)
-        return gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "sort: out of host memory");
-    gpgpu_status s = gpgpu__read(ctx, j->vals, 0, j->n * vs, sorted);
-    if (s == GPGPU_SUCCESS)
-        s = gpgpu__read(ctx, j->keys, 0, j->n * ks, keys);
-    if (s == GPGPU_SUCCESS)
-        memcpy(values, sorted, j->n * vs);
-    free(sorted);
-    return s;
+        return gpgpu__download(ctx, j->keys, 0, j->n * ks, keys, 1);
+    if (!direct) {
+        cl_mem bufs[2] = {j->keys, j->vals};
+        size_t bytes[2] = {j->n * ks, j->n * vs};
+        void *hosts[2] = {keys, values};
+        return gpgpu__download_all(ctx, 2, bufs, bytes, hosts);
+    }
+    GPGPU__TRY(gpgpu__download(ctx, j->vals, 0, j->n * vs, values, 1));
+    gpgpu_status s = gpgpu__download(ctx, j->keys, 0, j->n * ks, keys, 1);
+    if (s != GPGPU_SUCCESS) {
+        char why[256];
+        snprintf(why, sizeof why, "%s", gpgpu_last_error(ctx));
+        if (gpgpu__read(ctx, orig, 0, j->n * vs, values) != GPGPU_SUCCESS)
+            return gpgpu__fail(ctx, s, "%s; restoring the values failed too: they are sorted "
+                               "and the keys are not", why);
+        return gpgpu__fail(ctx, s, "%s", why);
+    }
+    return GPGPU_SUCCESS;
 }
 
 /* What gpgpu_sort and gpgpu_sort_pairs do once their arguments are
-   checked: the host fallback, or the device through sort_host_copy. */
+   checked: the host fallback, or the device in place or through copies. */
 static gpgpu_status sort_host_call(gpgpu_context *ctx, gpgpu_type t, void *keys, void *values,
                                    size_t value_size, size_t n, unsigned flags)
 {
     if (n < 2)
         return GPGPU_SUCCESS;
-    if (ctx->host)
+    if (ctx->host || gpgpu__small_on_host(ctx, n))
         return gpgpu__host_sort(t, keys, values, value_size, n, flags) == GPGPU_SUCCESS
                    ? GPGPU_SUCCESS
                    : gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "sort: no host memory");
     sort_job j = { t, NULL, NULL, 0, 0, value_size, n, flags };
+    size_t ks = gpgpu__type(t)->size;
     gpgpu__lock(ctx);
     gpgpu__begin(ctx, 0, NULL, NULL);
-    gpgpu_status s = sort_host_copy(ctx, &j, keys, values);
-    if (s != GPGPU_SUCCESS)
-        clFinish(ctx->queue); /* nothing may still read the caller's memory */
+    gpgpu_status s = gpgpu__in_place(ctx, n * ks) && (!value_size || gpgpu__in_place(ctx, n * value_size))
+                         ? sort_in_place(ctx, &j, keys, values)
+                         : sort_host_copy(ctx, &j, keys, values);
     gpgpu__end(ctx, NULL);
-    gpgpu__unlock(ctx);
-    return s;
+    return gpgpu__host_call_end(ctx, value_size ? "gpgpu_sort_pairs" : "gpgpu_sort", s);
 }
 
 gpgpu_status gpgpu_sort_pairs(gpgpu_context *ctx, gpgpu_type key_type, void *keys,

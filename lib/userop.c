@@ -349,6 +349,42 @@ gpgpu_status gpgpu_select_buffer(gpgpu_context *ctx, gpgpu_type t, const char *p
     return s;
 }
 
+/* Zero copy: the kernels read in where it is and write out where it is;
+   an in-place select (out == in) compacts into scratch first, since work
+   groups run in any order and one could overwrite input another has not
+   read yet. */
+static gpgpu_status select_in_place(gpgpu_context *ctx, const select_plan *p, size_t size,
+                                    const void *in, size_t n, void *out, size_t *count)
+{
+    const size_t parts = parts_of(p, n);
+    cl_mem vin = NULL, vout = NULL, aux;
+    size_t oin = 0, oout = 0;
+    cl_ulong got = 0;
+    gpgpu_status s = gpgpu__scratch(ctx, GPGPU__SLOT_AUX, (parts + 1) * sizeof got, &aux);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__host_view(ctx, in, n * size, 0, &vin, &oin);
+    if (s == GPGPU_SUCCESS && out != in)
+        s = gpgpu__host_view(ctx, out, n * size, 1, &vout, &oout);
+    cl_mem dst = vout;
+    if (s == GPGPU_SUCCESS && out == in)
+        s = gpgpu__scratch(ctx, GPGPU__SLOT_OUT, n * size, &dst);
+    if (s == GPGPU_SUCCESS) {
+        gpgpu__note_route(ctx, out == in ? "copy" : "zero-copy");
+        s = select_enqueue(ctx, p, vin, oin / size, n, 0, dst, oout / size, aux, parts, aux);
+    }
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__read(ctx, aux, parts * sizeof got, sizeof got, &got);
+    if (s == GPGPU_SUCCESS && out == in)
+        s = gpgpu__read(ctx, dst, 0, (size_t)got * size, out);
+    if (vin)
+        clReleaseMemObject(vin);
+    if (vout)
+        clReleaseMemObject(vout);
+    if (s == GPGPU_SUCCESS)
+        *count = (size_t)got;
+    return s;
+}
+
 /* Host memory in and out. Inputs larger than one device allocation go
    through in chunks; the predicate still sees each element's index in the
    whole input, and each chunk's kept elements follow the previous ones.
@@ -361,6 +397,8 @@ static gpgpu_status select_host_api(gpgpu_context *ctx, gpgpu_type t, const char
     select_plan p;
     cl_mem src, dst, aux;
     GPGPU__TRY(select_plan_get(ctx, t, pred, &p));
+    if (gpgpu__in_place(ctx, n * size))
+        return select_in_place(ctx, &p, size, in, n, out, count);
     /* aux: the parts' counts, then the kept count after them */
     const size_t parts = parts_of(&p, len0);
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, len0 * size, &src));
@@ -370,10 +408,11 @@ static gpgpu_status select_host_api(gpgpu_context *ctx, gpgpu_type t, const char
     do {
         size_t len = n - first < chunk ? n - first : chunk;
         cl_ulong got;
-        GPGPU__TRY(gpgpu__write(ctx, src, 0, len * size, (const char *)in + first * size));
+        GPGPU__TRY(gpgpu__upload(ctx, src, 0, len * size, (const char *)in + first * size));
         GPGPU__TRY(select_enqueue(ctx, &p, src, 0, len, first, dst, 0, aux, parts, aux));
         GPGPU__TRY(gpgpu__read(ctx, aux, parts * sizeof got, sizeof got, &got));
-        GPGPU__TRY(gpgpu__read(ctx, dst, 0, (size_t)got * size, (char *)out + total * size));
+        GPGPU__TRY(gpgpu__download(ctx, dst, 0, (size_t)got * size, (char *)out + total * size,
+                                   0));
         total += (size_t)got;
         first += len;
     } while (first < n);

@@ -84,6 +84,8 @@ typedef struct {
     int own_context;   /* the call makes its own context: its message is in
                           gpgpu_last_error(NULL), checked by the call */
     int rounds;        /* how many of the rounds below it runs */
+    const char *env;   /* NAME=VALUE words set before the context opens, or
+                          NULL: the plan's overrides that pick a route */
 } scenario;
 
 /* Rounds: a cold call (programs are built), then a larger one with
@@ -344,10 +346,28 @@ static int cmp_u32(const void *a, const void *b)
    failure keys and values are untouched; on success the keys are sorted,
    and each value names the original position of its key, in order among
    equal keys. */
-static gpgpu_status sort_common(child_env *env, int round, int pairs, const char **why)
+static gpgpu_status sort_common_in(child_env *env, int round, int pairs, int pinned,
+                                   const char **why)
 {
     const size_t n = round_n[round];
     uint32_t *k = input_u32(n, round), *v = child_alloc(n * sizeof *v);
+    if (pinned) { /* the same arrays, moved into gpgpu_host_alloc memory */
+        uint32_t *pk = gpgpu_host_alloc(env->ctx, n * sizeof *k);
+        uint32_t *pv = pk ? gpgpu_host_alloc(env->ctx, n * sizeof *v) : NULL;
+        if (!pv) {
+            gpgpu_host_free(env->ctx, pk);
+            free(k);
+            free(v);
+            if (!*gpgpu_last_error(env->ctx))
+                *why = "a failed gpgpu_host_alloc left no message";
+            return GPGPU_ERROR_OUT_OF_MEMORY;
+        }
+        memcpy(pk, k, n * sizeof *k);
+        free(k);
+        free(v);
+        k = pk;
+        v = pv;
+    }
     uint32_t *k0 = child_alloc(n * sizeof *k), *want = child_alloc(n * sizeof *k);
     for (size_t i = 0; i < n; i++) {
         k[i] %= 5000;
@@ -368,8 +388,13 @@ static gpgpu_status sort_common(child_env *env, int round, int pairs, const char
     for (size_t i = 0; s == GPGPU_SUCCESS && pairs && !*why && i < n; i++)
         if (v[i] >= n || k0[v[i]] != k[i] || (i > 0 && k[i] == k[i - 1] && v[i] <= v[i - 1]))
             *why = "the values do not follow their keys stably";
-    free(k);
-    free(v);
+    if (pinned) {
+        gpgpu_host_free(env->ctx, k);
+        gpgpu_host_free(env->ctx, v);
+    } else {
+        free(k);
+        free(v);
+    }
     free(k0);
     free(want);
     return s;
@@ -377,12 +402,17 @@ static gpgpu_status sort_common(child_env *env, int round, int pairs, const char
 
 static gpgpu_status call_sort(child_env *env, int round, const char **why)
 {
-    return sort_common(env, round, 0, why);
+    return sort_common_in(env, round, 0, 0, why);
 }
 
 static gpgpu_status call_sort_pairs(child_env *env, int round, const char **why)
 {
-    return sort_common(env, round, 1, why);
+    return sort_common_in(env, round, 1, 0, why);
+}
+
+static gpgpu_status call_sort_pairs_pinned(child_env *env, int round, const char **why)
+{
+    return sort_common_in(env, round, 1, 1, why);
 }
 
 static gpgpu_status call_sort_buffer(child_env *env, int round, const char **why)
@@ -476,22 +506,31 @@ static gpgpu_status call_select(child_env *env, int round, const char **why)
     return s;
 }
 
+#define STAGED "GPGPU_ZERO_COPY=0 GPGPU_STAGE_BYTES=65536 GPGPU_STAGE_MIN=4096"
+
 static const scenario scenarios[] = {
-    {"context_create", call_context_create, 0, 1, 1},
-    {"reduce", call_reduce, 0, 0, ROUNDS},
-    {"reduce_buffer", call_reduce_buffer, 1, 0, ROUNDS},
-    {"histogram", call_histogram, 0, 0, ROUNDS},
-    {"histogram_buffer", call_histogram_buffer, 1, 0, ROUNDS},
-    {"histogram_rgba8", call_histogram_rgba8, 0, 0, ROUNDS},
-    {"scan", call_scan, 0, 0, ROUNDS},
-    {"scan_in_place", call_scan_in_place, 0, 0, ROUNDS},
-    {"scan_buffer", call_scan_buffer, 1, 0, ROUNDS},
-    {"sort", call_sort, 0, 0, ROUNDS},
-    {"sort_pairs", call_sort_pairs, 0, 0, ROUNDS},
-    {"sort_buffer", call_sort_buffer, 1, 0, ROUNDS},
-    {"op_define", call_op_define, 1, 0, ROUNDS},
-    {"transform_reduce", call_transform_reduce, 1, 0, ROUNDS},
-    {"select", call_select, 1, 0, ROUNDS},
+    {"context_create", call_context_create, 0, 1, 1, NULL},
+    {"reduce", call_reduce, 0, 0, ROUNDS, NULL},
+    {"reduce_buffer", call_reduce_buffer, 1, 0, ROUNDS, NULL},
+    {"histogram", call_histogram, 0, 0, ROUNDS, NULL},
+    {"histogram_buffer", call_histogram_buffer, 1, 0, ROUNDS, NULL},
+    {"histogram_rgba8", call_histogram_rgba8, 0, 0, ROUNDS, NULL},
+    {"scan", call_scan, 0, 0, ROUNDS, NULL},
+    {"scan_in_place", call_scan_in_place, 0, 0, ROUNDS, NULL},
+    {"scan_buffer", call_scan_buffer, 1, 0, ROUNDS, NULL},
+    {"sort", call_sort, 0, 0, ROUNDS, NULL},
+    {"sort_pairs", call_sort_pairs, 0, 0, ROUNDS, NULL},
+    {"sort_buffer", call_sort_buffer, 1, 0, ROUNDS, NULL},
+    {"op_define", call_op_define, 1, 0, ROUNDS, NULL},
+    {"transform_reduce", call_transform_reduce, 1, 0, ROUNDS, NULL},
+    {"select", call_select, 1, 0, ROUNDS, NULL},
+    /* The routes of discrete GPUs (staging ring, pinned memory), forced on
+       any device: arrays cross several 64 KiB slots. */
+    {"reduce_staged", call_reduce, 1, 0, ROUNDS, STAGED},
+    {"scan_in_place_staged", call_scan_in_place, 1, 0, ROUNDS, STAGED},
+    {"sort_pairs_staged", call_sort_pairs, 1, 0, ROUNDS, STAGED},
+    {"sort_pairs_pinned", call_sort_pairs_pinned, 1, 0, ROUNDS, STAGED},
+    {"sort_pairs_host_alloc", call_sort_pairs_pinned, 0, 0, ROUNDS, NULL},
 };
 enum { NSCENARIOS = sizeof scenarios / sizeof scenarios[0] };
 
@@ -574,6 +613,14 @@ static int child(const char *name, const char *spec)
         return 2;
     child_scenario = name;
     child_env env = {NULL, NULL, NULL, spec};
+    char words[256];
+    snprintf(words, sizeof words, "%s", sc->env ? sc->env : "");
+    for (char *w = strtok(words, " "); w; w = strtok(NULL, " ")) {
+        char *eq = strchr(w, '=');
+        CHILD_ASSERT(eq != NULL);
+        *eq = '\0';
+        setenv(w, eq + 1, 1);
+    }
     cl_uint base_c = 0, base_q = 0;
     if (strcmp(spec, "host")) {
         open_caller_queue(&env);

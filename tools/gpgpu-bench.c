@@ -376,9 +376,10 @@ static int run_case(bench *b, const output *o, const bench_op *op, gpgpu_type t,
                    o->xfer.read_pinned);
         if (p->bins)
             printf("\"bins\":%zu,", p->bins);
-        printf("\"input\":\"%s\",\"repeat\":%d,\"verified\":%s,\"note\":\"%s\"}\n",
+        printf("\"input\":\"%s\",\"repeat\":%d,\"verified\":%s,\"note\":\"%s\","
+               "\"plan\":\"%s\"}\n",
                p->pattern ? p->pattern : "random", b->repeat, r.verified ? "true" : "false",
-               r.note);
+               r.note, gpgpu_plan_description(b->ctx));
     } else {
         char what[64];
         snprintf(what, sizeof what, "%s%s%s", op->name, p->pattern && strcmp(p->pattern, "random") ? "/" : "",
