@@ -21,24 +21,39 @@ cp -r "$src"/tests/data .gpu/tests/tests/ 2>/dev/null || true
 cp /lib/x86_64-linux-gnu/libsubunit.so.0* .gpu/install/lib/
 cat > .gpu/tests/run.sh <<'EOF'
 #!/bin/sh
-# Every staged suite on the default device (the GPU) and the host fallback,
-# then the GPU again without inline PTX. One line per suite and run.
+# Every staged suite on the default device (the GPU; test_faults only its
+# host-memory route scenarios, each fault point in turn, since the whole
+# table takes minutes there), then the sort and host-memory suites again
+# without inline PTX. One line per suite and run in $OUT/tests.txt.
 out=${OUT:-.}
 log="$out/tests.txt"
 : > "$log"
 cd .gpu/tests
-export top_builddir="$PWD" GPGPU_CACHE_DIR=/tmp/gpgpu-test-cache
+export top_builddir="$PWD" GPGPU_CACHE_DIR=/tmp/gpgpu-test-cache GPGPU_TEST_DEVICES=default
 mkdir -p tests/.cache /tmp/gpgpu-test-cache && chmod 700 /tmp/gpgpu-test-cache
-for ptx in 1 0; do
-    for t in ./test_*; do
-        [ "$t" = ./test_mpi ] && continue
-        start=$(date +%s)
-        GPGPU_PTX=$ptx timeout 300 "$t" > "tests/$t.ptx$ptx.log" 2>&1
+suite() { # ptx name
+    start=$(date +%s)
+    GPGPU_PTX=$1 timeout 300 "./$2" > "tests/$2.ptx$1.log" 2>&1
+    rc=$?
+    echo "$2 ptx=$1 rc=$rc $(( $(date +%s) - start ))s $(grep -E '^[0-9]+%' "tests/$2.ptx$1.log" | tr '\n' ' ')" | tee -a "$log"
+    [ $rc = 0 ] || tail -20 "tests/$2.ptx$1.log" >> "$log"
+}
+for t in test_*; do
+    case $t in test_mpi|test_faults) continue ;; esac
+    suite 1 "$t"
+done
+for t in test_hostmem test_sort; do
+    suite 0 "$t"
+done
+for sc in reduce_staged scan_in_place_staged sort_pairs_staged sort_pairs_pinned sort_pairs_host_alloc sort_pairs scan_in_place; do
+    n=$(GPGPU_CACHE=0 GPGPU_FAULT_COUNT=1 ./test_faults child $sc 0:0 2>&1 | sed -n 's/.* \([0-9][0-9]*\) fault-injection points.*/\1/p' | tail -1)
+    bad=0
+    for k in $(seq 1 "${n:-0}"); do
+        GPGPU_CACHE=0 GPGPU_FAULT_AT=$k ./test_faults child $sc 0:0 > tests/fault.log 2>&1
         rc=$?
-        echo "$t ptx=$ptx rc=$rc $(( $(date +%s) - start ))s $(grep -E '^[0-9]+%' "tests/$t.ptx$ptx.log" | tr '\n' ' ')" | tee -a "$log"
-        [ $rc = 0 ] || tail -20 "tests/$t.ptx$ptx.log" >> "$log"
+        [ $rc = 0 ] || { bad=$((bad + 1)); echo "  $sc point $k: exit $rc: $(grep test_faults tests/fault.log | head -1)" >> "$log"; }
     done
-    [ "${GPU_TESTS_PTX0:-1}" = 1 ] || break
+    echo "test_faults $sc: ${n:-?} points, $bad not clean" | tee -a "$log"
 done
 EOF
 du -sh .gpu

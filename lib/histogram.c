@@ -193,8 +193,7 @@ gpgpu_status gpgpu_histogram(gpgpu_context *ctx, gpgpu_type t, const void *in, s
     GPGPU__TRY(check_rule(ctx, t, nbins, lo, hi, &p));
     GPGPU__CHECK_ARG(ctx, n <= PTRDIFF_MAX / gpgpu__type(t)->size);
     GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(in, t));
-    if (ctx->host || gpgpu__small_on_host(ctx, n) ||
-        gpgpu__host_reads(ctx, in, n * gpgpu__type(t)->size)) {
+    if (ctx->host || gpgpu__small_on_host(ctx, n)) {
         if (!ctx->host)
             GPGPU__TRY(gpgpu__type_supported(ctx, t));
         gpgpu__host_histogram(t, in, n, nbins, lo, hi, bins);

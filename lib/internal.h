@@ -81,8 +81,8 @@ typedef struct {
                            (devices that share host memory) */
     size_t stage_bytes; /* bytes per slot of the pinned staging ring */
     size_t stage_min;   /* host arrays below this many bytes skip the ring */
-    int host_reads;     /* one-pass host calls (integer reduce, histogram) on
-                           pageable memory run on the host's threads */
+    int host_reads;     /* integer reductions of pageable memory run on the
+                           host's threads (faster than the bus) */
     size_t small_host;  /* host calls of at most this many elements run on
                            the host: a launch costs more than their work */
 } gpgpu__tuning;
@@ -235,7 +235,7 @@ gpgpu_status gpgpu__host_call_end(gpgpu_context *ctx, const char *name, gpgpu_st
 void gpgpu__host_memory_release(gpgpu_context *ctx);
 /* Whether [p, p + bytes) lies inside one of ctx's gpgpu_host_alloc blocks. */
 int gpgpu__pinned(const gpgpu_context *ctx, const void *p, size_t bytes);
-/* Whether a one-pass call on host memory at p (bytes) runs on the host's
+/* Whether a reduction of host memory at p (bytes) runs on the host's
    threads instead (tune.host_reads: pageable memory on a discrete GPU,
    where the host's cores read faster than the bus delivers). Takes the
    context's lock briefly. */

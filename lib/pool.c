@@ -125,11 +125,11 @@ static void copy_part(void *arg, size_t i)
 
 void gpgpu__parallel_copy(void *dst, const void *src, size_t bytes)
 {
-    /* 1 MiB a part at least: below that a thread's wake-up costs more than
-       the copy it would take. */
+    /* 512 KiB a part at least: below that a thread's wake-up costs more
+       than the copy it would take. */
     size_t threads = gpgpu__host_threads(), part = (bytes + threads - 1) / threads;
-    if (part < ((size_t)1 << 20))
-        part = (size_t)1 << 20;
+    if (part < ((size_t)1 << 19))
+        part = (size_t)1 << 19;
     part = (part + 63) & ~(size_t)63;
     copy_job j = {dst, src, bytes, part};
     gpgpu__parallel((bytes + part - 1) / part, copy_part, &j);

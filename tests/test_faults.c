@@ -506,7 +506,7 @@ static gpgpu_status call_select(child_env *env, int round, const char **why)
     return s;
 }
 
-#define STAGED "GPGPU_ZERO_COPY=0 GPGPU_STAGE_BYTES=65536 GPGPU_STAGE_MIN=4096"
+#define STAGED "GPGPU_ZERO_COPY=0 GPGPU_HOST_READS=0 GPGPU_STAGE_BYTES=65536 GPGPU_STAGE_MIN=4096"
 
 static const scenario scenarios[] = {
     {"context_create", call_context_create, 0, 1, 1, NULL},

@@ -25,13 +25,18 @@ static gpgpu_context *open_route(route r)
     gpgpu_context *c = NULL;
     if (r == ROUTE_STAGED) {
         setenv("GPGPU_ZERO_COPY", "0", 1);
+        setenv("GPGPU_HOST_READS", "0", 1);
         setenv("GPGPU_STAGE_BYTES", "65536", 1);
         setenv("GPGPU_STAGE_MIN", "4096", 1);
     }
-    if (r == ROUTE_SMALL_ON_HOST) /* what discrete GPUs do below 4097 elements */
+    if (r == ROUTE_SMALL_ON_HOST) { /* what discrete GPUs do below 4097 elements, */
         setenv("GPGPU_SMALL_HOST", "70000", 1);
+        setenv("GPGPU_ZERO_COPY", "0", 1); /* and with integer reductions above */
+        setenv("GPGPU_HOST_READS", "1", 1);
+    }
     gpgpu_status st = gpgpu_context_create(&c, strcmp(tu_device, "default") ? tu_device : NULL);
     unsetenv("GPGPU_SMALL_HOST");
+    unsetenv("GPGPU_HOST_READS");
     unsetenv("GPGPU_ZERO_COPY");
     unsetenv("GPGPU_STAGE_BYTES");
     unsetenv("GPGPU_STAGE_MIN");
