@@ -17,8 +17,9 @@
 #include "ref_sort.h"
 #include "util.h"
 
-/* The routes, as the environment that makes a context take them. */
-typedef enum { ROUTE_DEFAULT, ROUTE_STAGED, ROUTE_SMALL_ON_HOST, NROUTES } route;
+/* The routes, as the environment that makes a context take them (on the
+   host fallback every route is the host's). */
+typedef enum { ROUTE_DEFAULT, ROUTE_STAGED, ROUTE_SMALL_ON_HOST, ROUTE_GPU_LAYOUT, NROUTES } route;
 
 static gpgpu_context *open_route(route r)
 {
@@ -34,7 +35,13 @@ static gpgpu_context *open_route(route r)
         setenv("GPGPU_ZERO_COPY", "0", 1); /* and with integer reductions above */
         setenv("GPGPU_HOST_READS", "1", 1);
     }
+    if (r == ROUTE_GPU_LAYOUT) { /* a GPU's kernels on the caller's arrays in place */
+        setenv("GPGPU_CHUNKED", "0", 1);
+        setenv("GPGPU_SORT_TILE", "1280", 1);
+    }
     gpgpu_status st = gpgpu_context_create(&c, strcmp(tu_device, "default") ? tu_device : NULL);
+    unsetenv("GPGPU_CHUNKED");
+    unsetenv("GPGPU_SORT_TILE");
     unsetenv("GPGPU_SMALL_HOST");
     unsetenv("GPGPU_HOST_READS");
     unsetenv("GPGPU_ZERO_COPY");
@@ -80,7 +87,8 @@ static const size_t skews[] = {0, 8, 24};
 
 /* One case of every primitive on ctx with arrays from where (pinned or
    not), n elements at skew. */
-static void check_all(gpgpu_context *ctx, int pinned, size_t n, size_t skew, uint64_t seed)
+static void check_all(gpgpu_context *ctx, route r, int pinned, size_t n, size_t skew,
+                      uint64_t seed)
 {
     arena a = {ctx, pinned, NULL}, b = {ctx, pinned, NULL};
     const gpgpu_type t = GPGPU_U32;
@@ -114,12 +122,13 @@ static void check_all(gpgpu_context *ctx, int pinned, size_t n, size_t skew, uin
     tu_assert_ok(gpgpu_scan(ctx, t, GPGPU_SUM, GPGPU_EXCLUSIVE, y, y, n));
     ck_assert_msg(!memcmp(y, want, n * 4), "in-place scan %s", where);
 
-    /* select, out of place and in place (predicates need an OpenCL device) */
+    /* select, out of place and in place (predicates need an OpenCL device;
+       PoCL 3.1's compiler crashes on the select kernel's GPU layout) */
     size_t count = 0, wcount = 0;
     for (size_t i = 0; i < n; i++)
         if (x[i] % 3 == 0)
             want[wcount++] = x[i];
-    if (!tu_is_host()) {
+    if (!tu_is_host() && r != ROUTE_GPU_LAYOUT) {
         tu_assert_ok(gpgpu_select(ctx, t, "x % 3 == 0", x, n, y, &count));
         ck_assert_msg(count == wcount && !memcmp(y, want, count * 4), "select %s", where);
         memcpy(y, x, n * 4);
@@ -157,7 +166,7 @@ START_TEST(every_primitive_on_every_route)
     for (int pinned = 0; pinned <= 1; pinned++)
         for (size_t s = 0; s < NSIZES; s++)
             for (size_t k = 0; k < sizeof skews / sizeof *skews; k++)
-                check_all(ctx, pinned, sizes[s], skews[k],
+                check_all(ctx, r, pinned, sizes[s], skews[k],
                           tu_seed_for(1400 + (uint64_t)r * 100 + (uint64_t)pinned * 10 + k,
                                       sizes[s]));
     gpgpu_context_destroy(ctx);
@@ -185,7 +194,7 @@ START_TEST(read_only_input_is_never_written)
     ref_histogram(GPGPU_U32, x, n, 8, 0, 4294967296.0, wbins);
     ck_assert(!memcmp(bins, wbins, sizeof bins));
     tu_assert_ok(gpgpu_scan(ctx, GPGPU_U32, GPGPU_SUM, GPGPU_INCLUSIVE, x, out, n));
-    if (!tu_is_host())
+    if (!tu_is_host() && _i != ROUTE_GPU_LAYOUT)
         tu_assert_ok(gpgpu_select(ctx, GPGPU_U32, "x & 1", x, n, out, &count));
     munmap(x, bytes);
     free(out);
