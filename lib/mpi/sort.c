@@ -1,21 +1,29 @@
 /*
- * sort.c - gpgpu_mpi_sort and gpgpu_mpi_sort_pairs: a sample sort.
+ * sort.c - gpgpu_mpi_sort and gpgpu_mpi_sort_pairs: a sample sort with one
+ * local sort and one full exchange.
  *
- *  1. Each rank sorts a copy of its part with gpgpu_sort (stable).
- *  2. Each rank takes regular samples of its sorted part; one MPI_Allgather
- *     gives every rank all samples and all counts, and every rank picks the
- *     same size - 1 splitters, weighting each sample by the span it stands
- *     for, so that uneven parts still give even buckets.
- *  3. MPI_Alltoallv sends bucket d to rank d; rank d sorts what arrived
- *     (the runs arrive in rank order, and gpgpu_sort is stable).
- *  4. A second MPI_Alltoallv moves the sorted buckets back to the caller's
- *     buffers, each rank getting as many elements as it passed in.
+ *  1. Each rank takes SAMPLES samples of its unsorted part, one at a
+ *     pseudo-random place in each of SAMPLES equal spans; one MPI_Allgather
+ *     gives every rank all samples and counts, and every rank picks the same
+ *     size - 1 splitters, weighting each sample by its span, so that uneven
+ *     parts still give even buckets.
+ *  2. Each rank partitions its part by the splitters in one host pass
+ *     (count, then a stable scatter into the send buffer), and
+ *     MPI_Alltoallv sends bucket d to rank d.
+ *  3. Rank d sorts what arrived once, with gpgpu_sort (stable: the runs
+ *     arrive in rank order, each in its rank's original order).
+ *  4. A second MPI_Alltoallv gives each rank as many elements as it passed
+ *     in. Buckets are within a few percent of even, so this moves little
+ *     over the network: most of it is each rank's copy to itself.
  *
- * Stability across ranks: an element is ordered by (sort key, rank, position
- * in the rank's sorted part), a strict order that is the stable global order
- * (equal keys keep their ranks' order, and within a rank the stable local
- * sort kept theirs). Splitters are such triples, so runs of equal keys may be
- * split between buckets without losing their order.
+ * Per rank that is one pass over the bus each way and about (size-1)/size
+ * of the part over the network, against two of each for the earlier
+ * version, which sorted locally first, exchanged, and sorted again.
+ *
+ * Stability across ranks: an element is ordered by (sort key, rank, index in
+ * the rank's part), a strict order that is the stable global order. The
+ * splitters are such triples, so runs of equal keys may be split between
+ * buckets without losing their order.
  *
  * Nothing the caller owns changes until the last step, which starts only
  * after every rank has agreed that everything before it succeeded.
@@ -28,14 +36,17 @@
 
 _Static_assert(sizeof(size_t) == sizeof(uint64_t), "counts travel as MPI_UINT64_T");
 
-enum { SAMPLES = 64 };  /* samples per rank: plenty for balance, tiny to move */
+/* Samples per rank: enough that buckets come within a few percent of even
+   (so the rebalance moves little), still tiny to move. */
+enum { SAMPLES = 256 };
 
 typedef struct {
     uint64_t key;       /* gpgpu__mpi_sort_key */
-    uint64_t pos;       /* in the rank's sorted part */
+    uint64_t pos;       /* index in the rank's part */
+    uint64_t weight;    /* elements of the span it was drawn from */
 } sample;
 
-/* What each rank tells every other after its local sort. */
+/* What each rank tells every other before the exchange. */
 typedef struct {
     uint64_t n, nsamples;
     sample s[SAMPLES];
@@ -46,6 +57,12 @@ typedef struct {
     int rank, inf;      /* inf: beyond every element (an unused splitter) */
 } splitter;
 
+/* A splitter as this rank sees it: its element (k, i) lies before the
+   splitter iff k < key, or k == key and i < idx. */
+typedef struct {
+    uint64_t key, idx;
+} bound;
+
 typedef struct {
     gpgpu__mpi_call c;
     gpgpu_context *ctx;
@@ -54,11 +71,12 @@ typedef struct {
     int pairs;
     size_t esize, vsize, n, m;  /* m: elements in this rank's bucket */
     void *keys, *values;        /* the caller's */
-    void *k1, *v1;              /* the sorted copy of the rank's part */
+    void *k1, *v1;              /* the part, partitioned into buckets */
     void *k2, *v2;              /* the rank's bucket */
     rank_info *info;            /* every rank's, then this rank's at [size] */
     splitter *cand;             /* size * SAMPLES samples, sorted */
     splitter *split;            /* size - 1 splitters */
+    bound *bounds;              /* size - 1 */
     size_t *arrays;             /* the layouts below, 6 * size */
     gpgpu__mpi_layout send, recv;
     uint64_t *counts, *bucket;  /* every rank's n and m */
@@ -73,10 +91,11 @@ static gpgpu_status local_sort(sorter *s, void *k, void *v, size_t n)
     return gpgpu__mpi_local(gpgpu_sort(s->ctx, s->t, k, n, s->flags), s->ctx, "gpgpu_sort");
 }
 
+/* Memory the rank writes all of before reading it: malloc, not calloc. */
 static void *alloc(gpgpu_status *st, size_t count, size_t size)
 {
     void *p = NULL;
-    if (*st == GPGPU_SUCCESS && count > 0 && (p = calloc(count, size)) == NULL)
+    if (*st == GPGPU_SUCCESS && count > 0 && (p = malloc(count * size)) == NULL)
         *st = gpgpu__mpi_fail(GPGPU_ERROR_OUT_OF_MEMORY, "out of memory for %zu x %zu bytes",
                               count, size);
     return p;
@@ -91,12 +110,13 @@ static void release(sorter *s)
     free(s->info);
     free(s->cand);
     free(s->split);
+    free(s->bounds);
     free(s->arrays);
     gpgpu__mpi_scratch_free(&s->scratch);
 }
 
-/* Step 1, and all the memory whose size this rank alone knows. */
-static gpgpu_status sort_part(sorter *s)
+/* All the memory whose size this rank alone knows. */
+static gpgpu_status prepare(sorter *s)
 {
     gpgpu_status st = GPGPU_SUCCESS;
     size_t p = (size_t)s->c.size;
@@ -106,6 +126,7 @@ static gpgpu_status sort_part(sorter *s)
     s->info = alloc(&st, p + 1, sizeof *s->info);
     s->cand = alloc(&st, p * SAMPLES, sizeof *s->cand);
     s->split = alloc(&st, p, sizeof *s->split);
+    s->bounds = alloc(&st, p, sizeof *s->bounds);
     s->arrays = alloc(&st, 6 * p, sizeof *s->arrays);
     if (st == GPGPU_SUCCESS)
         st = gpgpu__mpi_scratch_alloc(&s->scratch, s->c.size);
@@ -115,24 +136,37 @@ static gpgpu_status sort_part(sorter *s)
     s->recv = (gpgpu__mpi_layout){s->arrays + 2 * p, s->arrays + 3 * p};
     s->counts = s->arrays + 4 * p;
     s->bucket = s->arrays + 5 * p;
-    if (s->n == 0)
-        return GPGPU_SUCCESS;
-    memcpy(s->k1, s->keys, s->n * s->esize);
-    if (s->pairs)
-        memcpy(s->v1, s->values, s->n * s->vsize);
-    return local_sort(s, s->k1, s->v1, s->n);
+    return GPGPU_SUCCESS;
 }
 
-/* Samples at the starts of SAMPLES equal spans of the sorted part. */
+static uint64_t order_key(const sorter *s, size_t i)
+{
+    return gpgpu__mpi_sort_key(s->t, s->flags & GPGPU_DESCENDING, s->keys, i);
+}
+
+/* A fixed pseudo-random number from j (the same every call: the split, and
+   so the work, is reproducible). */
+static uint64_t mix(uint64_t j)
+{
+    uint64_t z = j * UINT64_C(0x9e3779b97f4a7c15) + UINT64_C(0x632be59bd9b4e019);
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+
+/* One sample from each of SAMPLES equal spans of the unsorted part, at a
+   pseudo-random place in it (regular places could fall in step with a
+   periodic input). */
 static void take_samples(sorter *s, rank_info *mine)
 {
     size_t c = s->n < SAMPLES ? s->n : SAMPLES;
     mine->n = s->n;
     mine->nsamples = c;
     for (size_t j = 0; j < c; j++) {
-        size_t pos = j * (s->n / c) + j * (s->n % c) / c;
-        mine->s[j] = (sample){gpgpu__mpi_sort_key(s->t, s->flags & GPGPU_DESCENDING, s->k1, pos),
-                              pos};
+        size_t start = j * (s->n / c) + j * (s->n % c) / c;
+        size_t end = (j + 1) * (s->n / c) + (j + 1) * (s->n % c) / c;
+        size_t pos = start + mix(j) % (end - start);
+        mine->s[j] = (sample){order_key(s, pos), pos, end - start};
     }
 }
 
@@ -146,23 +180,21 @@ static int cmp_splitter(const void *pa, const void *pb)
     return a->pos < b->pos ? -1 : a->pos > b->pos;
 }
 
-/* Every rank's samples, sorted, each weighted by the span it starts. */
+/* Every rank's samples, sorted. */
 static size_t gather_candidates(sorter *s)
 {
     size_t k = 0;
     for (int r = 0; r < s->c.size; r++) {
         const rank_info *ri = &s->info[r];
-        for (size_t j = 0; j < ri->nsamples; j++) {
-            uint64_t end = j + 1 < ri->nsamples ? ri->s[j + 1].pos : ri->n;
-            s->cand[k++] = (splitter){ri->s[j].key, ri->s[j].pos, end - ri->s[j].pos, r, 0};
-        }
+        for (size_t j = 0; j < ri->nsamples; j++)
+            s->cand[k++] = (splitter){ri->s[j].key, ri->s[j].pos, ri->s[j].weight, r, 0};
     }
     qsort(s->cand, k, sizeof *s->cand, cmp_splitter);
     return k;
 }
 
 /* Splitter i (1 <= i < size) is the first sample with about i/size of all
-   elements before it. */
+   elements before it; then each as this rank's bound. */
 static void choose_splitters(sorter *s, uint64_t total)
 {
     size_t ncand = gather_candidates(s), p = (size_t)s->c.size, next = 1;
@@ -174,37 +206,59 @@ static void choose_splitters(sorter *s, uint64_t total)
     }
     for (; next < p; next++)
         s->split[next - 1] = (splitter){0, 0, 0, 0, 1};
+    for (size_t d = 0; d + 1 < p; d++) {
+        const splitter *sp = &s->split[d];
+        s->bounds[d].key = sp->inf ? UINT64_MAX : sp->key;
+        s->bounds[d].idx = sp->inf || sp->rank > s->c.rank ? UINT64_MAX
+                           : sp->rank < s->c.rank        ? 0
+                                                         : sp->pos;
+    }
 }
 
-/* The first position of the sorted part at or after splitter sp. */
-static size_t lower_bound(const sorter *s, const splitter *sp, size_t lo)
+/* The bucket of element i: how many splitters are not after it. */
+static size_t bucket_of(const sorter *s, size_t i)
 {
-    if (sp->inf)
-        return s->n;
-    size_t hi = s->n;
+    uint64_t key = order_key(s, i);
+    size_t lo = 0, hi = (size_t)s->c.size - 1;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        uint64_t key = gpgpu__mpi_sort_key(s->t, s->flags & GPGPU_DESCENDING, s->k1, mid);
-        int before = key < sp->key ||
-                     (key == sp->key && (s->c.rank < sp->rank ||
-                                         (s->c.rank == sp->rank && mid < sp->pos)));
-        if (before)
-            lo = mid + 1;
-        else
+        const bound *b = &s->bounds[mid];
+        if (key < b->key || (key == b->key && i < b->idx))
             hi = mid;
+        else
+            lo = mid + 1;
     }
     return lo;
 }
 
-/* Step 3's layout: bucket d of the sorted part goes to rank d. */
-static gpgpu_status plan_buckets(sorter *s)
+/* Copies element i of from to element j of to, of size bytes (4 or 8). */
+static void move_elem(void *to, size_t j, const void *from, size_t i, size_t size)
 {
-    size_t p = (size_t)s->c.size, start = 0;
-    for (size_t d = 0; d < p; d++) {
-        size_t end = d + 1 < p ? lower_bound(s, &s->split[d], start) : s->n;
-        s->send.count[d] = end - start;
-        s->send.displ[d] = start;
-        start = end;
+    if (size == 4)
+        ((uint32_t *)to)[j] = ((const uint32_t *)from)[i];
+    else
+        ((uint64_t *)to)[j] = ((const uint64_t *)from)[i];
+}
+
+/* Step 2 on this rank: the buckets' sizes, then a stable scatter of the
+   part into them, and the size of the bucket that will arrive. */
+static gpgpu_status partition(sorter *s)
+{
+    size_t p = (size_t)s->c.size;
+    size_t *at = s->recv.displ;  /* free until the counts arrive */
+    for (size_t d = 0; d < p; d++)
+        s->send.count[d] = 0;
+    for (size_t i = 0; i < s->n; i++)
+        s->send.count[bucket_of(s, i)]++;
+    for (size_t d = 0, start = 0; d < p; d++) {
+        s->send.displ[d] = at[d] = start;
+        start += s->send.count[d];
+    }
+    for (size_t i = 0; i < s->n; i++) {
+        size_t j = at[bucket_of(s, i)]++;
+        move_elem(s->k1, j, s->keys, i, s->esize);
+        if (s->pairs)
+            move_elem(s->v1, j, s->values, i, s->vsize);
     }
     gpgpu_status st = gpgpu__mpi_error(MPI_Alltoall(s->send.count, 1, MPI_UINT64_T,
                                                     s->recv.count, 1, MPI_UINT64_T, s->c.comm),
@@ -280,7 +334,7 @@ static gpgpu_status distribute(sorter *s)
         return GPGPU_SUCCESS;
     int big = total > gpgpu__mpi_max_count();
     choose_splitters(s, total);
-    st = gpgpu__mpi_agree(&s->c, plan_buckets(s));
+    st = gpgpu__mpi_agree(&s->c, partition(s));
     if (st == GPGPU_SUCCESS)
         st = exchange(s, big, s->k1, s->v1, s->k2, s->v2);
     if (st == GPGPU_SUCCESS && s->m > 0)
@@ -317,7 +371,7 @@ static gpgpu_status sort_any(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t, vo
     if (st == GPGPU_SUCCESS && s.c.size == 1)  /* one rank: the local sort is the answer */
         return local_sort(&s, keys, values, n);
     if (st == GPGPU_SUCCESS)
-        st = sort_part(&s);
+        st = prepare(&s);
     st = gpgpu__mpi_agree(&s.c, st);
     if (st == GPGPU_SUCCESS)
         st = distribute(&s);
