@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpgpu_cl.h"
 #include "gpgpu_mpi.h"
 #include "ref_mpi.h"
 #include "util.h"
@@ -556,10 +557,24 @@ END_TEST
 
 /* ---- contexts ------------------------------------------------------------------ */
 
+/* The "<kind>:local" spec of the device under test (a GPU machine may have
+   no CPU device). */
+static const char *local_spec(void)
+{
+    cl_device_id dev = NULL;
+    cl_device_type type = CL_DEVICE_TYPE_CPU;
+    if (clGetCommandQueueInfo(gpgpu_queue(tu_ctx), CL_QUEUE_DEVICE, sizeof dev, &dev, NULL) ==
+        CL_SUCCESS)
+        clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+    return type & CL_DEVICE_TYPE_GPU           ? "gpu:local"
+           : type & CL_DEVICE_TYPE_ACCELERATOR ? "accelerator:local"
+                                               : "cpu:local";
+}
+
 START_TEST(context_create_gives_each_rank_a_device)
 {
     gpgpu_context *c = NULL;
-    const char *spec = tu_is_host() ? "host" : "cpu:local";
+    const char *spec = tu_is_host() ? "host" : local_spec();
     note_ok(gpgpu_mpi_context_create(&c, W, spec), spec);
     uint32_t x = (uint32_t)rank + 1, sum = 0;
     note_ok(gpgpu_mpi_reduce(c, W, GPGPU_U32, GPGPU_SUM, &x, 1, &sum), "reduce");
