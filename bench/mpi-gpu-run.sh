@@ -86,9 +86,13 @@ if [ "$ndev" -eq 0 ]; then
     [ "$kind" = GPU ] && ndev=$(clinfo 2>/dev/null | grep -c "Device Type.*GPU")
 fi
 [ "$ndev" -gt 0 ] || ndev=1
+# (Ranks that share one device, as with GPGPU_DEVICE=cpu, are not cut.)
 ranks=""
 for p in ${RANKS:-1 2 4}; do
-    [ "$p" -le "$ndev" ] && ranks="$ranks $p"
+    case $GPGPU_DEVICE in
+    *local) [ "$p" -le "$ndev" ] && ranks="$ranks $p" ;;
+    *) ranks="$ranks $p" ;;
+    esac
 done
 {
     nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null

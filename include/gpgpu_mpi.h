@@ -85,8 +85,11 @@ GPGPU_API gpgpu_status gpgpu_mpi_reduce(gpgpu_context *ctx, MPI_Comm comm, gpgpu
 /**
  * out[0..n) = this rank's slice of the scan of the global array. Each rank
  * reduces its part, the partials are scanned over the ranks in rank order,
- * and each rank scans its part with gpgpu_scan_init seeded with its offset.
- * out may equal in. Errors: those of gpgpu_scan, from any rank.
+ * and each rank scans its part seeded with its offset (every output combined
+ * with the offset on its left, as gpgpu_scan_init; on a device the seed is
+ * scanned as the element before the part, so float sums may round as a
+ * scan one element longer does). out may equal in, and must be aligned to
+ * its type. Errors: those of gpgpu_scan, from any rank.
  */
 GPGPU_API gpgpu_status gpgpu_mpi_scan(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t,
                                       gpgpu_op op, gpgpu_scan_kind kind, const void *in,
@@ -106,10 +109,11 @@ GPGPU_API gpgpu_status gpgpu_mpi_histogram(gpgpu_context *ctx, MPI_Comm comm, gp
  * order is the sorted global array, and each rank holds as many keys as it
  * passed in. Stable (equal keys keep their global order), ascending unless
  * GPGPU_DESCENDING; floats in IEEE 754 totalOrder, as gpgpu_sort.
- * Sample sort: local gpgpu_sort, splitters from regular samples of every
- * rank, MPI_Alltoallv of the buckets, gpgpu_sort of what arrived, then a
- * rebalance to the original counts. Needs memory for about twice the rank's
- * keys, plus its bucket. Errors: those of gpgpu_sort, from any rank.
+ * Sample sort: splitters from samples of every rank's unsorted part, a
+ * stable partition of each part by them on the host, MPI_Alltoallv of the
+ * buckets, one gpgpu_sort of what arrived, then a rebalance to the original
+ * counts. Needs memory for the rank's keys plus its bucket. Errors: those of
+ * gpgpu_sort, from any rank.
  */
 GPGPU_API gpgpu_status gpgpu_mpi_sort(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t,
                                       void *keys, size_t n, unsigned flags);
