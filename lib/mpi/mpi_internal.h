@@ -7,7 +7,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "gpgpu_mpi.h"
 
@@ -131,31 +130,5 @@ int gpgpu__mpi_builtin_op(gpgpu_op op);
 /* acc = acc op x for a built-in op, as libgpgpu combines them (integer sums
    wrap; float MIN/MAX ignore NaN like fmin/fmax). */
 void gpgpu__mpi_combine(gpgpu_type t, gpgpu_op op, void *acc, const void *x);
-
-/* An unsigned integer whose order is the sort order of key i of keys
-   (totalOrder for floats; reversed when descending): signed integers with
-   the sign bit flipped; floats with all bits flipped when negative, else the
-   sign bit set. Inline: the sort's partition calls it for every element. */
-static inline uint64_t gpgpu__mpi_sort_key(gpgpu_type t, unsigned descending, const void *keys,
-                                           size_t i)
-{
-    uint64_t k;
-    if (t == GPGPU_I32 || t == GPGPU_U32 || t == GPGPU_F32) {
-        uint32_t w;
-        memcpy(&w, (const unsigned char *)keys + 4 * i, 4);
-        if (t == GPGPU_I32)
-            w ^= UINT32_C(0x80000000);
-        else if (t == GPGPU_F32)
-            w = (w & UINT32_C(0x80000000)) ? ~w : w | UINT32_C(0x80000000);
-        k = w;
-    } else {
-        memcpy(&k, (const unsigned char *)keys + 8 * i, 8);
-        if (t == GPGPU_I64)
-            k ^= UINT64_C(0x8000000000000000);
-        else if (t == GPGPU_F64)
-            k = (k & UINT64_C(0x8000000000000000)) ? ~k : k | UINT64_C(0x8000000000000000);
-    }
-    return descending ? ~k : k;  /* the exact reverse order */
-}
 
 #endif /* GPGPU_MPI_INTERNAL_H */

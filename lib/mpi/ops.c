@@ -1,8 +1,7 @@
 /*
  * ops.c - the little host arithmetic the MPI layer needs on single values:
- * combining the ranks' partials for the built-in operators, and the sort
- * order of a key for choosing splitters. libgpgpu's own host code is hidden,
- * so this is the MPI layer's; it follows the semantics gpgpu.h documents.
+ * combining the ranks' partials for the built-in operators. libgpgpu's own
+ * host code is hidden, so this is the MPI layer's; it follows the semantics gpgpu.h documents.
  */
 #include <math.h>
 #include <string.h>

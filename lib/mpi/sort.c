@@ -41,7 +41,7 @@ _Static_assert(sizeof(size_t) == sizeof(uint64_t), "counts travel as MPI_UINT64_
 enum { SAMPLES = 256 };
 
 typedef struct {
-    uint64_t key;       /* gpgpu__mpi_sort_key */
+    uint64_t key;       /* ordered() */
     uint64_t pos;       /* index in the rank's part */
     uint64_t weight;    /* elements of the span it was drawn from */
 } sample;
@@ -139,9 +139,36 @@ static gpgpu_status prepare(sorter *s)
     return GPGPU_SUCCESS;
 }
 
-static uint64_t order_key(const sorter *s, size_t i)
+/* A key's place in the sort order as an unsigned integer, from its bits w:
+   w ^ flip ^ (top bit of w ? neg : 0), with no branch on the type. Signed
+   integers get their sign bit flipped; floats (totalOrder) all bits when
+   negative, else the sign bit; descending, all bits more. */
+typedef struct {
+    uint64_t flip, neg;
+    unsigned shift;         /* bits - 1 */
+} key_order;
+
+static key_order key_order_of(gpgpu_type t, unsigned descending)
 {
-    return gpgpu__mpi_sort_key(s->t, s->flags & GPGPU_DESCENDING, s->keys, i);
+    unsigned bits = gpgpu_type_size(t) * 8;
+    uint64_t sign = UINT64_C(1) << (bits - 1), all = sign | (sign - 1);
+    key_order o = {t == GPGPU_U32 || t == GPGPU_U64 ? 0 : sign,
+                   t == GPGPU_F32 || t == GPGPU_F64 ? sign - 1 : 0, bits - 1};
+    if (descending)
+        o.flip ^= all;  /* the exact reverse order */
+    return o;
+}
+
+static inline uint64_t ordered(const key_order *o, uint64_t w)
+{
+    return w ^ o->flip ^ ((w >> o->shift) ? o->neg : 0);
+}
+
+/* Key i of the part, as ordered. */
+static uint64_t key_at(const sorter *s, const key_order *o, size_t i)
+{
+    return ordered(o, s->esize == 4 ? ((const uint32_t *)s->keys)[i]
+                                    : ((const uint64_t *)s->keys)[i]);
 }
 
 /* A fixed pseudo-random number from j (the same every call: the split, and
@@ -160,13 +187,14 @@ static uint64_t mix(uint64_t j)
 static void take_samples(sorter *s, rank_info *mine)
 {
     size_t c = s->n < SAMPLES ? s->n : SAMPLES;
+    key_order o = key_order_of(s->t, s->flags & GPGPU_DESCENDING);
     mine->n = s->n;
     mine->nsamples = c;
     for (size_t j = 0; j < c; j++) {
         size_t start = j * (s->n / c) + j * (s->n % c) / c;
         size_t end = (j + 1) * (s->n / c) + (j + 1) * (s->n % c) / c;
         size_t pos = start + mix(j) % (end - start);
-        mine->s[j] = (sample){order_key(s, pos), pos, end - start};
+        mine->s[j] = (sample){key_at(s, &o, pos), pos, end - start};
     }
 }
 
@@ -215,15 +243,19 @@ static void choose_splitters(sorter *s, uint64_t total)
     }
 }
 
-/* The bucket of element i: how many splitters are not after it. */
-static size_t bucket_of(const sorter *s, size_t i)
+/* The bucket of key k at index i: how many splitters are not after it. A
+   few ranks count them; many search. */
+static inline size_t bucket_of(const bound *b, size_t nb, uint64_t k, uint64_t i)
 {
-    uint64_t key = order_key(s, i);
-    size_t lo = 0, hi = (size_t)s->c.size - 1;
+    size_t lo = 0, hi = nb;
+    if (nb <= 8) {
+        for (size_t d = 0; d < nb; d++)
+            lo += k > b[d].key || (k == b[d].key && i >= b[d].idx);
+        return lo;
+    }
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        const bound *b = &s->bounds[mid];
-        if (key < b->key || (key == b->key && i < b->idx))
+        if (k < b[mid].key || (k == b[mid].key && i < b[mid].idx))
             hi = mid;
         else
             lo = mid + 1;
@@ -231,35 +263,46 @@ static size_t bucket_of(const sorter *s, size_t i)
     return lo;
 }
 
-/* Copies element i of from to element j of to, of size bytes (4 or 8). */
-static void move_elem(void *to, size_t j, const void *from, size_t i, size_t size)
-{
-    if (size == 4)
-        ((uint32_t *)to)[j] = ((const uint32_t *)from)[i];
-    else
-        ((uint64_t *)to)[j] = ((const uint64_t *)from)[i];
-}
+/* Counts the buckets of the n keys of type W, then scatters keys and values
+   (V, or none when values is NULL) stably into them. */
+#define PARTITION(W, V)                                                             \
+    do {                                                                            \
+        const W *key = s->keys;                                                     \
+        const V *val = s->values;                                                   \
+        W *kout = s->k1;                                                            \
+        V *vout = s->v1;                                                            \
+        for (size_t i = 0; i < s->n; i++)                                           \
+            s->send.count[bucket_of(s->bounds, nb, ordered(&o, key[i]), i)]++;      \
+        for (size_t d = 0, start = 0; d < p; d++) {                                 \
+            s->send.displ[d] = at[d] = start;                                       \
+            start += s->send.count[d];                                              \
+        }                                                                           \
+        for (size_t i = 0; i < s->n; i++) {                                         \
+            size_t j = at[bucket_of(s->bounds, nb, ordered(&o, key[i]), i)]++;      \
+            kout[j] = key[i];                                                       \
+            if (val != NULL)                                                        \
+                vout[j] = val[i];                                                   \
+        }                                                                           \
+    } while (0)
 
 /* Step 2 on this rank: the buckets' sizes, then a stable scatter of the
    part into them, and the size of the bucket that will arrive. */
 static gpgpu_status partition(sorter *s)
 {
-    size_t p = (size_t)s->c.size;
+    size_t p = (size_t)s->c.size, nb = p - 1;
     size_t *at = s->recv.displ;  /* free until the counts arrive */
+    key_order o = key_order_of(s->t, s->flags & GPGPU_DESCENDING);
     for (size_t d = 0; d < p; d++)
         s->send.count[d] = 0;
-    for (size_t i = 0; i < s->n; i++)
-        s->send.count[bucket_of(s, i)]++;
-    for (size_t d = 0, start = 0; d < p; d++) {
-        s->send.displ[d] = at[d] = start;
-        start += s->send.count[d];
-    }
-    for (size_t i = 0; i < s->n; i++) {
-        size_t j = at[bucket_of(s, i)]++;
-        move_elem(s->k1, j, s->keys, i, s->esize);
-        if (s->pairs)
-            move_elem(s->v1, j, s->values, i, s->vsize);
-    }
+    size_t vsize = s->pairs ? s->vsize : 4;
+    if (s->esize == 4 && vsize == 4)
+        PARTITION(uint32_t, uint32_t);
+    else if (s->esize == 4)
+        PARTITION(uint32_t, uint64_t);
+    else if (vsize == 4)
+        PARTITION(uint64_t, uint32_t);
+    else
+        PARTITION(uint64_t, uint64_t);
     gpgpu_status st = gpgpu__mpi_error(MPI_Alltoall(s->send.count, 1, MPI_UINT64_T,
                                                     s->recv.count, 1, MPI_UINT64_T, s->c.comm),
                                        "MPI_Alltoall");
