@@ -31,6 +31,9 @@
  *  - GPGPU_MPI_MAX_COUNT (environment, the same on every rank) lowers the
  *    largest count one MPI call carries from INT_MAX: for testing the paths
  *    that counts beyond INT_MAX take.
+ *  - GPGPU_MPI_THREADS (environment, 1 to 16) sets how many threads a sort
+ *    partitions a rank's part with; by default the node's processors shared
+ *    among the ranks of comm, at most 16, each with 2^16 elements or more.
  */
 #ifndef GPGPU_MPI_H
 #define GPGPU_MPI_H

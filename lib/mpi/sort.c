@@ -28,9 +28,11 @@
  * Nothing the caller owns changes until the last step, which starts only
  * after every rank has agreed that everything before it succeeded.
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mpi_internal.h"
 
@@ -81,6 +83,11 @@ typedef struct {
     gpgpu__mpi_layout send, recv;
     uint64_t *counts, *bucket;  /* every rank's n and m */
     gpgpu__mpi_scratch scratch;
+    size_t nchunks;             /* of the partition, one thread each */
+    struct part_chunk *chunk;
+    size_t *chunk_at;           /* nchunks * size */
+    pthread_t *threads;
+    int *started;
 } sorter;
 
 static gpgpu_status local_sort(sorter *s, void *k, void *v, size_t n)
@@ -112,31 +119,11 @@ static void release(sorter *s)
     free(s->split);
     free(s->bounds);
     free(s->arrays);
+    free(s->chunk);
+    free(s->chunk_at);
+    free(s->threads);
+    free(s->started);
     gpgpu__mpi_scratch_free(&s->scratch);
-}
-
-/* All the memory whose size this rank alone knows. */
-static gpgpu_status prepare(sorter *s)
-{
-    gpgpu_status st = GPGPU_SUCCESS;
-    size_t p = (size_t)s->c.size;
-    s->k1 = alloc(&st, s->n, s->esize);
-    if (s->pairs)
-        s->v1 = alloc(&st, s->n, s->vsize);
-    s->info = alloc(&st, p + 1, sizeof *s->info);
-    s->cand = alloc(&st, p * SAMPLES, sizeof *s->cand);
-    s->split = alloc(&st, p, sizeof *s->split);
-    s->bounds = alloc(&st, p, sizeof *s->bounds);
-    s->arrays = alloc(&st, 6 * p, sizeof *s->arrays);
-    if (st == GPGPU_SUCCESS)
-        st = gpgpu__mpi_scratch_alloc(&s->scratch, s->c.size);
-    if (st != GPGPU_SUCCESS)
-        return st;
-    s->send = (gpgpu__mpi_layout){s->arrays, s->arrays + p};
-    s->recv = (gpgpu__mpi_layout){s->arrays + 2 * p, s->arrays + 3 * p};
-    s->counts = s->arrays + 4 * p;
-    s->bucket = s->arrays + 5 * p;
-    return GPGPU_SUCCESS;
 }
 
 /* A key's place in the sort order as an unsigned integer, from its bits w:
@@ -248,9 +235,9 @@ static void choose_splitters(sorter *s, uint64_t total)
 static inline size_t bucket_of(const bound *b, size_t nb, uint64_t k, uint64_t i)
 {
     size_t lo = 0, hi = nb;
-    if (nb <= 8) {
+    if (nb <= 8) {  /* no branch on the data: random keys would mispredict */
         for (size_t d = 0; d < nb; d++)
-            lo += k > b[d].key || (k == b[d].key && i >= b[d].idx);
+            lo += (size_t)(k > b[d].key) | ((size_t)(k == b[d].key) & (size_t)(i >= b[d].idx));
         return lo;
     }
     while (lo < hi) {
@@ -263,46 +250,101 @@ static inline size_t bucket_of(const bound *b, size_t nb, uint64_t k, uint64_t i
     return lo;
 }
 
-/* Counts the buckets of the n keys of type W, then scatters keys and values
-   (V, or none when values is NULL) stably into them. */
-#define PARTITION(W, V)                                                             \
-    do {                                                                            \
+/* The partition runs in chunks of the part, each on a thread of its own:
+   every chunk counts its buckets, then scatters into them from its offset
+   within each bucket, so the order within a bucket is the part's. */
+typedef struct part_chunk part_chunk;
+struct part_chunk {
+    const sorter *s;
+    key_order o;
+    size_t first, end;              /* elements [first, end) */
+    size_t *at;                     /* size entries: counts, then cursors */
+    int scatter;                    /* 0: count; 1: scatter */
+    void (*run)(part_chunk *);
+};
+
+/* The chunk's pass over keys of type W and values of type V (none when the
+   sort carries none). */
+#define PARTITION_CHUNK(NAME, W, V)                                                 \
+    static void NAME(part_chunk *c)                                                 \
+    {                                                                               \
+        const sorter *s = c->s;                                                     \
         const W *key = s->keys;                                                     \
         const V *val = s->values;                                                   \
         W *kout = s->k1;                                                            \
         V *vout = s->v1;                                                            \
-        for (size_t i = 0; i < s->n; i++)                                           \
-            s->send.count[bucket_of(s->bounds, nb, ordered(&o, key[i]), i)]++;      \
-        for (size_t d = 0, start = 0; d < p; d++) {                                 \
-            s->send.displ[d] = at[d] = start;                                       \
-            start += s->send.count[d];                                              \
+        const bound *b = s->bounds;                                                 \
+        const key_order o = c->o;                                                   \
+        size_t nb = (size_t)s->c.size - 1, *restrict at = c->at;                    \
+        if (!c->scatter) {                                                          \
+            for (size_t i = c->first; i < c->end; i++)                              \
+                at[bucket_of(b, nb, ordered(&o, key[i]), i)]++;                     \
+            return;                                                                 \
         }                                                                           \
-        for (size_t i = 0; i < s->n; i++) {                                         \
-            size_t j = at[bucket_of(s->bounds, nb, ordered(&o, key[i]), i)]++;      \
+        for (size_t i = c->first; i < c->end; i++) {                                \
+            size_t j = at[bucket_of(b, nb, ordered(&o, key[i]), i)]++;              \
             kout[j] = key[i];                                                       \
             if (val != NULL)                                                        \
                 vout[j] = val[i];                                                   \
         }                                                                           \
-    } while (0)
+    }
+PARTITION_CHUNK(part_k4_v4, uint32_t, uint32_t)
+PARTITION_CHUNK(part_k4_v8, uint32_t, uint64_t)
+PARTITION_CHUNK(part_k8_v4, uint64_t, uint32_t)
+PARTITION_CHUNK(part_k8_v8, uint64_t, uint64_t)
+
+static void *run_chunk(void *arg)
+{
+    part_chunk *c = arg;
+    c->run(c);
+    return NULL;
+}
+
+/* Runs every chunk's pass, chunk 0 on this thread; a thread that cannot
+   start runs its chunk here instead. */
+static void run_chunks(sorter *s, int scatter)
+{
+    pthread_t *tid = s->threads;
+    int *started = s->started;
+    for (size_t c = 0; c < s->nchunks; c++) {
+        s->chunk[c].scatter = scatter;
+        started[c] = c > 0 && pthread_create(&tid[c], NULL, run_chunk, &s->chunk[c]) == 0;
+    }
+    for (size_t c = 0; c < s->nchunks; c++)
+        if (!started[c])
+            s->chunk[c].run(&s->chunk[c]);
+    for (size_t c = 1; c < s->nchunks; c++)
+        if (started[c])
+            pthread_join(tid[c], NULL);
+}
 
 /* Step 2 on this rank: the buckets' sizes, then a stable scatter of the
    part into them, and the size of the bucket that will arrive. */
 static gpgpu_status partition(sorter *s)
 {
-    size_t p = (size_t)s->c.size, nb = p - 1;
-    size_t *at = s->recv.displ;  /* free until the counts arrive */
-    key_order o = key_order_of(s->t, s->flags & GPGPU_DESCENDING);
-    for (size_t d = 0; d < p; d++)
-        s->send.count[d] = 0;
+    const size_t p = (size_t)s->c.size, n = s->n, nc = s->nchunks;
+    const key_order o = key_order_of(s->t, s->flags & GPGPU_DESCENDING);
     size_t vsize = s->pairs ? s->vsize : 4;
-    if (s->esize == 4 && vsize == 4)
-        PARTITION(uint32_t, uint32_t);
-    else if (s->esize == 4)
-        PARTITION(uint32_t, uint64_t);
-    else if (vsize == 4)
-        PARTITION(uint64_t, uint32_t);
-    else
-        PARTITION(uint64_t, uint64_t);
+    void (*run)(part_chunk *) = s->esize == 4 ? (vsize == 4 ? part_k4_v4 : part_k4_v8)
+                                              : (vsize == 4 ? part_k8_v4 : part_k8_v8);
+    for (size_t c = 0; c < nc; c++) {
+        s->chunk[c] = (part_chunk){s, o, n / nc * c + n % nc * c / nc,
+                                   n / nc * (c + 1) + n % nc * (c + 1) / nc,
+                                   s->chunk_at + c * p, 0, run};
+        for (size_t d = 0; d < p; d++)
+            s->chunk[c].at[d] = 0;
+    }
+    run_chunks(s, 0);
+    for (size_t d = 0, start = 0; d < p; d++) {  /* counts -> cursors */
+        s->send.displ[d] = start;
+        for (size_t c = 0; c < nc; c++) {
+            size_t k = s->chunk[c].at[d];
+            s->chunk[c].at[d] = start;
+            start += k;
+        }
+        s->send.count[d] = start - s->send.displ[d];
+    }
+    run_chunks(s, 1);
     gpgpu_status st = gpgpu__mpi_error(MPI_Alltoall(s->send.count, 1, MPI_UINT64_T,
                                                     s->recv.count, 1, MPI_UINT64_T, s->c.comm),
                                        "MPI_Alltoall");
@@ -315,6 +357,58 @@ static gpgpu_status partition(sorter *s)
     if (s->pairs)
         s->v2 = alloc(&st, s->m, s->vsize);
     return st;
+}
+
+/* Chunks of the partition: one per thread, each of at least MIN_CHUNK
+   elements. Threads: GPGPU_MPI_THREADS, else the node's processors shared
+   among the ranks (assumed all on one node), at most MAX_THREADS. */
+enum { MAX_THREADS = 16, MIN_CHUNK = 1 << 16 };
+
+static size_t partition_chunks(const sorter *s)
+{
+    const char *env = getenv("GPGPU_MPI_THREADS");
+    char *end;
+    unsigned long forced = env ? strtoul(env, &end, 10) : 0;
+    size_t c;
+    if (env && *end == '\0' && forced > 0 && forced <= MAX_THREADS) {
+        c = forced;
+    } else {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        c = cpus > s->c.size ? (size_t)(cpus / s->c.size) : 1;
+        c = c < MAX_THREADS ? c : MAX_THREADS;
+        c = c < s->n / MIN_CHUNK ? c : s->n / MIN_CHUNK;
+    }
+    c = c < s->n ? c : s->n;
+    return c > 0 ? c : 1;
+}
+
+/* All the memory whose size this rank alone knows. */
+static gpgpu_status prepare(sorter *s)
+{
+    gpgpu_status st = GPGPU_SUCCESS;
+    size_t p = (size_t)s->c.size;
+    s->k1 = alloc(&st, s->n, s->esize);
+    if (s->pairs)
+        s->v1 = alloc(&st, s->n, s->vsize);
+    s->info = alloc(&st, p + 1, sizeof *s->info);
+    s->cand = alloc(&st, p * SAMPLES, sizeof *s->cand);
+    s->split = alloc(&st, p, sizeof *s->split);
+    s->bounds = alloc(&st, p, sizeof *s->bounds);
+    s->arrays = alloc(&st, 6 * p, sizeof *s->arrays);
+    s->nchunks = partition_chunks(s);
+    s->chunk = alloc(&st, s->nchunks, sizeof *s->chunk);
+    s->chunk_at = alloc(&st, s->nchunks * p, sizeof *s->chunk_at);
+    s->threads = alloc(&st, s->nchunks, sizeof *s->threads);
+    s->started = alloc(&st, s->nchunks, sizeof *s->started);
+    if (st == GPGPU_SUCCESS)
+        st = gpgpu__mpi_scratch_alloc(&s->scratch, s->c.size);
+    if (st != GPGPU_SUCCESS)
+        return st;
+    s->send = (gpgpu__mpi_layout){s->arrays, s->arrays + p};
+    s->recv = (gpgpu__mpi_layout){s->arrays + 2 * p, s->arrays + 3 * p};
+    s->counts = s->arrays + 4 * p;
+    s->bucket = s->arrays + 5 * p;
+    return GPGPU_SUCCESS;
 }
 
 static gpgpu_status exchange(sorter *s, int big, const void *k, const void *v, void *kout,
