@@ -113,10 +113,10 @@ GPGPU_API gpgpu_status gpgpu_mpi_histogram(gpgpu_context *ctx, MPI_Comm comm, gp
  * passed in. Stable (equal keys keep their global order), ascending unless
  * GPGPU_DESCENDING; floats in IEEE 754 totalOrder, as gpgpu_sort.
  * Sample sort: splitters from samples of every rank's unsorted part, a
- * stable partition of each part by them on the host, MPI_Alltoallv of the
- * buckets, one gpgpu_sort of what arrived, then a rebalance to the original
- * counts. Needs memory for the rank's keys plus its bucket. Errors: those of
- * gpgpu_sort, from any rank.
+ * stable partition of each part by them on the host (on several threads),
+ * MPI_Alltoallv of the buckets, one gpgpu_sort of what arrived, then a
+ * rebalance to the original counts. Needs memory for the rank's keys plus
+ * its bucket. Errors: those of gpgpu_sort, from any rank.
  */
 GPGPU_API gpgpu_status gpgpu_mpi_sort(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t,
                                       void *keys, size_t n, unsigned flags);
