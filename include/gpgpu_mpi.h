@@ -31,6 +31,9 @@
  *  - GPGPU_MPI_MAX_COUNT (environment, the same on every rank) lowers the
  *    largest count one MPI call carries from INT_MAX: for testing the paths
  *    that counts beyond INT_MAX take.
+ *  - GPGPU_MPI_THREADS (environment, 1 to 16) sets how many threads a sort
+ *    partitions a rank's part with; by default the node's processors shared
+ *    among the ranks of comm, at most 16, each with 2^16 elements or more.
  */
 #ifndef GPGPU_MPI_H
 #define GPGPU_MPI_H
@@ -85,8 +88,11 @@ GPGPU_API gpgpu_status gpgpu_mpi_reduce(gpgpu_context *ctx, MPI_Comm comm, gpgpu
 /**
  * out[0..n) = this rank's slice of the scan of the global array. Each rank
  * reduces its part, the partials are scanned over the ranks in rank order,
- * and each rank scans its part with gpgpu_scan_init seeded with its offset.
- * out may equal in. Errors: those of gpgpu_scan, from any rank.
+ * and each rank scans its part seeded with its offset (every output combined
+ * with the offset on its left, as gpgpu_scan_init; on a device the seed is
+ * scanned as the element before the part, so float sums may round as a
+ * scan one element longer does). out may equal in, and must be aligned to
+ * its type. Errors: those of gpgpu_scan, from any rank.
  */
 GPGPU_API gpgpu_status gpgpu_mpi_scan(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t,
                                       gpgpu_op op, gpgpu_scan_kind kind, const void *in,
@@ -106,10 +112,11 @@ GPGPU_API gpgpu_status gpgpu_mpi_histogram(gpgpu_context *ctx, MPI_Comm comm, gp
  * order is the sorted global array, and each rank holds as many keys as it
  * passed in. Stable (equal keys keep their global order), ascending unless
  * GPGPU_DESCENDING; floats in IEEE 754 totalOrder, as gpgpu_sort.
- * Sample sort: local gpgpu_sort, splitters from regular samples of every
- * rank, MPI_Alltoallv of the buckets, gpgpu_sort of what arrived, then a
- * rebalance to the original counts. Needs memory for about twice the rank's
- * keys, plus its bucket. Errors: those of gpgpu_sort, from any rank.
+ * Sample sort: splitters from samples of every rank's unsorted part, a
+ * stable partition of each part by them on the host (on several threads),
+ * MPI_Alltoallv of the buckets, one gpgpu_sort of what arrived, then a
+ * rebalance to the original counts. Needs memory for the rank's keys plus
+ * its bucket. Errors: those of gpgpu_sort, from any rank.
  */
 GPGPU_API gpgpu_status gpgpu_mpi_sort(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t,
                                       void *keys, size_t n, unsigned flags);

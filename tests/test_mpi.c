@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpgpu_cl.h"
 #include "gpgpu_mpi.h"
 #include "ref_mpi.h"
 #include "util.h"
@@ -102,13 +103,28 @@ static int skip_big(size_t z, size_t c, int sp)
 
 /* ---- inputs ----------------------------------------------------------------- */
 
-enum { RANDOM, SMALL, SPECIALS };
+enum { RANDOM, SMALL, SPECIALS, EQUAL, RISING, FALLING };
 
 /* RANDOM: tu_fill; SMALL: integers in [-8, 8] (exact float sums, many
    duplicate keys); SPECIALS: SMALL mixed with NaNs of both signs, infinities,
-   zeros of both signs and subnormals. */
+   zeros of both signs and subnormals; EQUAL: every key 3; RISING and
+   FALLING: the index, or its reverse (already sorted, either way). */
 static void fill(gpgpu_type t, void *buf, size_t n, uint64_t seed, int kind)
 {
+    if (kind >= EQUAL) {
+        for (size_t i = 0; i < n; i++) {
+            uint64_t v = kind == EQUAL ? 3 : kind == RISING ? i : n - 1 - i;
+            switch (t) {
+            case GPGPU_I32: ((int32_t *)buf)[i] = (int32_t)v; break;
+            case GPGPU_U32: ((uint32_t *)buf)[i] = (uint32_t)v; break;
+            case GPGPU_F32: ((float *)buf)[i] = (float)v; break;
+            case GPGPU_I64: ((int64_t *)buf)[i] = (int64_t)v; break;
+            case GPGPU_U64: ((uint64_t *)buf)[i] = v; break;
+            case GPGPU_F64: ((double *)buf)[i] = (double)v; break;
+            }
+        }
+        return;
+    }
     tu_fill(GPGPU_U64 == t || t == GPGPU_I64 || t == GPGPU_F64 ? GPGPU_U64 : GPGPU_U32, buf, n,
             seed);
     if (kind == RANDOM) {
@@ -398,6 +414,21 @@ START_TEST(sort_pairs_is_stable_across_ranks)
 }
 END_TEST
 
+/* The splitters come from samples of the unsorted parts: inputs that are
+   already sorted (either way) or all one key must still come out stable,
+   with every rank holding its own count. */
+START_TEST(sort_handles_sorted_and_equal_keys)
+{
+    static const size_t n[] = {7, 1000, 20011};
+    for (int sp = 0; sp < NSPLITS; sp++)
+        for (size_t z = 0; z < sizeof n / sizeof n[0]; z++)
+            for (int kind = EQUAL; kind <= FALLING; kind++)
+                for (unsigned flags = 0; flags < 2; flags++)
+                    check_sort(GPGPU_I32, kind, sp, n[z], flags, 4,
+                               tu_seed_for(440 + (uint64_t)kind, z));
+}
+END_TEST
+
 /* Counts beyond GPGPU_MPI_MAX_COUNT take the derived-datatype paths that
    counts beyond INT_MAX take. */
 START_TEST(large_counts_use_derived_datatypes)
@@ -556,10 +587,24 @@ END_TEST
 
 /* ---- contexts ------------------------------------------------------------------ */
 
+/* The "<kind>:local" spec of the device under test (a GPU machine may have
+   no CPU device). */
+static const char *local_spec(void)
+{
+    cl_device_id dev = NULL;
+    cl_device_type type = CL_DEVICE_TYPE_CPU;
+    if (clGetCommandQueueInfo(gpgpu_queue(tu_ctx), CL_QUEUE_DEVICE, sizeof dev, &dev, NULL) ==
+        CL_SUCCESS)
+        clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+    return type & CL_DEVICE_TYPE_GPU           ? "gpu:local"
+           : type & CL_DEVICE_TYPE_ACCELERATOR ? "accelerator:local"
+                                               : "cpu:local";
+}
+
 START_TEST(context_create_gives_each_rank_a_device)
 {
     gpgpu_context *c = NULL;
-    const char *spec = tu_is_host() ? "host" : "cpu:local";
+    const char *spec = tu_is_host() ? "host" : local_spec();
     note_ok(gpgpu_mpi_context_create(&c, W, spec), spec);
     uint32_t x = (uint32_t)rank + 1, sum = 0;
     note_ok(gpgpu_mpi_reduce(c, W, GPGPU_U32, GPGPU_SUM, &x, 1, &sum), "reduce");
@@ -585,6 +630,7 @@ static Suite *make(void)
         {"sort", sort_matches_reference},
         {"sort_specials", sort_orders_float_specials},
         {"sort_pairs", sort_pairs_is_stable_across_ranks},
+        {"sort_sorted", sort_handles_sorted_and_equal_keys},
         {"large_counts", large_counts_use_derived_datatypes},
         {"null_pointers", null_pointers_fail_everywhere},
         {"bad_args", bad_flags_nbins_and_sizes_fail_everywhere},

@@ -2,7 +2,7 @@
  * gpgpu-mpi-bench - times libgpgpu-mpi's primitives under mpirun:
  *
  *   mpirun -np P gpgpu-mpi-bench [--op reduce|scan|histogram|sort|sort_pairs|all]
- *       [--n N] [--strong] [--repeat R] [--device SPEC]
+ *       [--n N] [--strong] [--repeat R] [--device SPEC] [--json]
  *
  * --n is the count per rank (weak scaling), or with --strong the global
  * count split evenly (strong scaling). Each primitive is called once to warm
@@ -101,9 +101,16 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+typedef struct {
+    int repeat, strong, json;
+    const char *device;     /* rank 0's device name */
+} bench_opts;
+
 /* Times op; on rank 0 prints its line. Returns 0, or 1 if a call failed. */
-static int bench_op(const char *op, bench_data *d, int repeat, size_t total, int rank, int size)
+static int bench_op(const char *op, bench_data *d, const bench_opts *o, size_t total, int rank,
+                    int size)
 {
+    int repeat = o->repeat;
     double *times = calloc((size_t)repeat, sizeof *times), share = 0;
     int failed = 0;
     for (int i = -1; i < repeat && !failed; i++) {
@@ -126,7 +133,13 @@ static int bench_op(const char *op, bench_data *d, int repeat, size_t total, int
     }
     qsort(times, (size_t)repeat, sizeof *times, cmp_double);
     double t = times[repeat / 2];
-    if (rank == 0 && !failed)
+    if (rank == 0 && !failed && o->json)
+        printf("{\"op\": \"%s\", \"scaling\": \"%s\", \"ranks\": %d, \"n_per_rank\": %zu, "
+               "\"n_global\": %zu, \"ms\": %.4f, \"gelem_per_s\": %.4f, "
+               "\"mpi_share\": %.4f, \"repeat\": %d, \"device\": \"%s\"}\n",
+               op, o->strong ? "strong" : "weak", size, d->n, total, t * 1e3,
+               (double)total / t * 1e-9, share, repeat, o->device);
+    else if (rank == 0 && !failed)
         printf("%-10s %5d %12zu %12zu %10.3f %9.3f %6.1f\n", op, size, d->n, total, t * 1e3,
                (double)total / t * 1e-9, share * 100);
     free(times);
@@ -164,13 +177,14 @@ static int alloc_data(bench_data *d, int rank)
 static void usage(void)
 {
     fprintf(stderr, "usage: mpirun -np P gpgpu-mpi-bench [--op reduce|scan|histogram|sort|"
-                    "sort_pairs|all] [--n N] [--strong] [--repeat R] [--device SPEC]\n");
+                    "sort_pairs|all] [--n N] [--strong] [--repeat R] [--device SPEC] "
+                    "[--json]\n");
 }
 
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int rank, size, strong = 0, repeat = 5, failed = 0;
+    int rank, size, strong = 0, repeat = 5, json = 0, failed = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     const char *op = "all", *device = NULL;
@@ -186,6 +200,8 @@ int main(int argc, char **argv)
             device = argv[++i];
         else if (!strcmp(argv[i], "--strong"))
             strong = 1;
+        else if (!strcmp(argv[i], "--json"))
+            json = 1;
         else {
             if (rank == 0)
                 usage();
@@ -203,7 +219,14 @@ int main(int argc, char **argv)
                 st ? gpgpu_mpi_last_error() : "out of memory");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    if (rank == 0)
+    /* A device name goes into JSON as is: keep it to characters that need no escape. */
+    char name[128];
+    snprintf(name, sizeof name, "%s", gpgpu_device_name(d.ctx));
+    for (char *c = name; *c; c++)
+        if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20)
+            *c = ' ';
+    bench_opts o = {repeat, strong, json, name};
+    if (rank == 0 && !json)
         printf("# %s scaling, device %s (rank 0), median of %d\n"
                "%-10s %5s %12s %12s %10s %9s %6s\n",
                strong ? "strong" : "weak", gpgpu_device_name(d.ctx), repeat, "op", "ranks",
@@ -211,7 +234,7 @@ int main(int argc, char **argv)
     static const char *ops[] = {"reduce", "scan", "histogram", "sort", "sort_pairs"};
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
         if (!strcmp(op, "all") || !strcmp(op, ops[i]))
-            failed |= bench_op(ops[i], &d, repeat, total, rank, size);
+            failed |= bench_op(ops[i], &d, &o, total, rank, size);
     gpgpu_context_destroy(d.ctx);
     free(d.keys);
     free(d.pristine);

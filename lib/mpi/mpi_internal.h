@@ -131,8 +131,4 @@ int gpgpu__mpi_builtin_op(gpgpu_op op);
    wrap; float MIN/MAX ignore NaN like fmin/fmax). */
 void gpgpu__mpi_combine(gpgpu_type t, gpgpu_op op, void *acc, const void *x);
 
-/* An unsigned integer whose order is the sort order of key i of keys
-   (totalOrder for floats; reversed when descending). */
-uint64_t gpgpu__mpi_sort_key(gpgpu_type t, unsigned descending, const void *keys, size_t i);
-
 #endif /* GPGPU_MPI_INTERNAL_H */

@@ -1,8 +1,7 @@
 /*
  * ops.c - the little host arithmetic the MPI layer needs on single values:
- * combining the ranks' partials for the built-in operators, and the sort
- * order of a key for choosing splitters. libgpgpu's own host code is hidden,
- * so this is the MPI layer's; it follows the semantics gpgpu.h documents.
+ * combining the ranks' partials for the built-in operators. libgpgpu's own
+ * host code is hidden, so this is the MPI layer's; it follows the semantics gpgpu.h documents.
  */
 #include <math.h>
 #include <string.h>
@@ -49,28 +48,4 @@ void gpgpu__mpi_combine(gpgpu_type t, gpgpu_op op, void *acc, const void *x)
     case GPGPU_F32: COMBINE_FLOAT(float, fminf, fmaxf); break;
     case GPGPU_F64: COMBINE_FLOAT(double, fmin, fmax); break;
     }
-}
-
-/* Ascending order as an unsigned integer: signed integers with the sign bit
-   flipped; floats (totalOrder) with all bits flipped when negative, else the
-   sign bit set. */
-uint64_t gpgpu__mpi_sort_key(gpgpu_type t, unsigned descending, const void *keys, size_t i)
-{
-    uint64_t k;
-    if (gpgpu_type_size(t) == 4) {
-        uint32_t w;
-        memcpy(&w, (const unsigned char *)keys + 4 * i, 4);
-        if (t == GPGPU_I32)
-            w ^= UINT32_C(0x80000000);
-        else if (t == GPGPU_F32)
-            w = (w & UINT32_C(0x80000000)) ? ~w : w | UINT32_C(0x80000000);
-        k = w;
-    } else {
-        memcpy(&k, (const unsigned char *)keys + 8 * i, 8);
-        if (t == GPGPU_I64)
-            k ^= UINT64_C(0x8000000000000000);
-        else if (t == GPGPU_F64)
-            k = (k & UINT64_C(0x8000000000000000)) ? ~k : k | UINT64_C(0x8000000000000000);
-    }
-    return descending ? ~k : k;  /* the exact reverse order */
 }

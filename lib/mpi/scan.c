@@ -1,13 +1,29 @@
 /*
  * scan.c - gpgpu_mpi_scan: each rank reduces its part, the partials are
  * folded in rank order into each rank's offset, and each rank scans its
- * part with gpgpu_scan_init seeded with that offset. The scan goes to a
- * buffer of our own, copied out only once every rank has succeeded.
+ * part from that offset. Nothing the caller owns changes before every rank
+ * has agreed that its scan succeeded.
+ *
+ * On an OpenCL device the part crosses the bus once each way, as in
+ * gpgpu_scan: it goes into one device buffer of ours, [seed, x0 .. xn-1],
+ * is reduced there (gpgpu_reduce_buffer), then scanned there with the
+ * offset in the seed slot (gpgpu_scan_buffer), and read into out after the
+ * last agreement. The host fallback, or a part too large for one device
+ * allocation, goes through gpgpu_reduce and gpgpu_scan_init into a host
+ * buffer of ours, copied to out at the end.
+ *
+ * (An earlier version took that host path on every device: one more pass
+ * over the bus for the reduce, and a fresh n-element malloc per call, which
+ * glibc serves with mmap beyond 32 MiB: every page of it faulted in and
+ * zeroed by the scan's read-back, then copied again and unmapped. At 2^26
+ * u32 per rank on an H200 that host work was most of the 6.6x slowdown
+ * from 1 to 2 ranks of issue 19.)
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpgpu_cl.h"
 #include "mpi_internal.h"
 
 /* out equal to in is an in-place scan; any other overlap is an error, as
@@ -18,10 +34,114 @@ static int apart_or_same(const void *in, const void *out, size_t bytes)
     return a == b || a + bytes <= b || b + bytes <= a;
 }
 
-/* Seeds the local scan with the fold of the ranks below this one. */
-static gpgpu_status scan_part(gpgpu_context *ctx, const gpgpu__mpi_call *c, gpgpu_type t,
-                              gpgpu_op op, gpgpu_scan_kind kind, gpgpu__mpi_parts *parts,
-                              const gpgpu__mpi_part *mine, const void *in, void *tmp)
+typedef struct {
+    gpgpu_context *ctx;
+    gpgpu_type t;
+    gpgpu_op op;
+    gpgpu_scan_kind kind;
+    size_t n, size;
+    const void *in;
+    cl_command_queue q; /* the device path: q and buf set */
+    cl_mem buf;         /* [seed, x0 .. xn-1] */
+    size_t first;       /* where the device path's scan starts in buf */
+    void *tmp;          /* the host path: n elements */
+} scan_job;
+
+static gpgpu_status cl_error(cl_int err, const char *what)
+{
+    return gpgpu__mpi_fail(GPGPU_ERROR_OPENCL, "%s failed (OpenCL error %d)", what, (int)err);
+}
+
+/* The device path's buffer, when this rank has a device and the part fits
+   in one allocation; otherwise the host path's memory. */
+static gpgpu_status job_memory(scan_job *j)
+{
+    cl_command_queue q = gpgpu_queue(j->ctx);
+    cl_context cl = NULL;
+    cl_device_id dev = NULL;
+    cl_ulong max_alloc = 0;
+    if (q != NULL && j->n > 0 &&
+        clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof cl, &cl, NULL) == CL_SUCCESS &&
+        clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL) == CL_SUCCESS &&
+        clGetDeviceInfo(dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc,
+                        NULL) == CL_SUCCESS &&
+        j->n < max_alloc / j->size) {
+        cl_int err;
+        j->buf = clCreateBuffer(cl, CL_MEM_READ_WRITE, (j->n + 1) * j->size, NULL, &err);
+        if (j->buf != NULL) {
+            j->q = q;
+            return GPGPU_SUCCESS;
+        }
+    }
+    if (j->n > 0 && (j->tmp = malloc(j->n * j->size)) == NULL)
+        return gpgpu__mpi_fail(GPGPU_ERROR_OUT_OF_MEMORY, "out of memory for %zu elements",
+                               j->n);
+    return GPGPU_SUCCESS;
+}
+
+/* Waits for done (released), then reads bytes at offset of buf into host. */
+static gpgpu_status read_after(scan_job *j, cl_event done, size_t offset, size_t bytes,
+                               void *host)
+{
+    cl_int err = clEnqueueReadBuffer(j->q, j->buf, CL_TRUE, offset, bytes, host,
+                                     done ? 1 : 0, done ? &done : NULL, NULL);
+    if (done)
+        clReleaseEvent(done);
+    return err == CL_SUCCESS ? GPGPU_SUCCESS : cl_error(err, "clEnqueueReadBuffer");
+}
+
+/* The reduce of this rank's part into *value. */
+static gpgpu_status reduce_part(scan_job *j, void *value)
+{
+    if (j->q == NULL)
+        return gpgpu__mpi_local(gpgpu_reduce(j->ctx, j->t, j->op, j->in, j->n, value), j->ctx,
+                                "gpgpu_reduce");
+    cl_int err = clEnqueueWriteBuffer(j->q, j->buf, CL_TRUE, j->size, j->n * j->size, j->in, 0,
+                                      NULL, NULL);
+    if (err != CL_SUCCESS)
+        return cl_error(err, "clEnqueueWriteBuffer");
+    cl_event done = NULL;
+    gpgpu_status st = gpgpu__mpi_local(gpgpu_reduce_buffer(j->ctx, j->t, j->op, j->buf, 1, j->n,
+                                                           j->buf, 0, 0, NULL, &done),
+                                       j->ctx, "gpgpu_reduce_buffer");
+    return st == GPGPU_SUCCESS ? read_after(j, done, 0, j->size, value) : st;
+}
+
+/* The device path's scan, seeded with *seed unless it is NULL: an
+   inclusive scan of [seed, x0 ..] leaves seed combined on the left of every
+   element, the inclusive scan at slots 1 .. n and the exclusive one at
+   slots 0 .. n-1. */
+static gpgpu_status scan_on_device(scan_job *j, const void *seed)
+{
+    size_t count = j->n;
+    gpgpu_scan_kind kind = j->kind;
+    j->first = 1;
+    if (seed != NULL) {
+        cl_int err = clEnqueueWriteBuffer(j->q, j->buf, CL_TRUE, 0, j->size, seed, 0, NULL,
+                                          NULL);
+        if (err != CL_SUCCESS)
+            return cl_error(err, "clEnqueueWriteBuffer");
+        j->first = 0;
+        count += kind == GPGPU_INCLUSIVE;
+        kind = GPGPU_INCLUSIVE;
+    }
+    cl_event done = NULL;
+    gpgpu_status st = gpgpu__mpi_local(gpgpu_scan_buffer(j->ctx, j->t, j->op, kind, j->buf,
+                                                         j->first, j->buf, j->first, count, 0,
+                                                         NULL,
+                                                         &done),
+                                       j->ctx, "gpgpu_scan_buffer");
+    cl_int err = st == GPGPU_SUCCESS ? clWaitForEvents(1, &done) : CL_SUCCESS;
+    if (err != CL_SUCCESS)
+        st = cl_error(err, "clWaitForEvents");
+    if (done)
+        clReleaseEvent(done);
+    return st;
+}
+
+/* Scans the part from the fold of the ranks below this one. */
+static gpgpu_status scan_part(scan_job *j, const gpgpu__mpi_call *c, gpgpu__mpi_parts *parts,
+                              const gpgpu__mpi_part *mine)
 {
     gpgpu_status st = gpgpu__mpi_error(gpgpu__mpi_parts_gather(c, parts, mine),
                                        "MPI_Allgather");
@@ -29,12 +149,27 @@ static gpgpu_status scan_part(gpgpu_context *ctx, const gpgpu__mpi_call *c, gpgp
         return st;
     unsigned char offset[8];
     int folded;
-    st = gpgpu__mpi_parts_fold(ctx, t, op, parts, c->rank, offset, &folded);
-    if (st == GPGPU_SUCCESS)
-        st = gpgpu__mpi_local(gpgpu_scan_init(ctx, t, op, kind, in, tmp, mine->n,
-                                              folded ? offset : NULL),
-                              ctx, "gpgpu_scan_init");
-    return st;
+    st = gpgpu__mpi_parts_fold(j->ctx, j->t, j->op, parts, c->rank, offset, &folded);
+    if (st != GPGPU_SUCCESS || j->n == 0)
+        return st;
+    if (j->q != NULL)
+        return scan_on_device(j, folded ? offset : NULL);
+    return gpgpu__mpi_local(gpgpu_scan_init(j->ctx, j->t, j->op, j->kind, j->in, j->tmp, j->n,
+                                            folded ? offset : NULL),
+                            j->ctx, "gpgpu_scan_init");
+}
+
+/* Every rank succeeded: the scan goes to out. */
+static gpgpu_status deliver(scan_job *j, void *out)
+{
+    if (j->n == 0)
+        return GPGPU_SUCCESS;
+    if (j->q == NULL) {
+        memcpy(out, j->tmp, j->n * j->size);
+        return GPGPU_SUCCESS;
+    }
+    size_t first = j->first == 0 && j->kind == GPGPU_INCLUSIVE ? 1 : j->first;
+    return read_after(j, NULL, first * j->size, j->n * j->size, out);
 }
 
 gpgpu_status gpgpu_mpi_scan(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t, gpgpu_op op,
@@ -48,25 +183,28 @@ gpgpu_status gpgpu_mpi_scan(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t, gpg
     GPGPU__MPI_CHECK(st, ctx != NULL);
     GPGPU__MPI_CHECK(st, size != 0);
     GPGPU__MPI_CHECK(st, (in != NULL && out != NULL) || n == 0);
-    GPGPU__MPI_CHECK(st, n <= SIZE_MAX / 8);
+    GPGPU__MPI_CHECK(st, n <= SIZE_MAX / 8 - 1);
     GPGPU__MPI_CHECK(st, apart_or_same(in, out, n * size));
+    GPGPU__MPI_CHECK(st, size == 0 || (uintptr_t)out % size == 0);
     if (st == GPGPU_SUCCESS && c.size == 1)  /* nothing to seed: scan in place */
         return gpgpu__mpi_local(gpgpu_scan(ctx, t, op, kind, in, out, n), ctx, "gpgpu_scan");
     gpgpu__mpi_parts parts = {NULL, NULL};
     gpgpu__mpi_part mine = {n, {0}};
-    void *tmp = NULL;
+    scan_job j = {.ctx = ctx, .t = t, .op = op, .kind = kind, .n = n, .size = size, .in = in};
     if (st == GPGPU_SUCCESS)
         st = gpgpu__mpi_parts_alloc(&parts, c.size);
-    if (st == GPGPU_SUCCESS && n > 0 && (tmp = malloc(n * size)) == NULL)
-        st = gpgpu__mpi_fail(GPGPU_ERROR_OUT_OF_MEMORY, "out of memory for %zu elements", n);
     if (st == GPGPU_SUCCESS)
-        st = gpgpu__mpi_local(gpgpu_reduce(ctx, t, op, in, n, mine.value), ctx, "gpgpu_reduce");
+        st = job_memory(&j);
+    if (st == GPGPU_SUCCESS)
+        st = reduce_part(&j, mine.value);
     st = gpgpu__mpi_agree(&c, st);
     if (st == GPGPU_SUCCESS)
-        st = gpgpu__mpi_agree(&c, scan_part(ctx, &c, t, op, kind, &parts, &mine, in, tmp));
-    if (st == GPGPU_SUCCESS && n > 0)
-        memcpy(out, tmp, n * size);
-    free(tmp);
+        st = gpgpu__mpi_agree(&c, scan_part(&j, &c, &parts, &mine));
+    if (st == GPGPU_SUCCESS)
+        st = deliver(&j, out);
+    if (j.buf != NULL)
+        clReleaseMemObject(j.buf);
+    free(j.tmp);
     gpgpu__mpi_parts_free(&parts);
     return st;
 }

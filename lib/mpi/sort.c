@@ -1,41 +1,54 @@
 /*
- * sort.c - gpgpu_mpi_sort and gpgpu_mpi_sort_pairs: a sample sort.
+ * sort.c - gpgpu_mpi_sort and gpgpu_mpi_sort_pairs: a sample sort with one
+ * local sort and one full exchange.
  *
- *  1. Each rank sorts a copy of its part with gpgpu_sort (stable).
- *  2. Each rank takes regular samples of its sorted part; one MPI_Allgather
- *     gives every rank all samples and all counts, and every rank picks the
- *     same size - 1 splitters, weighting each sample by the span it stands
- *     for, so that uneven parts still give even buckets.
- *  3. MPI_Alltoallv sends bucket d to rank d; rank d sorts what arrived
- *     (the runs arrive in rank order, and gpgpu_sort is stable).
- *  4. A second MPI_Alltoallv moves the sorted buckets back to the caller's
- *     buffers, each rank getting as many elements as it passed in.
+ *  1. Each rank takes SAMPLES samples of its unsorted part, one at a
+ *     pseudo-random place in each of SAMPLES equal spans; one MPI_Allgather
+ *     gives every rank all samples and counts, and every rank picks the same
+ *     size - 1 splitters, weighting each sample by its span, so that uneven
+ *     parts still give even buckets.
+ *  2. Each rank partitions its part by the splitters in one host pass
+ *     (count, then a stable scatter into the send buffer), and
+ *     MPI_Alltoallv sends bucket d to rank d.
+ *  3. Rank d sorts what arrived once, with gpgpu_sort (stable: the runs
+ *     arrive in rank order, each in its rank's original order).
+ *  4. A second MPI_Alltoallv gives each rank as many elements as it passed
+ *     in. Buckets are within a few percent of even, so this moves little
+ *     over the network: most of it is each rank's copy to itself.
  *
- * Stability across ranks: an element is ordered by (sort key, rank, position
- * in the rank's sorted part), a strict order that is the stable global order
- * (equal keys keep their ranks' order, and within a rank the stable local
- * sort kept theirs). Splitters are such triples, so runs of equal keys may be
- * split between buckets without losing their order.
+ * Per rank that is one pass over the bus each way and about (size-1)/size
+ * of the part over the network, against two of each for the earlier
+ * version, which sorted locally first, exchanged, and sorted again.
+ *
+ * Stability across ranks: an element is ordered by (sort key, rank, index in
+ * the rank's part), a strict order that is the stable global order. The
+ * splitters are such triples, so runs of equal keys may be split between
+ * buckets without losing their order.
  *
  * Nothing the caller owns changes until the last step, which starts only
  * after every rank has agreed that everything before it succeeded.
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mpi_internal.h"
 
 _Static_assert(sizeof(size_t) == sizeof(uint64_t), "counts travel as MPI_UINT64_T");
 
-enum { SAMPLES = 64 };  /* samples per rank: plenty for balance, tiny to move */
+/* Samples per rank: enough that buckets come within a few percent of even
+   (so the rebalance moves little), still tiny to move. */
+enum { SAMPLES = 256 };
 
 typedef struct {
-    uint64_t key;       /* gpgpu__mpi_sort_key */
-    uint64_t pos;       /* in the rank's sorted part */
+    uint64_t key;       /* ordered() */
+    uint64_t pos;       /* index in the rank's part */
+    uint64_t weight;    /* elements of the span it was drawn from */
 } sample;
 
-/* What each rank tells every other after its local sort. */
+/* What each rank tells every other before the exchange. */
 typedef struct {
     uint64_t n, nsamples;
     sample s[SAMPLES];
@@ -46,6 +59,12 @@ typedef struct {
     int rank, inf;      /* inf: beyond every element (an unused splitter) */
 } splitter;
 
+/* A splitter as this rank sees it: its element (k, i) lies before the
+   splitter iff k < key, or k == key and i < idx. */
+typedef struct {
+    uint64_t key, idx;
+} bound;
+
 typedef struct {
     gpgpu__mpi_call c;
     gpgpu_context *ctx;
@@ -54,15 +73,21 @@ typedef struct {
     int pairs;
     size_t esize, vsize, n, m;  /* m: elements in this rank's bucket */
     void *keys, *values;        /* the caller's */
-    void *k1, *v1;              /* the sorted copy of the rank's part */
+    void *k1, *v1;              /* the part, partitioned into buckets */
     void *k2, *v2;              /* the rank's bucket */
     rank_info *info;            /* every rank's, then this rank's at [size] */
     splitter *cand;             /* size * SAMPLES samples, sorted */
     splitter *split;            /* size - 1 splitters */
+    bound *bounds;              /* size - 1 */
     size_t *arrays;             /* the layouts below, 6 * size */
     gpgpu__mpi_layout send, recv;
     uint64_t *counts, *bucket;  /* every rank's n and m */
     gpgpu__mpi_scratch scratch;
+    size_t nchunks;             /* of the partition, one thread each */
+    struct part_chunk *chunk;
+    size_t *chunk_at;           /* nchunks * size */
+    pthread_t *threads;
+    int *started;
 } sorter;
 
 static gpgpu_status local_sort(sorter *s, void *k, void *v, size_t n)
@@ -73,10 +98,11 @@ static gpgpu_status local_sort(sorter *s, void *k, void *v, size_t n)
     return gpgpu__mpi_local(gpgpu_sort(s->ctx, s->t, k, n, s->flags), s->ctx, "gpgpu_sort");
 }
 
+/* Memory the rank writes all of before reading it: malloc, not calloc. */
 static void *alloc(gpgpu_status *st, size_t count, size_t size)
 {
     void *p = NULL;
-    if (*st == GPGPU_SUCCESS && count > 0 && (p = calloc(count, size)) == NULL)
+    if (*st == GPGPU_SUCCESS && count > 0 && (p = malloc(count * size)) == NULL)
         *st = gpgpu__mpi_fail(GPGPU_ERROR_OUT_OF_MEMORY, "out of memory for %zu x %zu bytes",
                               count, size);
     return p;
@@ -91,48 +117,71 @@ static void release(sorter *s)
     free(s->info);
     free(s->cand);
     free(s->split);
+    free(s->bounds);
     free(s->arrays);
+    free(s->chunk);
+    free(s->chunk_at);
+    free(s->threads);
+    free(s->started);
     gpgpu__mpi_scratch_free(&s->scratch);
 }
 
-/* Step 1, and all the memory whose size this rank alone knows. */
-static gpgpu_status sort_part(sorter *s)
+/* A key's place in the sort order as an unsigned integer, from its bits w:
+   w ^ flip ^ (top bit of w ? neg : 0), with no branch on the type. Signed
+   integers get their sign bit flipped; floats (totalOrder) all bits when
+   negative, else the sign bit; descending, all bits more. */
+typedef struct {
+    uint64_t flip, neg;
+    unsigned shift;         /* bits - 1 */
+} key_order;
+
+static key_order key_order_of(gpgpu_type t, unsigned descending)
 {
-    gpgpu_status st = GPGPU_SUCCESS;
-    size_t p = (size_t)s->c.size;
-    s->k1 = alloc(&st, s->n, s->esize);
-    if (s->pairs)
-        s->v1 = alloc(&st, s->n, s->vsize);
-    s->info = alloc(&st, p + 1, sizeof *s->info);
-    s->cand = alloc(&st, p * SAMPLES, sizeof *s->cand);
-    s->split = alloc(&st, p, sizeof *s->split);
-    s->arrays = alloc(&st, 6 * p, sizeof *s->arrays);
-    if (st == GPGPU_SUCCESS)
-        st = gpgpu__mpi_scratch_alloc(&s->scratch, s->c.size);
-    if (st != GPGPU_SUCCESS)
-        return st;
-    s->send = (gpgpu__mpi_layout){s->arrays, s->arrays + p};
-    s->recv = (gpgpu__mpi_layout){s->arrays + 2 * p, s->arrays + 3 * p};
-    s->counts = s->arrays + 4 * p;
-    s->bucket = s->arrays + 5 * p;
-    if (s->n == 0)
-        return GPGPU_SUCCESS;
-    memcpy(s->k1, s->keys, s->n * s->esize);
-    if (s->pairs)
-        memcpy(s->v1, s->values, s->n * s->vsize);
-    return local_sort(s, s->k1, s->v1, s->n);
+    unsigned bits = gpgpu_type_size(t) * 8;
+    uint64_t sign = UINT64_C(1) << (bits - 1), all = sign | (sign - 1);
+    key_order o = {t == GPGPU_U32 || t == GPGPU_U64 ? 0 : sign,
+                   t == GPGPU_F32 || t == GPGPU_F64 ? sign - 1 : 0, bits - 1};
+    if (descending)
+        o.flip ^= all;  /* the exact reverse order */
+    return o;
 }
 
-/* Samples at the starts of SAMPLES equal spans of the sorted part. */
+static inline uint64_t ordered(const key_order *o, uint64_t w)
+{
+    return w ^ o->flip ^ ((w >> o->shift) ? o->neg : 0);
+}
+
+/* Key i of the part, as ordered. */
+static uint64_t key_at(const sorter *s, const key_order *o, size_t i)
+{
+    return ordered(o, s->esize == 4 ? ((const uint32_t *)s->keys)[i]
+                                    : ((const uint64_t *)s->keys)[i]);
+}
+
+/* A fixed pseudo-random number from j (the same every call: the split, and
+   so the work, is reproducible). */
+static uint64_t mix(uint64_t j)
+{
+    uint64_t z = j * UINT64_C(0x9e3779b97f4a7c15) + UINT64_C(0x632be59bd9b4e019);
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+
+/* One sample from each of SAMPLES equal spans of the unsorted part, at a
+   pseudo-random place in it (regular places could fall in step with a
+   periodic input). */
 static void take_samples(sorter *s, rank_info *mine)
 {
     size_t c = s->n < SAMPLES ? s->n : SAMPLES;
+    key_order o = key_order_of(s->t, s->flags & GPGPU_DESCENDING);
     mine->n = s->n;
     mine->nsamples = c;
     for (size_t j = 0; j < c; j++) {
-        size_t pos = j * (s->n / c) + j * (s->n % c) / c;
-        mine->s[j] = (sample){gpgpu__mpi_sort_key(s->t, s->flags & GPGPU_DESCENDING, s->k1, pos),
-                              pos};
+        size_t start = j * (s->n / c) + j * (s->n % c) / c;
+        size_t end = (j + 1) * (s->n / c) + (j + 1) * (s->n % c) / c;
+        size_t pos = start + mix(j) % (end - start);
+        mine->s[j] = (sample){key_at(s, &o, pos), pos, end - start};
     }
 }
 
@@ -146,23 +195,21 @@ static int cmp_splitter(const void *pa, const void *pb)
     return a->pos < b->pos ? -1 : a->pos > b->pos;
 }
 
-/* Every rank's samples, sorted, each weighted by the span it starts. */
+/* Every rank's samples, sorted. */
 static size_t gather_candidates(sorter *s)
 {
     size_t k = 0;
     for (int r = 0; r < s->c.size; r++) {
         const rank_info *ri = &s->info[r];
-        for (size_t j = 0; j < ri->nsamples; j++) {
-            uint64_t end = j + 1 < ri->nsamples ? ri->s[j + 1].pos : ri->n;
-            s->cand[k++] = (splitter){ri->s[j].key, ri->s[j].pos, end - ri->s[j].pos, r, 0};
-        }
+        for (size_t j = 0; j < ri->nsamples; j++)
+            s->cand[k++] = (splitter){ri->s[j].key, ri->s[j].pos, ri->s[j].weight, r, 0};
     }
     qsort(s->cand, k, sizeof *s->cand, cmp_splitter);
     return k;
 }
 
 /* Splitter i (1 <= i < size) is the first sample with about i/size of all
-   elements before it. */
+   elements before it; then each as this rank's bound. */
 static void choose_splitters(sorter *s, uint64_t total)
 {
     size_t ncand = gather_candidates(s), p = (size_t)s->c.size, next = 1;
@@ -174,38 +221,130 @@ static void choose_splitters(sorter *s, uint64_t total)
     }
     for (; next < p; next++)
         s->split[next - 1] = (splitter){0, 0, 0, 0, 1};
+    for (size_t d = 0; d + 1 < p; d++) {
+        const splitter *sp = &s->split[d];
+        s->bounds[d].key = sp->inf ? UINT64_MAX : sp->key;
+        s->bounds[d].idx = sp->inf || sp->rank > s->c.rank ? UINT64_MAX
+                           : sp->rank < s->c.rank        ? 0
+                                                         : sp->pos;
+    }
 }
 
-/* The first position of the sorted part at or after splitter sp. */
-static size_t lower_bound(const sorter *s, const splitter *sp, size_t lo)
+/* The bucket of key k at index i: how many splitters are not after it. A
+   few ranks count them; many search. */
+static inline size_t bucket_of(const bound *b, size_t nb, uint64_t k, uint64_t i)
 {
-    if (sp->inf)
-        return s->n;
-    size_t hi = s->n;
+    size_t lo = 0, hi = nb;
+    if (nb <= 8) {  /* no branch on the data: random keys would mispredict */
+        for (size_t d = 0; d < nb; d++)
+            lo += (size_t)(k > b[d].key) | ((size_t)(k == b[d].key) & (size_t)(i >= b[d].idx));
+        return lo;
+    }
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        uint64_t key = gpgpu__mpi_sort_key(s->t, s->flags & GPGPU_DESCENDING, s->k1, mid);
-        int before = key < sp->key ||
-                     (key == sp->key && (s->c.rank < sp->rank ||
-                                         (s->c.rank == sp->rank && mid < sp->pos)));
-        if (before)
-            lo = mid + 1;
-        else
+        if (k < b[mid].key || (k == b[mid].key && i < b[mid].idx))
             hi = mid;
+        else
+            lo = mid + 1;
     }
     return lo;
 }
 
-/* Step 3's layout: bucket d of the sorted part goes to rank d. */
-static gpgpu_status plan_buckets(sorter *s)
-{
-    size_t p = (size_t)s->c.size, start = 0;
-    for (size_t d = 0; d < p; d++) {
-        size_t end = d + 1 < p ? lower_bound(s, &s->split[d], start) : s->n;
-        s->send.count[d] = end - start;
-        s->send.displ[d] = start;
-        start = end;
+/* The partition runs in chunks of the part, each on a thread of its own:
+   every chunk counts its buckets, then scatters into them from its offset
+   within each bucket, so the order within a bucket is the part's. */
+typedef struct part_chunk part_chunk;
+struct part_chunk {
+    const sorter *s;
+    key_order o;
+    size_t first, end;              /* elements [first, end) */
+    size_t *at;                     /* size entries: counts, then cursors */
+    int scatter;                    /* 0: count; 1: scatter */
+    void (*run)(part_chunk *);
+};
+
+/* The chunk's pass over keys of type W and values of type V (none when the
+   sort carries none). */
+#define PARTITION_CHUNK(NAME, W, V)                                                 \
+    static void NAME(part_chunk *c)                                                 \
+    {                                                                               \
+        const sorter *s = c->s;                                                     \
+        const W *key = s->keys;                                                     \
+        const V *val = s->values;                                                   \
+        W *kout = s->k1;                                                            \
+        V *vout = s->v1;                                                            \
+        const bound *b = s->bounds;                                                 \
+        const key_order o = c->o;                                                   \
+        size_t nb = (size_t)s->c.size - 1, *restrict at = c->at;                    \
+        if (!c->scatter) {                                                          \
+            for (size_t i = c->first; i < c->end; i++)                              \
+                at[bucket_of(b, nb, ordered(&o, key[i]), i)]++;                     \
+            return;                                                                 \
+        }                                                                           \
+        for (size_t i = c->first; i < c->end; i++) {                                \
+            size_t j = at[bucket_of(b, nb, ordered(&o, key[i]), i)]++;              \
+            kout[j] = key[i];                                                       \
+            if (val != NULL)                                                        \
+                vout[j] = val[i];                                                   \
+        }                                                                           \
     }
+PARTITION_CHUNK(part_k4_v4, uint32_t, uint32_t)
+PARTITION_CHUNK(part_k4_v8, uint32_t, uint64_t)
+PARTITION_CHUNK(part_k8_v4, uint64_t, uint32_t)
+PARTITION_CHUNK(part_k8_v8, uint64_t, uint64_t)
+
+static void *run_chunk(void *arg)
+{
+    part_chunk *c = arg;
+    c->run(c);
+    return NULL;
+}
+
+/* Runs every chunk's pass, chunk 0 on this thread; a thread that cannot
+   start runs its chunk here instead. */
+static void run_chunks(sorter *s, int scatter)
+{
+    pthread_t *tid = s->threads;
+    int *started = s->started;
+    for (size_t c = 0; c < s->nchunks; c++) {
+        s->chunk[c].scatter = scatter;
+        started[c] = c > 0 && pthread_create(&tid[c], NULL, run_chunk, &s->chunk[c]) == 0;
+    }
+    for (size_t c = 0; c < s->nchunks; c++)
+        if (!started[c])
+            s->chunk[c].run(&s->chunk[c]);
+    for (size_t c = 1; c < s->nchunks; c++)
+        if (started[c])
+            pthread_join(tid[c], NULL);
+}
+
+/* Step 2 on this rank: the buckets' sizes, then a stable scatter of the
+   part into them, and the size of the bucket that will arrive. */
+static gpgpu_status partition(sorter *s)
+{
+    const size_t p = (size_t)s->c.size, n = s->n, nc = s->nchunks;
+    const key_order o = key_order_of(s->t, s->flags & GPGPU_DESCENDING);
+    size_t vsize = s->pairs ? s->vsize : 4;
+    void (*run)(part_chunk *) = s->esize == 4 ? (vsize == 4 ? part_k4_v4 : part_k4_v8)
+                                              : (vsize == 4 ? part_k8_v4 : part_k8_v8);
+    for (size_t c = 0; c < nc; c++) {
+        s->chunk[c] = (part_chunk){s, o, n / nc * c + n % nc * c / nc,
+                                   n / nc * (c + 1) + n % nc * (c + 1) / nc,
+                                   s->chunk_at + c * p, 0, run};
+        for (size_t d = 0; d < p; d++)
+            s->chunk[c].at[d] = 0;
+    }
+    run_chunks(s, 0);
+    for (size_t d = 0, start = 0; d < p; d++) {  /* counts -> cursors */
+        s->send.displ[d] = start;
+        for (size_t c = 0; c < nc; c++) {
+            size_t k = s->chunk[c].at[d];
+            s->chunk[c].at[d] = start;
+            start += k;
+        }
+        s->send.count[d] = start - s->send.displ[d];
+    }
+    run_chunks(s, 1);
     gpgpu_status st = gpgpu__mpi_error(MPI_Alltoall(s->send.count, 1, MPI_UINT64_T,
                                                     s->recv.count, 1, MPI_UINT64_T, s->c.comm),
                                        "MPI_Alltoall");
@@ -218,6 +357,58 @@ static gpgpu_status plan_buckets(sorter *s)
     if (s->pairs)
         s->v2 = alloc(&st, s->m, s->vsize);
     return st;
+}
+
+/* Chunks of the partition: one per thread, each of at least MIN_CHUNK
+   elements. Threads: GPGPU_MPI_THREADS, else the node's processors shared
+   among the ranks (assumed all on one node), at most MAX_THREADS. */
+enum { MAX_THREADS = 16, MIN_CHUNK = 1 << 16 };
+
+static size_t partition_chunks(const sorter *s)
+{
+    const char *env = getenv("GPGPU_MPI_THREADS");
+    char *end;
+    unsigned long forced = env ? strtoul(env, &end, 10) : 0;
+    size_t c;
+    if (env && *end == '\0' && forced > 0 && forced <= MAX_THREADS) {
+        c = forced;
+    } else {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        c = cpus > s->c.size ? (size_t)(cpus / s->c.size) : 1;
+        c = c < MAX_THREADS ? c : MAX_THREADS;
+        c = c < s->n / MIN_CHUNK ? c : s->n / MIN_CHUNK;
+    }
+    c = c < s->n ? c : s->n;
+    return c > 0 ? c : 1;
+}
+
+/* All the memory whose size this rank alone knows. */
+static gpgpu_status prepare(sorter *s)
+{
+    gpgpu_status st = GPGPU_SUCCESS;
+    size_t p = (size_t)s->c.size;
+    s->k1 = alloc(&st, s->n, s->esize);
+    if (s->pairs)
+        s->v1 = alloc(&st, s->n, s->vsize);
+    s->info = alloc(&st, p + 1, sizeof *s->info);
+    s->cand = alloc(&st, p * SAMPLES, sizeof *s->cand);
+    s->split = alloc(&st, p, sizeof *s->split);
+    s->bounds = alloc(&st, p, sizeof *s->bounds);
+    s->arrays = alloc(&st, 6 * p, sizeof *s->arrays);
+    s->nchunks = partition_chunks(s);
+    s->chunk = alloc(&st, s->nchunks, sizeof *s->chunk);
+    s->chunk_at = alloc(&st, s->nchunks * p, sizeof *s->chunk_at);
+    s->threads = alloc(&st, s->nchunks, sizeof *s->threads);
+    s->started = alloc(&st, s->nchunks, sizeof *s->started);
+    if (st == GPGPU_SUCCESS)
+        st = gpgpu__mpi_scratch_alloc(&s->scratch, s->c.size);
+    if (st != GPGPU_SUCCESS)
+        return st;
+    s->send = (gpgpu__mpi_layout){s->arrays, s->arrays + p};
+    s->recv = (gpgpu__mpi_layout){s->arrays + 2 * p, s->arrays + 3 * p};
+    s->counts = s->arrays + 4 * p;
+    s->bucket = s->arrays + 5 * p;
+    return GPGPU_SUCCESS;
 }
 
 static gpgpu_status exchange(sorter *s, int big, const void *k, const void *v, void *kout,
@@ -280,7 +471,7 @@ static gpgpu_status distribute(sorter *s)
         return GPGPU_SUCCESS;
     int big = total > gpgpu__mpi_max_count();
     choose_splitters(s, total);
-    st = gpgpu__mpi_agree(&s->c, plan_buckets(s));
+    st = gpgpu__mpi_agree(&s->c, partition(s));
     if (st == GPGPU_SUCCESS)
         st = exchange(s, big, s->k1, s->v1, s->k2, s->v2);
     if (st == GPGPU_SUCCESS && s->m > 0)
@@ -317,7 +508,7 @@ static gpgpu_status sort_any(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t, vo
     if (st == GPGPU_SUCCESS && s.c.size == 1)  /* one rank: the local sort is the answer */
         return local_sort(&s, keys, values, n);
     if (st == GPGPU_SUCCESS)
-        st = sort_part(&s);
+        st = prepare(&s);
     st = gpgpu__mpi_agree(&s.c, st);
     if (st == GPGPU_SUCCESS)
         st = distribute(&s);

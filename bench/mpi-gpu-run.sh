@@ -1,0 +1,184 @@
+#!/bin/sh
+# libgpgpu-mpi's scaling benchmark on the GPU machines (issue 19), which reach
+# no package registry. From the project root:
+#
+#   On the CPU machine:  sh bench/mpi-gpu-run.sh --stage
+#       runs ../shared/gpu/prepare (OpenCL ICD loader, clinfo, .gpu/env.sh),
+#       downloads the Open MPI runtime .debs into .gpu/ompi-debs/, and
+#       builds this checkout with MPI into .gpu/install (with the MPI test
+#       program as .gpu/install/libexec/test_mpi). Carry .gpu along.
+#   On the GPU machine:  source .gpu/env.sh; sh bench/mpi-gpu-run.sh
+#       unpacks Open MPI into /tmp/ompi and runs gpgpu-mpi-bench, weak
+#       (2^26 elements per rank) and strong (2^28 in all) scaling, for every
+#       primitive at 1, 2 and 4 ranks (no more ranks than GPUs), one GPU a
+#       rank (GPGPU_DEVICE=gpu:local); then the MPI test suite's checks at
+#       each rank count. Writes mpi.jsonl, mpi.md (bench/mpi_table.py),
+#       device.txt and tests.txt to $OUT (else bench/results/mpi-<date>).
+#
+# Knobs (environment): GPGPU_DEVICE (gpu:local), RANKS ("1 2 4", cut to the
+# device count), WEAK_N (2^26), STRONG_N (2^28), REPEAT (5), OMPI_DEBS
+# (.gpu/ompi-debs). On a CPU machine with PoCL, for a trial of the run:
+#   GPGPU_DEVICE=cpu RANKS="1 2" WEAK_N=1048576 STRONG_N=2097152 \
+#       PATH=$PWD/.gpu/install/bin:$PATH LD_LIBRARY_PATH=$PWD/.gpu/install/lib \
+#       sh bench/mpi-gpu-run.sh
+set -u
+debs=${OMPI_DEBS:-.gpu/ompi-debs}
+# Open MPI 4.1 and what it loads, as Debian 12 packages it (amd64);
+# libsubunit0 is the Check test framework's, for test_mpi.
+pkgs="openmpi-bin libopenmpi3 openmpi-common libpmix2 libhwloc15 libevent-core-2.1-7
+libevent-pthreads-2.1-7 libfabric1 libucx0 libibverbs1 librdmacm1 libpsm2-2 libpsm-infinipath1
+libnl-3-200 libnl-route-3-200 libmunge2 libxnvctrl0 libltdl7 libnuma1 libudev1 libsubunit0"
+
+stage() {
+    set -e
+    root=$(git rev-parse --show-toplevel)
+    cd "$root"
+    "${PREPARE:-$root/../shared/gpu/prepare}"
+    mkdir -p "$debs"
+    if ! ls "$debs"/openmpi-bin_*.deb >/dev/null 2>&1; then
+        # shellcheck disable=SC2086
+        (cd "$debs" && apt-get download $pkgs)
+    fi
+    # A private copy of the working tree (uncommitted changes included),
+    # built with MPI and installed into .gpu/install.
+    src=$(mktemp -d /tmp/gpgpu-mpi-stage.XXXXXX)
+    git ls-files -co --exclude-standard -z | xargs -0 cp --parents -t "$src"
+    rm -rf .gpu/install
+    (cd "$src" && autoreconf -fi >/dev/null 2>&1 &&
+        ./configure --quiet --with-mpi --prefix="$root/.gpu/install" &&
+        make -j"$(nproc)" --quiet install && make --quiet tests/test_mpi) >/dev/null
+    mkdir -p .gpu/install/libexec
+    cp "$src/tests/.libs/test_mpi" .gpu/install/libexec/test_mpi
+    rm -rf "$src" .gpu/install/lib/*.a .gpu/install/lib/*.la
+    du -sh .gpu
+}
+
+[ "${1:-}" = "--stage" ] && { stage; exit $?; }
+[ $# -eq 0 ] || { echo "usage: sh bench/mpi-gpu-run.sh [--stage]" >&2; exit 2; }
+
+start=$(date +%s)
+out=${OUT:-bench/results/mpi-$(date -u +%Y-%m-%d)}
+mkdir -p "$out"
+
+# Open MPI from the carried packages (dpkg -x makes no alternatives links:
+# orterun, not mpirun).
+mkdir -p /tmp/ompi
+for f in "$debs"/*.deb; do dpkg -x "$f" /tmp/ompi; done
+OPAL_PREFIX=/tmp/ompi/usr
+PATH=/tmp/ompi/usr/bin:$PATH
+LD_LIBRARY_PATH=/tmp/ompi/usr/lib/x86_64-linux-gnu:/tmp/ompi/usr/lib/x86_64-linux-gnu/openmpi/lib:${LD_LIBRARY_PATH:-}
+# Root in containers; no cross-process memory copy there either.
+OMPI_ALLOW_RUN_AS_ROOT=1
+OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+OMPI_MCA_btl_vader_single_copy_mechanism=none
+GPGPU_DEVICE=${GPGPU_DEVICE:-gpu:local}
+export OPAL_PREFIX PATH LD_LIBRARY_PATH OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM \
+    OMPI_MCA_btl_vader_single_copy_mechanism GPGPU_DEVICE
+
+# As many ranks as devices of the kind asked for, one each.
+ndev=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+if [ "$ndev" -eq 0 ]; then
+    case $GPGPU_DEVICE in
+    gpu*) kind=GPU ;;
+    *) kind=. ;;
+    esac
+    ndev=$(clinfo -l 2>/dev/null | grep -c "Device #")
+    [ "$kind" = GPU ] && ndev=$(clinfo 2>/dev/null | grep -c "Device Type.*GPU")
+fi
+[ "$ndev" -gt 0 ] || ndev=1
+# (Ranks that share one device, as with GPGPU_DEVICE=cpu, are not cut.)
+ranks=""
+for p in ${RANKS:-1 2 4}; do
+    case $GPGPU_DEVICE in
+    *local) [ "$p" -le "$ndev" ] && ranks="$ranks $p" ;;
+    *) ranks="$ranks $p" ;;
+    esac
+done
+{
+    nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null
+    orterun --version | head -n 1
+    echo "devices: $ndev; ranks:$ranks; GPGPU_DEVICE=$GPGPU_DEVICE"
+    git log -1 --format='commit %h %s' 2>/dev/null
+    date -u +%Y-%m-%dT%H:%MZ
+} > "$out/device.txt" 2>&1
+cat "$out/device.txt"
+
+# Each rank its own libgpgpu and PoCL caches (PoCL's is not safe against
+# several processes filling it at once).
+# shellcheck disable=SC2016
+per_rank='r=$OMPI_COMM_WORLD_RANK
+POCL_CACHE_DIR=/tmp/gpgpu-mpi-cache/pocl$r GPGPU_CACHE_DIR=/tmp/gpgpu-mpi-cache/gpgpu$r
+mkdir -p "$POCL_CACHE_DIR" "$GPGPU_CACHE_DIR"; chmod 700 "$GPGPU_CACHE_DIR"
+export POCL_CACHE_DIR GPGPU_CACHE_DIR
+exec "$@"'
+launch() {
+    np=$1
+    shift
+    timeout -k 5 "$limit" orterun -np "$np" --bind-to none --oversubscribe \
+        sh -c "$per_rank" sh "$@"
+}
+
+: > "$out/mpi.jsonl"
+status=0
+limit=150
+for scaling in weak strong; do
+    for p in $ranks; do
+        if [ $scaling = weak ]; then
+            args="--n ${WEAK_N:-67108864}"
+        else
+            args="--n ${STRONG_N:-268435456} --strong"
+        fi
+        echo "== $scaling scaling, $p rank(s)"
+        # shellcheck disable=SC2086
+        launch "$p" gpgpu-mpi-bench $args --repeat "${REPEAT:-5}" --json |
+            tee -a "$out/mpi.jsonl" || status=1
+    done
+done
+python3 "$(dirname "$0")/mpi_table.py" "$out/mpi.jsonl" > "$out/mpi.md" || status=1
+cat "$out/mpi.md"
+
+# The MPI suite's checks (tests/mpi.sh) with each rank on its own device.
+TEST_MPI=$(dirname "$(command -v gpgpu-mpi-bench)")/../libexec/test_mpi
+# A "<kind>:local" device becomes, for the test's plain contexts, the
+# (local rank mod count)-th device gpgpu-info lists (on the GPU machines all
+# of them are GPUs).
+specs=$(gpgpu-info 2>/dev/null | awk '$1 == "device" && $2 ~ /^[0-9]+:[0-9]+$/ {print $2}' | tr '\n' ' ')
+# shellcheck disable=SC2016
+device_per_rank='l=$OMPI_COMM_WORLD_LOCAL_RANK
+case $GPGPU_DEVICE in
+*:local|local) set -- $0 "$@"; shift $((l % $#)); GPGPU_DEVICE=$1 ;;
+esac
+GPGPU_TEST_DEVICES="$GPGPU_DEVICE,host"; export GPGPU_DEVICE GPGPU_TEST_DEVICES
+if [ "$OMPI_COMM_WORLD_RANK" = 1 ] && [ -n "${FAULT_RANK1:-}" ]; then
+    GPGPU_FAULT_AT=$FAULT_RANK1; export GPGPU_FAULT_AT; fi
+exec "$TEST_MPI" ${TEST_ARG:-}'
+export TEST_MPI
+limit=240
+: > "$out/tests.txt"
+# Within the 8 minutes a GPU session allows: later checks give way.
+in_time() {
+    [ $(($(date +%s) - start)) -lt 400 ] && return 0
+    echo "== skipped (out of time): $1" | tee -a "$out/tests.txt"
+    status=1
+    return 1
+}
+for p in $ranks; do
+    in_time "test_mpi at $p ranks" || continue
+    echo "== orterun -np $p test_mpi" | tee -a "$out/tests.txt"
+    launch "$p" sh -c "$device_per_rank" "${specs:-0:0}" \
+        >> "$out/tests.txt" 2>&1 || { status=1; echo "FAILED" | tee -a "$out/tests.txt"; }
+done
+top=${ranks##* }
+if [ "$top" -ge 2 ]; then
+    for at in 5 30 60; do
+        in_time "faults at point $at" || continue
+        echo "== orterun -np $top test_mpi faults, rank 1 failing at point $at" |
+            tee -a "$out/tests.txt"
+        FAULT_RANK1=$at TEST_ARG=faults launch "$top" sh -c "$device_per_rank" "${specs:-0:0}" \
+            >> "$out/tests.txt" 2>&1 ||
+            { status=1; echo "FAILED" | tee -a "$out/tests.txt"; }
+    done
+fi
+grep -E "^[0-9]+%: Checks|^faults:|FAILED" "$out/tests.txt" | sort | uniq -c
+echo "mpi-gpu-run: status $status, $(($(date +%s) - start)) s, results in $out"
+exit $status
