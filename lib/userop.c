@@ -154,11 +154,11 @@ gpgpu_status gpgpu_op_define(gpgpu_context *ctx, gpgpu_type t, const char *combi
                              const char *identity, gpgpu_op *op)
 {
     char c[EXPR_MAX + 1], id[EXPR_MAX + 1];
-    GPGPU__CHECK_ARG(NULL, ctx != NULL);
-    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
-    GPGPU__CHECK_ARG(ctx, combine != NULL);
-    GPGPU__CHECK_ARG(ctx, identity != NULL);
-    GPGPU__CHECK_ARG(ctx, op != NULL);
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__TRY(gpgpu__check_type(ctx, __func__, "t", t));
+    GPGPU__REQUIRE(ctx, combine != NULL, __func__, "combine is NULL; need an expression in a and b");
+    GPGPU__REQUIRE(ctx, identity != NULL, __func__, "identity is NULL; need an expression");
+    GPGPU__REQUIRE(ctx, op != NULL, __func__, "op is NULL; need somewhere to store the operator");
     GPGPU__TRY(expr_clean(ctx, "combine", combine, c));
     GPGPU__TRY(expr_clean(ctx, "identity", identity, id));
     if (ctx->host)
@@ -203,14 +203,13 @@ gpgpu_status gpgpu_transform_reduce(gpgpu_context *ctx, gpgpu_type t, const char
                                     gpgpu_op op, const void *in, size_t n, void *result)
 {
     char m[EXPR_MAX + 1];
-    GPGPU__CHECK_ARG(NULL, ctx != NULL);
-    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
-    GPGPU__CHECK_ARG(ctx, map != NULL);
-    GPGPU__CHECK_ARG(ctx, GPGPU__VALID_OP(op));
-    GPGPU__CHECK_ARG(ctx, in != NULL || n == 0);
-    GPGPU__CHECK_ARG(ctx, result != NULL);
-    GPGPU__CHECK_ARG(ctx, n <= PTRDIFF_MAX / gpgpu__type(t)->size);
-    GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(in, t));
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__TRY(gpgpu__check_type(ctx, __func__, "t", t));
+    GPGPU__REQUIRE(ctx, map != NULL, __func__, "map is NULL; need an expression in x");
+    GPGPU__TRY(gpgpu__check_op(ctx, __func__, op));
+    GPGPU__REQUIRE(ctx, result != NULL, __func__, "result is NULL; need room for one element");
+    const size_t size = gpgpu__type(t)->size;
+    GPGPU__TRY(gpgpu__check_array(ctx, __func__, "in", in, n, size, 1, size));
     GPGPU__TRY(expr_clean(ctx, "map", map, m));
     if (ctx->host)
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
@@ -227,13 +226,14 @@ gpgpu_status gpgpu_transform_reduce_buffer(gpgpu_context *ctx, gpgpu_type t, con
     char m[EXPR_MAX + 1];
     if (done) /* on any failure the caller has no event to release */
         *done = NULL;
-    GPGPU__CHECK_ARG(NULL, ctx != NULL);
-    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
-    GPGPU__CHECK_ARG(ctx, map != NULL);
-    GPGPU__CHECK_ARG(ctx, GPGPU__VALID_OP(op));
-    GPGPU__CHECK_ARG(ctx, in != NULL || n == 0);
-    GPGPU__CHECK_ARG(ctx, result != NULL);
-    GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__TRY(gpgpu__check_type(ctx, __func__, "t", t));
+    GPGPU__REQUIRE(ctx, map != NULL, __func__, "map is NULL; need an expression in x");
+    GPGPU__TRY(gpgpu__check_op(ctx, __func__, op));
+    GPGPU__REQUIRE(ctx, in != NULL || n == 0, __func__,
+                   "in is NULL with n = %zu; it may be NULL only when n is 0", n);
+    GPGPU__REQUIRE(ctx, result != NULL, __func__, "result is NULL; need a buffer for the result");
+    GPGPU__TRY(gpgpu__check_wait(ctx, __func__, num_wait, wait));
     GPGPU__TRY(expr_clean(ctx, "map", map, m));
     return gpgpu__reduce_buffer_call(ctx, __func__, t, op, m, in, in_offset, n, result,
                                      result_offset, num_wait, wait, done);
@@ -316,13 +316,16 @@ gpgpu_status gpgpu_select_buffer(gpgpu_context *ctx, gpgpu_type t, const char *p
     char pred[EXPR_MAX + 1];
     if (done) /* on any failure the caller has no event to release */
         *done = NULL;
-    GPGPU__CHECK_ARG(NULL, ctx != NULL);
-    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
-    GPGPU__CHECK_ARG(ctx, predicate != NULL);
-    GPGPU__CHECK_ARG(ctx, (in != NULL && out != NULL) || n == 0);
-    GPGPU__CHECK_ARG(ctx, count != NULL);
-    GPGPU__CHECK_ARG(ctx, in != out || !overlap(in_offset, n, out_offset, n));
-    GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__TRY(gpgpu__check_type(ctx, __func__, "t", t));
+    GPGPU__REQUIRE(ctx, predicate != NULL, __func__, "predicate is NULL; need an expression in x");
+    GPGPU__REQUIRE(ctx, (in != NULL && out != NULL) || n == 0, __func__,
+                   "in or out is NULL with n = %zu; they may be NULL only when n is 0", n);
+    GPGPU__REQUIRE(ctx, count != NULL, __func__, "count is NULL; need a buffer for the count");
+    GPGPU__REQUIRE(ctx, in != out || !overlap(in_offset, n, out_offset, n), __func__,
+                   "in and out are one buffer and elements [%zu, +%zu) and [%zu, +%zu) "
+                   "overlap; they must be apart", in_offset, n, out_offset, n);
+    GPGPU__TRY(gpgpu__check_wait(ctx, __func__, num_wait, wait));
     GPGPU__TRY(expr_clean(ctx, "predicate", predicate, pred));
     if (ctx->host)
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED, "gpgpu_select_buffer: no OpenCL device");
@@ -385,15 +388,16 @@ gpgpu_status gpgpu_select(gpgpu_context *ctx, gpgpu_type t, const char *predicat
                           const void *in, size_t n, void *out, size_t *count)
 {
     char pred[EXPR_MAX + 1];
-    GPGPU__CHECK_ARG(NULL, ctx != NULL);
-    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
-    GPGPU__CHECK_ARG(ctx, predicate != NULL);
-    GPGPU__CHECK_ARG(ctx, (in != NULL && out != NULL) || n == 0);
-    GPGPU__CHECK_ARG(ctx, count != NULL);
-    GPGPU__CHECK_ARG(ctx, n <= PTRDIFF_MAX / gpgpu__type(t)->size);
-    GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(in, t) && GPGPU__ALIGNED(out, t));
-    GPGPU__CHECK_ARG(ctx, in == out || !overlap((size_t)in, n * gpgpu__type(t)->size,
-                                                (size_t)out, n * gpgpu__type(t)->size));
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__TRY(gpgpu__check_type(ctx, __func__, "t", t));
+    GPGPU__REQUIRE(ctx, predicate != NULL, __func__, "predicate is NULL; need an expression in x");
+    GPGPU__REQUIRE(ctx, count != NULL, __func__, "count is NULL; need somewhere to store it");
+    const size_t size = gpgpu__type(t)->size;
+    GPGPU__TRY(gpgpu__check_array(ctx, __func__, "in", in, n, size, 1, size));
+    GPGPU__TRY(gpgpu__check_array(ctx, __func__, "out", out, n, size, 1, size));
+    GPGPU__REQUIRE(ctx, in == out || !overlap((size_t)in, n * size, (size_t)out, n * size),
+                   __func__, "in (%p) and out (%p) overlap for n = %zu; they must be the same "
+                   "array or apart", in, out, n);
     GPGPU__TRY(expr_clean(ctx, "predicate", predicate, pred));
     if (ctx->host)
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
