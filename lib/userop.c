@@ -8,8 +8,11 @@
    rejects whatever could end its slot early or hide text from the check
    (';', braces, '#', comments, quotes, backslash, trigraphs, digraphs,
    unbalanced brackets) and folds line breaks into spaces, since a newline
-   would end the #define. The compiler judges the rest: a wrong expression is
-   GPGPU_ERROR_BUILD with its log.
+   would end the #define. It also refuses the cheap marks of pointer use:
+   address-space keywords, casts to pointer types and unary '&'. The
+   compiler judges the rest: a wrong expression is GPGPU_ERROR_BUILD with its
+   log. None of this makes an expression from an untrusted source safe: it
+   is code that runs with the program's rights (gpgpu.h says so).
 
    Select is three launches over tiles of wg * SELECT_ITEMS elements
    (kernels/userop.cl): count the kept elements of each part of a tile (a
@@ -18,6 +21,7 @@
    elements from its offset. The predicate's checks run in the caller's
    trust: they stop text from escaping its slot, not an expression that
    misbehaves inside it (an out-of-bounds pointer, a barrier). */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +47,75 @@ static const char *forbidden_pair(const char *s)
         if (strstr(s, pairs[k]))
             return pairs[k];
     return NULL;
+}
+
+/* s, after a '*', closes a cast: blanks and qualifiers up to ')'. */
+static int cast_end(const char *s)
+{
+    static const char *const quals[] = {"const", "volatile", "restrict", "__restrict"};
+    for (;;) {
+        while (*s == ' ')
+            s++;
+        if (*s == ')')
+            return 1;
+        size_t k = 0, len = 0;
+        for (; k < sizeof quals / sizeof quals[0]; k++) {
+            len = strlen(quals[k]);
+            if (!strncmp(s, quals[k], len) && !isalnum((unsigned char)s[len]) && s[len] != '_')
+                break;
+        }
+        if (k == sizeof quals / sizeof quals[0])
+            return 0;
+        s += len;
+    }
+}
+
+/* The first mark of pointer use in s (blanks already folded to one space),
+   written to what (a static string or the keyword found), or 0 if none: an
+   address-space keyword, a cast to a pointer type (a "*" before ")", with
+   only qualifiers between),
+   or a unary "&". Cheap marks, not a proof: see gpgpu.h on trust. */
+static int pointer_use(const char *s, char *what, size_t size)
+{
+    static const char *const spaces[] = {"__global", "global", "__local", "local",
+                                         "__private", "private", "__constant", "constant",
+                                         "__generic", "generic"};
+    char prev = '\0'; /* the last character before this one that is not a blank */
+    for (const char *p = s; *p; p++) {
+        if (isalpha((unsigned char)*p) || *p == '_') {
+            const char *end = p;
+            while (isalnum((unsigned char)*end) || *end == '_')
+                end++;
+            int after_digit = p > s && isdigit((unsigned char)p[-1]); /* 1.5f, 0x1p3 */
+            for (size_t k = 0; !after_digit && k < sizeof spaces / sizeof spaces[0]; k++)
+                if (strlen(spaces[k]) == (size_t)(end - p) && !strncmp(p, spaces[k], end - p)) {
+                    snprintf(what, size, "the address-space keyword \"%s\"", spaces[k]);
+                    return 1;
+                }
+            prev = end[-1];
+            p = end - 1;
+            continue;
+        }
+        if (*p == '*' && cast_end(p + 1)) {
+            snprintf(what, size, "a cast to a pointer type (\"*)\")");
+            return 1;
+        }
+        if (*p == '&') {
+            if (p[1] == '&') { /* logical and: what follows is an operand */
+                prev = '&';
+                p++;
+                continue;
+            }
+            if (!(isalnum((unsigned char)prev) || prev == '_' || prev == ')' || prev == ']' ||
+                  prev == '.')) {
+                snprintf(what, size, "a unary \"&\" (taking an address)");
+                return 1;
+            }
+        }
+        if (*p != ' ')
+            prev = *p;
+    }
+    return 0;
 }
 
 /* Parentheses and brackets nest properly and close: the expression cannot
@@ -93,6 +166,11 @@ static gpgpu_status expr_clean(gpgpu_context *ctx, const char *what, const char 
     if (pair)
         return gpgpu__fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT,
                            "%s expression \"%.80s\" contains \"%s\"", what, expr, pair);
+    char use[64];
+    if (pointer_use(out, use, sizeof use))
+        return gpgpu__fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+                           "%s expression \"%.80s\" contains %s; expressions work on values, "
+                           "never on pointers", what, expr, use);
     if (!balanced(out))
         return gpgpu__fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT,
                            "%s expression \"%.80s\" has unbalanced parentheses or brackets",
