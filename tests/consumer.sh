@@ -9,6 +9,10 @@ mkdir -p "$root"
 ${MAKE:-make} -s -C "$top_builddir" install DESTDIR="$(cd "$root" && pwd)" >/dev/null
 root=$(cd "$root" && pwd)
 pc=$(find "$root" -name gpgpu.pc | head -n 1)
+# Only the scratch root: pkg-config searches PKG_CONFIG_PATH before
+# PKG_CONFIG_LIBDIR, so a PKG_CONFIG_PATH of the caller's (another installed
+# libgpgpu, kept by the Makefile from configure time) must go.
+unset PKG_CONFIG_PATH
 PKG_CONFIG_LIBDIR=$(dirname "$pc")
 PKG_CONFIG_SYSROOT_DIR="$root"
 export PKG_CONFIG_LIBDIR PKG_CONFIG_SYSROOT_DIR
