@@ -41,11 +41,11 @@ run() {
     rc=$?
     took=$(( $(date +%s) - start ))
     if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
-        echo "mpi.sh: TIMEOUT: mpirun -np $np tests/test_mpi $* was killed after $limit s" >&2
+        echo "mpi.sh: TIMEOUT: mpirun -np $np tests/test_mpi${*:+ $*} was killed after $limit s" >&2
     elif [ "$rc" != 0 ]; then
-        echo "mpi.sh: mpirun -np $np tests/test_mpi $* exited $rc after $took s" >&2
+        echo "mpi.sh: mpirun -np $np tests/test_mpi${*:+ $*} exited $rc after $took s" >&2
     else
-        echo "mpi.sh: mpirun -np $np tests/test_mpi $* passed in $took s"
+        echo "mpi.sh: mpirun -np $np tests/test_mpi${*:+ $*} passed in $took s"
     fi
     return "$rc"
 }
