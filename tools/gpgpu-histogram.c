@@ -581,12 +581,15 @@ static void draw_axes(cairo_t *cr, const rect *cell, const chart *c, const serie
            l.yhi, log ? "log" : "linear");
 }
 
+/* SVG and PDF sizes are in points: a pixel of the PNG is 0.75 pt (96 dpi). */
+#define PT_PER_PX 0.75
+
 /* The surface -o asks for, by the file's extension. */
 static cairo_surface_t *chart_surface(const char *path, int w, int h)
 {
     if (has_suffix(path, ".svg")) {
 #ifdef CAIRO_HAS_SVG_SURFACE
-        return cairo_svg_surface_create(path, w, h);
+        return cairo_svg_surface_create(path, w * PT_PER_PX, h * PT_PER_PX);
 #else
         fail("%s: this cairo writes no SVG", path);
         return NULL;
@@ -594,7 +597,7 @@ static cairo_surface_t *chart_surface(const char *path, int w, int h)
     }
     if (has_suffix(path, ".pdf")) {
 #ifdef CAIRO_HAS_PDF_SURFACE
-        return cairo_pdf_surface_create(path, w, h);
+        return cairo_pdf_surface_create(path, w * PT_PER_PX, h * PT_PER_PX);
 #else
         fail("%s: this cairo writes no PDF", path);
         return NULL;
@@ -614,6 +617,8 @@ static int write_chart(const options *o, const chart *c)
         return -1;
     }
     cairo_t *cr = cairo_create(surf);
+    if (cairo_surface_get_type(surf) != CAIRO_SURFACE_TYPE_IMAGE)
+        cairo_scale(cr, PT_PER_PX, PT_PER_PX);
     double W = o->width, H = o->height, fs = fmax(9, 14 * fmin(W / 1200, H / 900));
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_paint(cr);
