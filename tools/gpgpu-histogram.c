@@ -275,15 +275,6 @@ static uint8_t *load_image(const char *path, size_t *w, size_t *h)
 
 /* ---- the terminal chart ------------------------------------------------------ */
 
-/* Digits after the point that tell v apart from its neighbours step away. */
-static int label_digits(double step)
-{
-    int d = 0;
-    while (d < 12 && fabs(step * pow(10, d) - round(step * pow(10, d))) > 1e-6 * step * pow(10, d))
-        d++;
-    return d;
-}
-
 /* A terminal bar chart of bins, grouped into at most CHART_ROWS rows, each
    labelled with its lower edge. */
 static void print_chart(const char *title, const uint64_t *bins, size_t nbins, double lo,
@@ -376,6 +367,15 @@ static double text_width(cairo_t *cr, double size, const char *s)
     cairo_set_font_size(cr, size);
     cairo_text_extents(cr, s, &e);
     return e.x_advance;
+}
+
+/* Digits after the point that a multiple of step needs. */
+static int label_digits(double step)
+{
+    int d = 0;
+    while (d < 12 && fabs(step * pow(10, d) - round(step * pow(10, d))) > 1e-6 * step * pow(10, d))
+        d++;
+    return d;
 }
 
 /* A tick value at the precision its step needs; large or tiny ones in
