@@ -272,10 +272,22 @@ GPGPU_API gpgpu_status gpgpu_histogram_rgba8(gpgpu_context *ctx, const uint8_t *
  * kernel is INVALID_ARGUMENT before anything is compiled: ';', '{', '}',
  * '#', comment openers, quotes, backslash, trigraphs ("??"), digraphs
  * ("<%", "%>", "<:", ":>", "%:"), unbalanced parentheses or brackets, and
- * empty expressions. An expression that passes but does not compile is
- * BUILD, with the compiler's log in gpgpu_last_error. Compiled variants are
- * cached like the built-in ones (in memory and on disk). All of them need an
- * OpenCL device: on the host fallback they are UNSUPPORTED.
+ * empty expressions. So are the marks of pointer use: the address-space
+ * keywords (__global, global, __local, local, __private, private,
+ * __constant, constant, __generic, generic), a cast that ends in "*)" (also
+ * with const, volatile or restrict before the ")") and unary '&'. An
+ * expression that passes but does not compile is BUILD, with the compiler's
+ * log in gpgpu_last_error. Compiled variants are cached like the built-in
+ * ones (in memory and on disk). All of them need an OpenCL device: on the
+ * host fallback they are UNSUPPORTED.
+ *
+ * SECURITY: an expression is code. It runs with the rights of the program
+ * that calls these functions, and on a CPU device (PoCL) inside its very
+ * process. The checks above stop text from escaping its place in the
+ * kernel and refuse the cheap marks of pointer use; they do not limit what
+ * a valid expression can do (read out of bounds through an index, loop
+ * without end, crash the process). Never pass text from an untrusted source
+ * (a network request, a file or a user of a service) as an expression.
  */
 
 /**

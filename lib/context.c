@@ -240,7 +240,7 @@ static gpgpu_status open_device(gpgpu_context *ctx)
 
 gpgpu_status gpgpu_context_create(gpgpu_context **out, const char *device)
 {
-    GPGPU__CHECK_ARG(NULL, out != NULL);
+    GPGPU__REQUIRE(NULL, out != NULL, __func__, "out is NULL; need somewhere to store the context");
     *out = NULL;
     if (!device || !*device)
         device = getenv("GPGPU_DEVICE");
@@ -276,9 +276,9 @@ gpgpu_status gpgpu_context_create(gpgpu_context **out, const char *device)
 
 gpgpu_status gpgpu_context_from_queue(gpgpu_context **out, cl_command_queue queue)
 {
-    GPGPU__CHECK_ARG(NULL, out != NULL);
+    GPGPU__REQUIRE(NULL, out != NULL, __func__, "out is NULL; need somewhere to store the context");
     *out = NULL;
-    GPGPU__CHECK_ARG(NULL, queue != NULL);
+    GPGPU__REQUIRE(NULL, queue != NULL, __func__, "queue is NULL; need an OpenCL command queue");
     cl_command_queue_properties props = 0;
     gpgpu_context *ctx = context_new();
     if (!ctx)

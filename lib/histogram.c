@@ -141,14 +141,16 @@ static gpgpu_status enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem in, size_t 
 }
 
 /* The checks of the rule every typed entry point shares; fills p. */
-static gpgpu_status check_rule(gpgpu_context *ctx, gpgpu_type t, size_t nbins, double lo,
-                               double hi, gpgpu__hist_params *p)
+static gpgpu_status check_rule(gpgpu_context *ctx, const char *func, gpgpu_type t,
+                               size_t nbins, double lo, double hi, gpgpu__hist_params *p)
 {
-    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
-    GPGPU__CHECK_ARG(ctx, nbins > 0);
-    GPGPU__CHECK_ARG(ctx, nbins <= GPGPU__HIST_MAX_BINS);
-    GPGPU__CHECK_ARG(ctx, isfinite(lo) && isfinite(hi));
-    GPGPU__CHECK_ARG(ctx, lo < hi);
+    GPGPU__TRY(gpgpu__check_type(ctx, func, "t", t));
+    GPGPU__REQUIRE(ctx, nbins > 0, func, "nbins is 0; at least 1");
+    GPGPU__REQUIRE(ctx, nbins <= GPGPU__HIST_MAX_BINS, func, "nbins is %zu; at most %zu", nbins,
+                   GPGPU__HIST_MAX_BINS);
+    GPGPU__REQUIRE(ctx, isfinite(lo) && isfinite(hi), func,
+                   "lo is %g and hi is %g; both must be finite", lo, hi);
+    GPGPU__REQUIRE(ctx, lo < hi, func, "lo is %g and hi is %g; lo must be below hi", lo, hi);
     return gpgpu__hist_params_make(ctx, t, nbins, lo, hi, p);
 }
 
@@ -187,12 +189,11 @@ gpgpu_status gpgpu_histogram(gpgpu_context *ctx, gpgpu_type t, const void *in, s
                              size_t nbins, double lo, double hi, uint64_t *bins)
 {
     gpgpu__hist_params p;
-    GPGPU__CHECK_ARG(NULL, ctx != NULL);
-    GPGPU__CHECK_ARG(ctx, in != NULL || n == 0);
-    GPGPU__CHECK_ARG(ctx, bins != NULL);
-    GPGPU__TRY(check_rule(ctx, t, nbins, lo, hi, &p));
-    GPGPU__CHECK_ARG(ctx, n <= PTRDIFF_MAX / gpgpu__type(t)->size);
-    GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(in, t));
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__REQUIRE(ctx, bins != NULL, __func__, "bins is NULL; need an array of nbins counts");
+    GPGPU__TRY(check_rule(ctx, __func__, t, nbins, lo, hi, &p));
+    const size_t size = gpgpu__type(t)->size;
+    GPGPU__TRY(gpgpu__check_array(ctx, __func__, "in", in, n, size, 1, size));
     if (ctx->host || gpgpu__small_on_host(ctx, n)) {
         if (!ctx->host)
             GPGPU__TRY(gpgpu__type_supported(ctx, t));
@@ -213,11 +214,12 @@ gpgpu_status gpgpu_histogram_buffer(gpgpu_context *ctx, gpgpu_type t, cl_mem in,
     gpgpu__hist_params p;
     if (done) /* on any failure the caller has no event to release */
         *done = NULL;
-    GPGPU__CHECK_ARG(NULL, ctx != NULL);
-    GPGPU__CHECK_ARG(ctx, in != NULL || n == 0);
-    GPGPU__CHECK_ARG(ctx, bins != NULL);
-    GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
-    GPGPU__TRY(check_rule(ctx, t, nbins, lo, hi, &p));
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__REQUIRE(ctx, in != NULL || n == 0, __func__,
+                   "in is NULL with n = %zu; it may be NULL only when n is 0", n);
+    GPGPU__REQUIRE(ctx, bins != NULL, __func__, "bins is NULL; need a buffer of nbins counts");
+    GPGPU__TRY(gpgpu__check_wait(ctx, __func__, num_wait, wait));
+    GPGPU__TRY(check_rule(ctx, __func__, t, nbins, lo, hi, &p));
     if (ctx->host)
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
                            "gpgpu_histogram_buffer: no OpenCL device");
@@ -299,16 +301,24 @@ gpgpu_status gpgpu_histogram_rgba8(gpgpu_context *ctx, const uint8_t *pixels, si
                                    size_t height, size_t row_stride, size_t nbins,
                                    uint64_t *bins)
 {
-    GPGPU__CHECK_ARG(NULL, ctx != NULL);
-    GPGPU__CHECK_ARG(ctx, nbins > 0);
-    GPGPU__CHECK_ARG(ctx, nbins <= GPGPU__HIST_MAX_BINS / 4);
-    GPGPU__CHECK_ARG(ctx, bins != NULL);
-    GPGPU__CHECK_ARG(ctx, pixels != NULL || width == 0 || height == 0);
-    GPGPU__CHECK_ARG(ctx, width <= SIZE_MAX / 4 && row_stride >= 4 * width);
+    const char *f = __func__;
+    GPGPU__TRY(gpgpu__check_ctx(ctx, f));
+    GPGPU__REQUIRE(ctx, nbins > 0, f, "nbins is 0; at least 1");
+    GPGPU__REQUIRE(ctx, nbins <= GPGPU__HIST_MAX_BINS / 4, f, "nbins is %zu; at most %zu",
+                   nbins, GPGPU__HIST_MAX_BINS / 4);
+    GPGPU__REQUIRE(ctx, bins != NULL, f, "bins is NULL; need an array of 4 * nbins counts");
+    GPGPU__REQUIRE(ctx, pixels != NULL || width == 0 || height == 0, f,
+                   "pixels is NULL with a %zu x %zu image; it may be NULL only when width "
+                   "or height is 0", width, height);
+    GPGPU__REQUIRE(ctx, width <= SIZE_MAX / 4 && row_stride >= 4 * width, f,
+                   "row_stride is %zu bytes and width %zu pixels; a row of 4-byte pixels "
+                   "must fit in row_stride", row_stride, width);
     /* the image's bytes, (height - 1) * row_stride + 4 * width, must be an
        object size (the checks read that way so that none of them overflows) */
-    GPGPU__CHECK_ARG(ctx, height <= 1 || row_stride <= PTRDIFF_MAX / (height - 1));
-    GPGPU__CHECK_ARG(ctx, height == 0 || 4 * width <= PTRDIFF_MAX - (height - 1) * row_stride);
+    GPGPU__REQUIRE(ctx, (height <= 1 || row_stride <= PTRDIFF_MAX / (height - 1)) &&
+                   (height == 0 || 4 * width <= PTRDIFF_MAX - (height - 1) * row_stride), f,
+                   "height is %zu and row_stride %zu; the image's bytes must be at most %td",
+                   height, row_stride, PTRDIFF_MAX);
     if (ctx->host || width == 0 || height == 0 || gpgpu__small_on_host(ctx, width * height)) {
         gpgpu__host_histogram_rgba8(pixels, width, height, row_stride, nbins, bins);
         return GPGPU_SUCCESS;

@@ -38,14 +38,56 @@ gpgpu_status gpgpu__fail(const gpgpu_context *ctx, gpgpu_status s, const char *f
 gpgpu_status gpgpu__cl_fail(const gpgpu_context *ctx, cl_int err, const char *what);
 const char *gpgpu__cl_error_name(cl_int err);
 
-/* One argument check per line: on failure the text of the condition becomes
-   the error detail and the function returns INVALID_ARGUMENT. */
-#define GPGPU__CHECK_ARG(ctx, cond)                                                  \
-    do {                                                                             \
-        if (!(cond))                                                                 \
-            return gpgpu__fail((ctx), GPGPU_ERROR_INVALID_ARGUMENT, "%s: need %s", \
-                               __func__, #cond);                                     \
+/* Argument checks, one per line, in the caller's words. When cond is false,
+   GPGPU__REQUIRE records "func: <message>" as the error detail and returns
+   INVALID_ARGUMENT from the enclosing function. func is the PUBLIC function's
+   name (__func__ inside it; helpers take it as a parameter). The message
+   names the public parameter, the value given and the rule, e.g.
+       GPGPU__REQUIRE(ctx, nbins <= MAX, func, "nbins is %zu; at most %zu",
+                      nbins, (size_t)MAX);
+   gives "gpgpu_histogram: nbins is 3000000000; at most 2147483648". No
+   internal name (gpgpu__..., GPGPU__..., a struct field) in the message. */
+#define GPGPU__REQUIRE(ctx, cond, func, ...)                         \
+    do {                                                             \
+        if (!(cond))                                                 \
+            return gpgpu__arg_fail((ctx), (func), __VA_ARGS__);      \
     } while (0)
+/* Records "func: <message>" and returns INVALID_ARGUMENT. */
+gpgpu_status gpgpu__arg_fail(const gpgpu_context *ctx, const char *func, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The checks most public functions share, each a status for GPGPU__TRY
+   (func as above):
+     check_ctx   ctx is not NULL (records the detail without a context)
+     check_type  t is a gpgpu_type
+     check_op    op is built-in or in the user range (whether it is defined
+                 for the type is checked when its program is made)
+     check_wait  wait is NULL exactly when num_wait is 0
+     check_array the host array name of n elements of elem bytes: not NULL
+                 unless n is 0, at most copies * n * elem <= PTRDIFF_MAX
+                 bytes (copies: how many the library keeps at once), and
+                 aligned to align bytes (1: any) */
+gpgpu_status gpgpu__check_ctx(const gpgpu_context *ctx, const char *func);
+gpgpu_status gpgpu__check_type(const gpgpu_context *ctx, const char *func, const char *name,
+                               gpgpu_type t);
+gpgpu_status gpgpu__check_op(const gpgpu_context *ctx, const char *func, gpgpu_op op);
+gpgpu_status gpgpu__check_wait(const gpgpu_context *ctx, const char *func, cl_uint num_wait,
+                               const cl_event *wait);
+gpgpu_status gpgpu__check_array(const gpgpu_context *ctx, const char *func, const char *name,
+                                const void *p, size_t n, size_t elem, size_t copies,
+                                size_t align);
+
+/* The older form, kept for code not yet written with GPGPU__REQUIRE: on
+   failure the detail is "<function>: invalid argument: need <cond>", where
+   the function's name appears only when it is a public one and the
+   condition only when it names no internal identifier. Prefer
+   GPGPU__REQUIRE in new code. */
+#define GPGPU__CHECK_ARG(ctx, cond)                                     \
+    do {                                                                \
+        if (!(cond))                                                    \
+            return gpgpu__check_failed((ctx), __func__, #cond);         \
+    } while (0)
+gpgpu_status gpgpu__check_failed(const gpgpu_context *ctx, const char *func, const char *cond);
 
 /* A built-in operator or one in the user range (whether it is defined for
    the type is checked when its program is made). */

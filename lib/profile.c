@@ -6,7 +6,7 @@
 
 gpgpu_status gpgpu_set_profiling(gpgpu_context *ctx, int enabled)
 {
-    GPGPU__CHECK_ARG(NULL, ctx != NULL);
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
     if (enabled && !ctx->host && !ctx->can_profile)
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
                            "gpgpu_set_profiling: the queue was created without "

@@ -117,6 +117,16 @@ gpgpu_status gpgpu__wait_done(gpgpu_context *ctx)
     return GPGPU_SUCCESS;
 }
 
+/* PoCL's CPU drivers give a buffer its memory only when the first command
+   that uses it runs, and abort the process when that allocation fails.
+   With CL_MEM_ALLOC_HOST_PTR they allocate it in clCreateBuffer, which
+   reports the failure (OUT_OF_MEMORY); on a CPU device host memory is the
+   device's memory, so this costs neither memory nor speed. */
+static cl_mem_flags memory_now(const gpgpu_context *ctx, cl_mem_flags flags)
+{
+    return ctx->type & CL_DEVICE_TYPE_CPU ? flags | CL_MEM_ALLOC_HOST_PTR : flags;
+}
+
 gpgpu_status gpgpu__buffer(gpgpu_context *ctx, cl_mem_flags flags, size_t bytes,
                            const void *host, cl_mem *out)
 {
@@ -131,7 +141,7 @@ gpgpu_status gpgpu__buffer(gpgpu_context *ctx, cl_mem_flags flags, size_t bytes,
     if (host)
         flags |= CL_MEM_COPY_HOST_PTR;
     if (!gpgpu__fault("clCreateBuffer"))
-        *out = clCreateBuffer(ctx->cl, flags, bytes, (void *)host, &err);
+        *out = clCreateBuffer(ctx->cl, memory_now(ctx, flags), bytes, (void *)host, &err);
     if (!*out)
         return gpgpu__cl_fail(ctx, err, "clCreateBuffer");
     return GPGPU_SUCCESS;

@@ -97,12 +97,13 @@ gpgpu_status gpgpu_reduce_buffer(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, 
 {
     if (done) /* on any failure the caller has no event to release */
         *done = NULL;
-    GPGPU__CHECK_ARG(NULL, ctx != NULL);
-    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
-    GPGPU__CHECK_ARG(ctx, GPGPU__VALID_OP(op));
-    GPGPU__CHECK_ARG(ctx, in != NULL || n == 0);
-    GPGPU__CHECK_ARG(ctx, result != NULL);
-    GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__TRY(gpgpu__check_type(ctx, __func__, "t", t));
+    GPGPU__TRY(gpgpu__check_op(ctx, __func__, op));
+    GPGPU__REQUIRE(ctx, in != NULL || n == 0, __func__,
+                   "in is NULL with n = %zu; it may be NULL only when n is 0", n);
+    GPGPU__REQUIRE(ctx, result != NULL, __func__, "result is NULL; need a buffer for the result");
+    GPGPU__TRY(gpgpu__check_wait(ctx, __func__, num_wait, wait));
     return gpgpu__reduce_buffer_call(ctx, __func__, t, op, NULL, in, in_offset, n, result,
                                      result_offset, num_wait, wait, done);
 }
@@ -154,13 +155,12 @@ gpgpu_status gpgpu__reduce_host_call(gpgpu_context *ctx, gpgpu_type t, gpgpu_op 
 gpgpu_status gpgpu_reduce(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, const void *in,
                           size_t n, void *result)
 {
-    GPGPU__CHECK_ARG(NULL, ctx != NULL);
-    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
-    GPGPU__CHECK_ARG(ctx, GPGPU__VALID_OP(op));
-    GPGPU__CHECK_ARG(ctx, in != NULL || n == 0);
-    GPGPU__CHECK_ARG(ctx, result != NULL);
-    GPGPU__CHECK_ARG(ctx, n <= PTRDIFF_MAX / gpgpu__type(t)->size);
-    GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(in, t));
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__TRY(gpgpu__check_type(ctx, __func__, "t", t));
+    GPGPU__TRY(gpgpu__check_op(ctx, __func__, op));
+    GPGPU__REQUIRE(ctx, result != NULL, __func__, "result is NULL; need room for one element");
+    const size_t size = gpgpu__type(t)->size;
+    GPGPU__TRY(gpgpu__check_array(ctx, __func__, "in", in, n, size, 1, size));
     if (ctx->host) {
         if (op >= GPGPU_OP_USER)
             return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,

@@ -171,13 +171,14 @@ static gpgpu_status check_op(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op)
 }
 
 /* Checks shared by the host and buffer entry points. */
-static gpgpu_status scan_check(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
-                               gpgpu_scan_kind kind)
+static gpgpu_status scan_check(gpgpu_context *ctx, const char *func, gpgpu_type t,
+                               gpgpu_op op, gpgpu_scan_kind kind)
 {
-    GPGPU__CHECK_ARG(NULL, ctx != NULL);
-    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
-    GPGPU__CHECK_ARG(ctx, GPGPU__VALID_OP(op));
-    GPGPU__CHECK_ARG(ctx, kind == GPGPU_EXCLUSIVE || kind == GPGPU_INCLUSIVE);
+    GPGPU__TRY(gpgpu__check_ctx(ctx, func));
+    GPGPU__TRY(gpgpu__check_type(ctx, func, "t", t));
+    GPGPU__TRY(gpgpu__check_op(ctx, func, op));
+    GPGPU__REQUIRE(ctx, kind == GPGPU_EXCLUSIVE || kind == GPGPU_INCLUSIVE, func,
+                   "kind is %d; need GPGPU_EXCLUSIVE or GPGPU_INCLUSIVE", (int)kind);
     return GPGPU_SUCCESS;
 }
 
@@ -258,17 +259,21 @@ static gpgpu_status scan_host_api(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
     return GPGPU_SUCCESS;
 }
 
-gpgpu_status gpgpu_scan_init(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
-                             gpgpu_scan_kind kind, const void *in, void *out, size_t n,
-                             const void *init)
+/* gpgpu_scan and gpgpu_scan_init; f names the one called. */
+static gpgpu_status scan_host(gpgpu_context *ctx, const char *f, gpgpu_type t, gpgpu_op op,
+                              gpgpu_scan_kind kind, const void *in, void *out, size_t n,
+                              const void *init)
 {
-    GPGPU__TRY(scan_check(ctx, t, op, kind));
+    GPGPU__TRY(scan_check(ctx, f, t, op, kind));
     size_t size = gpgpu__type(t)->size;
-    GPGPU__CHECK_ARG(ctx, n <= PTRDIFF_MAX / size - 1);
-    GPGPU__CHECK_ARG(ctx, n == 0 || (in != NULL && out != NULL));
-    GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(in, t) && GPGPU__ALIGNED(out, t));
-    GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(init, t));
-    GPGPU__CHECK_ARG(ctx, !partial_overlap((uintptr_t)in, (uintptr_t)out, n * size));
+    GPGPU__REQUIRE(ctx, n <= PTRDIFF_MAX / size - 1, f, "n is %zu; at most %zu elements of %zu "
+                   "bytes", n, (size_t)PTRDIFF_MAX / size - 1, size);
+    GPGPU__TRY(gpgpu__check_array(ctx, f, "in", in, n, size, 1, size));
+    GPGPU__TRY(gpgpu__check_array(ctx, f, "out", out, n, size, 1, size));
+    GPGPU__TRY(gpgpu__check_array(ctx, f, "init", init, 0, size, 1, size));
+    GPGPU__REQUIRE(ctx, !partial_overlap((uintptr_t)in, (uintptr_t)out, n * size), f,
+                   "in (%p) and out (%p) overlap for n = %zu; they must be the same array "
+                   "or apart", in, out, n);
     if (ctx->host || (op < GPGPU_OP_USER && gpgpu__small_on_host(ctx, n))) {
         if (op >= GPGPU_OP_USER)
             return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
@@ -284,10 +289,17 @@ gpgpu_status gpgpu_scan_init(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
                                 scan_host_api(ctx, t, op, kind, in, out, n, init));
 }
 
+gpgpu_status gpgpu_scan_init(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
+                             gpgpu_scan_kind kind, const void *in, void *out, size_t n,
+                             const void *init)
+{
+    return scan_host(ctx, __func__, t, op, kind, in, out, n, init);
+}
+
 gpgpu_status gpgpu_scan(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind,
                         const void *in, void *out, size_t n)
 {
-    return gpgpu_scan_init(ctx, t, op, kind, in, out, n, NULL);
+    return scan_host(ctx, __func__, t, op, kind, in, out, n, NULL);
 }
 
 gpgpu_status gpgpu_scan_buffer(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
@@ -297,10 +309,14 @@ gpgpu_status gpgpu_scan_buffer(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
 {
     if (done) /* on any failure the caller has no event to release */
         *done = NULL;
-    GPGPU__TRY(scan_check(ctx, t, op, kind));
-    GPGPU__CHECK_ARG(ctx, n == 0 || (in != NULL && out != NULL));
-    GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
-    GPGPU__CHECK_ARG(ctx, in != out || !partial_overlap(in_offset, out_offset, n));
+    GPGPU__TRY(scan_check(ctx, __func__, t, op, kind));
+    GPGPU__REQUIRE(ctx, n == 0 || (in != NULL && out != NULL), __func__,
+                   "in or out is NULL with n = %zu; they may be NULL only when n is 0", n);
+    GPGPU__TRY(gpgpu__check_wait(ctx, __func__, num_wait, wait));
+    GPGPU__REQUIRE(ctx, in != out || !partial_overlap(in_offset, out_offset, n), __func__,
+                   "in and out are one buffer and in_offset %zu and out_offset %zu make "
+                   "[%zu, +%zu) overlap; they must be equal or apart", in_offset, out_offset,
+                   in_offset, n);
     if (ctx->host)
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED, "gpgpu_scan_buffer: no OpenCL device");
     size_t size = gpgpu__type(t)->size;

@@ -208,18 +208,21 @@ static gpgpu_status sort_enqueue(gpgpu_context *ctx, const sort_job *j)
 
 /* ---- argument checks ----------------------------------------------------- */
 
-static gpgpu_status check_common(gpgpu_context *ctx, gpgpu_type t, size_t value_size,
-                                 unsigned flags, int pairs)
+static gpgpu_status check_common(gpgpu_context *ctx, const char *func, gpgpu_type t,
+                                 size_t value_size, unsigned flags, int pairs)
 {
-    GPGPU__CHECK_ARG(NULL, ctx != NULL);
-    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
-    GPGPU__CHECK_ARG(ctx, (flags & ~(unsigned)GPGPU_DESCENDING) == 0);
+    GPGPU__TRY(gpgpu__check_ctx(ctx, func));
+    GPGPU__TRY(gpgpu__check_type(ctx, func, pairs ? "key_type" : "t", t));
+    GPGPU__REQUIRE(ctx, (flags & ~(unsigned)GPGPU_DESCENDING) == 0, func,
+                   "flags is 0x%x; only GPGPU_DESCENDING (0x%x) may be set", flags,
+                   (unsigned)GPGPU_DESCENDING);
     if (pairs)
-        GPGPU__CHECK_ARG(ctx, value_size == 4 || value_size == 8);
+        GPGPU__REQUIRE(ctx, value_size == 4 || value_size == 8, func,
+                       "value_size is %zu; need 4 or 8", value_size);
     if (!ctx->host && (gpgpu__type(t)->is_64 || value_size == 8) && !ctx->int64)
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
-                           "sort: the device has no 64-bit integers for %s keys or values",
-                           gpgpu__type(t)->name);
+                           "%s: the device has no 64-bit integers for %s keys or values",
+                           func, gpgpu__type(t)->name);
     return GPGPU_SUCCESS;
 }
 
@@ -232,33 +235,42 @@ static size_t buffer_elems(cl_mem buf, size_t offset, size_t size)
     return bytes / size > offset ? bytes / size - offset : 0;
 }
 
-static gpgpu_status check_buffers(gpgpu_context *ctx, const sort_job *j)
+static gpgpu_status check_buffers(gpgpu_context *ctx, const char *func, const sort_job *j)
 {
     size_t ks = gpgpu__type(j->t)->size, vs = j->value_size;
     if (ctx->host)
-        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED, "sort: _buffer forms need an OpenCL device");
+        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED, "%s: no OpenCL device", func);
     if (j->n == 0)
         return GPGPU_SUCCESS;
-    GPGPU__CHECK_ARG(ctx, j->keys != NULL);
-    GPGPU__CHECK_ARG(ctx, buffer_elems(j->keys, j->koff, ks) >= j->n);
+    const char *koff = vs ? "key_offset" : "offset";
+    GPGPU__REQUIRE(ctx, j->keys != NULL, func,
+                   "keys is NULL with n = %zu; it may be NULL only when n is 0", j->n);
+    GPGPU__REQUIRE(ctx, buffer_elems(j->keys, j->koff, ks) >= j->n, func,
+                   "keys holds %zu elements past %s %zu; n is %zu",
+                   buffer_elems(j->keys, j->koff, ks), koff, j->koff, j->n);
     if (!vs)
         return GPGPU_SUCCESS;
-    GPGPU__CHECK_ARG(ctx, j->vals != NULL);
-    GPGPU__CHECK_ARG(ctx, buffer_elems(j->vals, j->voff, vs) >= j->n);
+    GPGPU__REQUIRE(ctx, j->vals != NULL, func,
+                   "values is NULL with n = %zu; it may be NULL only when n is 0", j->n);
+    GPGPU__REQUIRE(ctx, buffer_elems(j->vals, j->voff, vs) >= j->n, func,
+                   "values holds %zu elements past value_offset %zu; n is %zu",
+                   buffer_elems(j->vals, j->voff, vs), j->voff, j->n);
     /* keys and values sharing a buffer must not overlap */
-    GPGPU__CHECK_ARG(ctx, j->keys != j->vals || (j->koff + j->n) * ks <= j->voff * vs ||
-                              (j->voff + j->n) * vs <= j->koff * ks);
+    GPGPU__REQUIRE(ctx, j->keys != j->vals || (j->koff + j->n) * ks <= j->voff * vs ||
+                            (j->voff + j->n) * vs <= j->koff * ks, func,
+                   "keys and values are one buffer and their %zu elements at key_offset %zu "
+                   "and value_offset %zu overlap; they must be apart", j->n, j->koff, j->voff);
     return GPGPU_SUCCESS;
 }
 
 /* ---- the _buffer forms --------------------------------------------------- */
 
-static gpgpu_status sort_buffer(gpgpu_context *ctx, const sort_job *j, cl_uint num_wait,
-                                const cl_event *wait, cl_event *done)
+static gpgpu_status sort_buffer(gpgpu_context *ctx, const char *func, const sort_job *j,
+                                cl_uint num_wait, const cl_event *wait, cl_event *done)
 {
-    GPGPU__TRY(check_common(ctx, j->t, j->value_size, j->flags, j->value_size != 0));
-    GPGPU__TRY(check_buffers(ctx, j));
-    GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
+    GPGPU__TRY(check_common(ctx, func, j->t, j->value_size, j->flags, j->value_size != 0));
+    GPGPU__TRY(check_buffers(ctx, func, j));
+    GPGPU__TRY(gpgpu__check_wait(ctx, func, num_wait, wait));
     gpgpu__lock(ctx);
     gpgpu__begin(ctx, num_wait, wait, done);
     gpgpu_status s = j->n < 2 ? GPGPU_SUCCESS : sort_enqueue(ctx, j);
@@ -279,7 +291,7 @@ gpgpu_status gpgpu_sort_buffer(gpgpu_context *ctx, gpgpu_type t, cl_mem keys, si
     if (done) /* on any failure the caller has no event to release */
         *done = NULL;
     sort_job j = { t, keys, NULL, offset, 0, 0, n, flags };
-    return sort_buffer(ctx, &j, num_wait, wait, done);
+    return sort_buffer(ctx, __func__, &j, num_wait, wait, done);
 }
 
 gpgpu_status gpgpu_sort_pairs_buffer(gpgpu_context *ctx, gpgpu_type key_type, cl_mem keys,
@@ -289,10 +301,11 @@ gpgpu_status gpgpu_sort_pairs_buffer(gpgpu_context *ctx, gpgpu_type key_type, cl
 {
     if (done) /* on any failure the caller has no event to release */
         *done = NULL;
-    GPGPU__CHECK_ARG(NULL, ctx != NULL);
-    GPGPU__CHECK_ARG(ctx, value_size == 4 || value_size == 8);
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__REQUIRE(ctx, value_size == 4 || value_size == 8, __func__,
+                   "value_size is %zu; need 4 or 8", value_size);
     sort_job j = { key_type, keys, values, key_offset, value_offset, value_size, n, flags };
-    return sort_buffer(ctx, &j, num_wait, wait, done);
+    return sort_buffer(ctx, __func__, &j, num_wait, wait, done);
 }
 
 /* ---- the host API: the caller's arrays written only on success ---------- */
@@ -389,23 +402,20 @@ static gpgpu_status sort_host_call(gpgpu_context *ctx, gpgpu_type t, void *keys,
 gpgpu_status gpgpu_sort_pairs(gpgpu_context *ctx, gpgpu_type key_type, void *keys,
                               void *values, size_t value_size, size_t n, unsigned flags)
 {
-    GPGPU__TRY(check_common(ctx, key_type, value_size, flags, 1));
-    GPGPU__CHECK_ARG(ctx, n == 0 || keys != NULL);
-    GPGPU__CHECK_ARG(ctx, n == 0 || values != NULL);
+    GPGPU__TRY(check_common(ctx, __func__, key_type, value_size, flags, 1));
     /* the scratch holds two copies of keys and of values */
-    GPGPU__CHECK_ARG(ctx, n <= PTRDIFF_MAX / 2 / gpgpu__type(key_type)->size);
-    GPGPU__CHECK_ARG(ctx, n <= PTRDIFF_MAX / 2 / value_size);
-    GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(keys, key_type));
-    GPGPU__CHECK_ARG(ctx, (uintptr_t)values % value_size == 0);
+    const size_t ks = gpgpu__type(key_type)->size;
+    GPGPU__TRY(gpgpu__check_array(ctx, __func__, "keys", keys, n, ks, 2, ks));
+    GPGPU__TRY(gpgpu__check_array(ctx, __func__, "values", values, n, value_size, 2,
+                                  value_size));
     return sort_host_call(ctx, key_type, keys, values, value_size, n, flags);
 }
 
 gpgpu_status gpgpu_sort(gpgpu_context *ctx, gpgpu_type t, void *keys, size_t n, unsigned flags)
 {
-    GPGPU__TRY(check_common(ctx, t, 0, flags, 0));
-    GPGPU__CHECK_ARG(ctx, n == 0 || keys != NULL);
+    GPGPU__TRY(check_common(ctx, __func__, t, 0, flags, 0));
     /* the scratch holds two copies of the keys */
-    GPGPU__CHECK_ARG(ctx, n <= PTRDIFF_MAX / 2 / gpgpu__type(t)->size);
-    GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(keys, t));
+    const size_t ks = gpgpu__type(t)->size;
+    GPGPU__TRY(gpgpu__check_array(ctx, __func__, "keys", keys, n, ks, 2, ks));
     return sort_host_call(ctx, t, keys, NULL, 0, n, flags);
 }

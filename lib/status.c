@@ -1,6 +1,7 @@
 /* status.c - status strings, OpenCL error names and the last error's detail. */
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "internal.h"
 
@@ -82,4 +83,97 @@ gpgpu_status gpgpu__cl_fail(const gpgpu_context *ctx, cl_int err, const char *wh
         err == CL_OUT_OF_HOST_MEMORY || err == CL_INVALID_BUFFER_SIZE)
         s = GPGPU_ERROR_OUT_OF_MEMORY;
     return gpgpu__fail(ctx, s, "%s failed: %s (%d)", what, gpgpu__cl_error_name(err), (int)err);
+}
+
+/* ---- argument checks ------------------------------------------------------ */
+
+static gpgpu_status arg_failv(const gpgpu_context *ctx, const char *func, const char *fmt,
+                              va_list ap)
+{
+    char text[1024];
+    vsnprintf(text, sizeof text, fmt, ap);
+    return gpgpu__fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT, "%s: %s", func, text);
+}
+
+gpgpu_status gpgpu__arg_fail(const gpgpu_context *ctx, const char *func, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    gpgpu_status s = arg_failv(ctx, func, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+/* A name the caller knows: public, with no internal part. */
+static int public_text(const char *s)
+{
+    for (const char *p = s; *p; p++)
+        if (!strncasecmp(p, "gpgpu__", 7) || !strncmp(p, "->", 2))
+            return 0;
+    return 1;
+}
+
+gpgpu_status gpgpu__check_failed(const gpgpu_context *ctx, const char *func, const char *cond)
+{
+    int pub = !strncmp(func, "gpgpu_", 6) && public_text(func);
+    if (public_text(cond))
+        return gpgpu__fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT, "%s%sinvalid argument: need %s",
+                           pub ? func : "", pub ? ": " : "", cond);
+    return gpgpu__fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+                       "%s%san argument breaks a rule its documentation in gpgpu.h states",
+                       pub ? func : "", pub ? ": " : "");
+}
+
+gpgpu_status gpgpu__check_ctx(const gpgpu_context *ctx, const char *func)
+{
+    if (ctx)
+        return GPGPU_SUCCESS;
+    return gpgpu__arg_fail(NULL, func, "ctx is NULL; pass a context made by "
+                                       "gpgpu_context_create or gpgpu_context_from_queue");
+}
+
+gpgpu_status gpgpu__check_type(const gpgpu_context *ctx, const char *func, const char *name,
+                               gpgpu_type t)
+{
+    if (gpgpu__type(t))
+        return GPGPU_SUCCESS;
+    return gpgpu__arg_fail(ctx, func, "%s is %d; not a gpgpu_type (GPGPU_I32, GPGPU_U32, "
+                                      "GPGPU_F32, GPGPU_I64, GPGPU_U64 or GPGPU_F64)",
+                           name, (int)t);
+}
+
+gpgpu_status gpgpu__check_op(const gpgpu_context *ctx, const char *func, gpgpu_op op)
+{
+    if (GPGPU__VALID_OP(op))
+        return GPGPU_SUCCESS;
+    return gpgpu__arg_fail(ctx, func, "op is %d; need GPGPU_SUM, GPGPU_MIN, GPGPU_MAX or an "
+                                      "operator made by gpgpu_op_define", (int)op);
+}
+
+gpgpu_status gpgpu__check_wait(const gpgpu_context *ctx, const char *func, cl_uint num_wait,
+                               const cl_event *wait)
+{
+    if ((num_wait == 0) == (wait == NULL))
+        return GPGPU_SUCCESS;
+    return gpgpu__arg_fail(ctx, func, "num_wait is %u and wait is %s; wait must be NULL "
+                                      "exactly when num_wait is 0",
+                           (unsigned)num_wait, wait ? "not NULL" : "NULL");
+}
+
+gpgpu_status gpgpu__check_array(const gpgpu_context *ctx, const char *func, const char *name,
+                                const void *p, size_t n, size_t elem, size_t copies,
+                                size_t align)
+{
+    if (p == NULL && n > 0)
+        return gpgpu__arg_fail(ctx, func, "%s is NULL with n = %zu; it may be NULL only when "
+                                          "n is 0", name, n);
+    size_t max = (size_t)PTRDIFF_MAX / copies / elem;
+    if (n > max)
+        return gpgpu__arg_fail(ctx, func, "n is %zu; at most %zu elements of %zu bytes (the "
+                                          "largest object the library can hold%s)",
+                               n, max, elem, copies > 1 ? " twice over" : "");
+    if ((uintptr_t)p % align != 0)
+        return gpgpu__arg_fail(ctx, func, "%s is %p; it must be aligned to %zu bytes, the size "
+                                          "of one element", name, p, align);
+    return GPGPU_SUCCESS;
 }

@@ -58,10 +58,10 @@ gpgpu_status gpgpu__type_op_options(gpgpu_context *ctx, gpgpu_type t, gpgpu_op o
         *extra = gpgpu__user_op_source(ctx, t, op);
         if (!*extra)
             return gpgpu__fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT,
-                               "op %d is not an operator defined for type %s on this context", op,
+                               "op is %d; not an operator that gpgpu_op_define made for type %s on this context", op,
                                gpgpu__type(t)->name);
     } else if (op != GPGPU_SUM && op != GPGPU_MIN && op != GPGPU_MAX) {
-        return gpgpu__fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT, "unknown op %d", op);
+        return gpgpu__fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT, "op is %d; need GPGPU_SUM, GPGPU_MIN, GPGPU_MAX or an operator made by gpgpu_op_define", op);
     }
     GPGPU__TRY(gpgpu__type_supported(ctx, t));
     snprintf(buf, size, "-D TYPE_ID=%d -D OP_ID=%d", (int)t, op >= GPGPU_OP_USER ? GPGPU_OP_USER : op);

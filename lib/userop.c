@@ -8,8 +8,11 @@
    rejects whatever could end its slot early or hide text from the check
    (';', braces, '#', comments, quotes, backslash, trigraphs, digraphs,
    unbalanced brackets) and folds line breaks into spaces, since a newline
-   would end the #define. The compiler judges the rest: a wrong expression is
-   GPGPU_ERROR_BUILD with its log.
+   would end the #define. It also refuses the cheap marks of pointer use:
+   address-space keywords, casts to pointer types and unary '&'. The
+   compiler judges the rest: a wrong expression is GPGPU_ERROR_BUILD with its
+   log. None of this makes an expression from an untrusted source safe: it
+   is code that runs with the program's rights (gpgpu.h says so).
 
    Select is three launches over tiles of wg * SELECT_ITEMS elements
    (kernels/userop.cl): count the kept elements of each part of a tile (a
@@ -18,6 +21,7 @@
    elements from its offset. The predicate's checks run in the caller's
    trust: they stop text from escaping its slot, not an expression that
    misbehaves inside it (an out-of-bounds pointer, a barrier). */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +47,75 @@ static const char *forbidden_pair(const char *s)
         if (strstr(s, pairs[k]))
             return pairs[k];
     return NULL;
+}
+
+/* s, after a '*', closes a cast: blanks and qualifiers up to ')'. */
+static int cast_end(const char *s)
+{
+    static const char *const quals[] = {"const", "volatile", "restrict", "__restrict"};
+    for (;;) {
+        while (*s == ' ')
+            s++;
+        if (*s == ')')
+            return 1;
+        size_t k = 0, len = 0;
+        for (; k < sizeof quals / sizeof quals[0]; k++) {
+            len = strlen(quals[k]);
+            if (!strncmp(s, quals[k], len) && !isalnum((unsigned char)s[len]) && s[len] != '_')
+                break;
+        }
+        if (k == sizeof quals / sizeof quals[0])
+            return 0;
+        s += len;
+    }
+}
+
+/* The first mark of pointer use in s (blanks already folded to one space),
+   written to what (a static string or the keyword found), or 0 if none: an
+   address-space keyword, a cast to a pointer type (a "*" before ")", with
+   only qualifiers between),
+   or a unary "&". Cheap marks, not a proof: see gpgpu.h on trust. */
+static int pointer_use(const char *s, char *what, size_t size)
+{
+    static const char *const spaces[] = {"__global", "global", "__local", "local",
+                                         "__private", "private", "__constant", "constant",
+                                         "__generic", "generic"};
+    char prev = '\0'; /* the last character before this one that is not a blank */
+    for (const char *p = s; *p; p++) {
+        if (isalpha((unsigned char)*p) || *p == '_') {
+            const char *end = p;
+            while (isalnum((unsigned char)*end) || *end == '_')
+                end++;
+            int after_digit = p > s && isdigit((unsigned char)p[-1]); /* 1.5f, 0x1p3 */
+            for (size_t k = 0; !after_digit && k < sizeof spaces / sizeof spaces[0]; k++)
+                if (strlen(spaces[k]) == (size_t)(end - p) && !strncmp(p, spaces[k], end - p)) {
+                    snprintf(what, size, "the address-space keyword \"%s\"", spaces[k]);
+                    return 1;
+                }
+            prev = end[-1];
+            p = end - 1;
+            continue;
+        }
+        if (*p == '*' && cast_end(p + 1)) {
+            snprintf(what, size, "a cast to a pointer type (\"*)\")");
+            return 1;
+        }
+        if (*p == '&') {
+            if (p[1] == '&') { /* logical and: what follows is an operand */
+                prev = '&';
+                p++;
+                continue;
+            }
+            if (!(isalnum((unsigned char)prev) || prev == '_' || prev == ')' || prev == ']' ||
+                  prev == '.')) {
+                snprintf(what, size, "a unary \"&\" (taking an address)");
+                return 1;
+            }
+        }
+        if (*p != ' ')
+            prev = *p;
+    }
+    return 0;
 }
 
 /* Parentheses and brackets nest properly and close: the expression cannot
@@ -93,6 +166,11 @@ static gpgpu_status expr_clean(gpgpu_context *ctx, const char *what, const char 
     if (pair)
         return gpgpu__fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT,
                            "%s expression \"%.80s\" contains \"%s\"", what, expr, pair);
+    char use[64];
+    if (pointer_use(out, use, sizeof use))
+        return gpgpu__fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+                           "%s expression \"%.80s\" contains %s; expressions work on values, "
+                           "never on pointers", what, expr, use);
     if (!balanced(out))
         return gpgpu__fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT,
                            "%s expression \"%.80s\" has unbalanced parentheses or brackets",
@@ -154,11 +232,11 @@ gpgpu_status gpgpu_op_define(gpgpu_context *ctx, gpgpu_type t, const char *combi
                              const char *identity, gpgpu_op *op)
 {
     char c[EXPR_MAX + 1], id[EXPR_MAX + 1];
-    GPGPU__CHECK_ARG(NULL, ctx != NULL);
-    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
-    GPGPU__CHECK_ARG(ctx, combine != NULL);
-    GPGPU__CHECK_ARG(ctx, identity != NULL);
-    GPGPU__CHECK_ARG(ctx, op != NULL);
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__TRY(gpgpu__check_type(ctx, __func__, "t", t));
+    GPGPU__REQUIRE(ctx, combine != NULL, __func__, "combine is NULL; need an expression in a and b");
+    GPGPU__REQUIRE(ctx, identity != NULL, __func__, "identity is NULL; need an expression");
+    GPGPU__REQUIRE(ctx, op != NULL, __func__, "op is NULL; need somewhere to store the operator");
     GPGPU__TRY(expr_clean(ctx, "combine", combine, c));
     GPGPU__TRY(expr_clean(ctx, "identity", identity, id));
     if (ctx->host)
@@ -203,14 +281,13 @@ gpgpu_status gpgpu_transform_reduce(gpgpu_context *ctx, gpgpu_type t, const char
                                     gpgpu_op op, const void *in, size_t n, void *result)
 {
     char m[EXPR_MAX + 1];
-    GPGPU__CHECK_ARG(NULL, ctx != NULL);
-    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
-    GPGPU__CHECK_ARG(ctx, map != NULL);
-    GPGPU__CHECK_ARG(ctx, GPGPU__VALID_OP(op));
-    GPGPU__CHECK_ARG(ctx, in != NULL || n == 0);
-    GPGPU__CHECK_ARG(ctx, result != NULL);
-    GPGPU__CHECK_ARG(ctx, n <= PTRDIFF_MAX / gpgpu__type(t)->size);
-    GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(in, t));
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__TRY(gpgpu__check_type(ctx, __func__, "t", t));
+    GPGPU__REQUIRE(ctx, map != NULL, __func__, "map is NULL; need an expression in x");
+    GPGPU__TRY(gpgpu__check_op(ctx, __func__, op));
+    GPGPU__REQUIRE(ctx, result != NULL, __func__, "result is NULL; need room for one element");
+    const size_t size = gpgpu__type(t)->size;
+    GPGPU__TRY(gpgpu__check_array(ctx, __func__, "in", in, n, size, 1, size));
     GPGPU__TRY(expr_clean(ctx, "map", map, m));
     if (ctx->host)
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
@@ -227,13 +304,14 @@ gpgpu_status gpgpu_transform_reduce_buffer(gpgpu_context *ctx, gpgpu_type t, con
     char m[EXPR_MAX + 1];
     if (done) /* on any failure the caller has no event to release */
         *done = NULL;
-    GPGPU__CHECK_ARG(NULL, ctx != NULL);
-    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
-    GPGPU__CHECK_ARG(ctx, map != NULL);
-    GPGPU__CHECK_ARG(ctx, GPGPU__VALID_OP(op));
-    GPGPU__CHECK_ARG(ctx, in != NULL || n == 0);
-    GPGPU__CHECK_ARG(ctx, result != NULL);
-    GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__TRY(gpgpu__check_type(ctx, __func__, "t", t));
+    GPGPU__REQUIRE(ctx, map != NULL, __func__, "map is NULL; need an expression in x");
+    GPGPU__TRY(gpgpu__check_op(ctx, __func__, op));
+    GPGPU__REQUIRE(ctx, in != NULL || n == 0, __func__,
+                   "in is NULL with n = %zu; it may be NULL only when n is 0", n);
+    GPGPU__REQUIRE(ctx, result != NULL, __func__, "result is NULL; need a buffer for the result");
+    GPGPU__TRY(gpgpu__check_wait(ctx, __func__, num_wait, wait));
     GPGPU__TRY(expr_clean(ctx, "map", map, m));
     return gpgpu__reduce_buffer_call(ctx, __func__, t, op, m, in, in_offset, n, result,
                                      result_offset, num_wait, wait, done);
@@ -316,13 +394,16 @@ gpgpu_status gpgpu_select_buffer(gpgpu_context *ctx, gpgpu_type t, const char *p
     char pred[EXPR_MAX + 1];
     if (done) /* on any failure the caller has no event to release */
         *done = NULL;
-    GPGPU__CHECK_ARG(NULL, ctx != NULL);
-    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
-    GPGPU__CHECK_ARG(ctx, predicate != NULL);
-    GPGPU__CHECK_ARG(ctx, (in != NULL && out != NULL) || n == 0);
-    GPGPU__CHECK_ARG(ctx, count != NULL);
-    GPGPU__CHECK_ARG(ctx, in != out || !overlap(in_offset, n, out_offset, n));
-    GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__TRY(gpgpu__check_type(ctx, __func__, "t", t));
+    GPGPU__REQUIRE(ctx, predicate != NULL, __func__, "predicate is NULL; need an expression in x");
+    GPGPU__REQUIRE(ctx, (in != NULL && out != NULL) || n == 0, __func__,
+                   "in or out is NULL with n = %zu; they may be NULL only when n is 0", n);
+    GPGPU__REQUIRE(ctx, count != NULL, __func__, "count is NULL; need a buffer for the count");
+    GPGPU__REQUIRE(ctx, in != out || !overlap(in_offset, n, out_offset, n), __func__,
+                   "in and out are one buffer and elements [%zu, +%zu) and [%zu, +%zu) "
+                   "overlap; they must be apart", in_offset, n, out_offset, n);
+    GPGPU__TRY(gpgpu__check_wait(ctx, __func__, num_wait, wait));
     GPGPU__TRY(expr_clean(ctx, "predicate", predicate, pred));
     if (ctx->host)
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED, "gpgpu_select_buffer: no OpenCL device");
@@ -424,15 +505,16 @@ gpgpu_status gpgpu_select(gpgpu_context *ctx, gpgpu_type t, const char *predicat
                           const void *in, size_t n, void *out, size_t *count)
 {
     char pred[EXPR_MAX + 1];
-    GPGPU__CHECK_ARG(NULL, ctx != NULL);
-    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
-    GPGPU__CHECK_ARG(ctx, predicate != NULL);
-    GPGPU__CHECK_ARG(ctx, (in != NULL && out != NULL) || n == 0);
-    GPGPU__CHECK_ARG(ctx, count != NULL);
-    GPGPU__CHECK_ARG(ctx, n <= PTRDIFF_MAX / gpgpu__type(t)->size);
-    GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(in, t) && GPGPU__ALIGNED(out, t));
-    GPGPU__CHECK_ARG(ctx, in == out || !overlap((size_t)in, n * gpgpu__type(t)->size,
-                                                (size_t)out, n * gpgpu__type(t)->size));
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__TRY(gpgpu__check_type(ctx, __func__, "t", t));
+    GPGPU__REQUIRE(ctx, predicate != NULL, __func__, "predicate is NULL; need an expression in x");
+    GPGPU__REQUIRE(ctx, count != NULL, __func__, "count is NULL; need somewhere to store it");
+    const size_t size = gpgpu__type(t)->size;
+    GPGPU__TRY(gpgpu__check_array(ctx, __func__, "in", in, n, size, 1, size));
+    GPGPU__TRY(gpgpu__check_array(ctx, __func__, "out", out, n, size, 1, size));
+    GPGPU__REQUIRE(ctx, in == out || !overlap((size_t)in, n * size, (size_t)out, n * size),
+                   __func__, "in (%p) and out (%p) overlap for n = %zu; they must be the same "
+                   "array or apart", in, out, n);
     GPGPU__TRY(expr_clean(ctx, "predicate", predicate, pred));
     if (ctx->host)
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,

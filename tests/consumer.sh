@@ -1,6 +1,8 @@
 #!/bin/sh
 # Installs the library into a scratch root and builds a program outside the
-# tree with nothing but `cc prog.c $(pkg-config --cflags --libs gpgpu)`.
+# tree with nothing but `cc prog.c $(pkg-config --cflags --libs gpgpu)`;
+# then, when cmake is installed, the same program with CMake's
+# pkg_check_modules(... IMPORTED_TARGET gpgpu), as the README shows.
 set -e
 top_builddir=${top_builddir:-.}
 root="$top_builddir/tests/.cache/consumer/root"
@@ -9,6 +11,10 @@ mkdir -p "$root"
 ${MAKE:-make} -s -C "$top_builddir" install DESTDIR="$(cd "$root" && pwd)" >/dev/null
 root=$(cd "$root" && pwd)
 pc=$(find "$root" -name gpgpu.pc | head -n 1)
+# Only the scratch root: pkg-config searches PKG_CONFIG_PATH before
+# PKG_CONFIG_LIBDIR, so a PKG_CONFIG_PATH of the caller's (another installed
+# libgpgpu, kept by the Makefile from configure time) must go.
+unset PKG_CONFIG_PATH
 PKG_CONFIG_LIBDIR=$(dirname "$pc")
 PKG_CONFIG_SYSROOT_DIR="$root"
 export PKG_CONFIG_LIBDIR PKG_CONFIG_SYSROOT_DIR
@@ -34,5 +40,24 @@ EOC
 # consumer with the same flags (empty otherwise).
 ${CC:-cc} $SANITIZE_FLAGS -o "$top_builddir/tests/.cache/consumer/prog" "$prog" \
     $(pkg-config --cflags --libs gpgpu)
-LD_LIBRARY_PATH="$(dirname "$(find "$root" -name 'libgpgpu.so' | head -n 1)")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+libdir="$(dirname "$(find "$root" -name 'libgpgpu.so' | head -n 1)")"
+LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
     "$top_builddir/tests/.cache/consumer/prog"
+
+command -v cmake > /dev/null || { echo "consumer.sh: no cmake: CMake consumer not tried"; exit 0; }
+proj="$top_builddir/tests/.cache/consumer/cmake"
+mkdir -p "$proj"
+cp "$prog" "$proj/prog.c"
+cat > "$proj/CMakeLists.txt" <<'EOC'
+cmake_minimum_required(VERSION 3.13)
+project(gpgpu_consumer C)
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(GPGPU REQUIRED IMPORTED_TARGET gpgpu)
+add_executable(prog prog.c)
+target_link_libraries(prog PRIVATE PkgConfig::GPGPU)
+EOC
+cmake -S "$proj" -B "$proj/build" -DCMAKE_C_FLAGS="$SANITIZE_FLAGS" > "$proj/cmake.log" 2>&1 ||
+    { cat "$proj/cmake.log"; echo "consumer.sh: cmake configure failed" >&2; exit 1; }
+cmake --build "$proj/build" > "$proj/build.log" 2>&1 ||
+    { cat "$proj/build.log"; echo "consumer.sh: cmake build failed" >&2; exit 1; }
+LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$proj/build/prog"

@@ -12,11 +12,39 @@ tool="${top_builddir:-.}/tools/gpgpu-histogram"
 img="${top_srcdir:-.}/tests/data/gradient.png"
 out="${top_builddir:-.}/tests/.cache/histogram-tool"
 mkdir -p "$out"
-"$tool" -b 64 -o "$out/plot.png" "$img" > "$out/chart.txt"
+# A command that fails the test says which one it was.
+trap 'rc=$?; [ $rc = 0 ] || echo "histogram-tool.sh: failed (exit $rc) at line $LINENO" >&2' EXIT
+"$tool" -b 64 "$img" > "$out/chart.txt"
 grep -q "^luminance: 64 bins over \[0, 1), 3072 counted" "$out/chart.txt"
 # blue: two spikes of 1536 pixels each
 test "$(sed -n '/^blue:/,/^luminance:/p' "$out/chart.txt" | grep -c ' 1536$')" -eq 2
-test -s "$out/plot.png"
+
+# The chart: with 32 bins the terminal chart has a row per bin, so it tells
+# where each channel's tallest bar is: "LEVEL:COUNT" (the bin's centre).
+tallest() {
+    sed -n "/^$1:/,/^[a-z]*:/p" "$out/chart32.txt" |
+        awk -F'|' 'NF == 2 { n = split($2, f, " "); c = f[n] + 0;
+                             if (c > max) { max = c; level = $1 * 256 + 4 } }
+                   END { print level ":" max }'
+}
+check="${top_builddir:-.}/tests/plot_check"
+if [ -x "$check" ]; then
+    "$tool" -b 32 -o "$out/chart.png" "$img" > "$out/chart32.txt"
+    "$check" "$out/chart.png" 1200 900 "$out/chart32.txt" "red:d62728:$(tallest red)" \
+        "green:2ca02c:$(tallest green)" "blue:1f77b4:$(tallest blue)" \
+        "luminance:7f7f7f:$(tallest luminance)"
+    # the same on a log scale, and at another size
+    "$tool" -b 32 --log --size 800x600 -o "$out/log.png" "$img" > "$out/log.txt"
+    "$check" "$out/log.png" 800 600 "$out/log.txt" "blue:1f77b4:$(tallest blue)"
+    # overlaid, as SVG and PDF
+    "$tool" --overlay -o "$out/chart.svg" "$img" > /dev/null
+    grep -q "<svg" "$out/chart.svg"
+    "$tool" --overlay --log -o "$out/chart.pdf" "$img" > /dev/null
+    head -c 5 "$out/chart.pdf" | grep -q "%PDF-"
+else
+    if "$tool" -o "$out/chart.png" "$img" > /dev/null 2> "$out/nocairo.err"; then exit 1; fi
+    grep -q "built without cairo" "$out/nocairo.err"
+fi
 # JPEG: each channel puts 512 pixels in each of 4 bins; luminance (0.34,
 # 0.59, 0.77, 0.30 of full scale) gives 0, 1024, 512, 512.
 jpg="${top_srcdir:-.}/tests/data/quadrants.jpg"
@@ -41,3 +69,32 @@ done
 printf '\001\000\000\000\002\000\000\000\002\000\000\000\011\000\000\000' > "$out/four.u32"
 "$tool" -d host -t u32 -r 0:10 -b 5 "$out/four.u32" > "$out/raw.txt"
 grep -q "5 bins over \[0, 10), 4 counted" "$out/raw.txt"
+# Raw input problems: each a message that names it and a non-zero exit.
+raw_fails() { # the message expected, then the tool's arguments
+    want=$1
+    shift
+    if "$tool" -d host "$@" > /dev/null 2> "$out/raw.err"; then
+        echo "histogram-tool.sh: gpgpu-histogram $* succeeded" >&2
+        exit 1
+    fi
+    if ! grep -q "$want" "$out/raw.err"; then
+        echo "histogram-tool.sh: gpgpu-histogram $*: \"$(cat "$out/raw.err")\"" >&2
+        exit 1
+    fi
+}
+printf 'abcdefghij' > "$out/ten.bytes"
+raw_fails "10 bytes is not a whole number of 4-byte samples" -t f32 "$out/ten.bytes"
+raw_fails "no samples: the input is empty" -t u32 /dev/null
+raw_fails "longer than the 256 MiB read from a pipe" -t u32 /dev/zero
+raw_fails "whole number from 1 to 2147483648" -t u32 -b 99999999999 "$out/four.u32"
+raw_fails "need LO:HI" -t u32 -r 5:5 "$out/four.u32"
+raw_fails "unknown type" -t u8 "$out/four.u32"
+printf '\000\000\300\177' > "$out/nan.f32"
+raw_fails "none of its 1 samples is a finite number" -t f32 "$out/nan.f32"
+if [ -z "${SANITIZE_FLAGS:-}" ]; then # sanitizers reserve more address space than this
+    (ulimit -v 2000000 && raw_fails "counts take 16.0 GiB" -t u32 -b 2147483648 "$out/four.u32")
+fi
+# Samples all equal to x: NumPy's range, [x - 0.5, x + 0.5).
+printf '\005\000\000\000\005\000\000\000' > "$out/fives.u32"
+"$tool" -d host -t u32 -b 4 "$out/fives.u32" > "$out/fives.txt"
+grep -q "4 bins over \[4.5, 5.5), 2 counted" "$out/fives.txt"

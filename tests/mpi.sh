@@ -26,11 +26,31 @@ export POCL_CACHE_DIR GPGPU_CACHE_DIR
 if [ "$r" = 1 ] && [ -n "${FAULT_RANK1:-}" ]; then GPGPU_FAULT_AT=$FAULT_RANK1; export GPGPU_FAULT_AT; fi
 shift; exec "$@"'
 
+# A hang must fail the test, not the CI job; the limit only catches hangs,
+# so it is far above what a run takes on a loaded 2-core machine. The
+# 1-rank run compiles every kernel cold: 120 s there with 6 other jobs
+# running (the old limit was 120 s, and a run it killed left no message);
+# under the sanitizers, whose exact leak stacks make every malloc of PoCL's
+# compiler unwind its stack, 611 s.
+limit=900
+[ -z "${SANITIZE_FLAGS:-}" ] || limit=2400
+
+# Runs test_mpi on np ranks; any failure says which run failed and how.
 run() {
     np=$1; shift
-    # A hang must fail the test, not the CI job.
-    timeout -k 5 120 mpirun -np "$np" --oversubscribe --bind-to none \
+    start=$(date +%s)
+    timeout -k 10 "$limit" mpirun -np "$np" --oversubscribe --bind-to none \
         sh -c "$per_rank" "$cache" "$gcache" "$prog" "$@"
+    rc=$?
+    took=$(( $(date +%s) - start ))
+    if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+        echo "mpi.sh: TIMEOUT: mpirun -np $np tests/test_mpi${*:+ $*} was killed after $limit s" >&2
+    elif [ "$rc" != 0 ]; then
+        echo "mpi.sh: mpirun -np $np tests/test_mpi${*:+ $*} exited $rc after $took s" >&2
+    else
+        echo "mpi.sh: mpirun -np $np tests/test_mpi${*:+ $*} passed in $took s"
+    fi
+    return "$rc"
 }
 
 status=0

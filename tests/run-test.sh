@@ -2,6 +2,16 @@
 # Runs one test program with its own PoCL and gpgpu caches: PoCL's kernel
 # cache is not safe against several processes updating it at once, and the
 # gpgpu disk cache is part of what the tests check.
+# The caller's environment must not change what the tests see: every
+# GPGPU_* and POCL_* variable is cleared except the three that choose what
+# to test (GPGPU_DEVICE, GPGPU_TEST_DEVICES, GPGPU_TEST_SEED); the caches
+# are set below.
+for var in $(env | sed -n 's/^\(GPGPU_[A-Za-z0-9_]*\)=.*/\1/p; s/^\(POCL_[A-Za-z0-9_]*\)=.*/\1/p'); do
+    case $var in
+    GPGPU_DEVICE | GPGPU_TEST_DEVICES | GPGPU_TEST_SEED) ;;
+    *) unset "$var" ;;
+    esac
+done
 name=$(basename "$1" .sh)
 cache="${top_builddir:-.}/tests/.cache/$name"
 mkdir -p "$cache/pocl" "$cache/gpgpu"

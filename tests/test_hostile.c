@@ -11,9 +11,20 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "gpgpu_cl.h"
 #include "util.h"
+
+/* A message for the caller names nothing of the library's insides: no
+   internal function or macro (gpgpu__*, GPGPU__*), no struct field. */
+static int no_internal_names(const char *msg)
+{
+    for (const char *p = msg; *p; p++)
+        if (!strncasecmp(p, "gpgpu__", 7) || !strncmp(p, "->", 2))
+            return 0;
+    return 1;
+}
 
 /* Hostile calls made, for the closing count. */
 static long hostile_calls;
@@ -27,6 +38,8 @@ static long hostile_calls;
                       gpgpu_status_string(s_), gpgpu_status_string(want),                  \
                       gpgpu_last_error(tu_ctx), tu_device);                                \
         ck_assert_msg(*gpgpu_last_error(tu_ctx) != '\0', "%s left no message", #call);     \
+        ck_assert_msg(no_internal_names(gpgpu_last_error(tu_ctx)),                         \
+                      "%s: message names an internal: %s", #call, gpgpu_last_error(tu_ctx)); \
     } while (0)
 
 /* Absurd element counts: the byte count overflows, or exceeds what any
@@ -599,6 +612,61 @@ START_TEST(op_define_with_hostile_expressions_fails_cleanly)
 }
 END_TEST
 
+/* ---- messages in the caller's words --------------------------------------- */
+
+/* The detail of the last failure starts with want (the public function, the
+   parameter, the value given and the rule). */
+#define EXPECT_MESSAGE(c, want)                                                            \
+    do {                                                                                   \
+        const char *m_ = gpgpu_last_error(c);                                              \
+        ck_assert_msg(!strncmp(m_, (want), strlen(want)), "message \"%s\", not \"%s...\"", \
+                      m_, (want));                                                         \
+        ck_assert_msg(no_internal_names(m_), "internal name in \"%s\"", m_);               \
+    } while (0)
+
+START_TEST(messages_name_the_parameter_the_value_and_the_rule)
+{
+    uint32_t x[4] = {1, 2, 3, 4}, r = 0;
+    uint64_t bins[4] = {0};
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT,
+           gpgpu_histogram(tu_ctx, GPGPU_U32, x, 4, (size_t)3000000000u, 0, 1, bins));
+    EXPECT_MESSAGE(tu_ctx, "gpgpu_histogram: nbins is 3000000000; at most 2147483648");
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT, gpgpu_histogram(tu_ctx, GPGPU_U32, x, 4, 4, 5, 5, bins));
+    EXPECT_MESSAGE(tu_ctx, "gpgpu_histogram: lo is 5 and hi is 5; lo must be below hi");
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT,
+           gpgpu_histogram_rgba8(tu_ctx, (const uint8_t *)x, 4, 1, 15, 4, bins));
+    EXPECT_MESSAGE(tu_ctx, "gpgpu_histogram_rgba8: row_stride is 15 bytes and width 4 pixels");
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT, gpgpu_reduce(tu_ctx, (gpgpu_type)1000, GPGPU_SUM, x, 4, &r));
+    EXPECT_MESSAGE(tu_ctx, "gpgpu_reduce: t is 1000; not a gpgpu_type");
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT, gpgpu_reduce(tu_ctx, GPGPU_U32, 15, x, 4, &r));
+    EXPECT_MESSAGE(tu_ctx, "gpgpu_reduce: op is 15; need GPGPU_SUM, GPGPU_MIN, GPGPU_MAX");
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT, gpgpu_reduce(tu_ctx, GPGPU_U32, GPGPU_SUM, NULL, 4, &r));
+    EXPECT_MESSAGE(tu_ctx, "gpgpu_reduce: in is NULL with n = 4; it may be NULL only when n is 0");
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT,
+           gpgpu_reduce(tu_ctx, GPGPU_U32, GPGPU_SUM, (const char *)x + 1, 2, &r));
+    EXPECT_MESSAGE(tu_ctx, "gpgpu_reduce: in is ");
+    ck_assert_ptr_nonnull(strstr(gpgpu_last_error(tu_ctx), "aligned to 4 bytes"));
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT, gpgpu_sort(tu_ctx, GPGPU_U32, x, SIZE_MAX / 2, 0));
+    EXPECT_MESSAGE(tu_ctx, "gpgpu_sort: n is 9223372036854775807; at most ");
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT, gpgpu_sort(tu_ctx, GPGPU_U32, x, 4, 4));
+    EXPECT_MESSAGE(tu_ctx, "gpgpu_sort: flags is 0x4; only GPGPU_DESCENDING");
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT,
+           gpgpu_sort_pairs(tu_ctx, GPGPU_U32, x, x, 2, 4, 0));
+    EXPECT_MESSAGE(tu_ctx, "gpgpu_sort_pairs: value_size is 2; need 4 or 8");
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT,
+           gpgpu_scan(tu_ctx, GPGPU_U32, GPGPU_SUM, (gpgpu_scan_kind)7, x, x, 4));
+    EXPECT_MESSAGE(tu_ctx, "gpgpu_scan: kind is 7; need GPGPU_EXCLUSIVE or GPGPU_INCLUSIVE");
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT,
+           gpgpu_reduce_buffer(tu_ctx, GPGPU_U32, GPGPU_SUM, NULL, 0, 0, NULL, 0, 1, NULL, NULL));
+    EXPECT_MESSAGE(tu_ctx, "gpgpu_reduce_buffer: result is NULL");
+    ck_assert_int_eq(gpgpu_reduce(NULL, GPGPU_U32, GPGPU_SUM, x, 4, &r),
+                     GPGPU_ERROR_INVALID_ARGUMENT);
+    EXPECT_MESSAGE(NULL, "gpgpu_reduce: ctx is NULL");
+    ck_assert_uint_eq(r, 0);
+    ck_assert_uint_eq(bins[0], 0);
+}
+END_TEST
+
 /* After all of the above, the context still computes. */
 START_TEST(the_context_still_works_after_hostile_calls)
 {
@@ -646,6 +714,9 @@ static Suite *make(void)
     tcase_add_test(tc, buffer_forms_outside_their_buffers_are_invalid);
     tcase_add_test(tc, select_with_hostile_predicates_is_invalid);
     tcase_add_test(tc, op_define_with_hostile_expressions_fails_cleanly);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("messages");
+    tcase_add_test(tc, messages_name_the_parameter_the_value_and_the_rule);
     suite_add_tcase(s, tc);
     tc = tcase_create("afterwards");
     tcase_add_test(tc, the_context_still_works_after_hostile_calls);

@@ -730,6 +730,9 @@ static int run_faults(void)
 
 int main(int argc, char **argv)
 {
+    /* Line by line: a rank killed by mpi.sh's time limit still shows how
+       far it got (a full buffer dies with it). */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(W, &rank);
     MPI_Comm_size(W, &nranks);

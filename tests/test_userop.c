@@ -449,6 +449,19 @@ static const char *const hostile[] = {
     "   \n\t ",
     "a \x01 b",
     "a + b\xc3\xa9",
+    /* pointer use (issue 20): address spaces, pointer casts, unary & */
+    "(*(__global int *)0 = 1) + a + b",
+    "a + *(global float *)0",
+    "a + (local float)b",
+    "a + (__private float)b",
+    "constant + a",
+    "a + (__generic float)b",
+    "a + *(float *)0",
+    "a + *(float * const volatile )0",
+    "a + *&b",
+    "a + (&b)[0]",
+    "a && &b",
+    "a + -&b[0]",
 };
 #define NHOSTILE (sizeof hostile / sizeof hostile[0])
 
@@ -479,6 +492,30 @@ START_TEST(hostile_expressions_are_invalid)
     ck_assert_int_eq(op, 12345);
     ck_assert_uint_eq(count, 99);
     ck_assert(x[0] == 1 && x[3] == 4 && out[0] == 0);
+}
+END_TEST
+
+/* Binary '&', '&&', '*' and names that merely contain a keyword are not
+   pointer use. */
+START_TEST(values_that_look_like_pointer_use_are_accepted)
+{
+    static const char *const ok[] = {"(a & b) | (a * b)", "a && b ? a : b", "(a * (b))",
+                                     "a & (b * 3)", "a&b", "(a)&b"};
+    gpgpu_op op;
+    int32_t x[3] = {6, 3, 5}, r = 0;
+    if (tu_is_host())
+        return; /* user operators need a device: UNSUPPORTED */
+    for (size_t k = 0; k < sizeof ok / sizeof ok[0]; k++)
+        tu_assert_ok(gpgpu_op_define(tu_ctx, GPGPU_I32, ok[k], "0", &op));
+    tu_assert_ok(gpgpu_transform_reduce(tu_ctx, GPGPU_I32, "x & (x * 3)", GPGPU_SUM, x, 3, &r));
+    ck_assert_int_eq(r, (6 & 18) + (3 & 9) + (5 & 15));
+    size_t count = 0;
+    int32_t out[3];
+    tu_assert_ok(gpgpu_select(tu_ctx, GPGPU_I32, "(x & 1) && (i & 3) != 3", x, 3, out, &count));
+    ck_assert_uint_eq(count, 2);
+    ck_assert_int_eq(gpgpu_op_define(tu_ctx, GPGPU_I32, "a + *(int *)0", "0", &op),
+                     GPGPU_ERROR_INVALID_ARGUMENT);
+    ck_assert_ptr_nonnull(strstr(gpgpu_last_error(tu_ctx), "pointer"));
 }
 END_TEST
 
@@ -593,6 +630,7 @@ static Suite *make(void)
     TCase *tc = tcase_create("userop");
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, hostile_expressions_are_invalid);
+    tcase_add_test(tc, values_that_look_like_pointer_use_are_accepted);
     tcase_add_test(tc, overlong_expression_is_invalid);
     tcase_add_test(tc, null_arguments_are_invalid);
     tcase_add_test(tc, non_compiling_expression_is_build_error);

@@ -1,49 +1,148 @@
 /*
  * gpgpu-histogram - histograms of an image (PNG, JPEG) or of a raw binary
- * file of samples, computed with libgpgpu and printed as a bar chart;
- * -o draws the image's R, G, B and luminance histograms as a PNG.
+ * file of samples, computed with libgpgpu, printed as terminal bar charts
+ * and, with -o, drawn as a chart (PNG, SVG or PDF, with cairo): axes with
+ * tick values in the data's units, counts on a linear or logarithmic scale,
+ * a panel per channel or the channels overlaid.
  */
 #include <config.h>
 
 #include <errno.h>
+#include <stdarg.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <png.h>
 #ifdef HAVE_JPEG
 #include <jpeglib.h>
 #endif
+#ifdef HAVE_CAIRO
+#include <cairo.h>
+#ifdef CAIRO_HAS_SVG_SURFACE
+#include <cairo-svg.h>
+#endif
+#ifdef CAIRO_HAS_PDF_SURFACE
+#include <cairo-pdf.h>
+#endif
+#endif
 
 #include "gpgpu.h"
 
-enum { CHART_ROWS = 32, CHART_WIDTH = 60, PLOT_H = 100 };
+enum { CHART_ROWS = 32, CHART_WIDTH = 60 };
+
+/* Limits: the library's bin counts (an image has four channels of bins),
+   and what a raw read takes from something that is not a regular file. */
+#define RAW_MAX_BINS ((unsigned long long)1 << 31)
+#define IMAGE_MAX_BINS ((unsigned long long)1 << 29)
+#define STREAM_MAX ((size_t)256 << 20)
 
 typedef struct {
     const char *device, *type, *range, *out, *file;
     size_t nbins;
+    int log, overlay;
+    int width, height; /* of the chart, in pixels (points for PDF) */
 } options;
 
 static void usage(FILE *f)
 {
-    fputs("usage: gpgpu-histogram [-b BINS] [-d DEVICE] [-o PLOT.png] IMAGE.png|IMAGE.jpg\n"
-          "       gpgpu-histogram -t TYPE [-r LO:HI] [-b BINS] [-d DEVICE] FILE.raw\n"
-          "  -b BINS    number of bins (default 256)\n"
-          "  -d DEVICE  as GPGPU_DEVICE: gpu, cpu, host, P:D or a name\n"
-          "  -o FILE    draw the R, G, B and luminance histograms of an image as a PNG\n"
-          "  -t TYPE    FILE holds raw native-endian samples: i32 u32 f32 i64 u64 f64\n"
-          "  -r LO:HI   bin [LO, HI) (default: from the smallest to the largest sample)\n",
+    fputs("usage: gpgpu-histogram [OPTIONS] IMAGE.png|IMAGE.jpg\n"
+          "       gpgpu-histogram -t TYPE [-r LO:HI] [OPTIONS] FILE\n"
+          "Counts the R, G, B and luminance levels of an image, or the samples of a raw\n"
+          "file, on the default OpenCL device, and prints them as terminal bar charts.\n"
+          "  -b BINS        number of bins (default 256; at most 536870912 for an image,\n"
+          "                 2147483648 for samples, and what fits in memory)\n"
+          "  -d DEVICE      as GPGPU_DEVICE: gpu, cpu, host, P:D or a name\n"
+          "  -o CHART       also draw a chart: CHART.png, CHART.svg or CHART.pdf\n"
+          "  --log          counts on a logarithmic scale in the chart\n"
+          "  --overlay      the channels in one plot instead of a panel each\n"
+          "  --size WxH     the chart's size in pixels (default 1200x900)\n"
+          "  -t TYPE        FILE holds raw native-endian samples: i32 u32 f32 i64 u64 f64\n"
+          "                 (a regular file is read whole; a pipe or device at most\n"
+          "                 256 MiB)\n"
+          "  -r LO:HI       bin [LO, HI) (default: from the smallest to the largest finite\n"
+          "                 sample; all samples equal to x: [x - 0.5, x + 0.5))\n"
+          "  -h, --help     this text\n",
           f);
+}
+
+static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("gpgpu-histogram: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+static int has_suffix(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcasecmp(s + n - k, suffix) == 0;
+}
+
+/* The memory this process can have now, in bytes (0: unknown): what the
+   machine has available, within the limit on its address space. */
+static double available_memory(void)
+{
+    long pages = sysconf(_SC_AVPHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    double avail = pages > 0 && size > 0 ? (double)pages * size : 0;
+    struct rlimit lim;
+    unsigned long vm = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (f && fscanf(f, "%lu", &vm) == 1 && size > 0 && getrlimit(RLIMIT_AS, &lim) == 0 &&
+        lim.rlim_cur != RLIM_INFINITY) {
+        double left = (double)lim.rlim_cur - (double)vm * size;
+        avail = left < avail || avail == 0 ? fmax(left, 1) : avail;
+    }
+    if (f)
+        fclose(f);
+    return avail;
+}
+
+/* -b: a whole number from 1 to the limit of the mode, whose counts (8 bytes
+   each, channels of them) fit in half the memory available. */
+static int parse_bins(const char *v, int channels, size_t *nbins)
+{
+    unsigned long long max = channels > 1 ? IMAGE_MAX_BINS : RAW_MAX_BINS, b = 0;
+    const char *p = v;
+    for (; *p >= '0' && *p <= '9'; p++)
+        b = b > max ? b : b * 10 + (unsigned long long)(*p - '0');
+    if (p == v || *p || b == 0 || b > max) {
+        fail("-b %s: the number of bins must be a whole number from 1 to %llu", v, max);
+        return -1;
+    }
+    double need = (double)b * 8 * channels, avail = available_memory();
+    if (avail > 0 && need > avail / 2) {
+        fail("-b %s: %s%llu counts take %.1f GiB, more than half of the %.1f GiB this "
+             "process can have", v, channels > 1 ? "4 channels of " : "", b,
+             need / (1 << 30), avail / (1 << 30));
+        return -1;
+    }
+    *nbins = (size_t)b;
+    return 0;
 }
 
 static int parse_args(int argc, char **argv, options *o)
 {
+    const char *bins = "256", *size = NULL;
     memset(o, 0, sizeof *o);
-    o->nbins = 256;
+    o->width = 1200;
+    o->height = 900;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (a[0] != '-') {
+        if (a[0] != '-' || !a[1]) {
+            if (o->file) {
+                fail("one input file only (got %s and %s)", o->file, a);
+                return -1;
+            }
             o->file = a;
             continue;
         }
@@ -51,24 +150,54 @@ static int parse_args(int argc, char **argv, options *o)
             usage(stdout);
             exit(0);
         }
-        if (i + 1 >= argc || strlen(a) != 2 || !strchr("bdort", a[1]))
+        if (!strcmp(a, "--log") || !strcmp(a, "--overlay")) {
+            *(a[2] == 'l' ? &o->log : &o->overlay) = 1;
+            continue;
+        }
+        int is_size = !strcmp(a, "--size");
+        if (!is_size && (strlen(a) != 2 || !strchr("bdort", a[1]))) {
+            fail("unknown option %s", a);
             return -1;
+        }
+        if (i + 1 >= argc) {
+            fail("%s needs a value", a);
+            return -1;
+        }
         const char *v = argv[++i];
+        if (is_size) {
+            size = v;
+            continue;
+        }
         switch (a[1]) {
-        case 'b': o->nbins = strtoul(v, NULL, 10); break;
+        case 'b': bins = v; break;
         case 'd': o->device = v; break;
         case 'o': o->out = v; break;
         case 'r': o->range = v; break;
         default: o->type = v; break;
         }
     }
-    return o->file && o->nbins > 0 ? 0 : -1;
-}
-
-static int has_suffix(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && strcasecmp(s + n - k, suffix) == 0;
+    if (!o->file) {
+        fail("no input file");
+        return -1;
+    }
+    if (size) {
+        char end;
+        if (sscanf(size, "%dx%d%c", &o->width, &o->height, &end) != 2 || o->width < 200 ||
+            o->height < 150 || o->width > 20000 || o->height > 20000) {
+            fail("--size %s: need WxH, from 200x150 to 20000x20000", size);
+            return -1;
+        }
+    }
+    if (o->out && !has_suffix(o->out, ".png") && !has_suffix(o->out, ".svg") &&
+        !has_suffix(o->out, ".pdf")) {
+        fail("-o %s: the chart's name must end in .png, .svg or .pdf", o->out);
+        return -1;
+    }
+    if (o->range && !o->type) {
+        fail("-r is for raw samples (-t TYPE); an image's levels are 0 to 255");
+        return -1;
+    }
+    return parse_bins(bins, o->type ? 1 : 4, &o->nbins);
 }
 
 /* ---- reading images: every loader returns malloc'd RGBA8 rows ------------- */
@@ -144,9 +273,10 @@ static uint8_t *load_image(const char *path, size_t *w, size_t *h)
     return load_png(path, w, h);
 }
 
-/* ---- output ----------------------------------------------------------------- */
+/* ---- the terminal chart ------------------------------------------------------ */
 
-/* A terminal bar chart of bins, grouped into at most CHART_ROWS rows. */
+/* A terminal bar chart of bins, grouped into at most CHART_ROWS rows, each
+   labelled with its lower edge. */
 static void print_chart(const char *title, const uint64_t *bins, size_t nbins, double lo,
                         double hi)
 {
@@ -158,84 +288,442 @@ static void print_chart(const char *title, const uint64_t *bins, size_t nbins, d
     }
     for (size_t r = 0; r < rows; r++)
         max = sums[r] > max ? sums[r] : max;
-    printf("%s: %zu bins over [%g, %g), %llu counted\n", title, nbins, lo, hi,
+    printf("%s: %zu bins over [%.*g, %.*g), %llu counted\n", title, nbins, 15, lo, 15, hi,
            (unsigned long long)total);
+    double step = (hi - lo) * per / nbins;
+    /* enough significant digits that neighbouring rows differ */
+    double mag = fmax(fabs(lo), fabs(hi));
+    int prec = step > 0 && mag > 0 ? (int)ceil(log10(mag / step)) + 2 : 5;
+    prec = prec < 5 ? 5 : prec > 17 ? 17 : prec;
     for (size_t r = 0; r < rows; r++) {
         int len = max ? (int)((double)sums[r] / max * CHART_WIDTH + 0.5) : 0;
-        printf("%12.5g |%.*s%*s %llu\n", lo + (hi - lo) * r * per / nbins, len,
+        printf("%12.*g |%.*s%*s %llu\n", prec, lo + step * r, len,
                "############################################################",
                CHART_WIDTH - len, "", (unsigned long long)sums[r]);
     }
 }
 
-/* The seed's scale: the fullest bin reaches the top, unless that would
-   squash the rest (then 20% of an even share does). */
-static double plot_scale(const uint64_t *bins, size_t nbins, uint64_t entries)
+/* ---- the drawn chart ---------------------------------------------------------- */
+
+/* One histogram to draw: its counts and colour (matplotlib's tab10). */
+typedef struct {
+    const char *name;
+    const uint64_t *bins;
+    double rgb[3];
+} series;
+
+typedef struct {
+    const char *title;      /* the figure's */
+    const char *xlabel;
+    double lo, hi;          /* the bins cover [lo, hi) in data units */
+    size_t nbins;
+    const series *s;
+    int ns;
+} chart;
+
+#ifdef HAVE_CAIRO
+typedef struct { double x0, y0, x1, y1; } rect;
+
+typedef struct {
+    double xlo, xhi, ylo, yhi; /* the axes' limits, in data units and counts */
+    int log;
+} limits;
+
+/* Evenly spaced round values (1, 2, 2.5 or 5 times a power of ten) in
+   [lo, hi], about target of them; returns how many, and the step. */
+static int nice_ticks(double lo, double hi, int target, double *t, int max, double *step_out)
 {
-    uint64_t max = 0;
-    for (size_t i = 0; i < nbins; i++)
-        max = bins[i] > max ? bins[i] : max;
-    double a = max ? 1.0 / max : 0, b = entries ? 0.2 * nbins / entries : 0;
-    return a > b ? a : b;
+    static const double steps[] = { 1, 2, 2.5, 5, 10 };
+    double raw = (hi - lo) / (target > 1 ? target : 1), mag = pow(10, floor(log10(raw)));
+    double step = 10 * mag;
+    for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++)
+        if (steps[k] * mag >= raw) {
+            step = steps[k] * mag;
+            break;
+        }
+    int n = 0;
+    for (double k = ceil(lo / step - 1e-9); k <= floor(hi / step + 1e-9) && n < max; k++)
+        t[n++] = k * step == 0 ? 0 : k * step;
+    *step_out = step;
+    return n;
 }
 
-/* Four panels stacked: R, G, B, luminance; one column per bin (or bins
-   spread over 256 columns), bars from the bottom of each panel. */
-static int write_plot(const char *path, const uint64_t *bins, size_t nbins, uint64_t entries)
+/* The text s at (x, y): ax 0, 0.5, 1 puts x at its left, centre or right;
+   ay likewise puts y at the top, middle or bottom of a digit's height. */
+static void text(cairo_t *cr, double x, double y, double size, double ax, double ay,
+                 const char *s)
 {
-    static const uint8_t colour[4][3] = { { 230, 60, 60 }, { 60, 200, 60 },
-                                          { 70, 110, 240 }, { 230, 230, 230 } };
-    size_t width = nbins > 256 ? nbins : 256, height = 4 * (PLOT_H + 4);
-    uint8_t *px = calloc(width * height, 3);
-    if (!px)
-        return -1;
-    for (int c = 0; c < 4; c++) {
-        const uint64_t *h = bins + c * nbins;
-        double scale = plot_scale(h, nbins, entries);
-        size_t top = c * (PLOT_H + 4);
-        for (size_t x = 0; x < width; x++) {
-            double v = h[x * nbins / width] * scale;
-            size_t bar = (size_t)(fmin(v, 1.0) * PLOT_H + 0.5);
-            for (size_t y = 0; y < PLOT_H; y++) {
-                uint8_t *p = px + ((top + y) * width + x) * 3;
-                int on = PLOT_H - y <= bar;
-                for (int k = 0; k < 3; k++)
-                    p[k] = on ? colour[c][k] : 24;
-            }
+    cairo_text_extents_t e, digit;
+    cairo_set_font_size(cr, size);
+    cairo_text_extents(cr, s, &e);
+    cairo_text_extents(cr, "0", &digit);
+    cairo_move_to(cr, x - ax * e.x_advance, y - digit.y_bearing - ay * digit.height);
+    cairo_show_text(cr, s);
+}
+
+static double text_width(cairo_t *cr, double size, const char *s)
+{
+    cairo_text_extents_t e;
+    cairo_set_font_size(cr, size);
+    cairo_text_extents(cr, s, &e);
+    return e.x_advance;
+}
+
+/* Digits after the point that a multiple of step needs. */
+static int label_digits(double step)
+{
+    int d = 0;
+    while (d < 12 && fabs(step * pow(10, d) - round(step * pow(10, d))) > 1e-6 * step * pow(10, d))
+        d++;
+    return d;
+}
+
+/* A tick value at the precision its step needs; large or tiny ones in
+   exponent form. */
+static void tick_label(char *buf, size_t size, double v, double step)
+{
+    const char *minus = v < 0 ? "\u2212" : ""; /* a true minus sign, as matplotlib's */
+    if (v != 0 && (fabs(v) >= 1e7 || step < 1e-4))
+        snprintf(buf, size, "%s%.4g", minus, fabs(v));
+    else
+        snprintf(buf, size, "%s%.*f", minus, label_digits(step), fabs(v));
+}
+
+static double map_x(const rect *r, const limits *l, double v)
+{
+    return r->x0 + (v - l->xlo) / (l->xhi - l->xlo) * (r->x1 - r->x0);
+}
+
+static double map_y(const rect *r, const limits *l, double v)
+{
+    double f = l->log ? (log10(fmax(v, l->ylo)) - log10(l->ylo)) / (log10(l->yhi) - log10(l->ylo))
+                      : (v - l->ylo) / (l->yhi - l->ylo);
+    return r->y1 - f * (r->y1 - r->y0);
+}
+
+/* The limits matplotlib would pick: 5% margins around the bins' edges and
+   above the tallest count; from 0 (linear) or 0.5 (log) below. */
+static limits chart_limits(const chart *c, const series *s, int ns, int log)
+{
+    uint64_t max = 0;
+    for (int k = 0; k < ns; k++)
+        for (size_t i = 0; i < c->nbins; i++)
+            max = s[k].bins[i] > max ? s[k].bins[i] : max;
+    double span = c->hi - c->lo;
+    limits l = { c->lo - 0.05 * span, c->hi + 0.05 * span, 0, 0, log };
+    if (log) {
+        l.ylo = 0.5;
+        double top = log10(max > 1 ? (double)max : 1.0), bottom = log10(l.ylo);
+        l.yhi = pow(10, top + 0.05 * (top - bottom));
+    } else {
+        l.yhi = max ? 1.05 * (double)max : 1.0;
+    }
+    return l;
+}
+
+/* The bars of one series: a bar per bin, or per pixel column (the largest
+   count of its bins) when bins are narrower than a pixel. alpha < 1 also
+   outlines the bars' tops in the full colour (overlaid series). */
+static void draw_bars(cairo_t *cr, const rect *r, const limits *l, const chart *c,
+                      const series *s, double alpha)
+{
+    double base = l->log ? l->ylo : 0, width = r->x1 - r->x0;
+    double bin_px = width * (c->hi - c->lo) / (l->xhi - l->xlo) / (double)c->nbins;
+    size_t columns = bin_px >= 1 ? c->nbins : (size_t)ceil(bin_px * (double)c->nbins);
+    size_t per = (c->nbins + columns - 1) / columns;
+    cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
+    cairo_set_source_rgba(cr, s->rgb[0], s->rgb[1], s->rgb[2], alpha);
+    cairo_new_path(cr);
+    for (size_t b = 0; b < c->nbins; b += per) {
+        uint64_t v = 0;
+        for (size_t i = b; i < b + per && i < c->nbins; i++)
+            v = s->bins[i] > v ? s->bins[i] : v;
+        double x0 = map_x(r, l, c->lo + (c->hi - c->lo) * (double)b / (double)c->nbins);
+        size_t e = b + per < c->nbins ? b + per : c->nbins;
+        double x1 = map_x(r, l, c->lo + (c->hi - c->lo) * (double)e / (double)c->nbins);
+        double y = v ? map_y(r, l, (double)v) : map_y(r, l, base);
+        if (v)
+            cairo_rectangle(cr, round(x0), round(y), fmax(round(x1) - round(x0), 1),
+                            round(map_y(r, l, base)) - round(y));
+    }
+    cairo_fill(cr);
+    if (alpha < 1) { /* a step line along the bars' tops, as histtype="step" */
+        cairo_set_source_rgb(cr, s->rgb[0], s->rgb[1], s->rgb[2]);
+        cairo_set_line_width(cr, 2);
+        cairo_move_to(cr, map_x(r, l, c->lo), map_y(r, l, base));
+        for (size_t b = 0; b < c->nbins; b += per) {
+            uint64_t v = 0;
+            for (size_t i = b; i < b + per && i < c->nbins; i++)
+                v = s->bins[i] > v ? s->bins[i] : v;
+            size_t e = b + per < c->nbins ? b + per : c->nbins;
+            double y = map_y(r, l, v ? (double)v : base);
+            cairo_line_to(cr, map_x(r, l, c->lo + (c->hi - c->lo) * (double)b / c->nbins), y);
+            cairo_line_to(cr, map_x(r, l, c->lo + (c->hi - c->lo) * (double)e / c->nbins), y);
+        }
+        cairo_line_to(cr, map_x(r, l, c->hi), map_y(r, l, base));
+        cairo_set_antialias(cr, CAIRO_ANTIALIAS_DEFAULT);
+        cairo_stroke(cr);
+    }
+    cairo_set_antialias(cr, CAIRO_ANTIALIAS_DEFAULT);
+}
+
+/* Ticks, tick labels and the frame of the axes r; fs is the font size. */
+static void draw_frame(cairo_t *cr, const rect *r, const limits *l, double fs)
+{
+    double t[64], step, tick = 0.35 * fs;
+    char buf[64];
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo_set_line_width(cr, 1);
+    /* x */
+    int n = nice_ticks(l->xlo, l->xhi, (int)((r->x1 - r->x0) / (4 * fs)), t, 64, &step);
+    for (int k = 0; k < n; k++) {
+        double x = round(map_x(r, l, t[k])) + 0.5;
+        cairo_move_to(cr, x, r->y1);
+        cairo_line_to(cr, x, r->y1 + tick);
+        cairo_stroke(cr);
+        tick_label(buf, sizeof buf, t[k], step);
+        text(cr, x, r->y1 + tick + 0.35 * fs, fs, 0.5, 0, buf);
+    }
+    /* y */
+    if (l->log) {
+        int d0 = (int)ceil(log10(l->ylo)), d1 = (int)floor(log10(l->yhi));
+        int every = (d1 - d0) / 8 + 1;
+        for (int d = d0 < 0 ? 0 : d0; d <= d1; d += every) {
+            double y = round(map_y(r, l, pow(10, d))) + 0.5;
+            cairo_move_to(cr, r->x0 - tick, y);
+            cairo_line_to(cr, r->x0, y);
+            cairo_stroke(cr);
+            snprintf(buf, sizeof buf, "%d", d);
+            double ew = text_width(cr, 0.7 * fs, buf), x = r->x0 - tick - 0.35 * fs - ew;
+            text(cr, x, y - 0.45 * fs, 0.7 * fs, 0, 0.5, buf); /* the exponent */
+            text(cr, x, y, fs, 1, 0.5, "10");
+        }
+    } else {
+        n = nice_ticks(l->ylo, l->yhi, (int)((r->y1 - r->y0) / (3.5 * fs)), t, 64, &step);
+        for (int k = 0; k < n; k++) {
+            double y = round(map_y(r, l, t[k])) + 0.5;
+            cairo_move_to(cr, r->x0 - tick, y);
+            cairo_line_to(cr, r->x0, y);
+            cairo_stroke(cr);
+            tick_label(buf, sizeof buf, t[k], step);
+            text(cr, r->x0 - tick - 0.35 * fs, y, fs, 1, 0.5, buf);
         }
     }
-    png_image img;
-    memset(&img, 0, sizeof img);
-    img.version = PNG_IMAGE_VERSION;
-    img.width = (png_uint_32)width;
-    img.height = (png_uint_32)height;
-    img.format = PNG_FORMAT_RGB;
-    int ok = png_image_write_to_file(&img, path, 0, px, 0, NULL);
-    if (!ok)
-        fprintf(stderr, "gpgpu-histogram: %s: %s\n", path, img.message);
-    free(px);
-    return ok ? 0 : -1;
+    cairo_rectangle(cr, round(r->x0) + 0.5, round(r->y0) + 0.5, round(r->x1 - r->x0),
+                    round(r->y1 - r->y0));
+    cairo_stroke(cr);
+}
+
+/* The widest y tick label of limits l, to leave room for it. */
+static double y_label_room(cairo_t *cr, const limits *l, double fs)
+{
+    if (l->log)
+        return text_width(cr, fs, "10") + text_width(cr, 0.7 * fs, "00");
+    char buf[64];
+    double t[64], step, w = 0;
+    int n = nice_ticks(l->ylo, l->yhi, 10, t, 64, &step);
+    for (int k = 0; k < n; k++) {
+        tick_label(buf, sizeof buf, t[k], step);
+        w = fmax(w, text_width(cr, fs, buf));
+    }
+    return w;
+}
+
+/* One axes in cell (the part of the figure it owns): title, frame, bars,
+   axis labels; a legend when overlaid. Prints where it drew. */
+static void draw_axes(cairo_t *cr, const rect *cell, const chart *c, const series *s, int ns,
+                      int log, double fs, const char *path)
+{
+    limits l = chart_limits(c, s, ns, log);
+    double left = y_label_room(cr, &l, fs) + 2.6 * fs;
+    rect r = { cell->x0 + left, cell->y0 + 2.2 * fs, cell->x1 - 1.5 * fs,
+               cell->y1 - 3.4 * fs };
+    r.x0 = round(r.x0);
+    r.y0 = round(r.y0);
+    r.x1 = round(r.x1);
+    r.y1 = round(r.y1);
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+    text(cr, (r.x0 + r.x1) / 2, r.y0 - 0.6 * fs, 1.2 * fs, 0.5, 1,
+         ns == 1 ? s[0].name : "R, G, B and luminance");
+    for (int k = 0; k < ns; k++)
+        draw_bars(cr, &r, &l, c, &s[k], ns > 1 ? 0.3 : 1);
+    draw_frame(cr, &r, &l, fs);
+    text(cr, (r.x0 + r.x1) / 2, cell->y1 - 0.9 * fs, fs, 0.5, 1, c->xlabel);
+    /* the y label, turned a quarter */
+    cairo_save(cr);
+    cairo_translate(cr, cell->x0 + 0.4 * fs, (r.y0 + r.y1) / 2);
+    cairo_rotate(cr, -M_PI / 2);
+    text(cr, 0, 0, fs, 0.5, 0, log ? "count (log scale)" : "count");
+    cairo_restore(cr);
+    if (ns > 1) { /* the legend, top right */
+        double w = 0, row = 1.5 * fs;
+        for (int k = 0; k < ns; k++)
+            w = fmax(w, text_width(cr, fs, s[k].name));
+        rect g = { r.x1 - w - 3.8 * fs, r.y0 + 0.6 * fs, r.x1 - 0.6 * fs,
+                   r.y0 + 0.6 * fs + ns * row + 0.6 * fs };
+        cairo_set_source_rgba(cr, 1, 1, 1, 0.8);
+        cairo_rectangle(cr, g.x0, g.y0, g.x1 - g.x0, g.y1 - g.y0);
+        cairo_fill_preserve(cr);
+        cairo_set_source_rgb(cr, 0.8, 0.8, 0.8);
+        cairo_stroke(cr);
+        for (int k = 0; k < ns; k++) {
+            double y = g.y0 + 0.6 * fs + k * row;
+            cairo_set_source_rgb(cr, s[k].rgb[0], s[k].rgb[1], s[k].rgb[2]);
+            cairo_rectangle(cr, g.x0 + 0.6 * fs, y + 0.1 * fs, 1.8 * fs, 0.8 * fs);
+            cairo_fill(cr);
+            cairo_set_source_rgb(cr, 0, 0, 0);
+            text(cr, g.x0 + 2.8 * fs, y + 0.5 * fs, fs, 0, 0.5, s[k].name);
+        }
+    }
+    printf("%s: %s axes at (%.0f, %.0f)-(%.0f, %.0f), x %.10g to %.10g, y %.10g to %.10g %s\n",
+           path, ns == 1 ? s[0].name : "overlaid", r.x0, r.y0, r.x1, r.y1, l.xlo, l.xhi, l.ylo,
+           l.yhi, log ? "log" : "linear");
+}
+
+/* SVG and PDF sizes are in points: a pixel of the PNG is 0.75 pt (96 dpi). */
+#define PT_PER_PX 0.75
+
+/* The surface -o asks for, by the file's extension. */
+static cairo_surface_t *chart_surface(const char *path, int w, int h)
+{
+    if (has_suffix(path, ".svg")) {
+#ifdef CAIRO_HAS_SVG_SURFACE
+        return cairo_svg_surface_create(path, w * PT_PER_PX, h * PT_PER_PX);
+#else
+        fail("%s: this cairo writes no SVG", path);
+        return NULL;
+#endif
+    }
+    if (has_suffix(path, ".pdf")) {
+#ifdef CAIRO_HAS_PDF_SURFACE
+        return cairo_pdf_surface_create(path, w * PT_PER_PX, h * PT_PER_PX);
+#else
+        fail("%s: this cairo writes no PDF", path);
+        return NULL;
+#endif
+    }
+    return cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+}
+
+static int write_chart(const options *o, const chart *c)
+{
+    cairo_surface_t *surf = chart_surface(o->out, o->width, o->height);
+    if (!surf)
+        return -1;
+    if (cairo_surface_status(surf) != CAIRO_STATUS_SUCCESS) {
+        fail("%s: %s", o->out, cairo_status_to_string(cairo_surface_status(surf)));
+        cairo_surface_destroy(surf);
+        return -1;
+    }
+    cairo_t *cr = cairo_create(surf);
+    if (cairo_surface_get_type(surf) != CAIRO_SURFACE_TYPE_IMAGE)
+        cairo_scale(cr, PT_PER_PX, PT_PER_PX);
+    double W = o->width, H = o->height, fs = fmax(9, 14 * fmin(W / 1200, H / 900));
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    text(cr, W / 2, 0.9 * fs, 1.3 * fs, 0.5, 0, c->title);
+    double top = 2.8 * fs;
+    if (o->overlay || c->ns == 1) {
+        rect cell = { 0.5 * fs, top, W - 0.5 * fs, H - 0.3 * fs };
+        draw_axes(cr, &cell, c, c->s, c->ns, o->log, fs, o->out);
+    } else { /* a grid of panels, two across */
+        int rows = (c->ns + 1) / 2;
+        double cw = (W - fs) / 2, ch = (H - top - 0.3 * fs) / rows;
+        for (int k = 0; k < c->ns; k++) {
+            rect cell = { 0.5 * fs + (k % 2) * cw, top + (k / 2) * ch,
+                          0.5 * fs + (k % 2 + 1) * cw, top + (k / 2 + 1) * ch };
+            draw_axes(cr, &cell, c, &c->s[k], 1, o->log, fs, o->out);
+        }
+    }
+    cairo_destroy(cr);
+    cairo_status_t st = CAIRO_STATUS_SUCCESS;
+    if (cairo_surface_get_type(surf) == CAIRO_SURFACE_TYPE_IMAGE)
+        st = cairo_surface_write_to_png(surf, o->out);
+    cairo_surface_finish(surf);
+    if (st == CAIRO_STATUS_SUCCESS)
+        st = cairo_surface_status(surf);
+    cairo_surface_destroy(surf);
+    if (st != CAIRO_STATUS_SUCCESS) {
+        fail("%s: %s", o->out, cairo_status_to_string(st));
+        return -1;
+    }
+    printf("%s: %dx%d chart written\n", o->out, o->width, o->height);
+    return 0;
+}
+#else
+static int write_chart(const options *o, const chart *c)
+{
+    (void)c;
+    fail("%s: built without cairo, so -o cannot draw charts (install libcairo2-dev and run "
+         "./configure again)", o->out);
+    return -1;
+}
+#endif
+
+static void set_rgb(double rgb[3], unsigned hex)
+{
+    for (int k = 0; k < 3; k++)
+        rgb[k] = (double)((hex >> (16 - 8 * k)) & 0xff) / 255;
+}
+
+/* 1234567 -> "1,234,567" */
+static const char *grouped(uint64_t v, char *buf, size_t size)
+{
+    char digits[32];
+    int n = snprintf(digits, sizeof digits, "%llu", (unsigned long long)v), j = 0;
+    for (int i = 0; i < n && (size_t)j + 2 < size; i++) {
+        if (i > 0 && (n - i) % 3 == 0)
+            buf[j++] = ',';
+        buf[j++] = digits[i];
+    }
+    buf[j] = '\0';
+    return buf;
 }
 
 /* ---- the two modes ---------------------------------------------------------- */
 
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
 static int image_mode(gpgpu_context *ctx, const options *o)
 {
     static const char *names[4] = { "red", "green", "blue", "luminance" };
+    /* matplotlib's tab:red, tab:green, tab:blue, tab:gray */
+    static const unsigned colours[4] = { 0xd62728, 0x2ca02c, 0x1f77b4, 0x7f7f7f };
     size_t w, h;
     uint8_t *px = load_image(o->file, &w, &h);
-    uint64_t *bins = malloc(4 * o->nbins * sizeof *bins);
+    uint64_t *bins = px ? malloc(4 * o->nbins * sizeof *bins) : NULL;
     int rc = 1;
+    if (px && !bins)
+        fail("no memory for 4 x %zu bins", o->nbins);
     if (px && bins) {
         gpgpu_status st = gpgpu_histogram_rgba8(ctx, px, w, h, 4 * w, o->nbins, bins);
         if (st != GPGPU_SUCCESS) {
-            fprintf(stderr, "gpgpu-histogram: %s: %s\n", gpgpu_status_string(st),
-                    gpgpu_last_error(ctx));
+            fail("%s: %s", gpgpu_status_string(st), gpgpu_last_error(ctx));
         } else {
             printf("%s: %zux%zu pixels on %s\n", o->file, w, h, gpgpu_device_name(ctx));
             for (int c = 0; c < 4; c++)
                 print_chart(names[c], bins + c * o->nbins, o->nbins, 0, 1);
-            rc = o->out && write_plot(o->out, bins, o->nbins, (uint64_t)w * h) ? 1 : 0;
+            rc = 0;
+            if (o->out) {
+                series s[4];
+                char title[512], count[32];
+                for (int c = 0; c < 4; c++) {
+                    s[c].name = names[c];
+                    s[c].bins = bins + c * o->nbins;
+                    set_rgb(s[c].rgb, colours[c]);
+                }
+                snprintf(title, sizeof title, "%s: %s pixels (%zu x %zu)", base_name(o->file),
+                         grouped((uint64_t)w * h, count, sizeof count), w, h);
+                chart c = { title, "level", 0, 256, o->nbins, s, 4 };
+                rc = write_chart(o, &c) ? 1 : 0;
+            }
         }
     }
     free(px);
@@ -243,30 +731,58 @@ static int image_mode(gpgpu_context *ctx, const options *o)
     return rc;
 }
 
-static void *read_file(const char *path, size_t *bytes)
+/* The samples of a raw file: a regular file whole, anything else up to
+   STREAM_MAX bytes. NULL after a message. */
+static void *read_samples(const char *path, size_t sample, size_t *n)
 {
     FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    size_t cap = 0, n = 0, got;
-    if (!f) {
-        fprintf(stderr, "gpgpu-histogram: %s: %s\n", path, strerror(errno));
+    struct stat st;
+    if (!f || fstat(fileno(f), &st) != 0) {
+        fail("%s: %s", path, strerror(errno));
+        if (f)
+            fclose(f);
         return NULL;
     }
-    do {
-        if (n == cap) {
-            char *bigger = realloc(buf, cap = cap ? 2 * cap : 1 << 20);
-            if (!bigger) {
-                free(buf);
-                fclose(f);
-                return NULL;
-            }
-            buf = bigger;
-        }
-        got = fread(buf + n, 1, cap - n, f);
-        n += got;
-    } while (got > 0);
+    if (S_ISDIR(st.st_mode)) {
+        fail("%s: is a directory", path);
+        fclose(f);
+        return NULL;
+    }
+    int regular = S_ISREG(st.st_mode);
+    size_t cap = regular ? (size_t)st.st_size : STREAM_MAX + 1, got = 0;
+    char *buf = malloc(cap ? cap : 1);
+    if (!buf) {
+        fail("%s: no memory for its %zu bytes", path, cap);
+        fclose(f);
+        return NULL;
+    }
+    size_t r;
+    while (got < cap && (r = fread(buf + got, 1, cap - got, f)) > 0)
+        got += r;
+    int err = ferror(f);
     fclose(f);
-    *bytes = n;
+    const char *why = NULL;
+    char what[160];
+    if (err)
+        why = strerror(errno);
+    else if (!regular && got > STREAM_MAX)
+        why = "not a regular file, and longer than the 256 MiB read from a pipe or device "
+              "(save it to a file first)";
+    else if (regular && got != cap)
+        why = "the file changed size while it was read";
+    else if (got == 0)
+        why = "no samples: the input is empty";
+    else if (got % sample) {
+        snprintf(what, sizeof what, "%zu bytes is not a whole number of %zu-byte samples "
+                 "(%zu left over)", got, sample, got % sample);
+        why = what;
+    }
+    if (why) {
+        fail("%s: %s", path, why);
+        free(buf);
+        return NULL;
+    }
+    *n = got / sample;
     return buf;
 }
 
@@ -282,7 +798,8 @@ static double sample(gpgpu_type t, const void *in, size_t i)
     }
 }
 
-/* Smallest to largest finite sample, hi just above the largest. */
+/* Smallest to largest finite sample, hi just above the largest; all equal
+   to x: [x - 0.5, x + 0.5), as NumPy does. -1 when no sample is finite. */
 static int data_range(gpgpu_type t, const void *in, size_t n, double *lo, double *hi)
 {
     *lo = INFINITY;
@@ -296,8 +813,28 @@ static int data_range(gpgpu_type t, const void *in, size_t n, double *lo, double
     }
     if (*lo > *hi)
         return -1;
-    *hi = (t == GPGPU_F32 || t == GPGPU_F64) ? nextafter(*hi, INFINITY) : floor(*hi) + 1;
+    if (*lo == *hi) {
+        *lo -= 0.5;
+        *hi += 0.5;
+    } else {
+        *hi = (t == GPGPU_F32 || t == GPGPU_F64) ? nextafter(*hi, INFINITY) : floor(*hi) + 1;
+    }
     return 0;
+}
+
+static int parse_range(const char *r, double *lo, double *hi)
+{
+    char *end;
+    errno = 0;
+    *lo = strtod(r, &end);
+    if (end != r && *end == ':') {
+        const char *h = end + 1;
+        *hi = strtod(h, &end);
+        if (end != h && !*end && isfinite(*lo) && isfinite(*hi) && *lo < *hi)
+            return 0;
+    }
+    fail("-r %s: need LO:HI, two finite numbers with LO < HI", r);
+    return -1;
 }
 
 static int raw_mode(gpgpu_context *ctx, const options *o)
@@ -307,34 +844,47 @@ static int raw_mode(gpgpu_context *ctx, const options *o)
         { "i64", GPGPU_I64 }, { "u64", GPGPU_U64 }, { "f64", GPGPU_F64 } };
     gpgpu_type t = GPGPU_F32;
     int found = 0, rc = 1;
-    double lo, hi;
-    size_t bytes;
+    double lo = 0, hi = 0;
+    size_t n;
     for (size_t i = 0; i < 6; i++)
         if (!strcmp(o->type, types[i].name)) {
             t = types[i].t;
             found = 1;
         }
     if (!found) {
-        fprintf(stderr, "gpgpu-histogram: unknown type %s\n", o->type);
+        fail("-t %s: unknown type; one of i32 u32 f32 i64 u64 f64", o->type);
         return 2;
     }
-    void *in = read_file(o->file, &bytes);
-    size_t n = bytes / gpgpu_type_size(t);
+    if (o->range && parse_range(o->range, &lo, &hi) != 0)
+        return 2;
+    void *in = read_samples(o->file, gpgpu_type_size(t), &n);
+    if (!in)
+        return 1;
+    if (!o->range && data_range(t, in, n, &lo, &hi) != 0) {
+        fail("%s: none of its %zu samples is a finite number; give -r LO:HI", o->file, n);
+        free(in);
+        return 1;
+    }
     uint64_t *bins = malloc(o->nbins * sizeof *bins);
-    if (in && bins) {
-        if (o->range ? sscanf(o->range, "%lf:%lf", &lo, &hi) != 2
-                     : data_range(t, in, n, &lo, &hi) != 0) {
-            fprintf(stderr, "gpgpu-histogram: no range (give -r LO:HI)\n");
+    if (!bins) {
+        fail("no memory for %zu bins", o->nbins);
+    } else {
+        gpgpu_status st = gpgpu_histogram(ctx, t, in, n, o->nbins, lo, hi, bins);
+        if (st != GPGPU_SUCCESS) {
+            fail("%s: %s", gpgpu_status_string(st), gpgpu_last_error(ctx));
         } else {
-            gpgpu_status st = gpgpu_histogram(ctx, t, in, n, o->nbins, lo, hi, bins);
-            if (st != GPGPU_SUCCESS) {
-                fprintf(stderr, "gpgpu-histogram: %s: %s\n", gpgpu_status_string(st),
-                        gpgpu_last_error(ctx));
-            } else {
-                printf("%s: %zu %s samples on %s\n", o->file, n, o->type,
-                       gpgpu_device_name(ctx));
-                print_chart(o->type, bins, o->nbins, lo, hi);
-                rc = 0;
+            printf("%s: %zu %s samples on %s\n", o->file, n, o->type, gpgpu_device_name(ctx));
+            print_chart(o->type, bins, o->nbins, lo, hi);
+            rc = 0;
+            if (o->out) {
+                char title[512], count[32], name[64];
+                snprintf(name, sizeof name, "%s samples", o->type);
+                series s = { name, bins, { 0, 0, 0 } };
+                set_rgb(s.rgb, 0x1f77b4); /* matplotlib's first colour */
+                snprintf(title, sizeof title, "%s: %s %s samples", base_name(o->file),
+                         grouped(n, count, sizeof count), o->type);
+                chart c = { title, "value", lo, hi, o->nbins, &s, 1 };
+                rc = write_chart(o, &c) ? 1 : 0;
             }
         }
     }
@@ -348,13 +898,12 @@ int main(int argc, char **argv)
     options o;
     gpgpu_context *ctx;
     if (parse_args(argc, argv, &o) != 0) {
-        usage(stderr);
+        fputs("(gpgpu-histogram --help for usage)\n", stderr);
         return 2;
     }
     gpgpu_status st = gpgpu_context_create(&ctx, o.device);
     if (st != GPGPU_SUCCESS) {
-        fprintf(stderr, "gpgpu-histogram: %s: %s\n", gpgpu_status_string(st),
-                gpgpu_last_error(NULL));
+        fail("%s: %s", gpgpu_status_string(st), gpgpu_last_error(NULL));
         return 1;
     }
     int rc = o.type ? raw_mode(ctx, &o) : image_mode(ctx, &o);

@@ -41,8 +41,16 @@ int main(int argc, char **argv)
 {
     cl_platform_id platforms[16];
     cl_uint np = 0;
-    (void)argc;
-    (void)argv;
+    if (argc > 1) {
+        int help = !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h");
+        fputs("usage: gpgpu-info\n"
+              "Lists every OpenCL platform and device with the GPGPU_DEVICE spec that selects\n"
+              "it, its compute units, work-group and memory limits, fp64 and 64-bit atomics;\n"
+              "then the default device (GPGPU_DEVICE, else the best one) and the tuning plan\n"
+              "libgpgpu picks for it. Exit status 1 when no device can be opened.\n",
+              help ? stdout : stderr);
+        return help ? 0 : 2;
+    }
     printf("libgpgpu %s\n", gpgpu_version());
     if (clGetPlatformIDs(16, platforms, &np) != CL_SUCCESS)
         np = 0;

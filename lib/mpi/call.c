@@ -57,13 +57,13 @@ gpgpu_status gpgpu__mpi_begin(gpgpu__mpi_call *c, MPI_Comm comm, const char *fun
         /* The other ranks still wait for our word: give it where they most
            likely listen. */
         comm = MPI_COMM_WORLD;
-        st = gpgpu__mpi_fail(GPGPU_ERROR_INVALID_ARGUMENT, "%s: need comm != MPI_COMM_NULL",
+        st = gpgpu__mpi_fail(GPGPU_ERROR_INVALID_ARGUMENT, "%s: comm is MPI_COMM_NULL; need a communicator",
                              func);
     }
     MPI_Comm_test_inter(comm, &inter);
     if (inter)
         return gpgpu__mpi_fail(GPGPU_ERROR_INVALID_ARGUMENT,
-                               "%s: need an intra-communicator", func);
+                               "%s: comm is an inter-communicator; need an intra-communicator", func);
     c->comm = comm;
     MPI_Comm_rank(comm, &c->rank);
     MPI_Comm_size(comm, &c->size);

@@ -76,7 +76,8 @@ gpgpu_status gpgpu_mpi_context_create(gpgpu_context **ctx, MPI_Comm comm, const 
         *ctx = NULL;
     if (c.comm == MPI_COMM_NULL)
         return st;
-    GPGPU__MPI_CHECK(st, ctx != NULL);
+    GPGPU__MPI_REQUIRE(st, ctx != NULL, __func__, "%s",
+                       "ctx is NULL; need somewhere to store the context");
     /* Collective on every rank, local spec or not, so that no rank waits. */
     int local = node_rank(c.comm, c.rank);
     const char *spec = device != NULL ? device : getenv("GPGPU_DEVICE");

@@ -25,10 +25,12 @@ gpgpu_status gpgpu_mpi_histogram(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t
                                        (int64_t)nbins, bits(lo), bits(hi));
     if (c.comm == MPI_COMM_NULL)
         return st;
-    GPGPU__MPI_CHECK(st, ctx != NULL);
-    GPGPU__MPI_CHECK(st, bins != NULL);
-    GPGPU__MPI_CHECK(st, nbins > 0);
-    GPGPU__MPI_CHECK(st, nbins <= SIZE_MAX / sizeof *bins);
+    const char *f = __func__;
+    GPGPU__MPI_REQUIRE(st, ctx != NULL, f, "%s", "ctx is NULL; pass a context");
+    GPGPU__MPI_REQUIRE(st, bins != NULL, f, "%s", "bins is NULL; need an array of nbins counts");
+    GPGPU__MPI_REQUIRE(st, nbins > 0, f, "%s", "nbins is 0; at least 1");
+    GPGPU__MPI_REQUIRE(st, nbins <= SIZE_MAX / sizeof *bins, f, "nbins is %zu; at most %zu",
+                       nbins, SIZE_MAX / sizeof *bins);
     if (st == GPGPU_SUCCESS && c.size == 1)
         return gpgpu__mpi_local(gpgpu_histogram(ctx, t, in, n, nbins, lo, hi, bins), ctx,
                                 "gpgpu_histogram");

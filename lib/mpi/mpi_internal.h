@@ -20,14 +20,16 @@ gpgpu_status gpgpu__mpi_fail(gpgpu_status s, const char *fmt, ...)
    gpgpu_last_error(ctx). Returns s (SUCCESS passes through untouched). */
 gpgpu_status gpgpu__mpi_local(gpgpu_status s, gpgpu_context *ctx, const char *what);
 
-/* One argument check per line, as libgpgpu's: the condition's text becomes
-   the detail. Unlike libgpgpu's it does not return: the caller must still
-   take part in the agreement, so it only records the first failure in st. */
-#define GPGPU__MPI_CHECK(st, cond)                                                      \
+/* One argument check per line, as libgpgpu's GPGPU__REQUIRE: when cond is
+   false, "func: <message>" becomes the detail (func: the public function;
+   the message names the parameter, its value and the rule). Unlike
+   libgpgpu's it does not return: the caller must still take part in the
+   agreement, so it only records the first failure in st. */
+#define GPGPU__MPI_REQUIRE(st, cond, func, fmt, ...)                                    \
     do {                                                                                \
         if ((st) == GPGPU_SUCCESS && !(cond))                                           \
-            (st) = gpgpu__mpi_fail(GPGPU_ERROR_INVALID_ARGUMENT, "%s: need %s",       \
-                                   __func__, #cond);                                    \
+            (st) = gpgpu__mpi_fail(GPGPU_ERROR_INVALID_ARGUMENT, "%s: " fmt, (func),    \
+                                   __VA_ARGS__);                                        \
     } while (0)
 
 /* An MPI call that returned an error (comm's handler is not the default,

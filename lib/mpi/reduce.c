@@ -53,8 +53,9 @@ gpgpu_status gpgpu_mpi_reduce(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t, g
     gpgpu_status st = gpgpu__mpi_begin(&c, comm, __func__, GPGPU__MPI_REDUCE, t, op, 0, 0);
     if (c.comm == MPI_COMM_NULL)
         return st;
-    GPGPU__MPI_CHECK(st, ctx != NULL);
-    GPGPU__MPI_CHECK(st, result != NULL);
+    GPGPU__MPI_REQUIRE(st, ctx != NULL, __func__, "%s", "ctx is NULL; pass a context");
+    GPGPU__MPI_REQUIRE(st, result != NULL, __func__, "%s",
+                       "result is NULL; need room for one element");
     gpgpu__mpi_parts parts = {NULL, NULL};
     gpgpu__mpi_part mine = {n, {0}};
     if (st == GPGPU_SUCCESS)

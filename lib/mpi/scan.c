@@ -180,12 +180,17 @@ gpgpu_status gpgpu_mpi_scan(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t, gpg
     if (c.comm == MPI_COMM_NULL)
         return st;
     size_t size = gpgpu_type_size(t);
-    GPGPU__MPI_CHECK(st, ctx != NULL);
-    GPGPU__MPI_CHECK(st, size != 0);
-    GPGPU__MPI_CHECK(st, (in != NULL && out != NULL) || n == 0);
-    GPGPU__MPI_CHECK(st, n <= SIZE_MAX / 8 - 1);
-    GPGPU__MPI_CHECK(st, apart_or_same(in, out, n * size));
-    GPGPU__MPI_CHECK(st, size == 0 || (uintptr_t)out % size == 0);
+    const char *f = __func__;
+    GPGPU__MPI_REQUIRE(st, ctx != NULL, f, "%s", "ctx is NULL; pass a context");
+    GPGPU__MPI_REQUIRE(st, size != 0, f, "t is %d; not a gpgpu_type", (int)t);
+    GPGPU__MPI_REQUIRE(st, (in != NULL && out != NULL) || n == 0, f,
+                       "in or out is NULL with n = %zu; they may be NULL only when n is 0", n);
+    GPGPU__MPI_REQUIRE(st, n <= SIZE_MAX / 8 - 1, f, "n is %zu; at most %zu", n, SIZE_MAX / 8 - 1);
+    GPGPU__MPI_REQUIRE(st, apart_or_same(in, out, n * size), f,
+                       "in (%p) and out (%p) overlap for n = %zu; they must be the same array "
+                       "or apart", in, out, n);
+    GPGPU__MPI_REQUIRE(st, size == 0 || (uintptr_t)out % size == 0, f,
+                       "out (%p) is not aligned to its %zu-byte elements", out, size);
     if (st == GPGPU_SUCCESS && c.size == 1)  /* nothing to seed: scan in place */
         return gpgpu__mpi_local(gpgpu_scan(ctx, t, op, kind, in, out, n), ctx, "gpgpu_scan");
     gpgpu__mpi_parts parts = {NULL, NULL};

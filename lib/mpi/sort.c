@@ -499,12 +499,16 @@ static gpgpu_status sort_any(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t, vo
     sorter s = {.c = c, .ctx = ctx, .t = t, .flags = flags, .pairs = pairs,
                  .esize = gpgpu_type_size(t), .vsize = vsize, .n = n, .keys = keys,
                  .values = values};
-    GPGPU__MPI_CHECK(st, ctx != NULL);
-    GPGPU__MPI_CHECK(st, s.esize != 0);
-    GPGPU__MPI_CHECK(st, keys != NULL || n == 0);
-    GPGPU__MPI_CHECK(st, !pairs || values != NULL || n == 0);
-    GPGPU__MPI_CHECK(st, !pairs || vsize == 4 || vsize == 8);
-    GPGPU__MPI_CHECK(st, n <= SIZE_MAX / 8);
+    GPGPU__MPI_REQUIRE(st, ctx != NULL, func, "%s", "ctx is NULL; pass a context");
+    GPGPU__MPI_REQUIRE(st, s.esize != 0, func, "%s is %d; not a gpgpu_type",
+                       pairs ? "key_type" : "t", (int)t);
+    GPGPU__MPI_REQUIRE(st, keys != NULL || n == 0, func,
+                       "keys is NULL with n = %zu; it may be NULL only when n is 0", n);
+    GPGPU__MPI_REQUIRE(st, !pairs || values != NULL || n == 0, func,
+                       "values is NULL with n = %zu; it may be NULL only when n is 0", n);
+    GPGPU__MPI_REQUIRE(st, !pairs || vsize == 4 || vsize == 8, func,
+                       "value_size is %zu; need 4 or 8", vsize);
+    GPGPU__MPI_REQUIRE(st, n <= SIZE_MAX / 8, func, "n is %zu; at most %zu", n, SIZE_MAX / 8);
     if (st == GPGPU_SUCCESS && s.c.size == 1)  /* one rank: the local sort is the answer */
         return local_sort(&s, keys, values, n);
     if (st == GPGPU_SUCCESS)
