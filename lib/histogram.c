@@ -118,11 +118,9 @@ static gpgpu_status zero_bins(gpgpu_context *ctx, cl_mem bins, size_t off, size_
     return gpgpu__fill(ctx, bins, off * sizeof zero, nbins * sizeof zero, &zero, sizeof zero);
 }
 
-/* The enqueues of one histogram on device buffers (arguments checked):
-   bins are overwritten, or added to when accumulate. */
-static gpgpu_status enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem in, size_t in_off,
-                            size_t n, const gpgpu__hist_params *p, cl_mem bins,
-                            size_t bins_off, int accumulate)
+gpgpu_status gpgpu__histogram_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem in,
+                                      size_t in_off, size_t n, const gpgpu__hist_params *p,
+                                      cl_mem bins, size_t bins_off, int accumulate)
 {
     gpgpu__program *prog;
     cl_mem part;
@@ -140,9 +138,8 @@ static gpgpu_status enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem in, size_t 
     return GPGPU_SUCCESS;
 }
 
-/* The checks of the rule every typed entry point shares; fills p. */
-static gpgpu_status check_rule(gpgpu_context *ctx, gpgpu_type t, size_t nbins, double lo,
-                               double hi, gpgpu__hist_params *p)
+gpgpu_status gpgpu__histogram_rule(gpgpu_context *ctx, gpgpu_type t, size_t nbins, double lo,
+                                   double hi, gpgpu__hist_params *p)
 {
     GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
     GPGPU__CHECK_ARG(ctx, nbins > 0);
@@ -166,7 +163,7 @@ static gpgpu_status histogram_host_api(gpgpu_context *ctx, gpgpu_type t, const v
         size_t first = c * chunk, len = n - first < chunk ? n - first : chunk;
         if (len > 0)
             GPGPU__TRY(gpgpu__write(ctx, buf, 0, len * size, (const char *)in + first * size));
-        GPGPU__TRY(enqueue(ctx, t, buf, 0, len, p, out, 0, c > 0));
+        GPGPU__TRY(gpgpu__histogram_enqueue(ctx, t, buf, 0, len, p, out, 0, c > 0));
         if (nchunks > 1) /* the next write reuses buf: wait for this pass */
             GPGPU__TRY(gpgpu__finish(ctx));
     }
@@ -180,7 +177,7 @@ gpgpu_status gpgpu_histogram(gpgpu_context *ctx, gpgpu_type t, const void *in, s
     GPGPU__CHECK_ARG(NULL, ctx != NULL);
     GPGPU__CHECK_ARG(ctx, in != NULL || n == 0);
     GPGPU__CHECK_ARG(ctx, bins != NULL);
-    GPGPU__TRY(check_rule(ctx, t, nbins, lo, hi, &p));
+    GPGPU__TRY(gpgpu__histogram_rule(ctx, t, nbins, lo, hi, &p));
     GPGPU__CHECK_ARG(ctx, n <= PTRDIFF_MAX / gpgpu__type(t)->size);
     GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(in, t));
     if (ctx->host) {
@@ -205,7 +202,7 @@ gpgpu_status gpgpu_histogram_buffer(gpgpu_context *ctx, gpgpu_type t, cl_mem in,
     GPGPU__CHECK_ARG(ctx, in != NULL || n == 0);
     GPGPU__CHECK_ARG(ctx, bins != NULL);
     GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
-    GPGPU__TRY(check_rule(ctx, t, nbins, lo, hi, &p));
+    GPGPU__TRY(gpgpu__histogram_rule(ctx, t, nbins, lo, hi, &p));
     if (ctx->host)
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
                            "gpgpu_histogram_buffer: no OpenCL device");
@@ -216,7 +213,8 @@ gpgpu_status gpgpu_histogram_buffer(gpgpu_context *ctx, gpgpu_type t, cl_mem in,
                                   sizeof(cl_ulong)));
     gpgpu__lock(ctx);
     gpgpu__begin(ctx, num_wait, wait, done);
-    gpgpu_status s = enqueue(ctx, t, in, in_offset, n, &p, bins, bins_offset, 0);
+    gpgpu_status s =
+        gpgpu__histogram_enqueue(ctx, t, in, in_offset, n, &p, bins, bins_offset, 0);
     if (s == GPGPU_SUCCESS)
         s = gpgpu__end(ctx, done);
     gpgpu__unlock(ctx);

@@ -4,7 +4,7 @@
    (gpgpu_select).
 
    An expression is pasted into a #define of the kernel source, inside
-   parentheses. Before anything is compiled it must pass expr_clean, which
+   parentheses. Before anything is compiled it must pass gpgpu__expr_clean, which
    rejects whatever could end its slot early or hide text from the check
    (';', braces, '#', comments, quotes, backslash, trigraphs, digraphs,
    unbalanced brackets) and folds line breaks into spaces, since a newline
@@ -24,8 +24,7 @@
 
 #include "internal.h"
 
-/* Longest expression accepted, in bytes. */
-enum { EXPR_MAX = 1024 };
+enum { EXPR_MAX = GPGPU__EXPR_MAX };
 
 struct gpgpu__user_op {
     gpgpu_type type;
@@ -62,10 +61,9 @@ static int balanced(const char *s)
     return depth == 0;
 }
 
-/* Checks the expression called what (for the error text) and copies it to
-   out with each run of blanks, line breaks included, made one space (so
-   that layout alone never makes another program). */
-static gpgpu_status expr_clean(gpgpu_context *ctx, const char *what, const char *expr,
+/* Each run of blanks, line breaks included, becomes one space, so that
+   layout alone never makes another program. */
+gpgpu_status gpgpu__expr_clean(gpgpu_context *ctx, const char *what, const char *expr,
                                char out[EXPR_MAX + 1])
 {
     size_t len = strlen(expr), used = 0;
@@ -159,8 +157,8 @@ gpgpu_status gpgpu_op_define(gpgpu_context *ctx, gpgpu_type t, const char *combi
     GPGPU__CHECK_ARG(ctx, combine != NULL);
     GPGPU__CHECK_ARG(ctx, identity != NULL);
     GPGPU__CHECK_ARG(ctx, op != NULL);
-    GPGPU__TRY(expr_clean(ctx, "combine", combine, c));
-    GPGPU__TRY(expr_clean(ctx, "identity", identity, id));
+    GPGPU__TRY(gpgpu__expr_clean(ctx, "combine", combine, c));
+    GPGPU__TRY(gpgpu__expr_clean(ctx, "identity", identity, id));
     if (ctx->host)
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
                            "user-defined operators need an OpenCL device");
@@ -211,7 +209,7 @@ gpgpu_status gpgpu_transform_reduce(gpgpu_context *ctx, gpgpu_type t, const char
     GPGPU__CHECK_ARG(ctx, result != NULL);
     GPGPU__CHECK_ARG(ctx, n <= PTRDIFF_MAX / gpgpu__type(t)->size);
     GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(in, t));
-    GPGPU__TRY(expr_clean(ctx, "map", map, m));
+    GPGPU__TRY(gpgpu__expr_clean(ctx, "map", map, m));
     if (ctx->host)
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
                            "gpgpu_transform_reduce: maps need an OpenCL device");
@@ -234,7 +232,7 @@ gpgpu_status gpgpu_transform_reduce_buffer(gpgpu_context *ctx, gpgpu_type t, con
     GPGPU__CHECK_ARG(ctx, in != NULL || n == 0);
     GPGPU__CHECK_ARG(ctx, result != NULL);
     GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
-    GPGPU__TRY(expr_clean(ctx, "map", map, m));
+    GPGPU__TRY(gpgpu__expr_clean(ctx, "map", map, m));
     return gpgpu__reduce_buffer_call(ctx, __func__, t, op, m, in, in_offset, n, result,
                                      result_offset, num_wait, wait, done);
 }
@@ -308,6 +306,17 @@ static int overlap(size_t a, size_t an, size_t b, size_t bn)
     return an && bn && a < b + bn && b < a + an;
 }
 
+gpgpu_status gpgpu__select_enqueue(gpgpu_context *ctx, gpgpu_type t, const char *pred,
+                                  cl_mem in, size_t in_off, size_t n, cl_mem out,
+                                  size_t out_off, cl_mem count, size_t count_off)
+{
+    select_plan p;
+    cl_mem counts;
+    GPGPU__TRY(select_plan_get(ctx, t, pred, &p));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_AUX, parts_of(&p, n) * sizeof(cl_ulong), &counts));
+    return select_enqueue(ctx, &p, in, in_off, n, 0, out, out_off, count, count_off, counts);
+}
+
 gpgpu_status gpgpu_select_buffer(gpgpu_context *ctx, gpgpu_type t, const char *predicate,
                                  cl_mem in, size_t in_offset, size_t n, cl_mem out,
                                  size_t out_offset, cl_mem count, size_t count_offset,
@@ -323,7 +332,7 @@ gpgpu_status gpgpu_select_buffer(gpgpu_context *ctx, gpgpu_type t, const char *p
     GPGPU__CHECK_ARG(ctx, count != NULL);
     GPGPU__CHECK_ARG(ctx, in != out || !overlap(in_offset, n, out_offset, n));
     GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
-    GPGPU__TRY(expr_clean(ctx, "predicate", predicate, pred));
+    GPGPU__TRY(gpgpu__expr_clean(ctx, "predicate", predicate, pred));
     if (ctx->host)
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED, "gpgpu_select_buffer: no OpenCL device");
     const size_t size = gpgpu__type(t)->size;
@@ -335,14 +344,8 @@ gpgpu_status gpgpu_select_buffer(gpgpu_context *ctx, gpgpu_type t, const char *p
                                   sizeof(cl_ulong)));
     gpgpu__lock(ctx);
     gpgpu__begin(ctx, num_wait, wait, done);
-    select_plan p;
-    cl_mem counts;
-    gpgpu_status s = select_plan_get(ctx, t, pred, &p);
-    if (s == GPGPU_SUCCESS)
-        s = gpgpu__scratch(ctx, GPGPU__SLOT_AUX, parts_of(&p, n) * sizeof(cl_ulong), &counts);
-    if (s == GPGPU_SUCCESS)
-        s = select_enqueue(ctx, &p, in, in_offset, n, 0, out, out_offset, count, count_offset,
-                           counts);
+    gpgpu_status s = gpgpu__select_enqueue(ctx, t, pred, in, in_offset, n, out, out_offset,
+                                           count, count_offset);
     if (s == GPGPU_SUCCESS)
         s = gpgpu__end(ctx, done);
     gpgpu__unlock(ctx);
@@ -394,7 +397,7 @@ gpgpu_status gpgpu_select(gpgpu_context *ctx, gpgpu_type t, const char *predicat
     GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(in, t) && GPGPU__ALIGNED(out, t));
     GPGPU__CHECK_ARG(ctx, in == out || !overlap((size_t)in, n * gpgpu__type(t)->size,
                                                 (size_t)out, n * gpgpu__type(t)->size));
-    GPGPU__TRY(expr_clean(ctx, "predicate", predicate, pred));
+    GPGPU__TRY(gpgpu__expr_clean(ctx, "predicate", predicate, pred));
     if (ctx->host)
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
                            "gpgpu_select: predicates need an OpenCL device");
