@@ -62,8 +62,8 @@ static gpgpu_status check_range(gpgpu_context *ctx, const char *func, const gpgp
 {
     if (offset > a->n || n > a->n - offset)
         return gpgpu__fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT,
-                           "%s: elements [%zu, %zu + %zu) lie past the array's length %zu",
-                           func, offset, offset, n, a->n);
+                           "%s: offset %zu + n %zu is past the array's length %zu", func,
+                           offset, n, a->n);
     if (!host && n > 0)
         return gpgpu__fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT, "%s: host is NULL with n = %zu",
                            func, n);
