@@ -361,6 +361,140 @@ typedef struct {
  */
 GPGPU_API size_t gpgpu_profile(const gpgpu_context *ctx, const gpgpu_kernel_time **records);
 
+/* ------------------------------------------------------------------------ */
+/* Device arrays: chains of calls that keep their data on the device          */
+/*
+ * A gpgpu_array is n elements of one type in the context's device memory
+ * (on the host fallback, in host memory). The primitives below work on
+ * arrays the way their _buffer forms of gpgpu_cl.h work on buffers, at the
+ * same cost (the same kernels, no extra copy or pass), with no OpenCL type
+ * in sight. Data moves between host and device only through
+ * gpgpu_array_write and gpgpu_array_read.
+ *  - Calls on arrays enqueue their work and return without waiting.
+ *    gpgpu_array_read and the calls that return a value in host memory
+ *    (reduce, transform_reduce, histogram, select's count) wait for what
+ *    they need. Calls on one context run in call order, so a program can
+ *    sort, scan, select and reduce, then read once.
+ *  - An array belongs to the context that made it: passing it to another
+ *    context is INVALID_ARGUMENT, and so is a NULL array, a range
+ *    [offset, offset + n) past its length, or an operation's arrays that
+ *    differ in length or type where the function says they must agree.
+ *  - A failed call returns its status as the host calls do: its input
+ *    arrays are unchanged (an in-place sort or scan leaves them as they
+ *    were), nothing leaks and the context stays usable. An error that the
+ *    device reports only while it runs enqueued work surfaces in the next
+ *    call that waits.
+ *  - n == 0 arrays are valid everywhere. 64-bit types need device support,
+ *    as elsewhere; on the host fallback every function works except those
+ *    taking user expressions or operators (UNSUPPORTED, as for the host
+ *    calls).
+ * Since 0.2.
+ */
+
+/** n elements of one type on a context's device (opaque). */
+typedef struct gpgpu_array gpgpu_array;
+
+/**
+ * *a receives a new array of n elements of type t on ctx's device (host
+ * memory on the fallback); its contents are unspecified until written.
+ * Errors: INVALID_ARGUMENT (ctx or a NULL, bad type, n * size over
+ * PTRDIFF_MAX), OUT_OF_MEMORY (more than the device's largest allocation,
+ * or the device or host is out of memory), OPENCL. On failure *a is NULL.
+ */
+GPGPU_API gpgpu_status gpgpu_array_create(gpgpu_context *ctx, gpgpu_type t, size_t n,
+                                          gpgpu_array **a);
+
+/** Frees the array once the work already enqueued on it is done (it need
+    not wait). NULL is a no-op. May be called after its context is
+    destroyed; calls that would still use it must not follow. */
+GPGPU_API void gpgpu_array_destroy(gpgpu_array *a);
+
+/** The array's number of elements (0 for NULL). */
+GPGPU_API size_t gpgpu_array_length(const gpgpu_array *a);
+
+/** The array's element type (GPGPU_I32 for NULL). */
+GPGPU_API gpgpu_type gpgpu_array_type(const gpgpu_array *a);
+
+/**
+ * Copies n elements from host into a[offset .. offset + n). Returns once
+ * host may be reused (the copy has reached the device). Large copies take
+ * the fastest route the device has: one DMA from gpgpu_host_alloc memory,
+ * else the pinned staging ring of the host calls. Errors: INVALID_ARGUMENT
+ * (NULLs with n > 0, another context's array, the range past the array's
+ * length, host misaligned for the type), OUT_OF_MEMORY, OPENCL.
+ */
+GPGPU_API gpgpu_status gpgpu_array_write(gpgpu_context *ctx, gpgpu_array *a, size_t offset,
+                                         const void *host, size_t n);
+
+/**
+ * Copies a[offset .. offset + n) into host, after every call enqueued
+ * before it on ctx has finished (it waits). Errors as gpgpu_array_write;
+ * on failure host may have been partly written.
+ */
+GPGPU_API gpgpu_status gpgpu_array_read(gpgpu_context *ctx, const gpgpu_array *a,
+                                        size_t offset, void *host, size_t n);
+
+/**
+ * gpgpu_reduce of the whole array: *result (one element of in's type, in
+ * host memory) receives in[0] op ... op in[n-1], identity for n == 0.
+ * Waits for the result. Errors as gpgpu_reduce, plus the array rules above.
+ */
+GPGPU_API gpgpu_status gpgpu_reduce_array(gpgpu_context *ctx, gpgpu_op op,
+                                          const gpgpu_array *in, void *result);
+
+/**
+ * gpgpu_scan of the whole array into out, which has in's type and length;
+ * out == in scans in place. Does not wait. Errors as gpgpu_scan, plus
+ * INVALID_ARGUMENT for out of another type or length.
+ */
+GPGPU_API gpgpu_status gpgpu_scan_array(gpgpu_context *ctx, gpgpu_op op,
+                                        gpgpu_scan_kind kind, const gpgpu_array *in,
+                                        gpgpu_array *out);
+
+/** gpgpu_sort of the whole array, in place. Does not wait. Errors as
+    gpgpu_sort; the keys are unchanged on failure. */
+GPGPU_API gpgpu_status gpgpu_sort_array(gpgpu_context *ctx, gpgpu_array *keys, unsigned flags);
+
+/**
+ * gpgpu_sort_pairs of the whole arrays: values, of any type (4- or 8-byte
+ * elements) and of keys' length, travel with their keys. keys and values
+ * must be different arrays. Does not wait. Errors as gpgpu_sort_pairs,
+ * plus INVALID_ARGUMENT for lengths that differ or values == keys; both
+ * arrays are unchanged on failure.
+ */
+GPGPU_API gpgpu_status gpgpu_sort_pairs_array(gpgpu_context *ctx, gpgpu_array *keys,
+                                              gpgpu_array *values, unsigned flags);
+
+/**
+ * gpgpu_histogram of the whole array into nbins counters in host memory
+ * (overwritten), by the rule of gpgpu_histogram. Waits for the bins.
+ * Errors as gpgpu_histogram, plus the array rules.
+ */
+GPGPU_API gpgpu_status gpgpu_histogram_array(gpgpu_context *ctx, const gpgpu_array *in,
+                                             size_t nbins, double lo, double hi,
+                                             uint64_t *bins);
+
+/**
+ * gpgpu_transform_reduce of the whole array: *result (one element of in's
+ * type) receives map(in[0]) op ... op map(in[n-1]). Waits for the result.
+ * Errors as gpgpu_transform_reduce (UNSUPPORTED on the host fallback).
+ */
+GPGPU_API gpgpu_status gpgpu_transform_reduce_array(gpgpu_context *ctx, const char *map,
+                                                    gpgpu_op op, const gpgpu_array *in,
+                                                    void *result);
+
+/**
+ * gpgpu_select of the whole array: the elements of in for which predicate
+ * holds go, in order, to out[0 .. *count); out has in's type, is at least
+ * as long and is another array (out == in is INVALID_ARGUMENT); out's
+ * elements past *count are unspecified. Waits for *count. Errors as
+ * gpgpu_select (UNSUPPORTED on the host fallback); on failure out may have
+ * been written, in never is.
+ */
+GPGPU_API gpgpu_status gpgpu_select_array(gpgpu_context *ctx, const char *predicate,
+                                          const gpgpu_array *in, gpgpu_array *out,
+                                          size_t *count);
+
 #ifdef __cplusplus
 }
 #endif

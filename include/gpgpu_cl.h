@@ -91,6 +91,13 @@ GPGPU_API gpgpu_status gpgpu_select_buffer(gpgpu_context *ctx, gpgpu_type t,
                                            size_t count_offset, cl_uint num_wait,
                                            const cl_event *wait, cl_event *done);
 
+/** The buffer behind a gpgpu_array (not retained for the caller), for
+    programs that also run their own kernels on it: its size is the array's
+    length times its element size (16 bytes for an empty array). Work on it
+    must be ordered with the library's, e.g. on gpgpu_queue(ctx). NULL for
+    a NULL array and on the host fallback. Since 0.2. */
+GPGPU_API cl_mem gpgpu_array_buffer(const gpgpu_array *a);
+
 #ifdef __cplusplus
 }
 #endif

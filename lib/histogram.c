@@ -118,11 +118,9 @@ static gpgpu_status zero_bins(gpgpu_context *ctx, cl_mem bins, size_t off, size_
     return gpgpu__fill(ctx, bins, off * sizeof zero, nbins * sizeof zero, &zero, sizeof zero);
 }
 
-/* The enqueues of one histogram on device buffers (arguments checked):
-   bins are overwritten, or added to when accumulate. */
-static gpgpu_status enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem in, size_t in_off,
-                            size_t n, const gpgpu__hist_params *p, cl_mem bins,
-                            size_t bins_off, int accumulate)
+gpgpu_status gpgpu__histogram_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem in,
+                                      size_t in_off, size_t n, const gpgpu__hist_params *p,
+                                      cl_mem bins, size_t bins_off, int accumulate)
 {
     gpgpu__program *prog;
     cl_mem part;
@@ -140,9 +138,10 @@ static gpgpu_status enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem in, size_t 
     return GPGPU_SUCCESS;
 }
 
-/* The checks of the rule every typed entry point shares; fills p. */
-static gpgpu_status check_rule(gpgpu_context *ctx, const char *func, gpgpu_type t,
-                               size_t nbins, double lo, double hi, gpgpu__hist_params *p)
+/* The checks of the rule every typed entry point shares (func names the
+   public function in messages); fills p. */
+gpgpu_status gpgpu__histogram_rule(gpgpu_context *ctx, const char *func, gpgpu_type t,
+                                   size_t nbins, double lo, double hi, gpgpu__hist_params *p)
 {
     GPGPU__TRY(gpgpu__check_type(ctx, func, "t", t));
     GPGPU__REQUIRE(ctx, nbins > 0, func, "nbins is 0; at least 1");
@@ -167,7 +166,7 @@ static gpgpu_status histogram_host_api(gpgpu_context *ctx, gpgpu_type t, const v
         size_t offset;
         GPGPU__TRY(gpgpu__host_view(ctx, in, n * size, 0, &buf, &offset));
         gpgpu__note_route(ctx, "zero-copy");
-        gpgpu_status s = enqueue(ctx, t, buf, offset / size, n, p, out, 0, 0);
+        gpgpu_status s = gpgpu__histogram_enqueue(ctx, t, buf, offset / size, n, p, out, 0, 0);
         if (s == GPGPU_SUCCESS)
             s = gpgpu__read(ctx, out, 0, p->nbins * sizeof *bins, bins);
         clReleaseMemObject(buf); /* OpenCL keeps it until its commands end */
@@ -178,7 +177,7 @@ static gpgpu_status histogram_host_api(gpgpu_context *ctx, gpgpu_type t, const v
         size_t first = c * chunk, len = n - first < chunk ? n - first : chunk;
         if (len > 0)
             GPGPU__TRY(gpgpu__upload(ctx, buf, 0, len * size, (const char *)in + first * size));
-        GPGPU__TRY(enqueue(ctx, t, buf, 0, len, p, out, 0, c > 0));
+        GPGPU__TRY(gpgpu__histogram_enqueue(ctx, t, buf, 0, len, p, out, 0, c > 0));
         if (nchunks > 1) /* the next write reuses buf: wait for this pass */
             GPGPU__TRY(gpgpu__finish(ctx));
     }
@@ -191,7 +190,7 @@ gpgpu_status gpgpu_histogram(gpgpu_context *ctx, gpgpu_type t, const void *in, s
     gpgpu__hist_params p;
     GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
     GPGPU__REQUIRE(ctx, bins != NULL, __func__, "bins is NULL; need an array of nbins counts");
-    GPGPU__TRY(check_rule(ctx, __func__, t, nbins, lo, hi, &p));
+    GPGPU__TRY(gpgpu__histogram_rule(ctx, __func__, t, nbins, lo, hi, &p));
     const size_t size = gpgpu__type(t)->size;
     GPGPU__TRY(gpgpu__check_array(ctx, __func__, "in", in, n, size, 1, size));
     if (ctx->host || gpgpu__small_on_host(ctx, n)) {
@@ -219,7 +218,7 @@ gpgpu_status gpgpu_histogram_buffer(gpgpu_context *ctx, gpgpu_type t, cl_mem in,
                    "in is NULL with n = %zu; it may be NULL only when n is 0", n);
     GPGPU__REQUIRE(ctx, bins != NULL, __func__, "bins is NULL; need a buffer of nbins counts");
     GPGPU__TRY(gpgpu__check_wait(ctx, __func__, num_wait, wait));
-    GPGPU__TRY(check_rule(ctx, __func__, t, nbins, lo, hi, &p));
+    GPGPU__TRY(gpgpu__histogram_rule(ctx, __func__, t, nbins, lo, hi, &p));
     if (ctx->host)
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
                            "gpgpu_histogram_buffer: no OpenCL device");
@@ -230,7 +229,8 @@ gpgpu_status gpgpu_histogram_buffer(gpgpu_context *ctx, gpgpu_type t, cl_mem in,
                                   sizeof(cl_ulong)));
     gpgpu__lock(ctx);
     gpgpu__begin(ctx, num_wait, wait, done);
-    gpgpu_status s = enqueue(ctx, t, in, in_offset, n, &p, bins, bins_offset, 0);
+    gpgpu_status s =
+        gpgpu__histogram_enqueue(ctx, t, in, in_offset, n, &p, bins, bins_offset, 0);
     if (s == GPGPU_SUCCESS)
         s = gpgpu__end(ctx, done);
     gpgpu__unlock(ctx);

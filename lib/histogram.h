@@ -48,4 +48,16 @@ typedef struct {
 gpgpu_status gpgpu__hist_params_make(const gpgpu_context *ctx, gpgpu_type t, size_t nbins,
                                      double lo, double hi, gpgpu__hist_params *p);
 
+/* The checks every typed entry point shares (nbins, lo, hi, the type),
+   then the rule; INVALID_ARGUMENT or UNSUPPORTED with the condition. */
+gpgpu_status gpgpu__histogram_rule(gpgpu_context *ctx, const char *func, gpgpu_type t,
+                                   size_t nbins, double lo, double hi, gpgpu__hist_params *p);
+
+/* The enqueues of one histogram on device data (arguments checked, ctx
+   locked, no begin/end): bins[bins_off .. + nbins) (cl_ulong) are
+   overwritten, or added to when accumulate. */
+gpgpu_status gpgpu__histogram_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem in,
+                                      size_t in_off, size_t n, const gpgpu__hist_params *p,
+                                      cl_mem bins, size_t bins_off, int accumulate);
+
 #endif /* GPGPU_HISTOGRAM_H */

@@ -436,4 +436,29 @@ gpgpu_status gpgpu__reduce_buffer_call(gpgpu_context *ctx, const char *func, gpg
                                        size_t result_offset, cl_uint num_wait,
                                        const cl_event *wait, cl_event *done);
 
+/* ---- device arrays (array.c) ---------------------------------------------- */
+
+/* What the gpgpu_*_array functions reuse from each primitive's file: its
+   enqueues on device data, without locking or begin/end (the caller holds
+   the lock and brackets the call), arguments already checked. */
+gpgpu_status gpgpu__reduce_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
+                                   const char *map, cl_mem in, size_t in_off, size_t n,
+                                   cl_mem result, size_t result_off);
+/* Sorts keys[0 .. n) (with values[0 .. n) of value_size bytes, or
+   value_size 0 for none) in place. */
+gpgpu_status gpgpu__sort_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem keys, cl_mem values,
+                                 size_t value_size, size_t n, unsigned flags);
+/* Select of in[in_off .. + n) into out[out_off ..], the kept count to
+   count[count_off] as one cl_ulong; pred is clean (gpgpu__expr_clean). */
+gpgpu_status gpgpu__select_enqueue(gpgpu_context *ctx, gpgpu_type t, const char *pred,
+                                  cl_mem in, size_t in_off, size_t n, cl_mem out,
+                                  size_t out_off, cl_mem count, size_t count_off);
+
+/* Longest user expression accepted, in bytes (userop.c). */
+enum { GPGPU__EXPR_MAX = 1024 };
+/* Checks the user expression called what ("map", "predicate"; for the
+   error text) against the rules of gpgpu.h and copies it, cleaned, to out. */
+gpgpu_status gpgpu__expr_clean(gpgpu_context *ctx, const char *what, const char *expr,
+                               char out[GPGPU__EXPR_MAX + 1]);
+
 #endif /* GPGPU_INTERNAL_H */

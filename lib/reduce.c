@@ -41,8 +41,7 @@ static gpgpu_status reduce_program(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op
     return s;
 }
 
-/* Reduce of device data without locking or begin/end. */
-static gpgpu_status reduce_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
+gpgpu_status gpgpu__reduce_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
                                    const char *map, cl_mem in, size_t in_off, size_t n,
                                    cl_mem result, size_t result_off)
 {
@@ -83,7 +82,7 @@ gpgpu_status gpgpu__reduce_buffer_call(gpgpu_context *ctx, const char *func, gpg
     if (!src) /* n == 0 without a buffer: any buffer serves, nothing is read */
         s = gpgpu__scratch(ctx, GPGPU__SLOT_IN, 16, &src);
     if (s == GPGPU_SUCCESS)
-        s = reduce_enqueue(ctx, t, op, map, src, in_offset, n, result, result_offset);
+        s = gpgpu__reduce_enqueue(ctx, t, op, map, src, in_offset, n, result, result_offset);
     if (s == GPGPU_SUCCESS)
         s = gpgpu__end(ctx, done);
     gpgpu__unlock(ctx);
@@ -122,7 +121,7 @@ static gpgpu_status reduce_host_api(gpgpu_context *ctx, gpgpu_type t, gpgpu_op o
         size_t offset;
         GPGPU__TRY(gpgpu__host_view(ctx, in, n * size, 0, &buf, &offset));
         gpgpu__note_route(ctx, "zero-copy");
-        gpgpu_status s = reduce_enqueue(ctx, t, op, map, buf, offset / size, n, out, 0);
+        gpgpu_status s = gpgpu__reduce_enqueue(ctx, t, op, map, buf, offset / size, n, out, 0);
         if (s == GPGPU_SUCCESS)
             s = gpgpu__read(ctx, out, 0, size, result);
         clReleaseMemObject(buf); /* OpenCL keeps it until its commands end */
@@ -133,13 +132,13 @@ static gpgpu_status reduce_host_api(gpgpu_context *ctx, gpgpu_type t, gpgpu_op o
     for (size_t c = 0; c < nchunks; c++) {
         size_t first = c * chunk, len = n - first < chunk ? n - first : chunk;
         GPGPU__TRY(gpgpu__upload(ctx, buf, 0, len * size, (const char *)in + first * size));
-        GPGPU__TRY(reduce_enqueue(ctx, t, op, map, buf, 0, len, nchunks == 1 ? out : partials,
-                                  c));
+        GPGPU__TRY(gpgpu__reduce_enqueue(ctx, t, op, map, buf, 0, len,
+                                         nchunks == 1 ? out : partials, c));
         if (nchunks > 1) /* the next write reuses buf: wait for this pass */
             GPGPU__TRY(gpgpu__finish(ctx));
     }
     if (nchunks > 1)
-        GPGPU__TRY(reduce_enqueue(ctx, t, op, NULL, partials, 0, nchunks, out, 0));
+        GPGPU__TRY(gpgpu__reduce_enqueue(ctx, t, op, NULL, partials, 0, nchunks, out, 0));
     return gpgpu__read(ctx, out, 0, size, result);
 }
 

@@ -206,6 +206,13 @@ static gpgpu_status sort_enqueue(gpgpu_context *ctx, const sort_job *j)
     return chunked ? enqueue_chunked(ctx, j, &r) : enqueue_tiled(ctx, j, &r, TILE_WG * items);
 }
 
+gpgpu_status gpgpu__sort_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem keys, cl_mem values,
+                                 size_t value_size, size_t n, unsigned flags)
+{
+    sort_job j = { t, keys, values, 0, 0, value_size, n, flags };
+    return n < 2 ? GPGPU_SUCCESS : sort_enqueue(ctx, &j);
+}
+
 /* ---- argument checks ----------------------------------------------------- */
 
 static gpgpu_status check_common(gpgpu_context *ctx, const char *func, gpgpu_type t,

@@ -4,7 +4,7 @@
    (gpgpu_select).
 
    An expression is pasted into a #define of the kernel source, inside
-   parentheses. Before anything is compiled it must pass expr_clean, which
+   parentheses. Before anything is compiled it must pass gpgpu__expr_clean, which
    rejects whatever could end its slot early or hide text from the check
    (';', braces, '#', comments, quotes, backslash, trigraphs, digraphs,
    unbalanced brackets) and folds line breaks into spaces, since a newline
@@ -28,8 +28,7 @@
 
 #include "internal.h"
 
-/* Longest expression accepted, in bytes. */
-enum { EXPR_MAX = 1024 };
+enum { EXPR_MAX = GPGPU__EXPR_MAX };
 
 struct gpgpu__user_op {
     gpgpu_type type;
@@ -135,10 +134,9 @@ static int balanced(const char *s)
     return depth == 0;
 }
 
-/* Checks the expression called what (for the error text) and copies it to
-   out with each run of blanks, line breaks included, made one space (so
-   that layout alone never makes another program). */
-static gpgpu_status expr_clean(gpgpu_context *ctx, const char *what, const char *expr,
+/* Each run of blanks, line breaks included, becomes one space, so that
+   layout alone never makes another program. */
+gpgpu_status gpgpu__expr_clean(gpgpu_context *ctx, const char *what, const char *expr,
                                char out[EXPR_MAX + 1])
 {
     size_t len = strlen(expr), used = 0;
@@ -237,8 +235,8 @@ gpgpu_status gpgpu_op_define(gpgpu_context *ctx, gpgpu_type t, const char *combi
     GPGPU__REQUIRE(ctx, combine != NULL, __func__, "combine is NULL; need an expression in a and b");
     GPGPU__REQUIRE(ctx, identity != NULL, __func__, "identity is NULL; need an expression");
     GPGPU__REQUIRE(ctx, op != NULL, __func__, "op is NULL; need somewhere to store the operator");
-    GPGPU__TRY(expr_clean(ctx, "combine", combine, c));
-    GPGPU__TRY(expr_clean(ctx, "identity", identity, id));
+    GPGPU__TRY(gpgpu__expr_clean(ctx, "combine", combine, c));
+    GPGPU__TRY(gpgpu__expr_clean(ctx, "identity", identity, id));
     if (ctx->host)
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
                            "user-defined operators need an OpenCL device");
@@ -288,7 +286,7 @@ gpgpu_status gpgpu_transform_reduce(gpgpu_context *ctx, gpgpu_type t, const char
     GPGPU__REQUIRE(ctx, result != NULL, __func__, "result is NULL; need room for one element");
     const size_t size = gpgpu__type(t)->size;
     GPGPU__TRY(gpgpu__check_array(ctx, __func__, "in", in, n, size, 1, size));
-    GPGPU__TRY(expr_clean(ctx, "map", map, m));
+    GPGPU__TRY(gpgpu__expr_clean(ctx, "map", map, m));
     if (ctx->host)
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
                            "gpgpu_transform_reduce: maps need an OpenCL device");
@@ -312,7 +310,7 @@ gpgpu_status gpgpu_transform_reduce_buffer(gpgpu_context *ctx, gpgpu_type t, con
                    "in is NULL with n = %zu; it may be NULL only when n is 0", n);
     GPGPU__REQUIRE(ctx, result != NULL, __func__, "result is NULL; need a buffer for the result");
     GPGPU__TRY(gpgpu__check_wait(ctx, __func__, num_wait, wait));
-    GPGPU__TRY(expr_clean(ctx, "map", map, m));
+    GPGPU__TRY(gpgpu__expr_clean(ctx, "map", map, m));
     return gpgpu__reduce_buffer_call(ctx, __func__, t, op, m, in, in_offset, n, result,
                                      result_offset, num_wait, wait, done);
 }
@@ -386,6 +384,17 @@ static int overlap(size_t a, size_t an, size_t b, size_t bn)
     return an && bn && a < b + bn && b < a + an;
 }
 
+gpgpu_status gpgpu__select_enqueue(gpgpu_context *ctx, gpgpu_type t, const char *pred,
+                                  cl_mem in, size_t in_off, size_t n, cl_mem out,
+                                  size_t out_off, cl_mem count, size_t count_off)
+{
+    select_plan p;
+    cl_mem counts;
+    GPGPU__TRY(select_plan_get(ctx, t, pred, &p));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_AUX, parts_of(&p, n) * sizeof(cl_ulong), &counts));
+    return select_enqueue(ctx, &p, in, in_off, n, 0, out, out_off, count, count_off, counts);
+}
+
 gpgpu_status gpgpu_select_buffer(gpgpu_context *ctx, gpgpu_type t, const char *predicate,
                                  cl_mem in, size_t in_offset, size_t n, cl_mem out,
                                  size_t out_offset, cl_mem count, size_t count_offset,
@@ -404,7 +413,7 @@ gpgpu_status gpgpu_select_buffer(gpgpu_context *ctx, gpgpu_type t, const char *p
                    "in and out are one buffer and elements [%zu, +%zu) and [%zu, +%zu) "
                    "overlap; they must be apart", in_offset, n, out_offset, n);
     GPGPU__TRY(gpgpu__check_wait(ctx, __func__, num_wait, wait));
-    GPGPU__TRY(expr_clean(ctx, "predicate", predicate, pred));
+    GPGPU__TRY(gpgpu__expr_clean(ctx, "predicate", predicate, pred));
     if (ctx->host)
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED, "gpgpu_select_buffer: no OpenCL device");
     const size_t size = gpgpu__type(t)->size;
@@ -416,14 +425,8 @@ gpgpu_status gpgpu_select_buffer(gpgpu_context *ctx, gpgpu_type t, const char *p
                                   sizeof(cl_ulong)));
     gpgpu__lock(ctx);
     gpgpu__begin(ctx, num_wait, wait, done);
-    select_plan p;
-    cl_mem counts;
-    gpgpu_status s = select_plan_get(ctx, t, pred, &p);
-    if (s == GPGPU_SUCCESS)
-        s = gpgpu__scratch(ctx, GPGPU__SLOT_AUX, parts_of(&p, n) * sizeof(cl_ulong), &counts);
-    if (s == GPGPU_SUCCESS)
-        s = select_enqueue(ctx, &p, in, in_offset, n, 0, out, out_offset, count, count_offset,
-                           counts);
+    gpgpu_status s = gpgpu__select_enqueue(ctx, t, pred, in, in_offset, n, out, out_offset,
+                                           count, count_offset);
     if (s == GPGPU_SUCCESS)
         s = gpgpu__end(ctx, done);
     gpgpu__unlock(ctx);
@@ -515,7 +518,7 @@ gpgpu_status gpgpu_select(gpgpu_context *ctx, gpgpu_type t, const char *predicat
     GPGPU__REQUIRE(ctx, in == out || !overlap((size_t)in, n * size, (size_t)out, n * size),
                    __func__, "in (%p) and out (%p) overlap for n = %zu; they must be the same "
                    "array or apart", in, out, n);
-    GPGPU__TRY(expr_clean(ctx, "predicate", predicate, pred));
+    GPGPU__TRY(gpgpu__expr_clean(ctx, "predicate", predicate, pred));
     if (ctx->host)
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
                            "gpgpu_select: predicates need an OpenCL device");

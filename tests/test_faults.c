@@ -506,6 +506,105 @@ static gpgpu_status call_select(child_env *env, int round, const char **why)
     return s;
 }
 
+/* Whether array a (n u32) still holds want; reads it back. */
+static int array_holds(child_env *env, const gpgpu_array *a, const uint32_t *want, size_t n)
+{
+    uint32_t *back = child_alloc(n * sizeof *back);
+    int same = gpgpu_array_read(env->ctx, a, 0, back, n) == GPGPU_SUCCESS &&
+               !memcmp(back, want, n * sizeof *back);
+    free(back);
+    return same;
+}
+
+/* Device arrays: a chain of calls, each of which may be the one that
+   fails; the failing call leaves its input arrays as they were. Values
+   are a copy of the keys, so sorted pairs are two sorted copies. */
+static gpgpu_status call_array_chain(child_env *env, int round, const char **why)
+{
+    const size_t n = round_n[round];
+    uint32_t *k = input_u32(n, round), *pre = child_alloc(n * sizeof *k), sum = 0, got = 0;
+    uint64_t bins[10], want[10] = {0};
+    gpgpu_array *ka = NULL, *va = NULL;
+    gpgpu_set_profiling(env->ctx, round == 1);
+    gpgpu_status s = gpgpu_array_create(env->ctx, GPGPU_U32, n, &ka);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu_array_create(env->ctx, GPGPU_U32, n, &va);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu_array_write(env->ctx, ka, 0, k, n);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu_array_write(env->ctx, va, 0, k, n);
+    if (s == GPGPU_SUCCESS) {
+        s = gpgpu_sort_pairs_array(env->ctx, ka, va, 0);
+        if (s != GPGPU_SUCCESS && !(array_holds(env, ka, k, n) && array_holds(env, va, k, n)))
+            *why = "a failed gpgpu_sort_pairs_array changed its arrays";
+    }
+    qsort(k, n, sizeof *k, cmp_u32);
+    for (size_t i = 0; i < n; i++) {
+        pre[i] = sum += k[i];
+        want[(uint64_t)k[i] * 10 >> 32]++;
+    }
+    if (s == GPGPU_SUCCESS) {
+        s = gpgpu_scan_array(env->ctx, GPGPU_SUM, GPGPU_INCLUSIVE, va, va);
+        if (s != GPGPU_SUCCESS && !array_holds(env, va, k, n))
+            *why = "a failed in-place gpgpu_scan_array changed its array";
+    }
+    if (s == GPGPU_SUCCESS && (s = gpgpu_reduce_array(env->ctx, GPGPU_SUM, ka, &got)) ==
+                                  GPGPU_SUCCESS && got != sum)
+        *why = "gpgpu_reduce_array gave a wrong sum";
+    if (s == GPGPU_SUCCESS &&
+        (s = gpgpu_histogram_array(env->ctx, ka, 10, 0, 4294967296.0, bins)) == GPGPU_SUCCESS &&
+        memcmp(bins, want, sizeof want))
+        *why = "gpgpu_histogram_array gave wrong bins";
+    if (s == GPGPU_SUCCESS && !*why) {
+        uint32_t *back = child_alloc(n * sizeof *back);
+        s = gpgpu_array_read(env->ctx, va, 0, back, n);
+        if (s == GPGPU_SUCCESS && memcmp(back, pre, n * sizeof *back))
+            *why = "the chain of array calls gave a wrong result";
+        free(back);
+    }
+    gpgpu_profile(env->ctx, NULL);
+    gpgpu_array_destroy(ka);
+    gpgpu_array_destroy(va);
+    free(k);
+    free(pre);
+    return s;
+}
+
+/* Select and transform_reduce on arrays (one round: their device paths
+   are the select and transform_reduce scenarios'); select never writes
+   its input. */
+static gpgpu_status call_array_select(child_env *env, int round, const char **why)
+{
+    const size_t n = round_n[round];
+    uint32_t *x = input_u32(n, round), sq = 0, got = 0;
+    size_t kept = 0, count = 0;
+    gpgpu_array *in = NULL, *out = NULL;
+    for (size_t i = 0; i < n; i++) {
+        sq += x[i] * x[i];
+        kept += x[i] % 2 == 0;
+    }
+    gpgpu_status s = gpgpu_array_create(env->ctx, GPGPU_U32, n, &in);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu_array_create(env->ctx, GPGPU_U32, n, &out);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu_array_write(env->ctx, in, 0, x, n);
+    if (s == GPGPU_SUCCESS) {
+        s = gpgpu_select_array(env->ctx, "x % 2 == 0", in, out, &count);
+        if (s != GPGPU_SUCCESS && !array_holds(env, in, x, n))
+            *why = "a failed gpgpu_select_array changed its input";
+        else if (s == GPGPU_SUCCESS && count != kept)
+            *why = "gpgpu_select_array kept a wrong count";
+    }
+    if (s == GPGPU_SUCCESS &&
+        (s = gpgpu_transform_reduce_array(env->ctx, "x * x", GPGPU_SUM, in, &got)) ==
+            GPGPU_SUCCESS && got != sq)
+        *why = "gpgpu_transform_reduce_array gave a wrong sum";
+    gpgpu_array_destroy(in);
+    gpgpu_array_destroy(out);
+    free(x);
+    return s;
+}
+
 #define STAGED "GPGPU_ZERO_COPY=0 GPGPU_HOST_READS=0 GPGPU_STAGE_BYTES=65536 GPGPU_STAGE_MIN=4096"
 
 static const scenario scenarios[] = {
@@ -531,6 +630,8 @@ static const scenario scenarios[] = {
     {"sort_pairs_staged", call_sort_pairs, 1, 0, ROUNDS, STAGED},
     {"sort_pairs_pinned", call_sort_pairs_pinned, 1, 0, ROUNDS, STAGED},
     {"sort_pairs_host_alloc", call_sort_pairs_pinned, 0, 0, ROUNDS, NULL},
+    {"array_chain", call_array_chain, 0, 0, ROUNDS, NULL},
+    {"array_select", call_array_select, 1, 0, 1, NULL},
 };
 enum { NSCENARIOS = sizeof scenarios / sizeof scenarios[0] };
 

@@ -99,6 +99,14 @@ cl_mem bench_buffer(bench *b, size_t bytes, const void *host);
 /* Blocking read of a whole buffer into host; 0 on success. */
 int bench_read(bench *b, cl_mem buf, size_t bytes, void *host);
 
+/* Whether a case runs on gpgpu_array handles: --api array (on the host
+   fallback too, where arrays are host memory). The arrays are made and
+   filled before the timed calls, like the buffers. */
+#define BENCH_ON_ARRAYS(b) ((b)->api == BENCH_API_ARRAY)
+/* A new array of n elements of t holding host (NULL: unwritten); NULL
+   after printing why. */
+gpgpu_array *bench_array(bench *b, gpgpu_type t, size_t n, const void *host);
+
 extern const bench_op bench_op_reduce, bench_op_scan, bench_op_sort, bench_op_sort_pairs,
     bench_op_histogram, bench_op_transform_reduce, bench_op_select;
 

@@ -20,7 +20,8 @@ typedef struct {
     size_t n, nbins, width;
     double lo, hi;
     const void *host_in;
-    cl_mem in, out;
+    cl_mem in, out;          /* --api buffer */
+    gpgpu_array *arr;        /* --api array */
     uint64_t *bins;
 } hist_case;
 
@@ -34,6 +35,8 @@ static double now_ms(void)
 static gpgpu_status call_typed(void *arg)
 {
     hist_case *c = arg;
+    if (c->arr)
+        return gpgpu_histogram_array(c->b->ctx, c->arr, c->nbins, c->lo, c->hi, c->bins);
     if (!c->in)
         return gpgpu_histogram(c->b->ctx, c->t, c->host_in, c->n, c->nbins, c->lo, c->hi,
                                c->bins);
@@ -136,7 +139,7 @@ static void full_range(gpgpu_type t, double *lo, double *hi)
 
 static int run(bench *b, gpgpu_type t, size_t n, const bench_params *p, bench_result *r)
 {
-    hist_case c = { b, t, n, p->bins ? p->bins : 256, 0, 0, 0, NULL, NULL, NULL, NULL };
+    hist_case c = { b, t, n, p->bins ? p->bins : 256, 0, 0, 0, NULL, NULL, NULL, NULL, NULL };
     int rgba = p->pattern && strcmp(p->pattern, "rgba8") == 0;
     size_t esize = rgba ? 4 : gpgpu_type_size(t), total;
     void *in;
@@ -161,8 +164,12 @@ static int run(bench *b, gpgpu_type t, size_t n, const bench_params *p, bench_re
     if (BENCH_ON_BUFFERS(b) && !rgba) {
         c.in = bench_buffer(b, n * esize, in);
         c.out = bench_buffer(b, total * sizeof *c.bins, NULL);
+    } else if (BENCH_ON_ARRAYS(b) && !rgba) {
+        c.arr = bench_array(b, t, n, in);
     }
-    r->ms = bench_time(b, rgba ? call_rgba8 : call_typed, &c);
+    r->ms = BENCH_ON_ARRAYS(b) && !rgba && !c.arr
+                ? -1
+                : bench_time(b, rgba ? call_rgba8 : call_typed, &c);
     if (r->ms >= 0 && c.out)
         bench_read(b, c.out, total * sizeof *c.bins, c.bins);
     r->bytes = (double)n * esize;
@@ -179,6 +186,7 @@ static int run(bench *b, gpgpu_type t, size_t n, const bench_params *p, bench_re
         clReleaseMemObject(c.in);
     if (c.out)
         clReleaseMemObject(c.out);
+    gpgpu_array_destroy(c.arr);
     bench_host_free(b, in);
     free(c.bins), free(serial);
     return r->ms >= 0 ? 0 : -1;

@@ -11,15 +11,20 @@ typedef struct {
     gpgpu_type t;
     const char *map;         /* NULL: plain reduce */
     const void *host;
-    cl_mem in, out;          /* NULL on the host fallback */
+    cl_mem in, out;          /* --api buffer */
+    gpgpu_array *arr;        /* --api array */
     size_t n;
     unsigned char result[8];
 } reduce_case;
 
-/* On device buffers unless on the host fallback, with or without the map. */
+/* On device buffers, arrays or host memory, with or without the map. */
 static gpgpu_status call(void *arg)
 {
     reduce_case *c = arg;
+    if (c->arr)
+        return c->map ? gpgpu_transform_reduce_array(c->b->ctx, c->map, GPGPU_SUM, c->arr,
+                                                     c->result)
+                      : gpgpu_reduce_array(c->b->ctx, GPGPU_SUM, c->arr, c->result);
     if (!c->in)
         return c->map ? gpgpu_transform_reduce(c->b->ctx, c->t, c->map, GPGPU_SUM, c->host, c->n,
                                                c->result)
@@ -78,7 +83,7 @@ int bench_sum_run(bench *b, gpgpu_type t, size_t n, const bench_params *p, bench
 {
     size_t size = gpgpu_type_size(t);
     void *host = bench_host_alloc(b, n * size + 1);
-    reduce_case c = {b, t, map, host, NULL, NULL, n, {0}};
+    reduce_case c = {b, t, map, host, NULL, NULL, NULL, n, {0}};
     int rc = -1;
     if (!host)
         return -1;
@@ -88,6 +93,8 @@ int bench_sum_run(bench *b, gpgpu_type t, size_t n, const bench_params *p, bench
         c.out = bench_buffer(b, 8, NULL);
         if (!c.in || !c.out)
             goto done;
+    } else if (BENCH_ON_ARRAYS(b) && !(c.arr = bench_array(b, t, n, host))) {
+        goto done;
     }
     r->ms = bench_time(b, call, &c);
     if (r->ms < 0 || (c.out && bench_read(b, c.out, size, c.result)))
@@ -112,6 +119,7 @@ done:
         clReleaseMemObject(c.in);
     if (c.out)
         clReleaseMemObject(c.out);
+    gpgpu_array_destroy(c.arr);
     bench_host_free(b, host);
     return rc;
 }

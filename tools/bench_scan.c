@@ -14,7 +14,8 @@ typedef struct {
     bench *b;
     gpgpu_type t;
     size_t n;
-    cl_mem in, out;          /* device buffers, or NULL on the host fallback */
+    cl_mem in, out;          /* --api buffer */
+    gpgpu_array *ain, *aout; /* --api array */
     const void *hin;
     void *hout;
 } scan_call;
@@ -22,6 +23,8 @@ typedef struct {
 static gpgpu_status scan_once(void *arg)
 {
     scan_call *c = arg;
+    if (c->ain)
+        return gpgpu_scan_array(c->b->ctx, GPGPU_SUM, GPGPU_INCLUSIVE, c->ain, c->aout);
     if (!c->in)
         return gpgpu_scan(c->b->ctx, c->t, GPGPU_SUM, GPGPU_INCLUSIVE, c->hin, c->hout, c->n);
     return gpgpu_scan_buffer(c->b->ctx, c->t, GPGPU_SUM, GPGPU_INCLUSIVE, c->in, 0, c->out, 0,
@@ -88,7 +91,7 @@ static int run_scan(bench *b, gpgpu_type t, size_t n, const bench_params *p, ben
 {
     size_t bytes = n * gpgpu_type_size(t);
     void *hin = bench_host_alloc(b, bytes), *hout = bench_host_alloc(b, bytes);
-    scan_call c = { b, t, n, NULL, NULL, hin, hout };
+    scan_call c = { b, t, n, NULL, NULL, NULL, NULL, hin, hout };
     int rc = -1;
     if (!hin || !hout) {
         fprintf(stderr, "scan: out of host memory for %zu elements\n", n);
@@ -100,11 +103,18 @@ static int run_scan(bench *b, gpgpu_type t, size_t n, const bench_params *p, ben
         c.out = bench_buffer(b, bytes, NULL);
         if (!c.in || !c.out)
             goto out;
+    } else if (BENCH_ON_ARRAYS(b)) {
+        c.ain = bench_array(b, t, n, hin);
+        c.aout = bench_array(b, t, n, NULL);
+        if (!c.ain || !c.aout)
+            goto out;
     }
     r->ms = bench_time(b, scan_once, &c);
     if (r->ms < 0)
         goto out;
     if (c.out && bench_read(b, c.out, bytes, hout) != 0)
+        goto out;
+    if (c.aout && gpgpu_array_read(b->ctx, c.aout, 0, hout, n) != GPGPU_SUCCESS)
         goto out;
     r->bytes = 2.0 * (double)bytes;
     r->verified = verify(t, hin, hout, n);
@@ -117,6 +127,8 @@ out:
         clReleaseMemObject(c.in);
     if (c.out)
         clReleaseMemObject(c.out);
+    gpgpu_array_destroy(c.ain);
+    gpgpu_array_destroy(c.aout);
     if (hin)
         bench_host_free(b, hin);
     if (hout)

@@ -2,7 +2,8 @@
  * bench_sort.c - gpgpu-bench --op sort and --op sort_pairs (4-byte values).
  *
  * Each timed call first restores the unsorted input (a copy that is not part
- * of the measured time), then sorts it in place with the _buffer form. The
+ * of the measured time), then sorts it in place with the _buffer form (or
+ * the _array form, its input restored by an untimed gpgpu_array_write). The
  * result is checked against a serial single-thread C LSD radix sort of the
  * same keys, timed in the same run and reported in the note as the figure
  * the library has to beat. On a GPU above 2^24 keys the serial sort would
@@ -183,6 +184,7 @@ typedef struct {
     cl_mem orig, keys, orig_vals, vals; /* device: restored before each call */
     void *host_orig, *host_keys;        /* host fallback */
     uint32_t *host_orig_vals, *host_vals;
+    gpgpu_array *akeys, *avals;         /* --api array */
 } sort_case;
 
 /* Host calls: the unsorted input back in place, untimed. */
@@ -194,10 +196,23 @@ static void restore_host(void *arg)
         memcpy(c->host_vals, c->host_orig_vals, c->n * 4);
 }
 
+/* Arrays: the unsorted input written back, untimed. */
+static void restore_arrays(void *arg)
+{
+    sort_case *c = arg;
+    if (gpgpu_array_write(c->b->ctx, c->akeys, 0, c->host_orig, c->n) != GPGPU_SUCCESS ||
+        (c->avals &&
+         gpgpu_array_write(c->b->ctx, c->avals, 0, c->host_orig_vals, c->n) != GPGPU_SUCCESS))
+        fprintf(stderr, "sort: restoring the arrays failed: %s\n", gpgpu_last_error(c->b->ctx));
+}
+
 static gpgpu_status call(void *arg)
 {
     sort_case *c = arg;
     bench *b = c->b;
+    if (c->akeys)
+        return c->avals ? gpgpu_sort_pairs_array(b->ctx, c->akeys, c->avals, 0)
+                        : gpgpu_sort_array(b->ctx, c->akeys, 0);
     if (!c->orig) {
         if (!c->host_vals)
             return gpgpu_sort(b->ctx, c->t, c->host_keys, c->n, 0);
@@ -219,6 +234,21 @@ static double time_library(bench *b, sort_case *c, const void *keys, const uint3
 {
     size_t kb = c->n * c->ks, vb = c->n * 4;
     double ms = -1;
+    if (BENCH_ON_ARRAYS(b)) {
+        c->host_orig = (void *)keys;
+        c->host_orig_vals = (uint32_t *)vals;
+        c->akeys = bench_array(b, c->t, c->n, NULL);
+        c->avals = vals ? bench_array(b, GPGPU_U32, c->n, NULL) : NULL;
+        if (c->akeys && (!vals || c->avals)) {
+            ms = bench_time_prepared(b, restore_arrays, call, c);
+            if (ms >= 0 && (gpgpu_array_read(b->ctx, c->akeys, 0, got, c->n) ||
+                            (vals && gpgpu_array_read(b->ctx, c->avals, 0, got_vals, c->n))))
+                ms = -1;
+        }
+        gpgpu_array_destroy(c->akeys);
+        gpgpu_array_destroy(c->avals);
+        return ms;
+    }
     if (!BENCH_ON_BUFFERS(b)) {
         c->host_orig = (void *)keys;
         c->host_keys = got;
@@ -253,7 +283,7 @@ static int run(bench *b, gpgpu_type t, size_t n, const bench_params *p, bench_re
     uint32_t *vals = pairs ? malloc(n * 4 + 1) : NULL;
     uint32_t *got_vals = pairs ? bench_host_alloc(b, n * 4 + 1) : NULL;
     uint32_t *want_vals = pairs ? malloc(n * 4 + 1) : NULL;
-    sort_case c = { b, t, n, ks, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
+    sort_case c = { b, t, n, ks, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
     double ms = -1, serial = -1;
     int with_serial = 1;
 

@@ -29,12 +29,15 @@ typedef struct {
     const void *hin;
     void *hout;
     size_t count;
-    cl_mem in, out, cnt;     /* NULL on the host fallback */
+    cl_mem in, out, cnt;     /* --api buffer */
+    gpgpu_array *ain, *aout; /* --api array */
 } sel_case;
 
 static gpgpu_status sel_call(void *arg)
 {
     sel_case *c = arg;
+    if (c->ain)
+        return gpgpu_select_array(c->b->ctx, "x > 0", c->ain, c->aout, &c->count);
     if (!c->in)
         return gpgpu_select(c->b->ctx, c->t, "x > 0", c->hin, c->n, c->hout, &c->count);
     return gpgpu_select_buffer(c->b->ctx, c->t, "x > 0", c->in, 0, c->n, c->out, 0, c->cnt, 0,
@@ -91,7 +94,7 @@ static int sel_run(bench *b, gpgpu_type t, size_t n, const bench_params *p, benc
 {
     size_t size = gpgpu_type_size(t);
     void *hin = bench_host_alloc(b, n * size + 1), *hout = bench_host_alloc(b, n * size + 1);
-    sel_case c = {b, t, n, hin, hout, 0, NULL, NULL, NULL};
+    sel_case c = {b, t, n, hin, hout, 0, NULL, NULL, NULL, NULL, NULL};
     int rc = -1;
     (void)p;
     if (!hin || !hout)
@@ -102,6 +105,11 @@ static int sel_run(bench *b, gpgpu_type t, size_t n, const bench_params *p, benc
         c.out = bench_buffer(b, n * size, NULL);
         c.cnt = bench_buffer(b, sizeof(cl_ulong), NULL);
         if (!c.in || !c.out || !c.cnt)
+            goto done;
+    } else if (BENCH_ON_ARRAYS(b)) {
+        c.ain = bench_array(b, t, n, hin);
+        c.aout = bench_array(b, t, n, NULL);
+        if (!c.ain || !c.aout)
             goto done;
     }
     r->ms = bench_time(b, sel_call, &c);
@@ -114,6 +122,8 @@ static int sel_run(bench *b, gpgpu_type t, size_t n, const bench_params *p, benc
             goto done;
         c.count = (size_t)got;
     }
+    if (c.aout && (c.count > n || gpgpu_array_read(b->ctx, c.aout, 0, hout, c.count)))
+        goto done;
     r->bytes = (double)(n + c.count) * (double)size;
     r->verified = sel_verify(t, hin, n, hout, c.count);
     snprintf(r->note, sizeof r->note, "x > 0, %.1f%% kept", n ? 100.0 * c.count / n : 0.0);
@@ -125,6 +135,8 @@ done:
         clReleaseMemObject(c.out);
     if (c.cnt)
         clReleaseMemObject(c.cnt);
+    gpgpu_array_destroy(c.ain);
+    gpgpu_array_destroy(c.aout);
     if (hin)
         bench_host_free(b, hin);
     if (hout)

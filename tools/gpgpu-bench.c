@@ -204,6 +204,20 @@ int bench_read(bench *b, cl_mem buf, size_t bytes, void *host)
                    CL_SUCCESS ? 0 : -1;
 }
 
+gpgpu_array *bench_array(bench *b, gpgpu_type t, size_t n, const void *host)
+{
+    gpgpu_array *a = NULL;
+    gpgpu_status s = gpgpu_array_create(b->ctx, t, n, &a);
+    if (s == GPGPU_SUCCESS && host)
+        s = gpgpu_array_write(b->ctx, a, 0, host, n);
+    if (s != GPGPU_SUCCESS) {
+        fprintf(stderr, "gpgpu-bench: array of %zu elements: %s\n", n, gpgpu_last_error(b->ctx));
+        gpgpu_array_destroy(a);
+        return NULL;
+    }
+    return a;
+}
+
 /* ---- the reference bandwidths -------------------------------------------- */
 
 /* clEnqueueCopyBuffer of bytes, read + write counted, median of repeats. */
@@ -447,7 +461,8 @@ static void usage(void)
             "T: i32 u32 f32 i64 u64 f64\n"
             "--api buffer (default): the _buffer form on device buffers, timed by kernel events;\n"
             "--api host: the host-memory call on malloc'd arrays (--pinned: gpgpu_host_alloc),\n"
-            "timed by the wall clock. With no --op: the standard suite (every primitive, u32 and\n"
+            "timed by the wall clock; --api array: the _array form on gpgpu_array handles,\n"
+            "timed by kernel events. With no --op: the standard suite (every primitive, u32 and\n"
             "f32, n = 2^16..2^24, both APIs).\n");
 }
 
