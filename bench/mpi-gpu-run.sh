@@ -137,6 +137,22 @@ done
 python3 "$(dirname "$0")/mpi_table.py" "$out/mpi.jsonl" > "$out/mpi.md" || status=1
 cat "$out/mpi.md"
 
+# Where a distributed sort's time goes (GPGPU_MPI_PROFILE=1: each rank's
+# steps), at the top rank count, as shipped and with Open MPI's shared-memory
+# segments in /tmp instead of /dev/shm (small in containers).
+top=$(echo $ranks | awk '{print $NF}')
+if [ "$top" -gt 1 ]; then
+    for vader in default /tmp; do
+        echo "== sort_pairs, weak, $top ranks, vader backing: $vader" >> "$out/profile.txt"
+        if [ $vader = default ]; then
+            GPGPU_MPI_PROFILE=1 launch "$top" gpgpu-mpi-bench --op sort_pairs --n ${WEAK_N:-67108864} --repeat 2 >> "$out/profile.txt" 2>&1
+        else
+            OMPI_MCA_btl_vader_backing_directory=/tmp GPGPU_MPI_PROFILE=1 launch "$top" gpgpu-mpi-bench --op sort_pairs --n ${WEAK_N:-67108864} --repeat 2 >> "$out/profile.txt" 2>&1
+        fi
+    done
+    grep -E "gpgpu-mpi: sort|ms|==" "$out/profile.txt" | grep -v pmix | tail -20
+fi
+
 # The MPI suite's checks (tests/mpi.sh) with each rank on its own device.
 TEST_MPI=$(dirname "$(command -v gpgpu-mpi-bench)")/../libexec/test_mpi
 # A "<kind>:local" device becomes, for the test's plain contexts, the

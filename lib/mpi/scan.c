@@ -41,8 +41,10 @@ typedef struct {
     gpgpu_scan_kind kind;
     size_t n, size;
     const void *in;
-    cl_command_queue q; /* the device path: q and buf set */
-    cl_mem buf;         /* [seed, x0 .. xn-1] */
+    cl_command_queue q; /* the device path: q, arr and buf set */
+    gpgpu_array *arr;   /* [seed, x0 .. xn-1]: its writes and reads take the
+                           library's fast routes (pinned staging) */
+    cl_mem buf;         /* arr's buffer */
     size_t first;       /* where the device path's scan starts in buf */
     void *tmp;          /* the host path: n elements */
 } scan_job;
@@ -66,9 +68,8 @@ static gpgpu_status job_memory(scan_job *j)
         clGetDeviceInfo(dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc,
                         NULL) == CL_SUCCESS &&
         j->n < max_alloc / j->size) {
-        cl_int err;
-        j->buf = clCreateBuffer(cl, CL_MEM_READ_WRITE, (j->n + 1) * j->size, NULL, &err);
-        if (j->buf != NULL) {
+        if (gpgpu_array_create(j->ctx, j->t, j->n + 1, &j->arr) == GPGPU_SUCCESS) {
+            j->buf = gpgpu_array_buffer(j->arr);
             j->q = q;
             return GPGPU_SUCCESS;
         }
@@ -79,15 +80,17 @@ static gpgpu_status job_memory(scan_job *j)
     return GPGPU_SUCCESS;
 }
 
-/* Waits for done (released), then reads bytes at offset of buf into host. */
-static gpgpu_status read_after(scan_job *j, cl_event done, size_t offset, size_t bytes,
-                               void *host)
+/* Waits for done (released), then reads elements [first, first + n) of
+   arr into host. */
+static gpgpu_status read_after(scan_job *j, cl_event done, size_t first, size_t n, void *host)
 {
-    cl_int err = clEnqueueReadBuffer(j->q, j->buf, CL_TRUE, offset, bytes, host,
-                                     done ? 1 : 0, done ? &done : NULL, NULL);
+    cl_int err = done ? clWaitForEvents(1, &done) : CL_SUCCESS;
     if (done)
         clReleaseEvent(done);
-    return err == CL_SUCCESS ? GPGPU_SUCCESS : cl_error(err, "clEnqueueReadBuffer");
+    if (err != CL_SUCCESS)
+        return cl_error(err, "clWaitForEvents");
+    return gpgpu__mpi_local(gpgpu_array_read(j->ctx, j->arr, first, host, n), j->ctx,
+                            "gpgpu_array_read");
 }
 
 /* The reduce of this rank's part into *value. */
@@ -96,15 +99,15 @@ static gpgpu_status reduce_part(scan_job *j, void *value)
     if (j->q == NULL)
         return gpgpu__mpi_local(gpgpu_reduce(j->ctx, j->t, j->op, j->in, j->n, value), j->ctx,
                                 "gpgpu_reduce");
-    cl_int err = clEnqueueWriteBuffer(j->q, j->buf, CL_TRUE, j->size, j->n * j->size, j->in, 0,
-                                      NULL, NULL);
-    if (err != CL_SUCCESS)
-        return cl_error(err, "clEnqueueWriteBuffer");
+    gpgpu_status st = gpgpu__mpi_local(gpgpu_array_write(j->ctx, j->arr, 1, j->in, j->n),
+                                       j->ctx, "gpgpu_array_write");
+    if (st != GPGPU_SUCCESS)
+        return st;
     cl_event done = NULL;
-    gpgpu_status st = gpgpu__mpi_local(gpgpu_reduce_buffer(j->ctx, j->t, j->op, j->buf, 1, j->n,
-                                                           j->buf, 0, 0, NULL, &done),
-                                       j->ctx, "gpgpu_reduce_buffer");
-    return st == GPGPU_SUCCESS ? read_after(j, done, 0, j->size, value) : st;
+    st = gpgpu__mpi_local(gpgpu_reduce_buffer(j->ctx, j->t, j->op, j->buf, 1, j->n, j->buf, 0, 0,
+                                              NULL, &done),
+                          j->ctx, "gpgpu_reduce_buffer");
+    return st == GPGPU_SUCCESS ? read_after(j, done, 0, 1, value) : st;
 }
 
 /* The device path's scan, seeded with *seed unless it is NULL: an
@@ -117,10 +120,10 @@ static gpgpu_status scan_on_device(scan_job *j, const void *seed)
     gpgpu_scan_kind kind = j->kind;
     j->first = 1;
     if (seed != NULL) {
-        cl_int err = clEnqueueWriteBuffer(j->q, j->buf, CL_TRUE, 0, j->size, seed, 0, NULL,
-                                          NULL);
-        if (err != CL_SUCCESS)
-            return cl_error(err, "clEnqueueWriteBuffer");
+        gpgpu_status st = gpgpu__mpi_local(gpgpu_array_write(j->ctx, j->arr, 0, seed, 1), j->ctx,
+                                           "gpgpu_array_write");
+        if (st != GPGPU_SUCCESS)
+            return st;
         j->first = 0;
         count += kind == GPGPU_INCLUSIVE;
         kind = GPGPU_INCLUSIVE;
@@ -169,7 +172,7 @@ static gpgpu_status deliver(scan_job *j, void *out)
         return GPGPU_SUCCESS;
     }
     size_t first = j->first == 0 && j->kind == GPGPU_INCLUSIVE ? 1 : j->first;
-    return read_after(j, NULL, first * j->size, j->n * j->size, out);
+    return read_after(j, NULL, first, j->n, out);
 }
 
 gpgpu_status gpgpu_mpi_scan(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t, gpgpu_op op,
@@ -207,8 +210,7 @@ gpgpu_status gpgpu_mpi_scan(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t, gpg
         st = gpgpu__mpi_agree(&c, scan_part(&j, &c, &parts, &mine));
     if (st == GPGPU_SUCCESS)
         st = deliver(&j, out);
-    if (j.buf != NULL)
-        clReleaseMemObject(j.buf);
+    gpgpu_array_destroy(j.arr);
     free(j.tmp);
     gpgpu__mpi_parts_free(&parts);
     return st;

@@ -29,6 +29,7 @@
  * after every rank has agreed that everything before it succeeded.
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,7 +89,36 @@ typedef struct {
     size_t *chunk_at;           /* nchunks * size */
     pthread_t *threads;
     int *started;
+    double t0, phase[6];        /* GPGPU_MPI_PROFILE: MPI_Wtime at each step */
 } sorter;
+
+enum { PH_PREPARE, PH_SAMPLES, PH_PARTITION, PH_EXCHANGE, PH_LOCAL_SORT, PH_REBALANCE };
+
+/* Marks the end of step ph (GPGPU_MPI_PROFILE=1 prints the steps' times). */
+static void mark(sorter *s, int ph)
+{
+    s->phase[ph] = MPI_Wtime();
+}
+
+static void print_phases(const sorter *s)
+{
+    const char *v = getenv("GPGPU_MPI_PROFILE");
+    if (!v || strcmp(v, "1"))
+        return;
+    static const char *const names[] = {"prepare", "samples", "partition", "exchange",
+                                        "local sort", "rebalance"};
+    char line[512];
+    int at = snprintf(line, sizeof line, "gpgpu-mpi: sort of %zu on rank %d of %d:", s->n,
+                      s->c.rank, s->c.size);
+    double prev = s->t0;
+    for (int i = 0; i < 6 && at < (int)sizeof line; i++) {
+        double t = s->phase[i] > 0 ? s->phase[i] : prev;
+        at += snprintf(line + at, sizeof line - (size_t)at, " %s %.1f ms%s", names[i],
+                       (t - prev) * 1e3, i < 5 ? "," : "");
+        prev = t;
+    }
+    fprintf(stderr, "%s\n", line);
+}
 
 static gpgpu_status local_sort(sorter *s, void *k, void *v, size_t n)
 {
@@ -462,6 +492,7 @@ static gpgpu_status distribute(sorter *s)
         MPI_Allgather(mine, (int)sizeof *mine, MPI_BYTE, s->info, (int)sizeof *mine, MPI_BYTE,
                       s->c.comm),
         "MPI_Allgather");
+    mark(s, PH_SAMPLES);
     if (st != GPGPU_SUCCESS)
         return st;
     uint64_t total = 0;
@@ -472,11 +503,14 @@ static gpgpu_status distribute(sorter *s)
     int big = total > gpgpu__mpi_max_count();
     choose_splitters(s, total);
     st = gpgpu__mpi_agree(&s->c, partition(s));
+    mark(s, PH_PARTITION);
     if (st == GPGPU_SUCCESS)
         st = exchange(s, big, s->k1, s->v1, s->k2, s->v2);
+    mark(s, PH_EXCHANGE);
     if (st == GPGPU_SUCCESS && s->m > 0)
         st = local_sort(s, s->k2, s->v2, s->m);
     st = gpgpu__mpi_agree(&s->c, st);
+    mark(s, PH_LOCAL_SORT);
     if (st == GPGPU_SUCCESS)
         st = gpgpu__mpi_error(MPI_Allgather(&s->m, 1, MPI_UINT64_T, s->bucket, 1, MPI_UINT64_T,
                                             s->c.comm),
@@ -484,7 +518,9 @@ static gpgpu_status distribute(sorter *s)
     if (st != GPGPU_SUCCESS)
         return st;
     plan_rebalance(s);
-    return exchange(s, big, s->k2, s->v2, s->keys, s->values);
+    st = exchange(s, big, s->k2, s->v2, s->keys, s->values);
+    mark(s, PH_REBALANCE);
+    return st;
 }
 
 static gpgpu_status sort_any(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t, void *keys,
@@ -511,12 +547,15 @@ static gpgpu_status sort_any(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t, vo
     GPGPU__MPI_REQUIRE(st, n <= SIZE_MAX / 8, func, "n is %zu; at most %zu", n, SIZE_MAX / 8);
     if (st == GPGPU_SUCCESS && s.c.size == 1)  /* one rank: the local sort is the answer */
         return local_sort(&s, keys, values, n);
+    s.t0 = MPI_Wtime();
     if (st == GPGPU_SUCCESS)
         st = prepare(&s);
     st = gpgpu__mpi_agree(&s.c, st);
+    mark(&s, PH_PREPARE);
     if (st == GPGPU_SUCCESS)
         st = distribute(&s);
     release(&s);
+    print_phases(&s);
     return st;
 }
 
