@@ -228,6 +228,47 @@ GPGPU_API gpgpu_status gpgpu_histogram_rgba8(gpgpu_context *ctx, const uint8_t *
                                              size_t nbins, uint64_t *bins);
 
 /* ------------------------------------------------------------------------ */
+/* Unique, run-length encoding, partition                                     */
+
+/**
+ * The first element of each run of consecutive elements with equal bit
+ * patterns, in order, to out (room for n elements; out may equal in, other
+ * overlap is INVALID_ARGUMENT); *count receives how many. Elements compare
+ * by their bits: -0.0 and +0.0 are different values, and NaNs with the same
+ * bits are one run. out past *count is unspecified. Works on the host
+ * fallback. Needs 64-bit integers on the device (the counts are ulong).
+ * Errors: INVALID_ARGUMENT (NULL in or out with n > 0, NULL count, bad type,
+ * overlap), UNSUPPORTED, BUILD, OUT_OF_MEMORY, OPENCL. On failure out may
+ * have been written (in too, when out == in).
+ */
+GPGPU_API gpgpu_status gpgpu_unique(gpgpu_context *ctx, gpgpu_type t, const void *in,
+                                    size_t n, void *out, size_t *count);
+
+/**
+ * Runs of equal bit patterns (as gpgpu_unique): values[r] receives the
+ * element of run r and lengths[r] its length, in order; *nruns how many runs
+ * (0 for n == 0). values and lengths need room for n entries; values may
+ * equal in, other overlap between in, values and lengths is
+ * INVALID_ARGUMENT. Works on the host fallback. Errors as gpgpu_unique (NULL
+ * values, lengths or nruns: INVALID_ARGUMENT); on failure values and lengths
+ * may have been written.
+ */
+GPGPU_API gpgpu_status gpgpu_run_length_encode(gpgpu_context *ctx, gpgpu_type t,
+                                               const void *in, size_t n, void *values,
+                                               uint64_t *lengths, size_t *nruns);
+
+/**
+ * Stable partition: the elements for which predicate (an expression in x
+ * and i, as gpgpu_select) is non-zero, in order, then the others, in order,
+ * to out (room for n; out may equal in, other overlap is INVALID_ARGUMENT);
+ * *count receives how many were selected. Predicates need an OpenCL device:
+ * UNSUPPORTED on the host fallback. Errors as gpgpu_select; on failure out
+ * may have been written (in too, when out == in).
+ */
+GPGPU_API gpgpu_status gpgpu_partition(gpgpu_context *ctx, gpgpu_type t, const char *predicate,
+                                       const void *in, size_t n, void *out, size_t *count);
+
+/* ------------------------------------------------------------------------ */
 /* User-defined operators, compiled at run time                               */
 
 /*

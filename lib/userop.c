@@ -15,7 +15,9 @@
    (kernels/userop.cl): count the kept elements of each part of a tile (a
    work item's run on CPUs, the whole tile on GPUs), scan those counts
    inclusively (gpgpu__scan_enqueue on u64), then write each part's kept
-   elements from its offset. The predicate's checks run in the caller's
+   elements from its offset. Partition, unique and run-length encoding
+   (select_ops.c) are the same launches with another scatter kernel or
+   flag: gpgpu__select_plan_get and gpgpu__select_enqueue serve them all. The predicate's checks run in the caller's
    trust: they stop text from escaping its slot, not an expression that
    misbehaves inside it (an out-of-bounds pointer, a barrier). */
 #include <stdio.h>
@@ -24,8 +26,7 @@
 
 #include "internal.h"
 
-/* Longest expression accepted, in bytes. */
-enum { EXPR_MAX = 1024 };
+enum { EXPR_MAX = GPGPU__EXPR_MAX };
 
 struct gpgpu__user_op {
     gpgpu_type type;
@@ -65,7 +66,7 @@ static int balanced(const char *s)
 /* Checks the expression called what (for the error text) and copies it to
    out with each run of blanks, line breaks included, made one space (so
    that layout alone never makes another program). */
-static gpgpu_status expr_clean(gpgpu_context *ctx, const char *what, const char *expr,
+gpgpu_status gpgpu__expr_clean(gpgpu_context *ctx, const char *what, const char *expr,
                                char out[EXPR_MAX + 1])
 {
     size_t len = strlen(expr), used = 0;
@@ -159,8 +160,8 @@ gpgpu_status gpgpu_op_define(gpgpu_context *ctx, gpgpu_type t, const char *combi
     GPGPU__CHECK_ARG(ctx, combine != NULL);
     GPGPU__CHECK_ARG(ctx, identity != NULL);
     GPGPU__CHECK_ARG(ctx, op != NULL);
-    GPGPU__TRY(expr_clean(ctx, "combine", combine, c));
-    GPGPU__TRY(expr_clean(ctx, "identity", identity, id));
+    GPGPU__TRY(gpgpu__expr_clean(ctx, "combine", combine, c));
+    GPGPU__TRY(gpgpu__expr_clean(ctx, "identity", identity, id));
     if (ctx->host)
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
                            "user-defined operators need an OpenCL device");
@@ -211,7 +212,7 @@ gpgpu_status gpgpu_transform_reduce(gpgpu_context *ctx, gpgpu_type t, const char
     GPGPU__CHECK_ARG(ctx, result != NULL);
     GPGPU__CHECK_ARG(ctx, n <= PTRDIFF_MAX / gpgpu__type(t)->size);
     GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(in, t));
-    GPGPU__TRY(expr_clean(ctx, "map", map, m));
+    GPGPU__TRY(gpgpu__expr_clean(ctx, "map", map, m));
     if (ctx->host)
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
                            "gpgpu_transform_reduce: maps need an OpenCL device");
@@ -234,23 +235,19 @@ gpgpu_status gpgpu_transform_reduce_buffer(gpgpu_context *ctx, gpgpu_type t, con
     GPGPU__CHECK_ARG(ctx, in != NULL || n == 0);
     GPGPU__CHECK_ARG(ctx, result != NULL);
     GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
-    GPGPU__TRY(expr_clean(ctx, "map", map, m));
+    GPGPU__TRY(gpgpu__expr_clean(ctx, "map", map, m));
     return gpgpu__reduce_buffer_call(ctx, __func__, t, op, m, in, in_offset, n, result,
                                      result_offset, num_wait, wait, done);
 }
 
-/* ---- select --------------------------------------------------------------- */
+/* ---- select ----------------------------------------------------------------- */
 
-typedef struct {
-    gpgpu__program *prog;
-    size_t wg, tile;
-    size_t parts;   /* counted parts per tile: one per work item when chunked */
-} select_plan;
+typedef gpgpu__select_plan select_plan;
 
-/* The select program for t and the (clean) predicate. Tiles are the scan's
-   size: large enough that the scan of their counts is a small job. */
-static gpgpu_status select_plan_get(gpgpu_context *ctx, gpgpu_type t, const char *pred,
-                                    select_plan *p)
+/* Tiles are the scan's size: large enough that the scan of their counts is
+   a small job. */
+gpgpu_status gpgpu__select_plan_get(gpgpu_context *ctx, gpgpu_type t, const char *pred,
+                                    gpgpu__select_plan *p)
 {
     char options[192], extra[EXPR_MAX + 32];
     const char *op_src;
@@ -262,48 +259,54 @@ static gpgpu_status select_plan_get(gpgpu_context *ctx, gpgpu_type t, const char
     p->tile = p->wg * items;
     p->parts = ctx->tune.chunked ? p->wg : 1;
     size_t used = strlen(options);
-    snprintf(options + used, sizeof options - used, " -D SELECT_ITEMS=%zu", items);
-    snprintf(extra, sizeof extra, "#define PRED (%s)\n", pred);
-    return gpgpu__program_get(ctx, "userop", extra, options, &p->prog);
+    snprintf(options + used, sizeof options - used, " -D SELECT_ITEMS=%zu%s", items,
+             pred ? "" : " -D UNIQUE=1");
+    if (pred)
+        snprintf(extra, sizeof extra, "#define PRED (%s)\n", pred);
+    return gpgpu__program_get(ctx, "userop", pred ? extra : NULL, options, &p->prog);
 }
 
-static size_t tiles_of(const select_plan *p, size_t n)
+size_t gpgpu__select_tiles(const gpgpu__select_plan *p, size_t n)
 {
     return (n + p->tile - 1) / p->tile;
 }
 
-/* Entries of the counts scratch for n elements. */
-static size_t parts_of(const select_plan *p, size_t n)
+size_t gpgpu__select_parts(const gpgpu__select_plan *p, size_t n)
 {
-    return tiles_of(p, n) * p->parts;
+    return gpgpu__select_tiles(p, n) * p->parts;
 }
 
-/* Select of in[in_off .. +n) into out[out_off ..], the kept count to
-   count[count_off] as a ulong. first is the index the predicate sees for
-   in[in_off]. counts holds parts_of(p, n) ulongs (scratch). No locking. */
-static gpgpu_status select_enqueue(gpgpu_context *ctx, const select_plan *p, cl_mem in,
-                                   cl_ulong in_off, cl_ulong n, cl_ulong first, cl_mem out,
-                                   cl_ulong out_off, cl_mem count, cl_ulong count_off,
-                                   cl_mem counts)
+gpgpu_status gpgpu__select_enqueue(gpgpu_context *ctx, const gpgpu__select_plan *p,
+                                   gpgpu__select_kind kind, cl_mem in, cl_ulong in_off,
+                                   cl_ulong n, cl_ulong first, cl_mem out, cl_ulong out_off,
+                                   cl_mem count, cl_ulong count_off, cl_mem counts,
+                                   cl_mem heads)
 {
+    static const char *const scatter[] = {"select_scatter", "partition_scatter",
+                                          "runs_scatter"};
     if (n == 0) {
         cl_ulong zero = 0;
         return gpgpu__fill(ctx, count, count_off * sizeof zero, sizeof zero, &zero, sizeof zero);
     }
-    size_t tiles = tiles_of(p, n);
+    size_t tiles = gpgpu__select_tiles(p, n);
     GPGPU__TRY(gpgpu__run(ctx, p->prog, "select_count", tiles * p->wg, p->wg, GPGPU__ARG(in),
                           GPGPU__ARG(in_off), GPGPU__ARG(n), GPGPU__ARG(first),
                           GPGPU__ARG(counts), GPGPU__END));
     GPGPU__TRY(gpgpu__scan_enqueue(ctx, GPGPU_U64, GPGPU_SUM, GPGPU_INCLUSIVE, counts, 0, counts,
                                    0, tiles * p->parts, NULL, 0));
-    return gpgpu__run(ctx, p->prog, "select_scatter", tiles * p->wg, p->wg, GPGPU__ARG(in),
+    if (kind == GPGPU__RUNS)
+        return gpgpu__run(ctx, p->prog, scatter[kind], tiles * p->wg, p->wg, GPGPU__ARG(in),
+                          GPGPU__ARG(in_off), GPGPU__ARG(n), GPGPU__ARG(first),
+                          GPGPU__ARG(counts), GPGPU__ARG(out), GPGPU__ARG(out_off),
+                          GPGPU__ARG(count), GPGPU__ARG(count_off), GPGPU__ARG(heads),
+                          GPGPU__END);
+    return gpgpu__run(ctx, p->prog, scatter[kind], tiles * p->wg, p->wg, GPGPU__ARG(in),
                       GPGPU__ARG(in_off), GPGPU__ARG(n), GPGPU__ARG(first), GPGPU__ARG(counts),
                       GPGPU__ARG(out), GPGPU__ARG(out_off), GPGPU__ARG(count),
                       GPGPU__ARG(count_off), GPGPU__END);
 }
 
-/* Do [a, a + an) and [b, b + bn) overlap? */
-static int overlap(size_t a, size_t an, size_t b, size_t bn)
+int gpgpu__overlap(size_t a, size_t an, size_t b, size_t bn)
 {
     return an && bn && a < b + bn && b < a + an;
 }
@@ -321,9 +324,9 @@ gpgpu_status gpgpu_select_buffer(gpgpu_context *ctx, gpgpu_type t, const char *p
     GPGPU__CHECK_ARG(ctx, predicate != NULL);
     GPGPU__CHECK_ARG(ctx, (in != NULL && out != NULL) || n == 0);
     GPGPU__CHECK_ARG(ctx, count != NULL);
-    GPGPU__CHECK_ARG(ctx, in != out || !overlap(in_offset, n, out_offset, n));
+    GPGPU__CHECK_ARG(ctx, in != out || !gpgpu__overlap(in_offset, n, out_offset, n));
     GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
-    GPGPU__TRY(expr_clean(ctx, "predicate", predicate, pred));
+    GPGPU__TRY(gpgpu__expr_clean(ctx, "predicate", predicate, pred));
     if (ctx->host)
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED, "gpgpu_select_buffer: no OpenCL device");
     const size_t size = gpgpu__type(t)->size;
@@ -337,12 +340,12 @@ gpgpu_status gpgpu_select_buffer(gpgpu_context *ctx, gpgpu_type t, const char *p
     gpgpu__begin(ctx, num_wait, wait, done);
     select_plan p;
     cl_mem counts;
-    gpgpu_status s = select_plan_get(ctx, t, pred, &p);
+    gpgpu_status s = gpgpu__select_plan_get(ctx, t, pred, &p);
     if (s == GPGPU_SUCCESS)
-        s = gpgpu__scratch(ctx, GPGPU__SLOT_AUX, parts_of(&p, n) * sizeof(cl_ulong), &counts);
+        s = gpgpu__scratch(ctx, GPGPU__SLOT_AUX, gpgpu__select_parts(&p, n) * sizeof(cl_ulong), &counts);
     if (s == GPGPU_SUCCESS)
-        s = select_enqueue(ctx, &p, in, in_offset, n, 0, out, out_offset, count, count_offset,
-                           counts);
+        s = gpgpu__select_enqueue(ctx, &p, GPGPU__SELECT, in, in_offset, n, 0, out, out_offset,
+                                  count, count_offset, counts, NULL);
     if (s == GPGPU_SUCCESS)
         s = gpgpu__end(ctx, done);
     gpgpu__unlock(ctx);
@@ -360,9 +363,9 @@ static gpgpu_status select_host_api(gpgpu_context *ctx, gpgpu_type t, const char
     const size_t chunk = gpgpu__chunk_elems(ctx, size), len0 = n < chunk ? n : chunk;
     select_plan p;
     cl_mem src, dst, aux;
-    GPGPU__TRY(select_plan_get(ctx, t, pred, &p));
+    GPGPU__TRY(gpgpu__select_plan_get(ctx, t, pred, &p));
     /* aux: the parts' counts, then the kept count after them */
-    const size_t parts = parts_of(&p, len0);
+    const size_t parts = gpgpu__select_parts(&p, len0);
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, len0 * size, &src));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_OUT, len0 * size, &dst));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_AUX, (parts + 1) * sizeof(cl_ulong), &aux));
@@ -371,7 +374,8 @@ static gpgpu_status select_host_api(gpgpu_context *ctx, gpgpu_type t, const char
         size_t len = n - first < chunk ? n - first : chunk;
         cl_ulong got;
         GPGPU__TRY(gpgpu__write(ctx, src, 0, len * size, (const char *)in + first * size));
-        GPGPU__TRY(select_enqueue(ctx, &p, src, 0, len, first, dst, 0, aux, parts, aux));
+        GPGPU__TRY(gpgpu__select_enqueue(ctx, &p, GPGPU__SELECT, src, 0, len, first, dst, 0, aux,
+                                         parts, aux, NULL));
         GPGPU__TRY(gpgpu__read(ctx, aux, parts * sizeof got, sizeof got, &got));
         GPGPU__TRY(gpgpu__read(ctx, dst, 0, (size_t)got * size, (char *)out + total * size));
         total += (size_t)got;
@@ -392,9 +396,9 @@ gpgpu_status gpgpu_select(gpgpu_context *ctx, gpgpu_type t, const char *predicat
     GPGPU__CHECK_ARG(ctx, count != NULL);
     GPGPU__CHECK_ARG(ctx, n <= PTRDIFF_MAX / gpgpu__type(t)->size);
     GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(in, t) && GPGPU__ALIGNED(out, t));
-    GPGPU__CHECK_ARG(ctx, in == out || !overlap((size_t)in, n * gpgpu__type(t)->size,
+    GPGPU__CHECK_ARG(ctx, in == out || !gpgpu__overlap((size_t)in, n * gpgpu__type(t)->size,
                                                 (size_t)out, n * gpgpu__type(t)->size));
-    GPGPU__TRY(expr_clean(ctx, "predicate", predicate, pred));
+    GPGPU__TRY(gpgpu__expr_clean(ctx, "predicate", predicate, pred));
     if (ctx->host)
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
                            "gpgpu_select: predicates need an OpenCL device");
