@@ -268,6 +268,26 @@ GPGPU_API gpgpu_status gpgpu_run_length_encode(gpgpu_context *ctx, gpgpu_type t,
 GPGPU_API gpgpu_status gpgpu_partition(gpgpu_context *ctx, gpgpu_type t, const char *predicate,
                                        const void *in, size_t n, void *out, size_t *count);
 
+/**
+ * Histogram over nbins + 1 strictly increasing finite edges: bin i counts x
+ * with edges[i] <= x < edges[i+1]; the last bin also counts x ==
+ * edges[nbins] (NumPy's rule for histogram(x, bins=edges)). Comparisons are
+ * exact on the real numbers: a 64-bit integer sample is not rounded to
+ * double first, and a float sample compares with the edge itself, not with
+ * the edge rounded to float. NaN and samples outside [edges[0],
+ * edges[nbins]] are not counted; bins[0..nbins-1] are overwritten. Edges
+ * need not be integers or in the type's range. nbins may be 1 .. 2^31; the
+ * device does a binary search over the edges per sample. Works on the host
+ * fallback.
+ * Errors: INVALID_ARGUMENT (nbins 0 or over 2^31, an edge not finite or not
+ * above the one before (the message names it), NULL edges or bins, NULL in
+ * with n > 0, bad type), UNSUPPORTED (a 64-bit type the device lacks),
+ * OUT_OF_MEMORY, OPENCL, BUILD.
+ */
+GPGPU_API gpgpu_status gpgpu_histogram_edges(gpgpu_context *ctx, gpgpu_type t, const void *in,
+                                             size_t n, const double *edges, size_t nbins,
+                                             uint64_t *bins);
+
 /* ------------------------------------------------------------------------ */
 /* User-defined operators, compiled at run time                               */
 

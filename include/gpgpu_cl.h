@@ -125,6 +125,16 @@ GPGPU_API gpgpu_status gpgpu_partition_buffer(gpgpu_context *ctx, gpgpu_type t,
                                               size_t count_offset, cl_uint num_wait,
                                               const cl_event *wait, cl_event *done);
 
+/** gpgpu_histogram_edges of in[in_offset .. +n) into nbins cl_ulong
+    counters at bins[bins_offset ..] (overwritten). edges is host memory,
+    read before the call returns. */
+GPGPU_API gpgpu_status gpgpu_histogram_edges_buffer(gpgpu_context *ctx, gpgpu_type t,
+                                                    cl_mem in, size_t in_offset, size_t n,
+                                                    const double *edges, size_t nbins,
+                                                    cl_mem bins, size_t bins_offset,
+                                                    cl_uint num_wait, const cl_event *wait,
+                                                    cl_event *done);
+
 #ifdef __cplusplus
 }
 #endif

@@ -19,7 +19,9 @@
  * otherwise every group into part[0 ..] with global atomics (one chunk).
  * Counters are 32-bit: the host keeps each launch under 2^32 samples.
  *
- * The binning rule and its arguments are lib/histogram.h's.
+ * The binning rule and its arguments are lib/histogram.h's. With
+ * HIST_EDGES=1 the rule is a binary search over given edges
+ * (gpgpu_histogram_edges); the passes are the same.
  */
 #pragma OPENCL FP_CONTRACT OFF
 
@@ -28,6 +30,9 @@
 #endif
 #ifndef HIST_WIDE
 #define HIST_WIDE 0     /* integer rule needs 128-bit intermediates */
+#endif
+#ifndef HIST_EDGES
+#define HIST_EDGES 0    /* bins over given edges (gpgpu_histogram_edges) */
 #endif
 
 #if HIST_PRIVATE
@@ -44,10 +49,35 @@
 #endif
 
 /* The arguments of the rule, in the order lib/histogram.c passes them. */
+#if HIST_EDGES
+#define HIST_RULE_ARGS __global const T *cut, uint ncut, T top, uint nbm1
+#define HIST_RULE cut, ncut, top, nbm1
+#else
 #define HIST_RULE_ARGS T lo, T top, T scale, ulong q0, ulong s0, ulong dm1, ulong m, uint nbm1
 #define HIST_RULE lo, top, scale, q0, s0, dm1, m, nbm1
+#endif
 
-#if T_IS_FLOAT
+#if HIST_EDGES
+
+/* cut[0 .. ncut) are the edges rounded up to T (x >= edge <=> x >= cut,
+   exactly), top the largest T not above the last edge. The bin is the
+   number of cuts <= x, less one (a binary search), the last edge's bin
+   folded into the one before; NaN is above no cut. */
+inline int hist_bin(T x, HIST_RULE_ARGS, uint *b)
+{
+    uint lo = 0, hi = ncut;
+    while (lo < hi) {
+        uint mid = (lo + hi) / 2;
+        if (cut[mid] <= x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *b = min(lo - 1, nbm1);
+    return lo > 0 && x <= top;
+}
+
+#elif T_IS_FLOAT
 
 /* x in [lo, top): t = (x - lo) * scale, bin = min(floor(t), nbins - 1), a
    NaN t counting as nbins - 1 (fmin drops it); NaN x fails the test. */
