@@ -65,6 +65,19 @@ typedef enum { GPGPU_I32, GPGPU_U32, GPGPU_F32, GPGPU_I64, GPGPU_U64, GPGPU_F64 
 typedef int gpgpu_op;
 enum { GPGPU_SUM = 0, GPGPU_MIN = 1, GPGPU_MAX = 2, GPGPU_OP_USER = 16 };
 
+/**
+ * The exact sum (gpgpu_reduce, gpgpu_reduce_buffer, gpgpu_transform_reduce
+ * and its _buffer form): on F32 and F64 the exact sum of the elements,
+ * rounded once to nearest even; the same bits on every device, plan,
+ * GPGPU_* override and the host fallback. Any NaN gives NaN (the positive
+ * quiet NaN), +inf with -inf gives NaN, otherwise an inf gives that inf; a
+ * finite sum that rounds past the largest finite value gives the inf of its
+ * sign. An exact zero is +0.0, unless n > 0 and every element is -0.0.
+ * On integer types it is GPGPU_SUM. Needs 64-bit integers on the device.
+ * Scan does not take it (INVALID_ARGUMENT). Since 0.2.
+ */
+enum { GPGPU_SUM_EXACT = 3 };
+
 typedef enum { GPGPU_EXCLUSIVE, GPGPU_INCLUSIVE } gpgpu_scan_kind;
 
 /** Sort flags. */

@@ -363,4 +363,20 @@ gpgpu_status gpgpu__select_enqueue(gpgpu_context *ctx, const gpgpu__select_plan 
                                    cl_mem count, cl_ulong count_off, cl_mem counts,
                                    cl_mem heads);
 
+/* ---- GPGPU_SUM_EXACT on F32 and F64 (sum_exact.c) ------------------------ */
+
+/* The operators gpgpu_reduce and gpgpu_transform_reduce take. */
+#define GPGPU__REDUCE_OP(op) (GPGPU__VALID_OP(op) || (op) == GPGPU_SUM_EXACT)
+
+/* The exact sum of map(in[in_off .. +n)) (map NULL for none) into
+   result[result_off], without locking. */
+gpgpu_status gpgpu__sum_exact_enqueue(gpgpu_context *ctx, gpgpu_type t, const char *map,
+                                      cl_mem in, size_t in_off, size_t n, cl_mem result,
+                                      size_t result_off);
+/* The same from host memory, in chunks whose limbs add up before rounding. */
+gpgpu_status gpgpu__sum_exact_host_api(gpgpu_context *ctx, gpgpu_type t, const char *map,
+                                       const void *in, size_t n, void *result);
+/* The plain-C fallback. */
+void gpgpu__host_sum_exact(gpgpu_type t, const void *in, size_t n, void *result);
+
 #endif /* GPGPU_INTERNAL_H */

@@ -47,6 +47,10 @@ static gpgpu_status reduce_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op
                                    cl_mem result, size_t result_off)
 {
     gpgpu__program *first, *rest;
+    if (op == GPGPU_SUM_EXACT && gpgpu__type(t)->is_float)
+        return gpgpu__sum_exact_enqueue(ctx, t, map, in, in_off, n, result, result_off);
+    if (op == GPGPU_SUM_EXACT)
+        op = GPGPU_SUM;
     GPGPU__TRY(reduce_program(ctx, t, op, map, &first));
     GPGPU__TRY(reduce_program(ctx, t, op, NULL, &rest));
     const size_t wg = ctx->tune.wg, size = gpgpu__type(t)->size;
@@ -99,7 +103,7 @@ gpgpu_status gpgpu_reduce_buffer(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, 
         *done = NULL;
     GPGPU__CHECK_ARG(NULL, ctx != NULL);
     GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
-    GPGPU__CHECK_ARG(ctx, GPGPU__VALID_OP(op));
+    GPGPU__CHECK_ARG(ctx, GPGPU__REDUCE_OP(op));
     GPGPU__CHECK_ARG(ctx, in != NULL || n == 0);
     GPGPU__CHECK_ARG(ctx, result != NULL);
     GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
@@ -116,6 +120,8 @@ static gpgpu_status reduce_host_api(gpgpu_context *ctx, gpgpu_type t, gpgpu_op o
     const size_t chunk = gpgpu__chunk_elems(ctx, size);
     const size_t nchunks = n ? (n + chunk - 1) / chunk : 1;
     cl_mem buf, partials, out;
+    if (op == GPGPU_SUM_EXACT && gpgpu__type(t)->is_float) /* chunks' limbs, not sums */
+        return gpgpu__sum_exact_host_api(ctx, t, map, in, n, result);
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, (n < chunk ? n : chunk) * size, &buf));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS2, nchunks * size, &partials));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_OUT, size, &out));
@@ -146,7 +152,7 @@ gpgpu_status gpgpu_reduce(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, const v
 {
     GPGPU__CHECK_ARG(NULL, ctx != NULL);
     GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
-    GPGPU__CHECK_ARG(ctx, GPGPU__VALID_OP(op));
+    GPGPU__CHECK_ARG(ctx, GPGPU__REDUCE_OP(op));
     GPGPU__CHECK_ARG(ctx, in != NULL || n == 0);
     GPGPU__CHECK_ARG(ctx, result != NULL);
     GPGPU__CHECK_ARG(ctx, n <= PTRDIFF_MAX / gpgpu__type(t)->size);
@@ -155,7 +161,10 @@ gpgpu_status gpgpu_reduce(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, const v
         if (op >= GPGPU_OP_USER)
             return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
                                "user-defined operators need an OpenCL device");
-        gpgpu__host_reduce(t, op, in, n, result);
+        if (op == GPGPU_SUM_EXACT && gpgpu__type(t)->is_float)
+            gpgpu__host_sum_exact(t, in, n, result);
+        else
+            gpgpu__host_reduce(t, op == GPGPU_SUM_EXACT ? GPGPU_SUM : op, in, n, result);
         return GPGPU_SUCCESS;
     }
     return gpgpu__reduce_host_call(ctx, t, op, NULL, in, n, result);

@@ -207,7 +207,7 @@ gpgpu_status gpgpu_transform_reduce(gpgpu_context *ctx, gpgpu_type t, const char
     GPGPU__CHECK_ARG(NULL, ctx != NULL);
     GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
     GPGPU__CHECK_ARG(ctx, map != NULL);
-    GPGPU__CHECK_ARG(ctx, GPGPU__VALID_OP(op));
+    GPGPU__CHECK_ARG(ctx, GPGPU__REDUCE_OP(op));
     GPGPU__CHECK_ARG(ctx, in != NULL || n == 0);
     GPGPU__CHECK_ARG(ctx, result != NULL);
     GPGPU__CHECK_ARG(ctx, n <= PTRDIFF_MAX / gpgpu__type(t)->size);
@@ -231,7 +231,7 @@ gpgpu_status gpgpu_transform_reduce_buffer(gpgpu_context *ctx, gpgpu_type t, con
     GPGPU__CHECK_ARG(NULL, ctx != NULL);
     GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
     GPGPU__CHECK_ARG(ctx, map != NULL);
-    GPGPU__CHECK_ARG(ctx, GPGPU__VALID_OP(op));
+    GPGPU__CHECK_ARG(ctx, GPGPU__REDUCE_OP(op));
     GPGPU__CHECK_ARG(ctx, in != NULL || n == 0);
     GPGPU__CHECK_ARG(ctx, result != NULL);
     GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
