@@ -69,16 +69,33 @@
 #endif
 #endif
 
-/* The flag of element k of the range in (x = in[k]); first is the index
-   the predicate sees for in[0]. */
-static inline uint keep(__global const T *in, T x, ulong k, ulong first)
+/* The flag of element k of the range (x = in[k], prev = in[k - 1] when
+   k > 0); first is the index the predicate sees for in[0]. */
+static inline uint keep(T prev, T x, ulong k, ulong first)
 {
 #if UNIQUE
-    return (k == 0 || BITS(x) != BITS(in[k - 1])) ? 1u : 0u;
+    return (uint)(k == 0) | (uint)(BITS(x) != BITS(prev)); /* no branch */
 #else
     const ulong i = first + k;
     return (PRED) ? 1u : 0u;
 #endif
+}
+
+/* The element before in[k] for keep: on CPUs the one the loop read last
+   (a work item's elements are consecutive; loading it again after a store
+   to out would be a reload the compiler cannot drop, since out may alias
+   in), on GPUs a load (the neighbour's, from cache). Only UNIQUE uses it:
+   otherwise the compiler drops the load. */
+#if CHUNKED
+#define PREV(in, k, last) (last)
+#else
+#define PREV(in, k, last) ((k) ? (in)[(k) - 1] : (T)0)
+#endif
+
+/* The element before this item's first, for PREV on CPUs. */
+static inline T first_prev(__global const T *in, ulong k)
+{
+    return (UNIQUE && k > 0) ? in[k - 1] : (T)0;
 }
 
 /* Kept elements among this item's share of the tile starting at base. */
@@ -86,16 +103,22 @@ static inline uint count_share(__global const T *in, ulong base, ulong n, ulong 
 {
     const uint lid = get_local_id(0);
     uint c = 0;
+    T last = first_prev(in, base + ELEM(lid, 0));
     if (base + TILE <= n) {
         for (uint j = 0; j < SELECT_ITEMS; j++) {
             const ulong k = base + ELEM(lid, j);
-            c += keep(in, in[k], k, first);
+            const T x = in[k];
+            c += keep(PREV(in, k, last), x, k, first);
+            last = x;
         }
     } else {
         for (uint j = 0; j < SELECT_ITEMS; j++) {
             const ulong k = base + ELEM(lid, j);
-            if (k < n)
-                c += keep(in, in[k], k, first);
+            if (k < n) {
+                const T x = in[k];
+                c += keep(PREV(in, k, last), x, k, first);
+                last = x;
+            }
         }
     }
     return c;
@@ -133,13 +156,15 @@ static inline void scatter_part(__global const T *in, ulong n, ulong first,
     ulong dst = part ? incl[part - 1] : 0;
     const ulong limit = incl[part];
     ulong k = begin;
+    T last = first_prev(in, begin);
     for (; k + SELECT_UNROLL <= end && dst + SELECT_UNROLL <= limit; k += SELECT_UNROLL) {
         for (uint u = 0; u < SELECT_UNROLL; u++) {
             const T x = in[k + u];
             out[dst] = x;
             if (kind == KIND_RUNS)
                 heads[dst] = k + u;
-            dst += keep(in, x, k + u, first);
+            dst += keep(last, x, k + u, first);
+            last = x;
         }
     }
     for (; k < end && dst < limit; k++) {
@@ -147,7 +172,8 @@ static inline void scatter_part(__global const T *in, ulong n, ulong first,
         out[dst] = x;
         if (kind == KIND_RUNS)
             heads[dst] = k;
-        dst += keep(in, x, k, first);
+        dst += keep(last, x, k, first);
+        last = x;
     }
     if (part == get_global_size(0) - 1)
         *count = limit;
@@ -176,19 +202,21 @@ void partition_scatter(__global const T *in, ulong off, ulong n, ulong first,
                        __global const ulong *incl, __global T *out, ulong out_off,
                        __global ulong *count, ulong count_off)
 {
-    const ulong part = get_global_id(0), last = get_global_size(0) - 1;
+    const ulong part = get_global_id(0), final_part = get_global_size(0) - 1;
     const ulong begin = part * SELECT_ITEMS, end = min(begin + SELECT_ITEMS, n);
-    const ulong total = incl[last];
+    const ulong total = incl[final_part];
     ulong dst = part ? incl[part - 1] : 0;
     in += off;
     out += out_off;
+    T last = first_prev(in, begin);
     for (ulong k = begin; k < end; k++) {
         const T x = in[k];
-        const uint f = keep(in, x, k, first);
+        const uint f = keep(last, x, k, first);
+        last = x;
         out[f ? dst : total + k - dst] = x;
         dst += f;
     }
-    if (part == last)
+    if (part == final_part)
         count[count_off] = total;
 }
 
@@ -239,7 +267,7 @@ static inline void scatter_rounds(__global const T *in, ulong base, ulong n, ulo
         const ulong k = base + ELEM(lid, j);
         const int inside = !checked || k < n;
         const T x = inside ? in[k] : (T)0;
-        const uint f = inside ? keep(in, x, k, first) : 0u;
+        const uint f = inside ? keep(PREV(in, k, x), x, k, first) : 0u;
         uint round;
         const ulong at = dst + group_scan_excl(f, s, &round);
         if (f)

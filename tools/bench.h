@@ -73,5 +73,7 @@ int bench_read(bench *b, cl_mem buf, size_t bytes, void *host);
 
 extern const bench_op bench_op_reduce, bench_op_scan, bench_op_sort, bench_op_sort_pairs,
     bench_op_histogram, bench_op_transform_reduce, bench_op_select;
+extern const bench_op bench_op_unique, bench_op_run_length_encode, bench_op_partition,
+    bench_op_histogram_edges, bench_op_sum_exact;
 
 #endif
