@@ -10,9 +10,10 @@
    chunks or devices gives the same integer. Limbs are carried into their
    canonical form (every limb in [0, 2^32), the top one signed) every
    SX_BLOCK elements, before they could overflow.
-     sum_exact_pass   each item sums its share into private limbs; the
-                      group adds its items' limbs (a __local tree per limb)
-                      and writes one row: SX_LIMBS limbs, then the flags
+     sum_exact_pass   each item sums its share into private limbs and
+                      writes them as one row (SX_LIMBS limbs, then the
+                      flags) on CPUs; on GPUs the group adds its items'
+                      limbs (a __local tree per limb) into one row
      sum_exact_final  one group adds the rows column by column, carries,
                       rounds and writes the result
    The element-to-item mapping is the plan's (CHUNKED), as in reduce.cl.
@@ -91,7 +92,6 @@ static inline void sx_carry(long *acc)
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void sum_exact_pass(__global const T *in, ulong off, ulong n, __global long *rows, ulong row0)
 {
-    __local long tree[WG];
     long acc[SX_LIMBS];
     uint flags = 0, since = 0;
     for (uint j = 0; j < SX_LIMBS; j++)
@@ -112,7 +112,16 @@ void sum_exact_pass(__global const T *in, ulong off, ulong n, __global long *row
         }
     }
     sx_carry(acc);
+#if CHUNKED
+    /* one row per item: no barrier in the kernel, so that a CPU compiler
+       keeps acc private to the item's loop */
+    __global long *mine = rows + (row0 + gid) * SX_ROW;
+    for (uint j = 0; j < SX_LIMBS; j++)
+        mine[j] = acc[j];
+    mine[SX_LIMBS] = flags;
+#else
     /* the group's row: each limb (then the flags) summed (or'ed) over items */
+    __local long tree[WG];
     const uint lid = get_local_id(0);
     __global long *row = rows + (row0 + get_group_id(0)) * SX_ROW;
     for (uint j = 0; j < SX_ROW; j++) {
@@ -127,6 +136,7 @@ void sum_exact_pass(__global const T *in, ulong off, ulong n, __global long *row
             row[j] = tree[0];
         barrier(CLK_LOCAL_MEM_FENCE);
     }
+#endif
 }
 
 /* Bits [lo, lo + len) of the canonical magnitude a (len <= 32). */

@@ -40,7 +40,13 @@ static gpgpu_status program(gpgpu_context *ctx, gpgpu_type t, const char *map,
     return gpgpu__program_get(ctx, "sum_exact", map ? extra : NULL, options, prog);
 }
 
-/* The pass over in[off .. +n) into rows row0 .. row0 + groups - 1. */
+/* Rows one pass writes: one per work item when chunked, else per group. */
+static size_t rows_of(const gpgpu_context *ctx, size_t groups)
+{
+    return ctx->tune.chunked ? groups * ctx->tune.wg : groups;
+}
+
+/* The pass over in[off .. +n) into rows row0 .. row0 + rows_of(groups) - 1. */
 static gpgpu_status pass(gpgpu_context *ctx, gpgpu__program *prog, cl_mem in, cl_ulong off,
                          cl_ulong n, size_t groups, cl_mem rows, cl_ulong row0)
 {
@@ -67,10 +73,11 @@ gpgpu_status gpgpu__sum_exact_enqueue(gpgpu_context *ctx, gpgpu_type t, const ch
     cl_mem rows;
     const size_t groups = groups_for(ctx, n);
     GPGPU__TRY(program(ctx, t, map, &prog));
+    const size_t nrows = rows_of(ctx, groups);
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS,
-                              groups * (limbs_of(t) + 1) * sizeof(cl_long), &rows));
+                              nrows * (limbs_of(t) + 1) * sizeof(cl_long), &rows));
     GPGPU__TRY(pass(ctx, prog, in, in_off, n, groups, rows, 0));
-    return final(ctx, prog, rows, groups, result, result_off);
+    return final(ctx, prog, rows, nrows, result, result_off);
 }
 
 gpgpu_status gpgpu__sum_exact_host_api(gpgpu_context *ctx, gpgpu_type t, const char *map,
@@ -78,22 +85,22 @@ gpgpu_status gpgpu__sum_exact_host_api(gpgpu_context *ctx, gpgpu_type t, const c
 {
     const size_t size = gpgpu__type(t)->size, chunk = gpgpu__chunk_elems(ctx, size);
     const size_t nchunks = n ? (n + chunk - 1) / chunk : 1;
-    const size_t groups = groups_for(ctx, n < chunk ? n : chunk);
+    const size_t groups = groups_for(ctx, n < chunk ? n : chunk), nrows = rows_of(ctx, groups);
     gpgpu__program *prog;
     cl_mem buf, rows, out;
     GPGPU__TRY(program(ctx, t, map, &prog));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, (n < chunk ? n : chunk) * size, &buf));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS2,
-                              nchunks * groups * (limbs_of(t) + 1) * sizeof(cl_long), &rows));
+                              nchunks * nrows * (limbs_of(t) + 1) * sizeof(cl_long), &rows));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_OUT, size, &out));
     for (size_t c = 0; c < nchunks; c++) {
         size_t first = c * chunk, len = n - first < chunk ? n - first : chunk;
         GPGPU__TRY(gpgpu__write(ctx, buf, 0, len * size, (const char *)in + first * size));
-        GPGPU__TRY(pass(ctx, prog, buf, 0, len, groups, rows, c * groups));
+        GPGPU__TRY(pass(ctx, prog, buf, 0, len, groups, rows, c * nrows));
         if (nchunks > 1) /* the next write reuses buf: wait for this pass */
             GPGPU__TRY(gpgpu__finish(ctx));
     }
-    GPGPU__TRY(final(ctx, prog, rows, nchunks * groups, out, 0));
+    GPGPU__TRY(final(ctx, prog, rows, nchunks * nrows, out, 0));
     return gpgpu__read(ctx, out, 0, size, result);
 }
 
