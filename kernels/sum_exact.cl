@@ -17,9 +17,20 @@
      sum_exact_final  one group adds the rows column by column, carries,
                       rounds and writes the result
    The element-to-item mapping is the plan's (CHUNKED), as in reduce.cl.
+   On CPUs with fp64 (SX_FAST) whole blocks go through double4 lanes first
+   (sx_block): the same exact integer, reached with vector arithmetic.
    Inf and NaN elements only set flags (SX_*); the rounding applies the
    special-value rules of GPGPU_SUM_EXACT in gpgpu.h. lib/sum_exact.c does
    the same in plain C for the host fallback. */
+
+#pragma OPENCL FP_CONTRACT OFF
+
+#ifndef SX_FAST
+#define SX_FAST 0
+#endif
+#if SX_FAST
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
 
 #if TYPE_ID == 2
 #define SX_LIMBS 12     /* 277 bits of range + 64 of growth + sign */
@@ -29,6 +40,9 @@
 typedef uint UT;
 #define SX_BITS(x) as_uint(x)
 #define SX_FROM_BITS(b) as_float(b)
+#define SX_BASE (-149)
+#define SX_BITS4(v) as_int4(v)
+#define SX_SIGN4 ((int4)INT_MIN)
 #elif TYPE_ID == 5
 #define SX_LIMBS 68     /* 2098 bits of range + 64 of growth + sign */
 #define SX_MANT 53
@@ -37,6 +51,9 @@ typedef uint UT;
 typedef ulong UT;
 #define SX_BITS(x) as_ulong(x)
 #define SX_FROM_BITS(b) as_double(b)
+#define SX_BASE (-1074)
+#define SX_BITS4(v) as_long4(v)
+#define SX_SIGN4 ((long4)LONG_MIN)
 #else
 #error "GPGPU_SUM_EXACT is for F32 and F64"
 #endif
@@ -89,6 +106,85 @@ static inline void sx_carry(long *acc)
     acc[SX_LIMBS - 1] += carry;
 }
 
+#if SX_FAST
+/* ---- the CPU fast path: error-free splitting in double4 lanes ------------- */
+
+/* Elements per block, and M with 2^M = the values each lane adds per level. */
+#define SX_FB 4096
+#define SX_M 10
+#define SX_W (53 - SX_M)    /* bits one level takes */
+
+/* acc += v for a finite double v that is a multiple of 2^SX_BASE (all the
+   level sums are: they are sums of parts of the elements). */
+static inline void sx_add_double(long *acc, double v)
+{
+    const ulong b = as_ulong(v);
+    const int e = (int)(b >> 52) & 2047;
+    ulong m = (b & ((1ul << 52) - 1)) | (e ? 1ul << 52 : 0ul);
+    int off = (e ? e - 1075 : -1074) - SX_BASE;
+    if (off < 0) {          /* trailing zeros only: v is a multiple of 2^SX_BASE */
+        m >>= -off;
+        off = 0;
+    }
+    const uint k = (uint)off >> 5, s = (uint)off & 31;
+    const long sg = (b >> 63) ? -1 : 1;
+    const ulong v0 = (m & SX_M32) << s, v1 = (m >> 32) << s;
+    acc[k] += sg * (long)(v0 & SX_M32);
+    acc[k + 1] += sg * (long)((v0 >> 32) + (v1 & SX_M32));
+    if (v1 >> 32)
+        acc[k + 2] += sg * (long)(v1 >> 32);
+}
+
+/* SX_FB elements from p into acc. With 2^k0 above every |x| times 2^M,
+   level j (sigma = 2^(k0 - j W)) takes q = (sigma + r) - sigma from the
+   rest r: q and r - q are exact, q is a multiple of 2^(k - 53) at most
+   2^(k - M), so the 2^M q's of a lane add up exactly in double. Three
+   levels take 3 W bits below the top (the third needs no splitting: what
+   is left after two adds up exactly as it is): a block whose values span
+   more, or with inf or NaN, or near the ends of the double range, goes
+   element by element instead. Each lane's level sums then go into the
+   limbs. */
+static inline void sx_block(__global const T *p, long *acc, uint *flags)
+{
+    double4 hi = 0, lo = INFINITY;
+    long4 bad = 0, some = 0;
+    for (uint j = 0; j < SX_FB / 4; j++) {
+        const T4 v = MAP4(vload4(j, p));
+        const double4 a = fabs(convert_double4(v));
+        hi = fmax(hi, a);
+        lo = fmin(lo, select(a, (double4)INFINITY, a == 0));
+        bad |= isnan(a) | isinf(a);
+        some |= convert_long4(SX_BITS4(v) != SX_SIGN4);
+    }
+    const double top = fmax(fmax(hi.s0, hi.s1), fmax(hi.s2, hi.s3));
+    const double bottom = fmin(fmin(lo.s0, lo.s1), fmin(lo.s2, lo.s3));
+    const int k0 = ilogb(top) + 1 + SX_M;
+    const int lsb = ilogb(bottom) - (SX_MANT - 1);
+    if (any(bad) || top == 0 || k0 > 1023 || k0 - 2 * SX_W < -1000 || k0 - 53 - 2 * SX_W > lsb) {
+        for (uint j = 0; j < SX_FB; j++)
+            sx_add(acc, flags, MAP1(p[j]));
+        return;
+    }
+    *flags |= SX_SEEN | (any(some) ? SX_NOT_NEG_ZERO : 0u);
+    const double4 s0 = ldexp(1.0, k0), s1 = ldexp(1.0, k0 - SX_W);
+    double4 a0 = 0, a1 = 0, a2 = 0;
+    for (uint j = 0; j < SX_FB / 4; j++) {
+        double4 r = convert_double4(MAP4(vload4(j, p)));
+        double4 q = (s0 + r) - s0;
+        a0 += q;
+        r -= q;
+        q = (s1 + r) - s1;
+        a1 += q;
+        r -= q;
+        a2 += r;            /* the rest fits the third level exactly */
+    }
+    const double l[12] = {a0.s0, a0.s1, a0.s2, a0.s3, a1.s0, a1.s1,
+                          a1.s2, a1.s3, a2.s0, a2.s1, a2.s2, a2.s3};
+    for (uint j = 0; j < 12; j++)
+        sx_add_double(acc, l[j]);
+}
+#endif
+
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void sum_exact_pass(__global const T *in, ulong off, ulong n, __global long *rows, ulong row0)
 {
@@ -104,7 +200,14 @@ void sum_exact_pass(__global const T *in, ulong off, ulong n, __global long *row
 #else
     const ulong begin = gid, end = n, step = items;
 #endif
-    for (ulong i = begin; i < end; i += step) {
+    ulong i = begin;
+#if SX_FAST
+    for (; i + SX_FB <= end; i += SX_FB) {
+        sx_block(in + i, acc, &flags);
+        sx_carry(acc);
+    }
+#endif
+    for (; i < end; i += step) {
         sx_add(acc, &flags, MAP1(in[i]));
         if (++since == SX_BLOCK) {
             sx_carry(acc);

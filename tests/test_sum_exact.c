@@ -237,6 +237,62 @@ START_TEST(same_bits_on_every_device_and_plan)
 }
 END_TEST
 
+/* On CPUs whole blocks of 4096 elements go through double lanes
+   (sum_exact.cl's sx_block) when their values span few enough bits. One
+   work item (GPGPU_WG=1, GPGPU_GROUPS=1) sees every block: spans around
+   the limit of that path, ties, subnormals and specials inside blocks. */
+START_TEST(vector_blocks_are_exact)
+{
+    static const int spans[] = {0, 8, 20, 40, 50, 60, 70, 80, 90, 110, 200};
+    gpgpu_context *one = NULL;
+    if (tu_is_host())
+        return;
+    setenv("GPGPU_WG", "1", 1);
+    setenv("GPGPU_GROUPS", "1", 1);
+    gpgpu_status st = gpgpu_context_create(&one, strcmp(tu_device, "default") ? tu_device : NULL);
+    unsetenv("GPGPU_WG");
+    unsetenv("GPGPU_GROUPS");
+    tu_assert_ok(st);
+    gpgpu_context *saved = tu_ctx;
+    tu_ctx = one;
+    const size_t n = 3 * 4096 + 17;
+    for (int is_f32 = 0; is_f32 < 2; is_f32++) {
+        for (size_t k = 0; k < sizeof spans / sizeof *spans; k++) {
+            uint64_t seed = tu_seed_for(860 + is_f32, (uint64_t)spans[k]);
+            void *in = wide_input(is_f32, n, spans[k] / 2, seed);
+            check(is_f32, in, n, "blocks", seed);
+            if (is_f32) /* a subnormal, a -0.0 and an infinity in the blocks */
+                ((float *)in)[5000] = 0x1p-140f;
+            else
+                ((double *)in)[5000] = 0x1p-1070;
+            check(is_f32, in, n, "blocks with a subnormal", seed);
+            if (is_f32)
+                ((float *)in)[9000] = INFINITY;
+            else
+                ((double *)in)[9000] = -INFINITY;
+            check(is_f32, in, n, "blocks with an infinity", seed);
+            free(in);
+        }
+        double *d = tu_alloc(n * 8);
+        float *f = tu_alloc(n * 4);
+        for (size_t i = 0; i < n; i++) {  /* 1, then half an ulp of 1 in 2^13 pieces */
+            d[i] = i == 0 ? 1 : i <= 8192 ? 0x1p-66 : 0;
+            f[i] = i == 0 ? 1 : i <= 8192 ? 0x1p-37f : 0;
+        }
+        check(is_f32, is_f32 ? (void *)f : (void *)d, n, "blocks of ties", 0);
+        for (size_t i = 0; i < n; i++) { /* -0.0 everywhere */
+            d[i] = -0.0;
+            f[i] = -0.0f;
+        }
+        check(is_f32, is_f32 ? (void *)f : (void *)d, n, "blocks of -0.0", 0);
+        free(d);
+        free(f);
+    }
+    tu_ctx = saved;
+    gpgpu_context_destroy(one);
+}
+END_TEST
+
 /* transform_reduce: the exact sum of the mapped values as converted to t;
    the buffer form at an offset; integers: GPGPU_SUM; scan: refused. */
 START_TEST(maps_buffers_integers_and_scan)
@@ -290,6 +346,7 @@ static Suite *make(void)
     tcase_add_test(tc, half_ulp_ties);
     tcase_add_loop_test(tc, random_wide_ranges_are_exact, 0, 2);
     tcase_add_test(tc, same_bits_on_every_device_and_plan);
+    tcase_add_test(tc, vector_blocks_are_exact);
     tcase_add_test(tc, maps_buffers_integers_and_scan);
     suite_add_tcase(s, tc);
     return s;
