@@ -74,7 +74,8 @@ enum { GPGPU_SUM = 0, GPGPU_MIN = 1, GPGPU_MAX = 2, GPGPU_OP_USER = 16 };
  * finite sum that rounds past the largest finite value gives the inf of its
  * sign. An exact zero is +0.0, unless n > 0 and every element is -0.0.
  * On integer types it is GPGPU_SUM. Needs 64-bit integers on the device.
- * Scan does not take it (INVALID_ARGUMENT). Since 0.2.
+ * Scan does not take it (INVALID_ARGUMENT); gpgpu_mpi_reduce does not yet
+ * take it on floats (UNSUPPORTED).
  */
 enum { GPGPU_SUM_EXACT = 3 };
 

@@ -92,10 +92,11 @@ static inline uint keep(T prev, T x, ulong k, ulong first)
 #define PREV(in, k, last) ((k) ? (in)[(k) - 1] : (T)0)
 #endif
 
-/* The element before this item's first, for PREV on CPUs. */
-static inline T first_prev(__global const T *in, ulong k)
+/* The element before in[k], k <= n, for PREV on CPUs (an item whose share
+   starts past the end reads nothing). */
+static inline T first_prev(__global const T *in, ulong k, ulong n)
 {
-    return (UNIQUE && k > 0) ? in[k - 1] : (T)0;
+    return (UNIQUE && k > 0 && k <= n) ? in[k - 1] : (T)0;
 }
 
 /* Kept elements among this item's share of the tile starting at base. */
@@ -103,7 +104,7 @@ static inline uint count_share(__global const T *in, ulong base, ulong n, ulong 
 {
     const uint lid = get_local_id(0);
     uint c = 0;
-    T last = first_prev(in, base + ELEM(lid, 0));
+    T last = first_prev(in, base + ELEM(lid, 0), n);
     if (base + TILE <= n) {
         for (uint j = 0; j < SELECT_ITEMS; j++) {
             const ulong k = base + ELEM(lid, j);
@@ -156,7 +157,7 @@ static inline void scatter_part(__global const T *in, ulong n, ulong first,
     ulong dst = part ? incl[part - 1] : 0;
     const ulong limit = incl[part];
     ulong k = begin;
-    T last = first_prev(in, begin);
+    T last = first_prev(in, begin, n);
     for (; k + SELECT_UNROLL <= end && dst + SELECT_UNROLL <= limit; k += SELECT_UNROLL) {
         for (uint u = 0; u < SELECT_UNROLL; u++) {
             const T x = in[k + u];
@@ -208,7 +209,7 @@ void partition_scatter(__global const T *in, ulong off, ulong n, ulong first,
     ulong dst = part ? incl[part - 1] : 0;
     in += off;
     out += out_off;
-    T last = first_prev(in, begin);
+    T last = first_prev(in, begin, n);
     for (ulong k = begin; k < end; k++) {
         const T x = in[k];
         const uint f = keep(last, x, k, first);
