@@ -61,20 +61,20 @@
 
 /* cut[0 .. ncut) are the edges rounded up to T (x >= edge <=> x >= cut,
    exactly), top the largest T not above the last edge. The bin is the
-   number of cuts <= x, less one (a binary search), the last edge's bin
-   folded into the one before; NaN is above no cut. */
+   number of cuts <= x, less one, the last edge's bin folded into the one
+   before; NaN is above no cut. The count is a binary search by halving
+   steps with selects, not branches: the same log2(ncut) + 1 steps for
+   every sample (random samples would mispredict every other branch). */
 inline int hist_bin(T x, HIST_RULE_ARGS, uint *b)
 {
-    uint lo = 0, hi = ncut;
-    while (lo < hi) {
-        uint mid = (lo + hi) / 2;
-        if (cut[mid] <= x)
-            lo = mid + 1;
-        else
-            hi = mid;
+    uint pos = 0;
+    for (uint step = 1u << (31 - clz(ncut)); step; step >>= 1) {
+        const uint probe = pos + step;
+        const int up = (probe <= ncut) & (cut[min(probe, ncut) - 1] <= x);
+        pos = up ? probe : pos;
     }
-    *b = min(lo - 1, nbm1);
-    return lo > 0 && x <= top;
+    *b = min(pos - 1, nbm1);
+    return pos > 0 && x <= top;
 }
 
 #elif T_IS_FLOAT
