@@ -211,8 +211,45 @@ inline uint16 hist_bin_vec(TV x, HIST_RULE_ARGS)
                 HIST_INC(bins, b);                                                    \
         }                                                                             \
     }
+#if HIST_EDGES
+/* The edges' searches, HIST_BATCH samples at a time: one search is a chain
+   of dependent loads, several interleave. The rest as HIST_DEFINE_COUNT. */
+#define HIST_BATCH 8
+#define HIST_DEFINE_COUNT_EDGES(NAME, AS)                                             \
+    inline void NAME(__global const T *in, ulong begin, ulong end, ulong step,       \
+                     HIST_RULE_ARGS, AS uint *bins)                                   \
+    {                                                                                 \
+        const uint first = 1u << (31 - clz(ncut));                                    \
+        ulong i = begin;                                                              \
+        for (; i + (HIST_BATCH - 1) * step < end; i += HIST_BATCH * step) {           \
+            T x[HIST_BATCH];                                                          \
+            uint pos[HIST_BATCH];                                                     \
+            for (uint l = 0; l < HIST_BATCH; l++) {                                   \
+                x[l] = in[i + l * step];                                              \
+                pos[l] = 0;                                                           \
+            }                                                                         \
+            for (uint s = first; s; s >>= 1)                                          \
+                for (uint l = 0; l < HIST_BATCH; l++) {                               \
+                    const uint probe = pos[l] + s;                                    \
+                    const int up = (probe <= ncut) & (cut[min(probe, ncut) - 1] <= x[l]); \
+                    pos[l] = up ? probe : pos[l];                                     \
+                }                                                                     \
+            for (uint l = 0; l < HIST_BATCH; l++)                                     \
+                if (pos[l] > 0 && x[l] <= top)                                        \
+                    HIST_INC(bins, min(pos[l] - 1, nbm1));                            \
+        }                                                                             \
+        for (; i < end; i += step) {                                                  \
+            uint b;                                                                   \
+            if (hist_bin(in[i], HIST_RULE, &b))                                       \
+                HIST_INC(bins, b);                                                    \
+        }                                                                             \
+    }
+HIST_DEFINE_COUNT_EDGES(hist_count_into_local, __local)
+HIST_DEFINE_COUNT_EDGES(hist_count_into_global, __global)
+#else
 HIST_DEFINE_COUNT(hist_count_into_local, __local)
 HIST_DEFINE_COUNT(hist_count_into_global, __global)
+#endif
 
 #ifdef HIST_VEC
 /* A work item's own chunk, 16 samples per step with vector binning (the
