@@ -65,6 +65,20 @@ typedef enum { GPGPU_I32, GPGPU_U32, GPGPU_F32, GPGPU_I64, GPGPU_U64, GPGPU_F64 
 typedef int gpgpu_op;
 enum { GPGPU_SUM = 0, GPGPU_MIN = 1, GPGPU_MAX = 2, GPGPU_OP_USER = 16 };
 
+/**
+ * The exact sum (gpgpu_reduce, gpgpu_reduce_buffer, gpgpu_transform_reduce
+ * and its _buffer form): on F32 and F64 the exact sum of the elements,
+ * rounded once to nearest even; the same bits on every device, plan,
+ * GPGPU_* override and the host fallback. Any NaN gives NaN (the positive
+ * quiet NaN), +inf with -inf gives NaN, otherwise an inf gives that inf; a
+ * finite sum that rounds past the largest finite value gives the inf of its
+ * sign. An exact zero is +0.0, unless n > 0 and every element is -0.0.
+ * On integer types it is GPGPU_SUM. Needs 64-bit integers on the device.
+ * Scan does not take it (INVALID_ARGUMENT); gpgpu_mpi_reduce does not yet
+ * take it on floats (UNSUPPORTED).
+ */
+enum { GPGPU_SUM_EXACT = 3 };
+
 typedef enum { GPGPU_EXCLUSIVE, GPGPU_INCLUSIVE } gpgpu_scan_kind;
 
 /** Sort flags. */
@@ -260,6 +274,67 @@ GPGPU_API gpgpu_status gpgpu_histogram(gpgpu_context *ctx, gpgpu_type t, const v
 GPGPU_API gpgpu_status gpgpu_histogram_rgba8(gpgpu_context *ctx, const uint8_t *pixels,
                                              size_t width, size_t height, size_t row_stride,
                                              size_t nbins, uint64_t *bins);
+
+/* ------------------------------------------------------------------------ */
+/* Unique, run-length encoding, partition                                     */
+
+/**
+ * The first element of each run of consecutive elements with equal bit
+ * patterns, in order, to out (room for n elements; out may equal in, other
+ * overlap is INVALID_ARGUMENT); *count receives how many. Elements compare
+ * by their bits: -0.0 and +0.0 are different values, and NaNs with the same
+ * bits are one run. out past *count is unspecified. Works on the host
+ * fallback. Needs 64-bit integers on the device (the counts are ulong).
+ * Errors: INVALID_ARGUMENT (NULL in or out with n > 0, NULL count, bad type,
+ * overlap), UNSUPPORTED, BUILD, OUT_OF_MEMORY, OPENCL. On failure out may
+ * have been written (in too, when out == in).
+ */
+GPGPU_API gpgpu_status gpgpu_unique(gpgpu_context *ctx, gpgpu_type t, const void *in,
+                                    size_t n, void *out, size_t *count);
+
+/**
+ * Runs of equal bit patterns (as gpgpu_unique): values[r] receives the
+ * element of run r and lengths[r] its length, in order; *nruns how many runs
+ * (0 for n == 0). values and lengths need room for n entries; values may
+ * equal in, other overlap between in, values and lengths is
+ * INVALID_ARGUMENT. Works on the host fallback. Errors as gpgpu_unique (NULL
+ * values, lengths or nruns: INVALID_ARGUMENT); on failure values and lengths
+ * may have been written.
+ */
+GPGPU_API gpgpu_status gpgpu_run_length_encode(gpgpu_context *ctx, gpgpu_type t,
+                                               const void *in, size_t n, void *values,
+                                               uint64_t *lengths, size_t *nruns);
+
+/**
+ * Stable partition: the elements for which predicate (an expression in x
+ * and i, as gpgpu_select) is non-zero, in order, then the others, in order,
+ * to out (room for n; out may equal in, other overlap is INVALID_ARGUMENT);
+ * *count receives how many were selected. Predicates need an OpenCL device:
+ * UNSUPPORTED on the host fallback. Errors as gpgpu_select; on failure out
+ * may have been written (in too, when out == in).
+ */
+GPGPU_API gpgpu_status gpgpu_partition(gpgpu_context *ctx, gpgpu_type t, const char *predicate,
+                                       const void *in, size_t n, void *out, size_t *count);
+
+/**
+ * Histogram over nbins + 1 strictly increasing finite edges: bin i counts x
+ * with edges[i] <= x < edges[i+1]; the last bin also counts x ==
+ * edges[nbins] (NumPy's rule for histogram(x, bins=edges)). Comparisons are
+ * exact on the real numbers: a 64-bit integer sample is not rounded to
+ * double first, and a float sample compares with the edge itself, not with
+ * the edge rounded to float. NaN and samples outside [edges[0],
+ * edges[nbins]] are not counted; bins[0..nbins-1] are overwritten. Edges
+ * need not be integers or in the type's range. nbins may be 1 .. 2^31; the
+ * device does a binary search over the edges per sample. Works on the host
+ * fallback.
+ * Errors: INVALID_ARGUMENT (nbins 0 or over 2^31, an edge not finite or not
+ * above the one before (the message names it), NULL edges or bins, NULL in
+ * with n > 0, bad type), UNSUPPORTED (a 64-bit type the device lacks),
+ * OUT_OF_MEMORY, OPENCL, BUILD.
+ */
+GPGPU_API gpgpu_status gpgpu_histogram_edges(gpgpu_context *ctx, gpgpu_type t, const void *in,
+                                             size_t n, const double *edges, size_t nbins,
+                                             uint64_t *bins);
 
 /* ------------------------------------------------------------------------ */
 /* User-defined operators, compiled at run time                               */

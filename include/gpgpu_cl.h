@@ -98,6 +98,50 @@ GPGPU_API gpgpu_status gpgpu_select_buffer(gpgpu_context *ctx, gpgpu_type t,
     a NULL array and on the host fallback. Since 0.2. */
 GPGPU_API cl_mem gpgpu_array_buffer(const gpgpu_array *a);
 
+/** gpgpu_unique on buffers: the run heads of in[in_offset .. +n) to
+    out[out_offset ..], their number as one cl_ulong at count[count_offset].
+    The same buffer for in and out is allowed only when the two ranges do
+    not overlap. */
+GPGPU_API gpgpu_status gpgpu_unique_buffer(gpgpu_context *ctx, gpgpu_type t, cl_mem in,
+                                           size_t in_offset, size_t n, cl_mem out,
+                                           size_t out_offset, cl_mem count,
+                                           size_t count_offset, cl_uint num_wait,
+                                           const cl_event *wait, cl_event *done);
+
+/** gpgpu_run_length_encode on buffers: values to values[values_offset ..],
+    lengths as cl_ulongs to lengths[lengths_offset ..] (room for n each), the
+    number of runs as one cl_ulong at nruns[nruns_offset]. in and values may
+    be the same buffer only with ranges that do not overlap; lengths is
+    another buffer than both. Scratch: 8 bytes an element. */
+GPGPU_API gpgpu_status gpgpu_run_length_encode_buffer(gpgpu_context *ctx, gpgpu_type t,
+                                                      cl_mem in, size_t in_offset, size_t n,
+                                                      cl_mem values, size_t values_offset,
+                                                      cl_mem lengths, size_t lengths_offset,
+                                                      cl_mem nruns, size_t nruns_offset,
+                                                      cl_uint num_wait, const cl_event *wait,
+                                                      cl_event *done);
+
+/** gpgpu_partition on buffers: the selected count as one cl_ulong at
+    count[count_offset]; the predicate's i counts from in[in_offset]. The
+    same buffer for in and out is allowed only when the ranges do not
+    overlap. */
+GPGPU_API gpgpu_status gpgpu_partition_buffer(gpgpu_context *ctx, gpgpu_type t,
+                                              const char *predicate, cl_mem in,
+                                              size_t in_offset, size_t n, cl_mem out,
+                                              size_t out_offset, cl_mem count,
+                                              size_t count_offset, cl_uint num_wait,
+                                              const cl_event *wait, cl_event *done);
+
+/** gpgpu_histogram_edges of in[in_offset .. +n) into nbins cl_ulong
+    counters at bins[bins_offset ..] (overwritten). edges is host memory,
+    read before the call returns. */
+GPGPU_API gpgpu_status gpgpu_histogram_edges_buffer(gpgpu_context *ctx, gpgpu_type t,
+                                                    cl_mem in, size_t in_offset, size_t n,
+                                                    const double *edges, size_t nbins,
+                                                    cl_mem bins, size_t bins_offset,
+                                                    cl_uint num_wait, const cl_event *wait,
+                                                    cl_event *done);
+
 #ifdef __cplusplus
 }
 #endif

@@ -19,7 +19,9 @@
  * otherwise every group into part[0 ..] with global atomics (one chunk).
  * Counters are 32-bit: the host keeps each launch under 2^32 samples.
  *
- * The binning rule and its arguments are lib/histogram.h's.
+ * The binning rule and its arguments are lib/histogram.h's. With
+ * HIST_EDGES=1 the rule is a binary search over given edges
+ * (gpgpu_histogram_edges); the passes are the same.
  */
 #pragma OPENCL FP_CONTRACT OFF
 
@@ -28,6 +30,9 @@
 #endif
 #ifndef HIST_WIDE
 #define HIST_WIDE 0     /* integer rule needs 128-bit intermediates */
+#endif
+#ifndef HIST_EDGES
+#define HIST_EDGES 0    /* bins over given edges (gpgpu_histogram_edges) */
 #endif
 
 #if HIST_PRIVATE
@@ -44,10 +49,35 @@
 #endif
 
 /* The arguments of the rule, in the order lib/histogram.c passes them. */
+#if HIST_EDGES
+#define HIST_RULE_ARGS __global const T *cut, uint ncut, T top, uint nbm1
+#define HIST_RULE cut, ncut, top, nbm1
+#else
 #define HIST_RULE_ARGS T lo, T top, T scale, ulong q0, ulong s0, ulong dm1, ulong m, uint nbm1
 #define HIST_RULE lo, top, scale, q0, s0, dm1, m, nbm1
+#endif
 
-#if T_IS_FLOAT
+#if HIST_EDGES
+
+/* cut[0 .. ncut) are the edges rounded up to T (x >= edge <=> x >= cut,
+   exactly), top the largest T not above the last edge. The bin is the
+   number of cuts <= x, less one, the last edge's bin folded into the one
+   before; NaN is above no cut. The count is a binary search by halving
+   steps with selects, not branches: the same log2(ncut) + 1 steps for
+   every sample (random samples would mispredict every other branch). */
+inline int hist_bin(T x, HIST_RULE_ARGS, uint *b)
+{
+    uint pos = 0;
+    for (uint step = 1u << (31 - clz(ncut)); step; step >>= 1) {
+        const uint probe = pos + step;
+        const int up = (probe <= ncut) & (cut[min(probe, ncut) - 1] <= x);
+        pos = up ? probe : pos;
+    }
+    *b = min(pos - 1, nbm1);
+    return pos > 0 && x <= top;
+}
+
+#elif T_IS_FLOAT
 
 /* x in [lo, top): t = (x - lo) * scale, bin = min(floor(t), nbins - 1), a
    NaN t counting as nbins - 1 (fmin drops it); NaN x fails the test. */
@@ -181,8 +211,45 @@ inline uint16 hist_bin_vec(TV x, HIST_RULE_ARGS)
                 HIST_INC(bins, b);                                                    \
         }                                                                             \
     }
+#if HIST_EDGES
+/* The edges' searches, HIST_BATCH samples at a time: one search is a chain
+   of dependent loads, several interleave. The rest as HIST_DEFINE_COUNT. */
+#define HIST_BATCH 8
+#define HIST_DEFINE_COUNT_EDGES(NAME, AS)                                             \
+    inline void NAME(__global const T *in, ulong begin, ulong end, ulong step,       \
+                     HIST_RULE_ARGS, AS uint *bins)                                   \
+    {                                                                                 \
+        const uint first = 1u << (31 - clz(ncut));                                    \
+        ulong i = begin;                                                              \
+        for (; i + (HIST_BATCH - 1) * step < end; i += HIST_BATCH * step) {           \
+            T x[HIST_BATCH];                                                          \
+            uint pos[HIST_BATCH];                                                     \
+            for (uint l = 0; l < HIST_BATCH; l++) {                                   \
+                x[l] = in[i + l * step];                                              \
+                pos[l] = 0;                                                           \
+            }                                                                         \
+            for (uint s = first; s; s >>= 1)                                          \
+                for (uint l = 0; l < HIST_BATCH; l++) {                               \
+                    const uint probe = pos[l] + s;                                    \
+                    const int up = (probe <= ncut) & (cut[min(probe, ncut) - 1] <= x[l]); \
+                    pos[l] = up ? probe : pos[l];                                     \
+                }                                                                     \
+            for (uint l = 0; l < HIST_BATCH; l++)                                     \
+                if (pos[l] > 0 && x[l] <= top)                                        \
+                    HIST_INC(bins, min(pos[l] - 1, nbm1));                            \
+        }                                                                             \
+        for (; i < end; i += step) {                                                  \
+            uint b;                                                                   \
+            if (hist_bin(in[i], HIST_RULE, &b))                                       \
+                HIST_INC(bins, b);                                                    \
+        }                                                                             \
+    }
+HIST_DEFINE_COUNT_EDGES(hist_count_into_local, __local)
+HIST_DEFINE_COUNT_EDGES(hist_count_into_global, __global)
+#else
 HIST_DEFINE_COUNT(hist_count_into_local, __local)
 HIST_DEFINE_COUNT(hist_count_into_global, __global)
+#endif
 
 #ifdef HIST_VEC
 /* A work item's own chunk, 16 samples per step with vector binning (the

@@ -1,16 +1,28 @@
-/* userop.cl - select (stream compaction) with the caller's predicate PRED,
-   an expression in x (the element) and i (its index in the input).
+/* userop.cl - stream compaction and what is built on it: select (kept
+   elements in order), partition (kept, then the others, both in order) and
+   runs (the first element of each run of equal bit patterns, with the run
+   heads' positions for run-length encoding).
+
+   The flag of an element is the caller's predicate PRED, an expression in x
+   (the element) and i (its index in the input), or with -D UNIQUE=1 "the
+   bits of x differ from those of the element before it" (the first element
+   of the range always counts).
 
    Work is in tiles of WG * SELECT_ITEMS elements, one work-group each, cut
-   into parts (PARTS per tile) whose kept elements are counted first:
-     select_count    the number of kept elements of each part -> counts[part]
+   into parts (PARTS per tile) whose flagged elements are counted first:
+     select_count      the number flagged in each part -> counts[part]
      (the host scans counts inclusively: counts[part] becomes the number
-      kept up to the end of that part)
-     select_scatter  evaluates the predicate again and writes each part's
-                     kept elements, in order, from counts[part - 1]; the
-                     last part writes the total.
-   Evaluating the predicate twice costs less than storing flags: the
-   predicate is cheap and the input is read, not written.
+      flagged up to the end of that part)
+     select_scatter    evaluates the flag again and writes each part's
+                       flagged elements, in order, from counts[part - 1];
+                       the last part writes the total.
+     partition_scatter the same, and each other element k to
+                       total + k - (flagged before k).
+     runs_scatter      select_scatter that also writes the position of each
+                       flagged element (a run head) to heads[].
+     runs_lengths      lengths[r] = heads[r + 1] - heads[r] (n for the last).
+   Evaluating the flag twice costs less than storing flags: it is cheap and
+   the input is read, not written.
 
    The element-to-item mapping is the plan's (CHUNKED):
    - CPUs: a part is one work item's contiguous run of SELECT_ITEMS
@@ -37,9 +49,54 @@
 #define ELEM(l, j) ((ulong)(j) * WG + (l))
 #endif
 
-static inline uint keep(T x, ulong i)
+#ifndef UNIQUE
+#define UNIQUE 0
+#endif
+
+/* What the three scatter kernels write besides the flagged elements. */
+#define KIND_SELECT 0
+#define KIND_PARTITION 1
+#define KIND_RUNS 2
+
+#if UNIQUE
+/* Equal bit patterns: -0.0 and +0.0 differ, a NaN equals its own bits. */
+#if TYPE_ID == 2
+#define BITS(x) as_uint(x)
+#elif TYPE_ID == 5
+#define BITS(x) as_ulong(x)
+#else
+#define BITS(x) (x)
+#endif
+#endif
+
+/* The flag of element k of the range (x = in[k], prev = in[k - 1] when
+   k > 0); first is the index the predicate sees for in[0]. */
+static inline uint keep(T prev, T x, ulong k, ulong first)
 {
+#if UNIQUE
+    return (uint)(k == 0) | (uint)(BITS(x) != BITS(prev)); /* no branch */
+#else
+    const ulong i = first + k;
     return (PRED) ? 1u : 0u;
+#endif
+}
+
+/* The element before in[k] for keep: on CPUs the one the loop read last
+   (a work item's elements are consecutive; loading it again after a store
+   to out would be a reload the compiler cannot drop, since out may alias
+   in), on GPUs a load (the neighbour's, from cache). Only UNIQUE uses it:
+   otherwise the compiler drops the load. */
+#if CHUNKED
+#define PREV(in, k, last) (last)
+#else
+#define PREV(in, k, last) ((k) ? (in)[(k) - 1] : (T)0)
+#endif
+
+/* The element before in[k], k <= n, for PREV on CPUs (an item whose share
+   starts past the end reads nothing). */
+static inline T first_prev(__global const T *in, ulong k, ulong n)
+{
+    return (UNIQUE && k > 0 && k <= n) ? in[k - 1] : (T)0;
 }
 
 /* Kept elements among this item's share of the tile starting at base. */
@@ -47,16 +104,22 @@ static inline uint count_share(__global const T *in, ulong base, ulong n, ulong 
 {
     const uint lid = get_local_id(0);
     uint c = 0;
+    T last = first_prev(in, base + ELEM(lid, 0), n);
     if (base + TILE <= n) {
         for (uint j = 0; j < SELECT_ITEMS; j++) {
             const ulong k = base + ELEM(lid, j);
-            c += keep(in[k], first + k);
+            const T x = in[k];
+            c += keep(PREV(in, k, last), x, k, first);
+            last = x;
         }
     } else {
         for (uint j = 0; j < SELECT_ITEMS; j++) {
             const ulong k = base + ELEM(lid, j);
-            if (k < n)
-                c += keep(in[k], first + k);
+            if (k < n) {
+                const T x = in[k];
+                c += keep(PREV(in, k, last), x, k, first);
+                last = x;
+            }
         }
     }
     return c;
@@ -76,40 +139,86 @@ void select_count(__global const T *in, ulong off, ulong n, ulong first,
 #define SELECT_UNROLL 8
 #endif
 
-/* Each item writes its own run [dst, limit) of the output. The loops have
-   no data-dependent branch (a random predicate would mispredict half the
-   time): every element is stored at dst, which advances only past kept
-   ones. A store while dst < limit is in this item's own range and is
-   overwritten by its next kept element; nothing is stored once the run is
-   full, so nothing lands in the next item's range. Blocks of SELECT_UNROLL
-   elements run without per-element tests while the run has room for all
-   of them. */
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void select_scatter(__global const T *in, ulong off, ulong n, ulong first,
-                    __global const ulong *incl, __global T *out, ulong out_off,
-                    __global ulong *count, ulong count_off)
+/* Each item writes its own run [dst, limit) of the output (and of heads
+   for KIND_RUNS). The loops have no data-dependent branch (a random
+   predicate would mispredict half the time): every element is stored at
+   dst, which advances only past flagged ones. A store while dst < limit is
+   in this item's own range and is overwritten by its next flagged element;
+   nothing is stored once the run is full, so nothing lands in the next
+   item's range. Blocks of SELECT_UNROLL elements run without per-element
+   tests while the run has room for all of them. kind is a constant at
+   each call, so the compiler specialises the loops. */
+static inline void scatter_part(__global const T *in, ulong n, ulong first,
+                                __global const ulong *incl, __global T *out,
+                                __global ulong *heads, __global ulong *count, const int kind)
 {
     const ulong part = get_global_id(0);
     const ulong begin = part * SELECT_ITEMS, end = min(begin + SELECT_ITEMS, n);
     ulong dst = part ? incl[part - 1] : 0;
     const ulong limit = incl[part];
-    in += off;
-    out += out_off;
     ulong k = begin;
+    T last = first_prev(in, begin, n);
     for (; k + SELECT_UNROLL <= end && dst + SELECT_UNROLL <= limit; k += SELECT_UNROLL) {
         for (uint u = 0; u < SELECT_UNROLL; u++) {
             const T x = in[k + u];
             out[dst] = x;
-            dst += keep(x, first + k + u);
+            if (kind == KIND_RUNS)
+                heads[dst] = k + u;
+            dst += keep(last, x, k + u, first);
+            last = x;
         }
     }
     for (; k < end && dst < limit; k++) {
         const T x = in[k];
         out[dst] = x;
-        dst += keep(x, first + k);
+        if (kind == KIND_RUNS)
+            heads[dst] = k;
+        dst += keep(last, x, k, first);
+        last = x;
     }
     if (part == get_global_size(0) - 1)
-        count[count_off] = limit;
+        *count = limit;
+}
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void select_scatter(__global const T *in, ulong off, ulong n, ulong first,
+                    __global const ulong *incl, __global T *out, ulong out_off,
+                    __global ulong *count, ulong count_off)
+{
+    scatter_part(in + off, n, first, incl, out + out_off, 0, count + count_off, KIND_SELECT);
+}
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void runs_scatter(__global const T *in, ulong off, ulong n, ulong first,
+                  __global const ulong *incl, __global T *out, ulong out_off,
+                  __global ulong *count, ulong count_off, __global ulong *heads)
+{
+    scatter_part(in + off, n, first, incl, out + out_off, heads, count + count_off, KIND_RUNS);
+}
+
+/* Every element is written: flagged ones from dst, the others from
+   total + k - dst (the elements before k that were not flagged). */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void partition_scatter(__global const T *in, ulong off, ulong n, ulong first,
+                       __global const ulong *incl, __global T *out, ulong out_off,
+                       __global ulong *count, ulong count_off)
+{
+    const ulong part = get_global_id(0), final_part = get_global_size(0) - 1;
+    const ulong begin = part * SELECT_ITEMS, end = min(begin + SELECT_ITEMS, n);
+    const ulong total = incl[final_part];
+    ulong dst = part ? incl[part - 1] : 0;
+    in += off;
+    out += out_off;
+    T last = first_prev(in, begin, n);
+    for (ulong k = begin; k < end; k++) {
+        const T x = in[k];
+        const uint f = keep(last, x, k, first);
+        last = x;
+        out[f ? dst : total + k - dst] = x;
+        dst += f;
+    }
+    if (part == final_part)
+        count[count_off] = total;
 }
 
 #else
@@ -145,24 +254,47 @@ void select_count(__global const T *in, ulong off, ulong n, ulong first,
         counts[get_group_id(0)] = total;
 }
 
-/* The rounds of one tile; checked only for the last tile (the compiler
-   specialises both calls). */
+/* The rounds of one tile from base, whose first flagged element goes to
+   out[dst] (total: flagged in the whole range, for KIND_PARTITION);
+   checked only for the last tile and kind constant at each call (the
+   compiler specialises them). */
 static inline void scatter_rounds(__global const T *in, ulong base, ulong n, ulong first,
-                                  __global T *out, __local uint *s, const int checked)
+                                  __global T *out, __global ulong *heads, ulong dst,
+                                  ulong total, __local uint *s, const int checked,
+                                  const int kind)
 {
     const uint lid = get_local_id(0);
-    ulong dst = 0;
     for (uint j = 0; j < SELECT_ITEMS; j++) {
         const ulong k = base + ELEM(lid, j);
         const int inside = !checked || k < n;
         const T x = inside ? in[k] : (T)0;
-        const uint f = inside ? keep(x, first + k) : 0u;
-        uint total;
-        const uint at = group_scan_excl(f, s, &total);
+        const uint f = inside ? keep(PREV(in, k, x), x, k, first) : 0u;
+        uint round;
+        const ulong at = dst + group_scan_excl(f, s, &round);
         if (f)
-            out[dst + at] = x;
-        dst += total;
+            out[at] = x;
+        if (f && kind == KIND_RUNS)
+            heads[at] = k;
+        if (!f && inside && kind == KIND_PARTITION)
+            out[total + k - at] = x;
+        dst += round;
     }
+}
+
+static inline void scatter_tile(__global const T *in, ulong off, ulong n, ulong first,
+                                __global const ulong *incl, __global T *out,
+                                __global ulong *heads, __global ulong *count, __local uint *s,
+                                const int kind)
+{
+    const ulong group = get_group_id(0), last = get_num_groups(0) - 1, base = group * TILE;
+    const ulong dst = group ? incl[group - 1] : 0, total = incl[last];
+    in += off;
+    if (base + TILE <= n)
+        scatter_rounds(in, base, n, first, out, heads, dst, total, s, 0, kind);
+    else
+        scatter_rounds(in, base, n, first, out, heads, dst, total, s, 1, kind);
+    if (group == last && get_local_id(0) == 0)
+        *count = total;
 }
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
@@ -171,15 +303,45 @@ void select_scatter(__global const T *in, ulong off, ulong n, ulong first,
                     __global ulong *count, ulong count_off)
 {
     __local uint s[WG];
-    const ulong group = get_group_id(0), base = group * TILE;
-    in += off;
-    out += out_off + (group ? incl[group - 1] : 0);
-    if (base + TILE <= n)
-        scatter_rounds(in, base, n, first, out, s, 0);
-    else
-        scatter_rounds(in, base, n, first, out, s, 1);
-    if (group == get_num_groups(0) - 1 && get_local_id(0) == 0)
-        count[count_off] = incl[group];
+    scatter_tile(in, off, n, first, incl, out + out_off, 0, count + count_off, s, KIND_SELECT);
+}
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void runs_scatter(__global const T *in, ulong off, ulong n, ulong first,
+                  __global const ulong *incl, __global T *out, ulong out_off,
+                  __global ulong *count, ulong count_off, __global ulong *heads)
+{
+    __local uint s[WG];
+    scatter_tile(in, off, n, first, incl, out + out_off, heads, count + count_off, s,
+                 KIND_RUNS);
+}
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void partition_scatter(__global const T *in, ulong off, ulong n, ulong first,
+                       __global const ulong *incl, __global T *out, ulong out_off,
+                       __global ulong *count, ulong count_off)
+{
+    __local uint s[WG];
+    scatter_tile(in, off, n, first, incl, out + out_off, 0, count + count_off, s,
+                 KIND_PARTITION);
 }
 
 #endif
+
+/* Run lengths from the heads that runs_scatter wrote: run r (of
+   nruns = count[count_off]) is heads[r + 1] - heads[r] long, the last one
+   n - heads[r]. Launched over the scatter's grid: run r sits where element r
+   would. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void runs_lengths(__global const ulong *heads, ulong n, __global const ulong *count,
+                  ulong count_off, __global ulong *lengths, ulong lengths_off)
+{
+    const ulong base = get_group_id(0) * TILE, nruns = count[count_off];
+    const uint lid = get_local_id(0);
+    lengths += lengths_off;
+    for (uint j = 0; j < SELECT_ITEMS; j++) {
+        const ulong r = base + ELEM(lid, j);
+        if (r < nruns)
+            lengths[r] = (r + 1 < nruns ? heads[r + 1] : n) - heads[r];
+    }
+}

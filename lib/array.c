@@ -375,7 +375,7 @@ gpgpu_status gpgpu_select_array(gpgpu_context *ctx, const char *predicate,
     call_begin(ctx);
     gpgpu_status s = gpgpu__scratch(ctx, GPGPU__SLOT_OUT, sizeof got, &kept);
     if (s == GPGPU_SUCCESS)
-        s = gpgpu__select_enqueue(ctx, in->t, pred, in->buf, 0, in->n, out->buf, 0, kept, 0);
+        s = gpgpu__select_pred_enqueue(ctx, in->t, pred, in->buf, 0, in->n, out->buf, 0, kept, 0);
     if (s == GPGPU_SUCCESS)
         s = gpgpu__read(ctx, kept, 0, sizeof got, &got);
     if (s == GPGPU_SUCCESS)

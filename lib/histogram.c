@@ -52,7 +52,8 @@ static hist_plan plan(const gpgpu_context *ctx, size_t n, size_t nbins_total)
     return pl;
 }
 
-static gpgpu_status program(gpgpu_context *ctx, gpgpu_type t, int wide, gpgpu__program **prog)
+static gpgpu_status program(gpgpu_context *ctx, gpgpu_type t, int wide, int edges,
+                            gpgpu__program **prog)
 {
     char opts[256], type_opts[128];
     const char *extra = NULL;
@@ -61,8 +62,8 @@ static gpgpu_status program(gpgpu_context *ctx, gpgpu_type t, int wide, gpgpu__p
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
                            "gpgpu_histogram: this range and bin count need fp64 on the device");
     GPGPU__TRY(gpgpu__type_op_options(ctx, t, GPGPU_SUM, type_opts, sizeof type_opts, &extra));
-    snprintf(opts, sizeof opts, "%s -D HIST_PRIVATE=%d -D HIST_WIDE=%d", type_opts,
-             !ctx->tune.hist_local, wide);
+    snprintf(opts, sizeof opts, "%s -D HIST_PRIVATE=%d -D HIST_WIDE=%d%s", type_opts,
+             !ctx->tune.hist_local, wide, edges ? " -D HIST_EDGES=1" : "");
     return gpgpu__program_get(ctx, "histogram", extra, opts, prog);
 }
 
@@ -104,6 +105,14 @@ static gpgpu_status count(gpgpu_context *ctx, gpgpu__program *prog, gpgpu_type t
     /* __local bins: one spare slot, where the vector path on CPUs counts
        the samples outside [lo, hi) */
     size_t local_bytes = pl->global_bins ? sizeof(cl_uint) : (p->nbins + 1) * sizeof(cl_uint);
+    if (p->edges) {
+        cl_uint ncut = (cl_uint)p->ncut;
+        return gpgpu__run(ctx, prog, pl->global_bins ? "hist_count_global" : "hist_count",
+                          pl->groups * pl->local, pl->local, GPGPU__ARG(in), GPGPU__ARG(off_),
+                          GPGPU__ARG(n_), GPGPU__ARG(chunk), GPGPU__ARG(p->cuts_mem),
+                          GPGPU__ARG(ncut), ts, (const void *)&p->top, GPGPU__ARG(nbm1),
+                          GPGPU__ARG(part), GPGPU__LOCAL(local_bytes), GPGPU__END);
+    }
     return gpgpu__run(ctx, prog, pl->global_bins ? "hist_count_global" : "hist_count",
                       pl->groups * pl->local, pl->local, GPGPU__ARG(in), GPGPU__ARG(off_),
                       GPGPU__ARG(n_), GPGPU__ARG(chunk), ts, (const void *)&p->lo, ts,
@@ -126,7 +135,7 @@ gpgpu_status gpgpu__histogram_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem i
     cl_mem part;
     if (n == 0 || p->empty)
         return accumulate ? GPGPU_SUCCESS : zero_bins(ctx, bins, bins_off, p->nbins);
-    GPGPU__TRY(program(ctx, t, p->wide, &prog));
+    GPGPU__TRY(program(ctx, t, p->wide, p->edges, &prog));
     for (size_t done = 0; done < n; done += HIST_LAUNCH_MAX) {
         size_t len = n - done < HIST_LAUNCH_MAX ? n - done : HIST_LAUNCH_MAX;
         hist_plan pl = plan(ctx, len, p->nbins);
@@ -153,9 +162,9 @@ gpgpu_status gpgpu__histogram_rule(gpgpu_context *ctx, const char *func, gpgpu_t
     return gpgpu__hist_params_make(ctx, t, nbins, lo, hi, p);
 }
 
-/* Host memory in, bins out; inputs larger than one device buffer go through
-   in chunks whose counts add up in the bins. */
-static gpgpu_status histogram_host_api(gpgpu_context *ctx, gpgpu_type t, const void *in,
+/* Inputs larger than one device buffer go through in chunks whose counts
+   add up in the bins. */
+gpgpu_status gpgpu__histogram_host_api(gpgpu_context *ctx, gpgpu_type t, const void *in,
                                        size_t n, const gpgpu__hist_params *p, uint64_t *bins)
 {
     const size_t size = gpgpu__type(t)->size, chunk = gpgpu__chunk_elems(ctx, size);
@@ -202,7 +211,7 @@ gpgpu_status gpgpu_histogram(gpgpu_context *ctx, gpgpu_type t, const void *in, s
     gpgpu__lock(ctx);
     gpgpu__begin(ctx, 0, NULL, NULL);
     return gpgpu__host_call_end(ctx, "gpgpu_histogram",
-                                histogram_host_api(ctx, t, in, n, &p, bins));
+                                gpgpu__histogram_host_api(ctx, t, in, n, &p, bins));
 }
 
 gpgpu_status gpgpu_histogram_buffer(gpgpu_context *ctx, gpgpu_type t, cl_mem in,
@@ -270,7 +279,7 @@ static gpgpu_status rgba8_host_api(gpgpu_context *ctx, const uint8_t *pixels, si
     size_t rows_max = step < height ? step : height;
     gpgpu__program *prog;
     cl_mem img, out;
-    GPGPU__TRY(program(ctx, GPGPU_U32, 0, &prog));
+    GPGPU__TRY(program(ctx, GPGPU_U32, 0, 0, &prog));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_OUT, 4 * nbins * sizeof *bins, &out));
     size_t image = (height - 1) * stride + 4 * width, offset;
     /* In place when the image starts on the device's base alignment (the

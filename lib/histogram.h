@@ -40,6 +40,14 @@ typedef struct {
     uint64_t q0, s0, dm1, m;
     int wide;                    /* d * nbins + s0 may exceed 64 bits */
     uint64_t nbins;
+    /* gpgpu_histogram_edges (histogram_edges.c): x is counted iff
+       cuts[0] <= x <= top, in bin (the number of cuts <= x) - 1, at most
+       nbins - 1. cuts are the ncut reachable edges rounded up to the type
+       (host memory); cuts_mem their device copy, made per call. */
+    int edges;
+    const void *cuts;
+    uint64_t ncut;
+    cl_mem cuts_mem;
 } gpgpu__hist_params;
 
 /* Derives the rule for type t (lo < hi finite, 0 < nbins <= MAX_BINS,
@@ -53,11 +61,20 @@ gpgpu_status gpgpu__hist_params_make(const gpgpu_context *ctx, gpgpu_type t, siz
 gpgpu_status gpgpu__histogram_rule(gpgpu_context *ctx, const char *func, gpgpu_type t,
                                    size_t nbins, double lo, double hi, gpgpu__hist_params *p);
 
+/* The smallest float >= v, and the largest float <= v (v finite):
+   x >= v <=> x >= ceil, x <= v <=> x <= floor for every float x. */
+float gpgpu__hist_ceil_float(double v);
+float gpgpu__hist_floor_float(double v);
+
 /* The enqueues of one histogram on device data (arguments checked, ctx
    locked, no begin/end): bins[bins_off .. + nbins) (cl_ulong) are
    overwritten, or added to when accumulate. */
 gpgpu_status gpgpu__histogram_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem in,
                                       size_t in_off, size_t n, const gpgpu__hist_params *p,
                                       cl_mem bins, size_t bins_off, int accumulate);
+
+/* Host memory in, bins out, through the device in chunks. */
+gpgpu_status gpgpu__histogram_host_api(gpgpu_context *ctx, gpgpu_type t, const void *in,
+                                       size_t n, const gpgpu__hist_params *p, uint64_t *bins);
 
 #endif /* GPGPU_HISTOGRAM_H */

@@ -13,11 +13,16 @@
 typedef unsigned __int128 gpgpu__u128;
 typedef __int128 gpgpu__i128;
 
-/* The smallest float >= v: x >= v <=> x >= it for every float x. */
-static float ceil_to_float(double v)
+float gpgpu__hist_ceil_float(double v)
 {
     float f = (float)v;
     return (double)f < v ? nextafterf(f, INFINITY) : f;
+}
+
+float gpgpu__hist_floor_float(double v)
+{
+    float f = (float)v;
+    return (double)f > v ? nextafterf(f, -INFINITY) : f;
 }
 
 /* nbins / (hi - lo) without overflowing when hi - lo exceeds DBL_MAX. */
@@ -35,8 +40,8 @@ static void float_params(gpgpu_type t, size_t nbins, double lo, double hi,
     double s = float_scale(nbins, lo, hi);
     p->is_float = 1;
     if (t == GPGPU_F32) {
-        p->lo.f32 = ceil_to_float(lo);
-        p->top.f32 = ceil_to_float(hi);
+        p->lo.f32 = gpgpu__hist_ceil_float(lo);
+        p->top.f32 = gpgpu__hist_ceil_float(hi);
         p->scale.f32 = s < FLT_MAX ? (float)s : FLT_MAX;
         p->empty = !(p->lo.f32 < p->top.f32);
     } else {

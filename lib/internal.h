@@ -450,15 +450,68 @@ gpgpu_status gpgpu__sort_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem keys, 
                                  size_t value_size, size_t n, unsigned flags);
 /* Select of in[in_off .. + n) into out[out_off ..], the kept count to
    count[count_off] as one cl_ulong; pred is clean (gpgpu__expr_clean). */
-gpgpu_status gpgpu__select_enqueue(gpgpu_context *ctx, gpgpu_type t, const char *pred,
-                                  cl_mem in, size_t in_off, size_t n, cl_mem out,
-                                  size_t out_off, cl_mem count, size_t count_off);
+gpgpu_status gpgpu__select_pred_enqueue(gpgpu_context *ctx, gpgpu_type t, const char *pred,
+                                       cl_mem in, size_t in_off, size_t n, cl_mem out,
+                                       size_t out_off, cl_mem count, size_t count_off);
 
-/* Longest user expression accepted, in bytes (userop.c). */
+/* ---- stream compaction (userop.c), shared by select, partition, unique
+   and run-length encoding (select_ops.c) ---------------------------------- */
+
+/* Longest user expression accepted, in bytes. */
 enum { GPGPU__EXPR_MAX = 1024 };
-/* Checks the user expression called what ("map", "predicate"; for the
-   error text) against the rules of gpgpu.h and copies it, cleaned, to out. */
+
+/* Checks a user expression (what names it in the error text) and copies it
+   to out with each run of blanks made one space: INVALID_ARGUMENT for text
+   that could escape its slot in the kernel. */
 gpgpu_status gpgpu__expr_clean(gpgpu_context *ctx, const char *what, const char *expr,
                                char out[GPGPU__EXPR_MAX + 1]);
+
+/* Do [a, a + an) and [b, b + bn) overlap? */
+int gpgpu__overlap(size_t a, size_t an, size_t b, size_t bn);
+
+/* What the scatter writes: the flagged elements (SELECT), then the others
+   after them (PARTITION), or the flagged ones and their positions (RUNS). */
+typedef enum { GPGPU__SELECT, GPGPU__PARTITION, GPGPU__RUNS } gpgpu__select_kind;
+
+typedef struct {
+    gpgpu__program *prog;
+    size_t wg, tile;
+    size_t parts;   /* counted parts per tile: one per work item when chunked */
+} gpgpu__select_plan;
+
+/* The program for t flagging with the clean predicate pred, or with NULL
+   the first element of each run of equal bit patterns. */
+gpgpu_status gpgpu__select_plan_get(gpgpu_context *ctx, gpgpu_type t, const char *pred,
+                                    gpgpu__select_plan *p);
+size_t gpgpu__select_tiles(const gpgpu__select_plan *p, size_t n);
+/* Entries of the counts scratch for n elements. */
+size_t gpgpu__select_parts(const gpgpu__select_plan *p, size_t n);
+
+/* Compaction of in[in_off .. +n) into out[out_off ..], the flagged count to
+   count[count_off] as a ulong. first is the index the predicate sees for
+   in[in_off]. counts holds gpgpu__select_parts(p, n) ulongs (scratch);
+   heads (RUNS only, else NULL) gets the position in the range of each
+   flagged element, as ulongs. No locking. */
+gpgpu_status gpgpu__select_enqueue(gpgpu_context *ctx, const gpgpu__select_plan *p,
+                                   gpgpu__select_kind kind, cl_mem in, cl_ulong in_off,
+                                   cl_ulong n, cl_ulong first, cl_mem out, cl_ulong out_off,
+                                   cl_mem count, cl_ulong count_off, cl_mem counts,
+                                   cl_mem heads);
+
+/* ---- GPGPU_SUM_EXACT on F32 and F64 (sum_exact.c) ------------------------ */
+
+/* The operators gpgpu_reduce and gpgpu_transform_reduce take. */
+#define GPGPU__REDUCE_OP(op) (GPGPU__VALID_OP(op) || (op) == GPGPU_SUM_EXACT)
+
+/* The exact sum of map(in[in_off .. +n)) (map NULL for none) into
+   result[result_off], without locking. */
+gpgpu_status gpgpu__sum_exact_enqueue(gpgpu_context *ctx, gpgpu_type t, const char *map,
+                                      cl_mem in, size_t in_off, size_t n, cl_mem result,
+                                      size_t result_off);
+/* The same from host memory, in chunks whose limbs add up before rounding. */
+gpgpu_status gpgpu__sum_exact_host_api(gpgpu_context *ctx, gpgpu_type t, const char *map,
+                                       const void *in, size_t n, void *result);
+/* The plain-C fallback. */
+void gpgpu__host_sum_exact(gpgpu_type t, const void *in, size_t n, void *result);
 
 #endif /* GPGPU_INTERNAL_H */

@@ -46,6 +46,10 @@ gpgpu_status gpgpu__reduce_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op
                                    cl_mem result, size_t result_off)
 {
     gpgpu__program *first, *rest;
+    if (op == GPGPU_SUM_EXACT && gpgpu__type(t)->is_float)
+        return gpgpu__sum_exact_enqueue(ctx, t, map, in, in_off, n, result, result_off);
+    if (op == GPGPU_SUM_EXACT)
+        op = GPGPU_SUM;
     GPGPU__TRY(reduce_program(ctx, t, op, map, &first));
     GPGPU__TRY(reduce_program(ctx, t, op, NULL, &rest));
     const size_t wg = ctx->tune.wg, size = gpgpu__type(t)->size;
@@ -98,7 +102,9 @@ gpgpu_status gpgpu_reduce_buffer(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, 
         *done = NULL;
     GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
     GPGPU__TRY(gpgpu__check_type(ctx, __func__, "t", t));
-    GPGPU__TRY(gpgpu__check_op(ctx, __func__, op));
+    GPGPU__REQUIRE(ctx, GPGPU__REDUCE_OP(op), __func__,
+                   "op is %d; need GPGPU_SUM, GPGPU_MIN, GPGPU_MAX, GPGPU_SUM_EXACT or an "
+                   "operator from gpgpu_op_define", (int)op);
     GPGPU__REQUIRE(ctx, in != NULL || n == 0, __func__,
                    "in is NULL with n = %zu; it may be NULL only when n is 0", n);
     GPGPU__REQUIRE(ctx, result != NULL, __func__, "result is NULL; need a buffer for the result");
@@ -116,6 +122,8 @@ static gpgpu_status reduce_host_api(gpgpu_context *ctx, gpgpu_type t, gpgpu_op o
     const size_t chunk = gpgpu__chunk_elems(ctx, size);
     const size_t nchunks = n ? (n + chunk - 1) / chunk : 1;
     cl_mem buf, partials, out;
+    if (op == GPGPU_SUM_EXACT && gpgpu__type(t)->is_float) /* chunks' limbs, not sums */
+        return gpgpu__sum_exact_host_api(ctx, t, map, in, n, result);
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_OUT, size, &out));
     if (gpgpu__in_place(ctx, n * size)) {
         size_t offset;
@@ -156,7 +164,9 @@ gpgpu_status gpgpu_reduce(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, const v
 {
     GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
     GPGPU__TRY(gpgpu__check_type(ctx, __func__, "t", t));
-    GPGPU__TRY(gpgpu__check_op(ctx, __func__, op));
+    GPGPU__REQUIRE(ctx, GPGPU__REDUCE_OP(op), __func__,
+                   "op is %d; need GPGPU_SUM, GPGPU_MIN, GPGPU_MAX, GPGPU_SUM_EXACT or an "
+                   "operator from gpgpu_op_define", (int)op);
     GPGPU__REQUIRE(ctx, result != NULL, __func__, "result is NULL; need room for one element");
     const size_t size = gpgpu__type(t)->size;
     GPGPU__TRY(gpgpu__check_array(ctx, __func__, "in", in, n, size, 1, size));
@@ -164,7 +174,10 @@ gpgpu_status gpgpu_reduce(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, const v
         if (op >= GPGPU_OP_USER)
             return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
                                "user-defined operators need an OpenCL device");
-        gpgpu__host_reduce(t, op, in, n, result);
+        if (op == GPGPU_SUM_EXACT && gpgpu__type(t)->is_float)
+            gpgpu__host_sum_exact(t, in, n, result);
+        else
+            gpgpu__host_reduce(t, op == GPGPU_SUM_EXACT ? GPGPU_SUM : op, in, n, result);
         return GPGPU_SUCCESS;
     }
     /* Small calls run on the host. Integer results are the same bits in any

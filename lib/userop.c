@@ -18,7 +18,9 @@
    (kernels/userop.cl): count the kept elements of each part of a tile (a
    work item's run on CPUs, the whole tile on GPUs), scan those counts
    inclusively (gpgpu__scan_enqueue on u64), then write each part's kept
-   elements from its offset. The predicate's checks run in the caller's
+   elements from its offset. Partition, unique and run-length encoding
+   (select_ops.c) are the same launches with another scatter kernel or
+   flag: gpgpu__select_plan_get and gpgpu__select_enqueue serve them all. The predicate's checks run in the caller's
    trust: they stop text from escaping its slot, not an expression that
    misbehaves inside it (an out-of-bounds pointer, a barrier). */
 #include <ctype.h>
@@ -282,7 +284,9 @@ gpgpu_status gpgpu_transform_reduce(gpgpu_context *ctx, gpgpu_type t, const char
     GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
     GPGPU__TRY(gpgpu__check_type(ctx, __func__, "t", t));
     GPGPU__REQUIRE(ctx, map != NULL, __func__, "map is NULL; need an expression in x");
-    GPGPU__TRY(gpgpu__check_op(ctx, __func__, op));
+    GPGPU__REQUIRE(ctx, GPGPU__REDUCE_OP(op), __func__,
+                   "op is %d; need GPGPU_SUM, GPGPU_MIN, GPGPU_MAX, GPGPU_SUM_EXACT or an "
+                   "operator from gpgpu_op_define", (int)op);
     GPGPU__REQUIRE(ctx, result != NULL, __func__, "result is NULL; need room for one element");
     const size_t size = gpgpu__type(t)->size;
     GPGPU__TRY(gpgpu__check_array(ctx, __func__, "in", in, n, size, 1, size));
@@ -305,7 +309,9 @@ gpgpu_status gpgpu_transform_reduce_buffer(gpgpu_context *ctx, gpgpu_type t, con
     GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
     GPGPU__TRY(gpgpu__check_type(ctx, __func__, "t", t));
     GPGPU__REQUIRE(ctx, map != NULL, __func__, "map is NULL; need an expression in x");
-    GPGPU__TRY(gpgpu__check_op(ctx, __func__, op));
+    GPGPU__REQUIRE(ctx, GPGPU__REDUCE_OP(op), __func__,
+                   "op is %d; need GPGPU_SUM, GPGPU_MIN, GPGPU_MAX, GPGPU_SUM_EXACT or an "
+                   "operator from gpgpu_op_define", (int)op);
     GPGPU__REQUIRE(ctx, in != NULL || n == 0, __func__,
                    "in is NULL with n = %zu; it may be NULL only when n is 0", n);
     GPGPU__REQUIRE(ctx, result != NULL, __func__, "result is NULL; need a buffer for the result");
@@ -315,18 +321,14 @@ gpgpu_status gpgpu_transform_reduce_buffer(gpgpu_context *ctx, gpgpu_type t, con
                                      result_offset, num_wait, wait, done);
 }
 
-/* ---- select --------------------------------------------------------------- */
+/* ---- select ----------------------------------------------------------------- */
 
-typedef struct {
-    gpgpu__program *prog;
-    size_t wg, tile;
-    size_t parts;   /* counted parts per tile: one per work item when chunked */
-} select_plan;
+typedef gpgpu__select_plan select_plan;
 
-/* The select program for t and the (clean) predicate. Tiles are the scan's
-   size: large enough that the scan of their counts is a small job. */
-static gpgpu_status select_plan_get(gpgpu_context *ctx, gpgpu_type t, const char *pred,
-                                    select_plan *p)
+/* Tiles are the scan's size: large enough that the scan of their counts is
+   a small job. */
+gpgpu_status gpgpu__select_plan_get(gpgpu_context *ctx, gpgpu_type t, const char *pred,
+                                    gpgpu__select_plan *p)
 {
     char options[192], extra[EXPR_MAX + 32];
     const char *op_src;
@@ -338,61 +340,69 @@ static gpgpu_status select_plan_get(gpgpu_context *ctx, gpgpu_type t, const char
     p->tile = p->wg * items;
     p->parts = ctx->tune.chunked ? p->wg : 1;
     size_t used = strlen(options);
-    snprintf(options + used, sizeof options - used, " -D SELECT_ITEMS=%zu", items);
-    snprintf(extra, sizeof extra, "#define PRED (%s)\n", pred);
-    return gpgpu__program_get(ctx, "userop", extra, options, &p->prog);
+    snprintf(options + used, sizeof options - used, " -D SELECT_ITEMS=%zu%s", items,
+             pred ? "" : " -D UNIQUE=1");
+    if (pred)
+        snprintf(extra, sizeof extra, "#define PRED (%s)\n", pred);
+    return gpgpu__program_get(ctx, "userop", pred ? extra : NULL, options, &p->prog);
 }
 
-static size_t tiles_of(const select_plan *p, size_t n)
+size_t gpgpu__select_tiles(const gpgpu__select_plan *p, size_t n)
 {
     return (n + p->tile - 1) / p->tile;
 }
 
-/* Entries of the counts scratch for n elements. */
-static size_t parts_of(const select_plan *p, size_t n)
+size_t gpgpu__select_parts(const gpgpu__select_plan *p, size_t n)
 {
-    return tiles_of(p, n) * p->parts;
+    return gpgpu__select_tiles(p, n) * p->parts;
 }
 
-/* Select of in[in_off .. +n) into out[out_off ..], the kept count to
-   count[count_off] as a ulong. first is the index the predicate sees for
-   in[in_off]. counts holds parts_of(p, n) ulongs (scratch). No locking. */
-static gpgpu_status select_enqueue(gpgpu_context *ctx, const select_plan *p, cl_mem in,
-                                   cl_ulong in_off, cl_ulong n, cl_ulong first, cl_mem out,
-                                   cl_ulong out_off, cl_mem count, cl_ulong count_off,
-                                   cl_mem counts)
+gpgpu_status gpgpu__select_enqueue(gpgpu_context *ctx, const gpgpu__select_plan *p,
+                                   gpgpu__select_kind kind, cl_mem in, cl_ulong in_off,
+                                   cl_ulong n, cl_ulong first, cl_mem out, cl_ulong out_off,
+                                   cl_mem count, cl_ulong count_off, cl_mem counts,
+                                   cl_mem heads)
 {
+    static const char *const scatter[] = {"select_scatter", "partition_scatter",
+                                          "runs_scatter"};
     if (n == 0) {
         cl_ulong zero = 0;
         return gpgpu__fill(ctx, count, count_off * sizeof zero, sizeof zero, &zero, sizeof zero);
     }
-    size_t tiles = tiles_of(p, n);
+    size_t tiles = gpgpu__select_tiles(p, n);
     GPGPU__TRY(gpgpu__run(ctx, p->prog, "select_count", tiles * p->wg, p->wg, GPGPU__ARG(in),
                           GPGPU__ARG(in_off), GPGPU__ARG(n), GPGPU__ARG(first),
                           GPGPU__ARG(counts), GPGPU__END));
     GPGPU__TRY(gpgpu__scan_enqueue(ctx, GPGPU_U64, GPGPU_SUM, GPGPU_INCLUSIVE, counts, 0, counts,
                                    0, tiles * p->parts, NULL, 0));
-    return gpgpu__run(ctx, p->prog, "select_scatter", tiles * p->wg, p->wg, GPGPU__ARG(in),
+    if (kind == GPGPU__RUNS)
+        return gpgpu__run(ctx, p->prog, scatter[kind], tiles * p->wg, p->wg, GPGPU__ARG(in),
+                          GPGPU__ARG(in_off), GPGPU__ARG(n), GPGPU__ARG(first),
+                          GPGPU__ARG(counts), GPGPU__ARG(out), GPGPU__ARG(out_off),
+                          GPGPU__ARG(count), GPGPU__ARG(count_off), GPGPU__ARG(heads),
+                          GPGPU__END);
+    return gpgpu__run(ctx, p->prog, scatter[kind], tiles * p->wg, p->wg, GPGPU__ARG(in),
                       GPGPU__ARG(in_off), GPGPU__ARG(n), GPGPU__ARG(first), GPGPU__ARG(counts),
                       GPGPU__ARG(out), GPGPU__ARG(out_off), GPGPU__ARG(count),
                       GPGPU__ARG(count_off), GPGPU__END);
 }
 
-/* Do [a, a + an) and [b, b + bn) overlap? */
-static int overlap(size_t a, size_t an, size_t b, size_t bn)
+int gpgpu__overlap(size_t a, size_t an, size_t b, size_t bn)
 {
     return an && bn && a < b + bn && b < a + an;
 }
 
-gpgpu_status gpgpu__select_enqueue(gpgpu_context *ctx, gpgpu_type t, const char *pred,
-                                  cl_mem in, size_t in_off, size_t n, cl_mem out,
-                                  size_t out_off, cl_mem count, size_t count_off)
+gpgpu_status gpgpu__select_pred_enqueue(gpgpu_context *ctx, gpgpu_type t, const char *pred,
+                                       cl_mem in, size_t in_off, size_t n, cl_mem out,
+                                       size_t out_off, cl_mem count, size_t count_off)
 {
-    select_plan p;
+    gpgpu__select_plan p;
     cl_mem counts;
-    GPGPU__TRY(select_plan_get(ctx, t, pred, &p));
-    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_AUX, parts_of(&p, n) * sizeof(cl_ulong), &counts));
-    return select_enqueue(ctx, &p, in, in_off, n, 0, out, out_off, count, count_off, counts);
+    GPGPU__TRY(gpgpu__select_plan_get(ctx, t, pred, &p));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_AUX, gpgpu__select_parts(&p, n) * sizeof(cl_ulong),
+                              &counts));
+    return gpgpu__select_enqueue(ctx, &p, GPGPU__SELECT, in, in_off, n, 0, out, out_off, count,
+                                 count_off, counts, NULL);
 }
 
 gpgpu_status gpgpu_select_buffer(gpgpu_context *ctx, gpgpu_type t, const char *predicate,
@@ -409,7 +419,7 @@ gpgpu_status gpgpu_select_buffer(gpgpu_context *ctx, gpgpu_type t, const char *p
     GPGPU__REQUIRE(ctx, (in != NULL && out != NULL) || n == 0, __func__,
                    "in or out is NULL with n = %zu; they may be NULL only when n is 0", n);
     GPGPU__REQUIRE(ctx, count != NULL, __func__, "count is NULL; need a buffer for the count");
-    GPGPU__REQUIRE(ctx, in != out || !overlap(in_offset, n, out_offset, n), __func__,
+    GPGPU__REQUIRE(ctx, in != out || !gpgpu__overlap(in_offset, n, out_offset, n), __func__,
                    "in and out are one buffer and elements [%zu, +%zu) and [%zu, +%zu) "
                    "overlap; they must be apart", in_offset, n, out_offset, n);
     GPGPU__TRY(gpgpu__check_wait(ctx, __func__, num_wait, wait));
@@ -425,8 +435,14 @@ gpgpu_status gpgpu_select_buffer(gpgpu_context *ctx, gpgpu_type t, const char *p
                                   sizeof(cl_ulong)));
     gpgpu__lock(ctx);
     gpgpu__begin(ctx, num_wait, wait, done);
-    gpgpu_status s = gpgpu__select_enqueue(ctx, t, pred, in, in_offset, n, out, out_offset,
-                                           count, count_offset);
+    gpgpu__select_plan p;
+    cl_mem counts;
+    gpgpu_status s = gpgpu__select_plan_get(ctx, t, pred, &p);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__scratch(ctx, GPGPU__SLOT_AUX, gpgpu__select_parts(&p, n) * sizeof(cl_ulong), &counts);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__select_enqueue(ctx, &p, GPGPU__SELECT, in, in_offset, n, 0, out, out_offset,
+                                  count, count_offset, counts, NULL);
     if (s == GPGPU_SUCCESS)
         s = gpgpu__end(ctx, done);
     gpgpu__unlock(ctx);
@@ -437,10 +453,10 @@ gpgpu_status gpgpu_select_buffer(gpgpu_context *ctx, gpgpu_type t, const char *p
    an in-place select (out == in) compacts into scratch first, since work
    groups run in any order and one could overwrite input another has not
    read yet. */
-static gpgpu_status select_in_place(gpgpu_context *ctx, const select_plan *p, size_t size,
+static gpgpu_status select_in_place(gpgpu_context *ctx, const gpgpu__select_plan *p, size_t size,
                                     const void *in, size_t n, void *out, size_t *count)
 {
-    const size_t parts = parts_of(p, n);
+    const size_t parts = gpgpu__select_parts(p, n);
     cl_mem vin = NULL, vout = NULL, aux;
     size_t oin = 0, oout = 0;
     cl_ulong got = 0;
@@ -454,7 +470,8 @@ static gpgpu_status select_in_place(gpgpu_context *ctx, const select_plan *p, si
         s = gpgpu__scratch(ctx, GPGPU__SLOT_OUT, n * size, &dst);
     if (s == GPGPU_SUCCESS) {
         gpgpu__note_route(ctx, out == in ? "copy" : "zero-copy");
-        s = select_enqueue(ctx, p, vin, oin / size, n, 0, dst, oout / size, aux, parts, aux);
+        s = gpgpu__select_enqueue(ctx, p, GPGPU__SELECT, vin, oin / size, n, 0, dst, oout / size,
+                                  aux, parts, aux, NULL);
     }
     if (s == GPGPU_SUCCESS)
         s = gpgpu__read(ctx, aux, parts * sizeof got, sizeof got, &got);
@@ -478,13 +495,13 @@ static gpgpu_status select_host_api(gpgpu_context *ctx, gpgpu_type t, const char
 {
     const size_t size = gpgpu__type(t)->size;
     const size_t chunk = gpgpu__chunk_elems(ctx, size), len0 = n < chunk ? n : chunk;
-    select_plan p;
+    gpgpu__select_plan p;
     cl_mem src, dst, aux;
-    GPGPU__TRY(select_plan_get(ctx, t, pred, &p));
+    GPGPU__TRY(gpgpu__select_plan_get(ctx, t, pred, &p));
     if (gpgpu__in_place(ctx, n * size))
         return select_in_place(ctx, &p, size, in, n, out, count);
     /* aux: the parts' counts, then the kept count after them */
-    const size_t parts = parts_of(&p, len0);
+    const size_t parts = gpgpu__select_parts(&p, len0);
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, len0 * size, &src));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_OUT, len0 * size, &dst));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_AUX, (parts + 1) * sizeof(cl_ulong), &aux));
@@ -493,7 +510,8 @@ static gpgpu_status select_host_api(gpgpu_context *ctx, gpgpu_type t, const char
         size_t len = n - first < chunk ? n - first : chunk;
         cl_ulong got;
         GPGPU__TRY(gpgpu__upload(ctx, src, 0, len * size, (const char *)in + first * size));
-        GPGPU__TRY(select_enqueue(ctx, &p, src, 0, len, first, dst, 0, aux, parts, aux));
+        GPGPU__TRY(gpgpu__select_enqueue(ctx, &p, GPGPU__SELECT, src, 0, len, first, dst, 0, aux,
+                                         parts, aux, NULL));
         GPGPU__TRY(gpgpu__read(ctx, aux, parts * sizeof got, sizeof got, &got));
         GPGPU__TRY(gpgpu__download(ctx, dst, 0, (size_t)got * size, (char *)out + total * size,
                                    0));
@@ -515,7 +533,7 @@ gpgpu_status gpgpu_select(gpgpu_context *ctx, gpgpu_type t, const char *predicat
     const size_t size = gpgpu__type(t)->size;
     GPGPU__TRY(gpgpu__check_array(ctx, __func__, "in", in, n, size, 1, size));
     GPGPU__TRY(gpgpu__check_array(ctx, __func__, "out", out, n, size, 1, size));
-    GPGPU__REQUIRE(ctx, in == out || !overlap((size_t)in, n * size, (size_t)out, n * size),
+    GPGPU__REQUIRE(ctx, in == out || !gpgpu__overlap((size_t)in, n * size, (size_t)out, n * size),
                    __func__, "in (%p) and out (%p) overlap for n = %zu; they must be the same "
                    "array or apart", in, out, n);
     GPGPU__TRY(gpgpu__expr_clean(ctx, "predicate", predicate, pred));

@@ -558,6 +558,80 @@ static void case_user_op(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, size_t n
     free(out);
 }
 
+/* Unique and run-length encoding on runs of three equal elements. */
+static void case_unique(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, size_t n)
+{
+    size_t size = gpgpu_type_size(t), count = 0, runs = 0;
+    unsigned char *x = malloc(n * size), *out = malloc(n * size);
+    uint64_t *len = malloc(n * sizeof *len);
+    if (!x || !out || !len)
+        abort();
+    fill(t, x, n, 37);
+    for (size_t i = 0; i < n; i++)
+        memcpy(x + i * size, x + i / 3 * size, size);
+    gpgpu_status s = gpgpu_unique(ctx, t, x, n, out, &count);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu_run_length_encode(ctx, t, x, n, out, len, &runs);
+    int ok = s == GPGPU_SUCCESS && count == runs;
+    for (size_t i = 0, r = 0; ok && i < n; i += len[r++])
+        ok = r < runs && len[r] > 0 && !memcmp(out + r * size, x + i * size, size);
+    check(ok, "gpgpu_unique/run_length_encode", t, n, ctx);
+    free(x);
+    free(out);
+    free(len);
+}
+
+static void case_partition(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, size_t n)
+{
+    size_t size = gpgpu_type_size(t), count = 0, yes = 0, no = 0;
+    unsigned char *x = malloc(n * size), *out = malloc(n * size);
+    if (!x || !out)
+        abort();
+    fill(t, x, n, 41);
+    gpgpu_status s = gpgpu_partition(ctx, t, "i % 3 != 1", x, n, out, &count);
+    int ok = s == GPGPU_SUCCESS && count <= n;
+    for (size_t i = 0; ok && i < n; i++)
+        ok = !memcmp(out + (i % 3 != 1 ? yes++ : count + no++) * size, x + i * size, size);
+    check(ok, "gpgpu_partition", t, n, ctx);
+    free(x);
+    free(out);
+}
+
+static void case_histogram_edges(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, size_t n)
+{
+    static const double edges[] = {-500.5, -3, 0, 0.5, 250, 900};
+    unsigned char *x = malloc(n * gpgpu_type_size(t));
+    uint64_t bins[5], want[5] = {0, 0, 0, 0, 0};
+    if (!x)
+        abort();
+    fill(t, x, n, 43);
+    for (size_t i = 0; i < n; i++) {
+        double v = t == GPGPU_U32 ? (double)((const uint32_t *)x)[i] : get(t, x, i);
+        for (int b = 0; b < 5; b++)
+            if (edges[b] <= v && (v < edges[b + 1] || (b == 4 && v == edges[5])))
+                want[b]++;
+    }
+    gpgpu_status s = gpgpu_histogram_edges(ctx, t, x, n, edges, 5, bins);
+    check(s == GPGPU_SUCCESS && !memcmp(bins, want, sizeof bins), "gpgpu_histogram_edges", t, n,
+          ctx);
+    free(x);
+}
+
+/* Small integers as floats: their exact sum is the integer sum. */
+static void case_sum_exact(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, size_t n)
+{
+    unsigned char *x = malloc(n * gpgpu_type_size(t)), result[8];
+    double want = 0;
+    if (!x)
+        abort();
+    fill(t, x, n, 47);
+    for (size_t i = 0; i < n; i++)
+        want += get(t, x, i);
+    gpgpu_status s = gpgpu_reduce(ctx, t, GPGPU_SUM_EXACT, x, n, result);
+    check(s == GPGPU_SUCCESS && get(t, result, 0) == want, "GPGPU_SUM_EXACT", t, n, ctx);
+    free(x);
+}
+
 /* Variant masks: every family, or the few whose kernels differ where
    oclgrind is slow (the sorts' GPU layout takes seconds a variant): 32-bit
    keys, and the 64-bit float ones whose bits are flipped for order. */
@@ -584,6 +658,10 @@ static const struct {
     {"select", case_select, ALL, 0},
     {"transform_reduce", case_transform_reduce, ALL, 0},
     {"user_op", case_user_op, FIRST, 0},
+    {"unique", case_unique, 0x9, 0},
+    {"partition", case_partition, FIRST, 0},
+    {"histogram_edges", case_histogram_edges, 0x9, 0},
+    {"sum_exact", case_sum_exact, 0xa, 0},
 };
 enum { NCASES = sizeof cases / sizeof cases[0] };
 

@@ -22,7 +22,7 @@ START_TEST(reduce_rejects_bad_arguments)
     EXPECT_INVALID(gpgpu_reduce(tu_ctx, (gpgpu_type)6, GPGPU_SUM, x, 4, &r));
     EXPECT_INVALID(gpgpu_reduce(tu_ctx, (gpgpu_type)-1, GPGPU_SUM, x, 4, &r));
     ck_assert_ptr_nonnull(strstr(gpgpu_last_error(tu_ctx), "gpgpu_reduce"));
-    EXPECT_INVALID(gpgpu_reduce(tu_ctx, GPGPU_U32, 3, x, 4, &r));
+    EXPECT_INVALID(gpgpu_reduce(tu_ctx, GPGPU_U32, 4, x, 4, &r));
     EXPECT_INVALID(gpgpu_reduce(tu_ctx, GPGPU_U32, -1, x, 4, &r));
     EXPECT_INVALID(gpgpu_reduce(tu_ctx, GPGPU_U32, GPGPU_SUM, NULL, 4, &r));
     EXPECT_INVALID(gpgpu_reduce(tu_ctx, GPGPU_U32, GPGPU_SUM, x, 4, NULL));

@@ -51,7 +51,7 @@ enum { NABSURD = sizeof absurd_n / sizeof absurd_n[0] };
 
 static const gpgpu_type bad_types[] = {(gpgpu_type)-1, (gpgpu_type)6, (gpgpu_type)1000,
                                        (gpgpu_type)INT32_MIN};
-static const gpgpu_op bad_ops[] = {-1, 3, 15, INT32_MIN};
+static const gpgpu_op bad_ops[] = {-1, 4, 15, INT32_MIN};
 
 /* ---- library and context ---------------------------------------------- */
 

@@ -109,5 +109,7 @@ gpgpu_array *bench_array(bench *b, gpgpu_type t, size_t n, const void *host);
 
 extern const bench_op bench_op_reduce, bench_op_scan, bench_op_sort, bench_op_sort_pairs,
     bench_op_histogram, bench_op_transform_reduce, bench_op_select;
+extern const bench_op bench_op_unique, bench_op_run_length_encode, bench_op_partition,
+    bench_op_histogram_edges, bench_op_sum_exact;
 
 #endif

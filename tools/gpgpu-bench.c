@@ -18,7 +18,10 @@
 
 static const bench_op *const ops[] = {&bench_op_reduce, &bench_op_scan, &bench_op_sort,
                                       &bench_op_sort_pairs, &bench_op_histogram,
-                                      &bench_op_transform_reduce, &bench_op_select};
+                                      &bench_op_transform_reduce, &bench_op_select,
+                                      &bench_op_unique, &bench_op_run_length_encode,
+                                      &bench_op_partition, &bench_op_histogram_edges,
+                                      &bench_op_sum_exact};
 enum { NOPS = sizeof ops / sizeof ops[0] };
 
 static const char *type_names[] = {"i32", "u32", "f32", "i64", "u64", "f64"};
@@ -458,6 +461,7 @@ static void usage(void)
             "                   [--api buffer|host|array] [--pinned] [--device D] [--repeat R]"
             " [--json]\n"
             "OP: reduce scan sort sort_pairs histogram transform_reduce select; "
+            "unique run_length_encode partition histogram_edges sum_exact; "
             "T: i32 u32 f32 i64 u64 f64\n"
             "--api buffer (default): the _buffer form on device buffers, timed by kernel events;\n"
             "--api host: the host-memory call on malloc'd arrays (--pinned: gpgpu_host_alloc),\n"

@@ -56,6 +56,11 @@ gpgpu_status gpgpu_mpi_reduce(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t, g
     GPGPU__MPI_REQUIRE(st, ctx != NULL, __func__, "%s", "ctx is NULL; pass a context");
     GPGPU__MPI_REQUIRE(st, result != NULL, __func__, "%s",
                        "result is NULL; need room for one element");
+    /* rounded per-rank partials would make the bits depend on the split */
+    if (st == GPGPU_SUCCESS && op == GPGPU_SUM_EXACT && (t == GPGPU_F32 || t == GPGPU_F64))
+        st = gpgpu__mpi_fail(GPGPU_ERROR_UNSUPPORTED,
+                             "%s: GPGPU_SUM_EXACT on floats is not available over MPI yet",
+                             __func__);
     gpgpu__mpi_parts parts = {NULL, NULL};
     gpgpu__mpi_part mine = {n, {0}};
     if (st == GPGPU_SUCCESS)

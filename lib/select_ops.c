@@ -1,0 +1,363 @@
+/* select_ops.c - unique, run-length encoding and partition: stream
+   compaction (gpgpu__select_enqueue, userop.c) with another flag or another
+   scatter kernel (kernels/userop.cl).
+     unique      flag: the bits differ from the previous element's
+     run-length  unique, plus each run head's position (heads scratch), then
+                 lengths[r] = heads[r + 1] - heads[r] (runs_lengths)
+     partition   the caller's predicate; the scatter also writes each other
+                 element k to total + k - (flagged before k)
+   Host memory goes through the device in chunks (gpgpu__chunk_elems); a run
+   that crosses a chunk boundary is counted once per chunk and merged here.
+   Unique and run-length encoding have no user expression, so the plain-C
+   fallback does them too. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* ---- the plain-C fallback ------------------------------------------------- */
+
+static uint64_t bits_at(const void *a, size_t i, size_t size)
+{
+    if (size == 4)
+        return ((const uint32_t *)a)[i];
+    return ((const uint64_t *)a)[i];
+}
+
+static void bits_put(void *a, size_t i, size_t size, uint64_t v)
+{
+    if (size == 4)
+        ((uint32_t *)a)[i] = (uint32_t)v;
+    else
+        ((uint64_t *)a)[i] = v;
+}
+
+/* Run heads of in to values (may equal in: the previous element is kept
+   aside before its slot can be overwritten), their lengths to lengths when
+   not NULL. Returns the number of runs. */
+static size_t host_runs(size_t size, const void *in, size_t n, void *values, uint64_t *lengths)
+{
+    size_t runs = 0, head = 0;
+    uint64_t prev = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t x = bits_at(in, i, size);
+        if (i > 0 && x == prev)
+            continue;
+        if (lengths && runs > 0)
+            lengths[runs - 1] = i - head;
+        bits_put(values, runs++, size, x);
+        head = i;
+        prev = x;
+    }
+    if (lengths && runs > 0)
+        lengths[runs - 1] = n - head;
+    return runs;
+}
+
+/* ---- device enqueues ----------------------------------------------------- */
+
+/* lengths[lengths_off + r] for the count[count_off] runs whose heads
+   (positions in a range of n elements) runs_scatter wrote. */
+static gpgpu_status lengths_enqueue(gpgpu_context *ctx, const gpgpu__select_plan *p,
+                                    cl_mem heads, cl_ulong n, cl_mem count, cl_ulong count_off,
+                                    cl_mem lengths, cl_ulong lengths_off)
+{
+    if (n == 0)
+        return GPGPU_SUCCESS;
+    size_t tiles = gpgpu__select_tiles(p, n);
+    return gpgpu__run(ctx, p->prog, "runs_lengths", tiles * p->wg, p->wg, GPGPU__ARG(heads),
+                      GPGPU__ARG(n), GPGPU__ARG(count), GPGPU__ARG(count_off),
+                      GPGPU__ARG(lengths), GPGPU__ARG(lengths_off), GPGPU__END);
+}
+
+/* What the three _buffer forms share once their own arguments are checked:
+   range checks, lock, the launches and the done event. pred NULL is the
+   unique flag; lengths (RUNS only) gets the run lengths. */
+typedef struct {
+    const char *func;
+    gpgpu_type t;
+    const char *pred;
+    gpgpu__select_kind kind;
+    cl_mem in, out, count, lengths;
+    size_t in_off, n, out_off, count_off, lengths_off;
+} compact_job;
+
+static gpgpu_status compact_buffer_enqueue(gpgpu_context *ctx, const compact_job *j)
+{
+    gpgpu__select_plan p;
+    cl_mem counts, heads = NULL;
+    GPGPU__TRY(gpgpu__select_plan_get(ctx, j->t, j->pred, &p));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_AUX, gpgpu__select_parts(&p, j->n) * sizeof(cl_ulong),
+                              &counts));
+    if (j->kind == GPGPU__RUNS)
+        GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_KEYS, j->n * sizeof(cl_ulong), &heads));
+    GPGPU__TRY(gpgpu__select_enqueue(ctx, &p, j->kind, j->in, j->in_off, j->n, 0, j->out,
+                                     j->out_off, j->count, j->count_off, counts, heads));
+    if (j->kind == GPGPU__RUNS)
+        GPGPU__TRY(lengths_enqueue(ctx, &p, heads, j->n, j->count, j->count_off, j->lengths,
+                                   j->lengths_off));
+    return GPGPU_SUCCESS;
+}
+
+static gpgpu_status compact_buffer_call(gpgpu_context *ctx, const compact_job *j,
+                                        cl_uint num_wait, const cl_event *wait, cl_event *done)
+{
+    const size_t size = gpgpu__type(j->t)->size;
+    if (ctx->host)
+        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED, "%s: no OpenCL device", j->func);
+    if (j->n > 0) {
+        GPGPU__TRY(gpgpu__check_range(ctx, j->func, "in", j->in, j->in_off, j->n, size));
+        GPGPU__TRY(gpgpu__check_range(ctx, j->func, j->kind == GPGPU__RUNS ? "values" : "out",
+                                      j->out, j->out_off, j->n, size));
+        if (j->kind == GPGPU__RUNS)
+            GPGPU__TRY(gpgpu__check_range(ctx, j->func, "lengths", j->lengths, j->lengths_off,
+                                          j->n, sizeof(cl_ulong)));
+    }
+    GPGPU__TRY(gpgpu__check_range(ctx, j->func, j->kind == GPGPU__RUNS ? "nruns" : "count",
+                                  j->count, j->count_off, 1, sizeof(cl_ulong)));
+    gpgpu__lock(ctx);
+    gpgpu__begin(ctx, num_wait, wait, done);
+    gpgpu_status s = compact_buffer_enqueue(ctx, j);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__end(ctx, done);
+    gpgpu__unlock(ctx);
+    return s;
+}
+
+/* ---- host memory through the device --------------------------------------- */
+
+/* Unique (lengths NULL) or run-length encoding of host memory. Each chunk
+   starts a run of its own: when it continues the previous chunk's last run,
+   the two are merged (the chunk's first head dropped, its length added). */
+static gpgpu_status runs_host_api(gpgpu_context *ctx, gpgpu_type t, const void *in, size_t n,
+                                  void *values, uint64_t *lengths, size_t *nruns)
+{
+    const size_t size = gpgpu__type(t)->size;
+    const size_t chunk = gpgpu__chunk_elems(ctx, size), len0 = n < chunk ? n : chunk;
+    const gpgpu__select_kind kind = lengths ? GPGPU__RUNS : GPGPU__SELECT;
+    gpgpu__select_plan p;
+    cl_mem src, dst, aux, heads = NULL, lens = NULL;
+    GPGPU__TRY(gpgpu__select_plan_get(ctx, t, NULL, &p));
+    /* aux: the parts' counts, then the number of runs after them */
+    const size_t parts = gpgpu__select_parts(&p, len0);
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, len0 * size, &src));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_OUT, len0 * size, &dst));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_AUX, (parts + 1) * sizeof(cl_ulong), &aux));
+    if (lengths) {
+        GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_KEYS, len0 * sizeof(cl_ulong), &heads));
+        GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_VALUES, len0 * sizeof(cl_ulong), &lens));
+    }
+    size_t total = 0, first = 0;
+    char *v = values;
+    do {
+        size_t len = n - first < chunk ? n - first : chunk;
+        cl_ulong got;
+        GPGPU__TRY(gpgpu__write(ctx, src, 0, len * size, (const char *)in + first * size));
+        GPGPU__TRY(gpgpu__select_enqueue(ctx, &p, kind, src, 0, len, 0, dst, 0, aux, parts, aux,
+                                         heads));
+        if (lengths)
+            GPGPU__TRY(lengths_enqueue(ctx, &p, heads, len, aux, parts, lens, 0));
+        GPGPU__TRY(gpgpu__read(ctx, aux, parts * sizeof got, sizeof got, &got));
+        GPGPU__TRY(gpgpu__read(ctx, dst, 0, (size_t)got * size, v + total * size));
+        if (lengths)
+            GPGPU__TRY(gpgpu__read(ctx, lens, 0, (size_t)got * sizeof *lengths, lengths + total));
+        if (total > 0 && bits_at(v, total - 1, size) == bits_at(v, total, size)) {
+            got--;
+            memmove(v + total * size, v + (total + 1) * size, (size_t)got * size);
+            if (lengths) {
+                lengths[total - 1] += lengths[total];
+                memmove(lengths + total, lengths + total + 1, (size_t)got * sizeof *lengths);
+            }
+        }
+        total += (size_t)got;
+        first += len;
+    } while (first < n);
+    *nruns = total;
+    return GPGPU_SUCCESS;
+}
+
+/* Partition of host memory. One chunk is read back whole; with several,
+   the selected elements go straight to out and the others wait in rest
+   (room for n) until every chunk's selected ones are in place. */
+static gpgpu_status partition_chunks(gpgpu_context *ctx, gpgpu_type t, const char *pred,
+                                     const void *in, size_t n, void *out, char *rest,
+                                     size_t *count)
+{
+    const size_t size = gpgpu__type(t)->size;
+    const size_t chunk = gpgpu__chunk_elems(ctx, size), len0 = n < chunk ? n : chunk;
+    gpgpu__select_plan p;
+    cl_mem src, dst, aux;
+    GPGPU__TRY(gpgpu__select_plan_get(ctx, t, pred, &p));
+    const size_t parts = gpgpu__select_parts(&p, len0);
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, len0 * size, &src));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_OUT, len0 * size, &dst));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_AUX, (parts + 1) * sizeof(cl_ulong), &aux));
+    size_t kept = 0, others = 0, first = 0;
+    char *o = out;
+    do {
+        size_t len = n - first < chunk ? n - first : chunk;
+        cl_ulong got;
+        GPGPU__TRY(gpgpu__write(ctx, src, 0, len * size, (const char *)in + first * size));
+        GPGPU__TRY(gpgpu__select_enqueue(ctx, &p, GPGPU__PARTITION, src, 0, len, first, dst, 0,
+                                         aux, parts, aux, NULL));
+        GPGPU__TRY(gpgpu__read(ctx, aux, parts * sizeof got, sizeof got, &got));
+        if (!rest) {
+            GPGPU__TRY(gpgpu__read(ctx, dst, 0, len * size, o));
+        } else {
+            GPGPU__TRY(gpgpu__read(ctx, dst, 0, (size_t)got * size, o + kept * size));
+            GPGPU__TRY(gpgpu__read(ctx, dst, (size_t)got * size, (len - (size_t)got) * size,
+                                   rest + others * size));
+        }
+        kept += (size_t)got;
+        others += len - (size_t)got;
+        first += len;
+    } while (first < n);
+    if (rest)
+        memcpy(o + kept * size, rest, others * size);
+    *count = kept;
+    return GPGPU_SUCCESS;
+}
+
+static gpgpu_status partition_host_api(gpgpu_context *ctx, gpgpu_type t, const char *pred,
+                                       const void *in, size_t n, void *out, size_t *count)
+{
+    const size_t size = gpgpu__type(t)->size;
+    char *rest = NULL;
+    if (n > gpgpu__chunk_elems(ctx, size) && !(rest = gpgpu__malloc(n * size)))
+        return gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
+    gpgpu_status s = partition_chunks(ctx, t, pred, in, n, out, rest, count);
+    free(rest);
+    return s;
+}
+
+/* ---- public functions ----------------------------------------------------- */
+
+gpgpu_status gpgpu_unique(gpgpu_context *ctx, gpgpu_type t, const void *in, size_t n,
+                          void *out, size_t *count)
+{
+    GPGPU__CHECK_ARG(NULL, ctx != NULL);
+    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
+    GPGPU__CHECK_ARG(ctx, (in != NULL && out != NULL) || n == 0);
+    GPGPU__CHECK_ARG(ctx, count != NULL);
+    GPGPU__CHECK_ARG(ctx, n <= PTRDIFF_MAX / gpgpu__type(t)->size);
+    GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(in, t) && GPGPU__ALIGNED(out, t));
+    GPGPU__CHECK_ARG(ctx, in == out || !gpgpu__overlap((size_t)in, n * gpgpu__type(t)->size,
+                                                       (size_t)out, n * gpgpu__type(t)->size));
+    if (ctx->host) {
+        *count = host_runs(gpgpu__type(t)->size, in, n, out, NULL);
+        return GPGPU_SUCCESS;
+    }
+    gpgpu__lock(ctx);
+    gpgpu__begin(ctx, 0, NULL, NULL);
+    return gpgpu__host_call_end(ctx, "gpgpu_unique",
+                                runs_host_api(ctx, t, in, n, out, NULL, count));
+}
+
+gpgpu_status gpgpu_run_length_encode(gpgpu_context *ctx, gpgpu_type t, const void *in,
+                                     size_t n, void *values, uint64_t *lengths, size_t *nruns)
+{
+    GPGPU__CHECK_ARG(NULL, ctx != NULL);
+    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
+    GPGPU__CHECK_ARG(ctx, (in != NULL && values != NULL && lengths != NULL) || n == 0);
+    GPGPU__CHECK_ARG(ctx, nruns != NULL);
+    GPGPU__CHECK_ARG(ctx, n <= PTRDIFF_MAX / sizeof *lengths);
+    GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(in, t) && GPGPU__ALIGNED(values, t));
+    GPGPU__CHECK_ARG(ctx, (uintptr_t)lengths % sizeof *lengths == 0);
+    const size_t bytes = n * gpgpu__type(t)->size;
+    GPGPU__CHECK_ARG(ctx, in == values || !gpgpu__overlap((size_t)in, bytes, (size_t)values, bytes));
+    GPGPU__CHECK_ARG(ctx, !gpgpu__overlap((size_t)lengths, n * sizeof *lengths, (size_t)in, bytes));
+    GPGPU__CHECK_ARG(ctx, !gpgpu__overlap((size_t)lengths, n * sizeof *lengths, (size_t)values,
+                                          bytes));
+    if (ctx->host) {
+        *nruns = host_runs(gpgpu__type(t)->size, in, n, values, lengths);
+        return GPGPU_SUCCESS;
+    }
+    gpgpu__lock(ctx);
+    gpgpu__begin(ctx, 0, NULL, NULL);
+    return gpgpu__host_call_end(ctx, "gpgpu_run_length_encode",
+                                runs_host_api(ctx, t, in, n, values, lengths, nruns));
+}
+
+gpgpu_status gpgpu_partition(gpgpu_context *ctx, gpgpu_type t, const char *predicate,
+                             const void *in, size_t n, void *out, size_t *count)
+{
+    char pred[GPGPU__EXPR_MAX + 1];
+    GPGPU__CHECK_ARG(NULL, ctx != NULL);
+    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
+    GPGPU__CHECK_ARG(ctx, predicate != NULL);
+    GPGPU__CHECK_ARG(ctx, (in != NULL && out != NULL) || n == 0);
+    GPGPU__CHECK_ARG(ctx, count != NULL);
+    GPGPU__CHECK_ARG(ctx, n <= PTRDIFF_MAX / gpgpu__type(t)->size);
+    GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(in, t) && GPGPU__ALIGNED(out, t));
+    GPGPU__CHECK_ARG(ctx, in == out || !gpgpu__overlap((size_t)in, n * gpgpu__type(t)->size,
+                                                       (size_t)out, n * gpgpu__type(t)->size));
+    GPGPU__TRY(gpgpu__expr_clean(ctx, "predicate", predicate, pred));
+    if (ctx->host)
+        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
+                           "gpgpu_partition: predicates need an OpenCL device");
+    gpgpu__lock(ctx);
+    gpgpu__begin(ctx, 0, NULL, NULL);
+    return gpgpu__host_call_end(ctx, "gpgpu_partition",
+                                partition_host_api(ctx, t, pred, in, n, out, count));
+}
+
+gpgpu_status gpgpu_unique_buffer(gpgpu_context *ctx, gpgpu_type t, cl_mem in, size_t in_offset,
+                                 size_t n, cl_mem out, size_t out_offset, cl_mem count,
+                                 size_t count_offset, cl_uint num_wait, const cl_event *wait,
+                                 cl_event *done)
+{
+    if (done) /* on any failure the caller has no event to release */
+        *done = NULL;
+    GPGPU__CHECK_ARG(NULL, ctx != NULL);
+    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
+    GPGPU__CHECK_ARG(ctx, (in != NULL && out != NULL) || n == 0);
+    GPGPU__CHECK_ARG(ctx, count != NULL);
+    GPGPU__CHECK_ARG(ctx, in != out || !gpgpu__overlap(in_offset, n, out_offset, n));
+    GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
+    compact_job j = {__func__, t, NULL, GPGPU__SELECT, in, out, count, NULL,
+                     in_offset, n, out_offset, count_offset, 0};
+    return compact_buffer_call(ctx, &j, num_wait, wait, done);
+}
+
+gpgpu_status gpgpu_run_length_encode_buffer(gpgpu_context *ctx, gpgpu_type t, cl_mem in,
+                                            size_t in_offset, size_t n, cl_mem values,
+                                            size_t values_offset, cl_mem lengths,
+                                            size_t lengths_offset, cl_mem nruns,
+                                            size_t nruns_offset, cl_uint num_wait,
+                                            const cl_event *wait, cl_event *done)
+{
+    if (done) /* on any failure the caller has no event to release */
+        *done = NULL;
+    GPGPU__CHECK_ARG(NULL, ctx != NULL);
+    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
+    GPGPU__CHECK_ARG(ctx, (in != NULL && values != NULL && lengths != NULL) || n == 0);
+    GPGPU__CHECK_ARG(ctx, nruns != NULL);
+    GPGPU__CHECK_ARG(ctx, in != values || !gpgpu__overlap(in_offset, n, values_offset, n));
+    GPGPU__CHECK_ARG(ctx, lengths != in || n == 0);
+    GPGPU__CHECK_ARG(ctx, lengths != values || n == 0);
+    GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
+    compact_job j = {__func__, t, NULL, GPGPU__RUNS, in, values, nruns, lengths,
+                     in_offset, n, values_offset, nruns_offset, lengths_offset};
+    return compact_buffer_call(ctx, &j, num_wait, wait, done);
+}
+
+gpgpu_status gpgpu_partition_buffer(gpgpu_context *ctx, gpgpu_type t, const char *predicate,
+                                    cl_mem in, size_t in_offset, size_t n, cl_mem out,
+                                    size_t out_offset, cl_mem count, size_t count_offset,
+                                    cl_uint num_wait, const cl_event *wait, cl_event *done)
+{
+    char pred[GPGPU__EXPR_MAX + 1];
+    if (done) /* on any failure the caller has no event to release */
+        *done = NULL;
+    GPGPU__CHECK_ARG(NULL, ctx != NULL);
+    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
+    GPGPU__CHECK_ARG(ctx, predicate != NULL);
+    GPGPU__CHECK_ARG(ctx, (in != NULL && out != NULL) || n == 0);
+    GPGPU__CHECK_ARG(ctx, count != NULL);
+    GPGPU__CHECK_ARG(ctx, in != out || !gpgpu__overlap(in_offset, n, out_offset, n));
+    GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
+    GPGPU__TRY(gpgpu__expr_clean(ctx, "predicate", predicate, pred));
+    compact_job j = {__func__, t, pred, GPGPU__PARTITION, in, out, count, NULL,
+                     in_offset, n, out_offset, count_offset, 0};
+    return compact_buffer_call(ctx, &j, num_wait, wait, done);
+}

@@ -1,0 +1,351 @@
+/* test_histogram_edges.c - gpgpu_histogram_edges (host and buffer forms)
+   against a plain-C reference that compares every sample with the edges in
+   long double, which holds every 64-bit integer and every double exactly:
+   the comparisons are those of the real numbers. */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpgpu_cl.h"
+#include "util.h"
+
+_Static_assert(LDBL_MANT_DIG >= 64, "the reference needs a 64-bit long double mantissa");
+
+static const size_t sizes[] = {0, 1, 2, 7, 31, 4095, 4096, 4097, 16383, 16384, 16385,
+                               65537, 1000003};
+#define NSIZES (sizeof sizes / sizeof sizes[0])
+
+static const gpgpu_type types[] = {GPGPU_I32, GPGPU_U32, GPGPU_F32,
+                                   GPGPU_I64, GPGPU_U64, GPGPU_F64};
+#define NTYPES (sizeof types / sizeof types[0])
+
+/* ---- the reference ------------------------------------------------------------ */
+
+/* Element i of in as a real number; 0 with *nan set for a NaN. */
+static long double real_at(gpgpu_type t, const void *in, size_t i, int *nan)
+{
+    long double v = 0;
+    switch (t) {
+    case GPGPU_I32: v = ((const int32_t *)in)[i]; break;
+    case GPGPU_U32: v = ((const uint32_t *)in)[i]; break;
+    case GPGPU_F32: v = ((const float *)in)[i]; break;
+    case GPGPU_I64: v = ((const int64_t *)in)[i]; break;
+    case GPGPU_U64: v = ((const uint64_t *)in)[i]; break;
+    case GPGPU_F64: v = ((const double *)in)[i]; break;
+    }
+    *nan = isnan(v);
+    return v;
+}
+
+static void ref_edges(gpgpu_type t, const void *in, size_t n, const double *edges,
+                      size_t nbins, uint64_t *bins)
+{
+    memset(bins, 0, nbins * sizeof *bins);
+    for (size_t i = 0; i < n; i++) {
+        int nan;
+        long double x = real_at(t, in, i, &nan);
+        if (nan || x < (long double)edges[0] || x > (long double)edges[nbins])
+            continue;
+        size_t lo = 0, hi = nbins; /* the last edge <= x among edges[0 .. nbins) */
+        while (hi - lo > 1) {
+            size_t mid = (lo + hi) / 2;
+            if ((long double)edges[mid] <= x)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        bins[lo]++;
+    }
+}
+
+/* ---- inputs --------------------------------------------------------------------- */
+
+static uint64_t next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* nbins + 1 uneven edges from lo to hi: gaps of random widths. */
+static double *uneven_edges(size_t nbins, double lo, double hi, uint64_t seed)
+{
+    double *e = tu_alloc((nbins + 1) * sizeof *e), *w = tu_alloc(nbins * sizeof *w), sum = 0;
+    uint64_t s = seed;
+    for (size_t i = 0; i < nbins; i++)
+        sum += w[i] = 1 + (double)(next(&s) % 1000);
+    double at = 0;
+    e[0] = lo;
+    for (size_t i = 1; i < nbins; i++) {
+        at += w[i - 1];
+        e[i] = lo + (hi - lo) * (at / sum);
+    }
+    e[nbins] = hi;
+    free(w);
+    return e;
+}
+
+/* A typical range of t's random samples (util.c: integers over their whole
+   range, floats in [-1000, 1000)), a bit narrower so that some fall out. */
+static void sample_range(gpgpu_type t, double *lo, double *hi)
+{
+    switch (t) {
+    case GPGPU_I32: *lo = -2e9 - 0.5; *hi = 1.5e9 + 0.25; break;
+    case GPGPU_U32: *lo = 1e8 + 0.5; *hi = 4e9; break;
+    case GPGPU_I64: *lo = -8e18; *hi = 9e18 + 1024; break;
+    case GPGPU_U64: *lo = 1e17 + 0.5; *hi = 1.7e19; break;
+    default: *lo = -900.3; *hi = 800.7; break;
+    }
+}
+
+static void check(gpgpu_type t, const void *in, size_t n, const double *edges, size_t nbins,
+                  const char *what)
+{
+    uint64_t *got = tu_alloc(nbins * sizeof *got), *want = tu_alloc(nbins * sizeof *want);
+    size_t size = gpgpu_type_size(t);
+    void *copy = tu_alloc(n * size);
+    memcpy(copy, in, n * size);
+    memset(got, 0xab, nbins * sizeof *got);
+    tu_assert_ok(gpgpu_histogram_edges(tu_ctx, t, in, n, edges, nbins, got));
+    ref_edges(t, in, n, edges, nbins, want);
+    for (size_t b = 0; b < nbins; b++)
+        ck_assert_msg(got[b] == want[b], "%s: type %d n %zu nbins %zu: bin %zu has %llu, want "
+                      "%llu [device %s, seed %llu]", what, t, n, nbins, b,
+                      (unsigned long long)got[b], (unsigned long long)want[b], tu_device,
+                      (unsigned long long)tu_seed());
+    ck_assert_msg(!memcmp(in, copy, n * size), "%s: input changed", what);
+    free(got);
+    free(want);
+    free(copy);
+}
+
+/* ---- tests ------------------------------------------------------------------------ */
+
+START_TEST(uneven_edges_match_reference)
+{
+    gpgpu_type t = types[_i];
+    double lo, hi;
+    sample_range(t, &lo, &hi);
+    for (size_t k = 0; k < NSIZES; k++) {
+        size_t n = sizes[k];
+        void *in = tu_alloc(n * gpgpu_type_size(t));
+        tu_fill(t, in, n, tu_seed_for(700 + t, n));
+        for (size_t nbins = 1; nbins <= 256; nbins *= 16) {
+            double *e = uneven_edges(nbins, lo, hi, tu_seed_for(710 + t, nbins));
+            check(t, in, n, e, nbins, "uneven");
+            free(e);
+        }
+        free(in);
+    }
+}
+END_TEST
+
+/* Samples on, just below and just above integer and non-integer edges. */
+START_TEST(samples_on_edges)
+{
+    static const double ints[] = {-7, -3, 0, 1, 2, 10, 11, 40};
+    static const double fracs[] = {-2.5, -0.1, 0.1, 0.2, 0.3, 7.75, 1e6 + 0.5};
+    gpgpu_type t = types[_i];
+    size_t size = gpgpu_type_size(t), n = 0;
+    unsigned char *in = tu_alloc(300 * size);
+    for (int v = -12; v <= 45; v++) {
+        double d = v, f[3] = {0.1, 0.2, 0.3};
+        if (t == GPGPU_U32 || t == GPGPU_U64)
+            d = fabs(d);
+        switch (t) {
+        case GPGPU_I32: ((int32_t *)in)[n++] = (int32_t)d; break;
+        case GPGPU_U32: ((uint32_t *)in)[n++] = (uint32_t)d; break;
+        case GPGPU_I64: ((int64_t *)in)[n++] = (int64_t)d; break;
+        case GPGPU_U64: ((uint64_t *)in)[n++] = (uint64_t)d; break;
+        case GPGPU_F32:
+            ((float *)in)[n++] = (float)d;
+            ((float *)in)[n++] = (float)(d + 0.5);
+            ((float *)in)[n++] = (float)f[(v + 12) % 3] + (float)d;
+            ((float *)in)[n++] = nextafterf((float)f[(v + 12) % 3], -INFINITY);
+            break;
+        case GPGPU_F64:
+            ((double *)in)[n++] = d;
+            ((double *)in)[n++] = d + 0.5;
+            ((double *)in)[n++] = f[(v + 12) % 3];
+            ((double *)in)[n++] = nextafter(f[(v + 12) % 3], INFINITY) + d;
+            break;
+        }
+    }
+    check(t, in, n, ints, 7, "integer edges");
+    check(t, in, n, fracs, 6, "non-integer edges");
+    check(t, in, n, ints + 2, 1, "one bin");
+    check(t, in, n, fracs + 2, 1, "one bin between floats");
+    free(in);
+}
+END_TEST
+
+/* 64-bit integers that double would round onto, or across, an edge. */
+START_TEST(wide_integers_are_not_rounded)
+{
+    const double e60[] = {0, 0x1p60 + 256, 0x1p61};
+    const int64_t i[] = {((int64_t)1 << 60) + 255, ((int64_t)1 << 60) + 256,
+                         ((int64_t)1 << 60) + 257, (int64_t)1 << 61, ((int64_t)1 << 61) + 1,
+                         INT64_MAX, INT64_MIN, -1, 0};
+    check(GPGPU_I64, i, sizeof i / sizeof *i, e60, 2, "i64 near 2^60");
+    const double top[] = {0, 1e19, 0x1p64};
+    const uint64_t u[] = {UINT64_MAX, UINT64_MAX - 1, 10000000000000000000ull,
+                          9999999999999999999ull, 0, 1};
+    check(GPGPU_U64, u, sizeof u / sizeof *u, top, 2, "u64 up to 2^64");
+    const double low[] = {-0x1p63 - 4096, -0x1p63 + 1024, 0.5};
+    const int64_t m[] = {INT64_MIN, INT64_MIN + 1023, INT64_MIN + 1024, INT64_MIN + 1025, 0, 1};
+    check(GPGPU_I64, m, sizeof m / sizeof *m, low, 2, "i64 near -2^63");
+}
+END_TEST
+
+/* Edges partly or wholly outside the type's range. */
+START_TEST(edges_beyond_the_type)
+{
+    const double e[] = {-1e300, -5.5, 3.25, 1e10, 1e300};
+    const double above[] = {5e9, 6e9};
+    const double below[] = {-1e20, -1e19};
+    uint32_t u[] = {0, 3, 4, 4000000000u, UINT32_MAX};
+    int32_t i[] = {INT32_MIN, -6, -5, 3, 4, INT32_MAX};
+    float f[] = {-FLT_MAX, -INFINITY, INFINITY, FLT_MAX, 0, -0.0f, NAN, 3.25f};
+    double d[] = {-DBL_MAX, -INFINITY, INFINITY, DBL_MAX, 0, -0.0, NAN, 3.25, -1e300};
+    check(GPGPU_U32, u, 5, e, 4, "u32, wide edges");
+    check(GPGPU_I32, i, 6, e, 4, "i32, wide edges");
+    check(GPGPU_F32, f, 8, e, 4, "f32, wide edges and specials");
+    check(GPGPU_F64, d, 9, e, 4, "f64, wide edges and specials");
+    check(GPGPU_U32, u, 5, above, 1, "u32 under every edge");
+    check(GPGPU_I64, i, 0, below, 1, "empty");
+    int64_t w[] = {INT64_MIN, 0};
+    check(GPGPU_I64, w, 2, below, 1, "i64 over every edge");
+}
+END_TEST
+
+START_TEST(bad_edges_are_invalid)
+{
+    const double bad_order[] = {0, 1, 1, 2}, bad_nan[] = {0, NAN}, bad_inf[] = {-INFINITY, 0};
+    const double good[] = {0, 1};
+    float x[2] = {0.5f, 1};
+    uint64_t bins[3] = {7, 7, 7};
+    const gpgpu_status bad = GPGPU_ERROR_INVALID_ARGUMENT;
+    ck_assert_int_eq(gpgpu_histogram_edges(tu_ctx, GPGPU_F32, x, 2, bad_order, 3, bins), bad);
+    ck_assert(strstr(gpgpu_last_error(tu_ctx), "edges[2]") != NULL);
+    ck_assert_int_eq(gpgpu_histogram_edges(tu_ctx, GPGPU_F32, x, 2, bad_nan, 1, bins), bad);
+    ck_assert(strstr(gpgpu_last_error(tu_ctx), "edges[1]") != NULL);
+    ck_assert_int_eq(gpgpu_histogram_edges(tu_ctx, GPGPU_F32, x, 2, bad_inf, 1, bins), bad);
+    ck_assert_int_eq(gpgpu_histogram_edges(tu_ctx, GPGPU_F32, x, 2, good, 0, bins), bad);
+    ck_assert_int_eq(gpgpu_histogram_edges(tu_ctx, GPGPU_F32, x, 2, NULL, 1, bins), bad);
+    ck_assert_int_eq(gpgpu_histogram_edges(tu_ctx, GPGPU_F32, x, 2, good, 1, NULL), bad);
+    ck_assert_int_eq(gpgpu_histogram_edges(tu_ctx, GPGPU_F32, NULL, 2, good, 1, bins), bad);
+    ck_assert_int_eq(gpgpu_histogram_edges(tu_ctx, (gpgpu_type)42, x, 2, good, 1, bins), bad);
+    ck_assert_int_eq(gpgpu_histogram_edges(NULL, GPGPU_F32, x, 2, good, 1, bins), bad);
+    ck_assert_uint_eq(bins[0] + bins[1] + bins[2], 21);
+    tu_assert_ok(gpgpu_histogram_edges(tu_ctx, GPGPU_F32, NULL, 0, good, 1, bins));
+    ck_assert_uint_eq(bins[0], 0);
+}
+END_TEST
+
+START_TEST(buffer_form_with_offsets)
+{
+    const double e[] = {-500, -100.5, 0, 0.25, 333, 700};
+    if (tu_is_host()) {
+        ck_assert_int_eq(gpgpu_histogram_edges_buffer(tu_ctx, GPGPU_F64, NULL, 0, 0, e, 5,
+                                                      (cl_mem)e, 0, 0, NULL, NULL),
+                         GPGPU_ERROR_UNSUPPORTED);
+        return;
+    }
+    cl_command_queue q = gpgpu_queue(tu_ctx);
+    cl_context cl;
+    clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof cl, &cl, NULL);
+    const size_t n = 50001;
+    double *x = tu_alloc(n * sizeof *x);
+    uint64_t got[5], want[5];
+    tu_fill(GPGPU_F64, x, n, tu_seed_for(720, n));
+    cl_int err;
+    cl_mem in = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * 8, x, &err);
+    cl_mem bins = clCreateBuffer(cl, CL_MEM_READ_WRITE, 16 * 8, NULL, &err);
+    for (size_t off = 0; off < 3; off++) {
+        cl_event marker, done;
+        clEnqueueMarkerWithWaitList(q, 0, NULL, &marker);
+        tu_assert_ok(gpgpu_histogram_edges_buffer(tu_ctx, GPGPU_F64, in, off, n - off - 1, e, 5,
+                                                  bins, off + 2, 1, &marker, &done));
+        clEnqueueReadBuffer(q, bins, CL_TRUE, (off + 2) * 8, sizeof got, got, 1, &done, NULL);
+        ref_edges(GPGPU_F64, x + off, n - off - 1, e, 5, want);
+        ck_assert(!memcmp(got, want, sizeof got));
+        clReleaseEvent(marker);
+        clReleaseEvent(done);
+    }
+    ck_assert_int_eq(gpgpu_histogram_edges_buffer(tu_ctx, GPGPU_F64, in, 0, n, e, 5, bins, 12,
+                                                  0, NULL, NULL),
+                     GPGPU_ERROR_INVALID_ARGUMENT);
+    clReleaseMemObject(in);
+    clReleaseMemObject(bins);
+    free(x);
+}
+END_TEST
+
+/* The GPU strategy (local atomics, coalesced) on any device, and more bins
+   than __local memory holds (global counters). */
+static gpgpu_context *saved_ctx;
+
+static void restore_ctx(void)
+{
+    if (saved_ctx) {
+        gpgpu_context_destroy(tu_ctx);
+        tu_ctx = saved_ctx;
+        saved_ctx = NULL;
+    }
+}
+
+START_TEST(gpu_strategy_and_many_bins)
+{
+    gpgpu_context *gpu = NULL;
+    size_t n = 200003, nbins = 1 << 19;
+    uint32_t *u = tu_alloc(n * sizeof *u);
+    tu_fill(GPGPU_U32, u, n, tu_seed_for(730, n));
+    double *e = uneven_edges(nbins, 0.5, 4.2e9, 731);
+    check(GPGPU_U32, u, n, e, nbins, "many bins");
+    if (!tu_is_host()) {
+        setenv("GPGPU_CHUNKED", "0", 1);
+        setenv("GPGPU_HIST", "local", 1);
+        gpgpu_status st =
+            gpgpu_context_create(&gpu, strcmp(tu_device, "default") ? tu_device : NULL);
+        unsetenv("GPGPU_CHUNKED");
+        unsetenv("GPGPU_HIST");
+        tu_assert_ok(st);
+        saved_ctx = tu_ctx;
+        tu_ctx = gpu;
+        double *e2 = uneven_edges(256, 1e8, 4e9, 732);
+        check(GPGPU_U32, u, n, e2, 256, "local atomics");
+        check(GPGPU_U32, u, n, e, nbins, "local atomics, many bins");
+        free(e2);
+        restore_ctx();
+    }
+    free(u);
+    free(e);
+}
+END_TEST
+
+static Suite *make(void)
+{
+    Suite *s = suite_create("histogram_edges");
+    TCase *tc = tcase_create("histogram_edges");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, bad_edges_are_invalid);
+    tcase_add_loop_test(tc, uneven_edges_match_reference, 0, NTYPES);
+    tcase_add_loop_test(tc, samples_on_edges, 0, NTYPES);
+    tcase_add_test(tc, wide_integers_are_not_rounded);
+    tcase_add_test(tc, edges_beyond_the_type);
+    tcase_add_test(tc, buffer_form_with_offsets);
+    suite_add_tcase(s, tc);
+    TCase *gpu = tcase_create("gpu_strategy");
+    tcase_set_timeout(gpu, 300);
+    tcase_add_checked_fixture(gpu, NULL, restore_ctx);
+    tcase_add_test(gpu, gpu_strategy_and_many_bins);
+    suite_add_tcase(s, gpu);
+    return s;
+}
+
+int main(void)
+{
+    return tu_main(make);
+}

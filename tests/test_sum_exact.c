@@ -1,0 +1,358 @@
+/* test_sum_exact.c - GPGPU_SUM_EXACT against the exact reference of
+   ref_sum_exact.c on adversarial data (huge cancellations, subnormals,
+   half-ulp ties, specials), and bit for bit across the device under test,
+   the host fallback and the GPU layout forced on the same device. */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpgpu_cl.h"
+#include "ref_sum_exact.h"
+#include "util.h"
+
+static const size_t sizes[] = {0, 1, 2, 3, 5, 63, 64, 65, 1023, 1024, 1025, 8191, 65537,
+                               1000003};
+#define NSIZES (sizeof sizes / sizeof sizes[0])
+
+static uint64_t next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* Bits of the result as a double (floats widened exactly); NaNs compare by
+   being NaN. */
+static int same(double a, double b)
+{
+    return (isnan(a) && isnan(b)) || (a == b && signbit(a) == signbit(b));
+}
+
+static double run(gpgpu_context *ctx, int is_f32, const void *in, size_t n)
+{
+    double r = 12345;
+    float rf = 12345;
+    gpgpu_status s = gpgpu_reduce(ctx, is_f32 ? GPGPU_F32 : GPGPU_F64, GPGPU_SUM_EXACT, in, n,
+                                  is_f32 ? (void *)&rf : (void *)&r);
+    ck_assert_msg(s == GPGPU_SUCCESS, "reduce failed: %s (%s)", gpgpu_status_string(s),
+                  gpgpu_last_error(ctx));
+    return is_f32 ? (double)rf : r;
+}
+
+static void check(int is_f32, const void *in, size_t n, const char *what, uint64_t seed)
+{
+    double got = run(tu_ctx, is_f32, in, n), want = ref_sum_exact(is_f32, in, n);
+    ck_assert_msg(same(got, want), "%s %s n %zu: got %a want %a [device %s, seed %llu]", what,
+                  is_f32 ? "f32" : "f64", n, got, want, tu_device, (unsigned long long)seed);
+}
+
+/* Random values over a wide range of exponents, with signs, plus exact
+   cancellations: x and later -x. */
+static void *wide_input(int is_f32, size_t n, int span, uint64_t seed)
+{
+    uint64_t s = seed;
+    void *in = tu_alloc(n * (is_f32 ? 4 : 8));
+    for (size_t i = 0; i < n; i++) {
+        double m = (double)(next(&s) >> 11) * 0x1p-53 - 0.5;
+        int e = (int)(next(&s) % (unsigned)(2 * span + 1)) - span;
+        double x = ldexp(m, e);
+        if (i % 7 == 3 && i > 10) /* cancel an earlier element */
+            x = is_f32 ? -(double)((float *)in)[i / 2] : -((double *)in)[i / 2];
+        if (is_f32)
+            ((float *)in)[i] = (float)x;
+        else
+            ((double *)in)[i] = x;
+    }
+    return in;
+}
+
+START_TEST(random_wide_ranges_are_exact)
+{
+    int is_f32 = _i;
+    for (size_t k = 0; k < NSIZES; k++) {
+        uint64_t seed = tu_seed_for(800 + is_f32, sizes[k]);
+        void *in = wide_input(is_f32, sizes[k], is_f32 ? 120 : 1000, seed);
+        check(is_f32, in, sizes[k], "wide", seed);
+        free(in);
+        seed = tu_seed_for(810 + is_f32, sizes[k]);
+        in = wide_input(is_f32, sizes[k], 30, seed);
+        check(is_f32, in, sizes[k], "narrow", seed);
+        free(in);
+    }
+}
+END_TEST
+
+START_TEST(huge_cancellations)
+{
+    const double a[] = {1e308, 1, -1e308};
+    const double b[] = {DBL_MAX, DBL_MAX, -DBL_MAX};
+    const double c[] = {DBL_MAX, 0x1p970};               /* max + half an ulp: inf */
+    const double d[] = {DBL_MAX, 0x1p969};               /* below the half: max */
+    const double e[] = {-DBL_MAX, -DBL_MAX, 1e300};
+    const double f[] = {0x1p-1074, 1e300, -1e300, 0x1p-1074};
+    const float g[] = {3e38f, 3e38f, -3e38f, 1, -3e38f};
+    const float h[] = {FLT_MAX, 0x1p103f};
+    ck_assert(same(run(tu_ctx, 0, a, 3), 1));
+    ck_assert(same(run(tu_ctx, 0, b, 3), DBL_MAX));
+    ck_assert(same(run(tu_ctx, 0, c, 2), INFINITY));
+    ck_assert(same(run(tu_ctx, 0, d, 2), DBL_MAX));
+    ck_assert(same(run(tu_ctx, 0, e, 3), -INFINITY));
+    ck_assert(same(run(tu_ctx, 0, f, 4), 0x1p-1073));
+    ck_assert(same(run(tu_ctx, 1, g, 5), 1));
+    ck_assert(same(run(tu_ctx, 1, h, 2), INFINITY));
+    check(0, a, 3, "1e308 1 -1e308", 0);
+    check(0, c, 2, "max + half ulp", 0);
+    check(1, h, 2, "f32 max + half ulp", 0);
+}
+END_TEST
+
+START_TEST(subnormals)
+{
+    for (int is_f32 = 0; is_f32 < 2; is_f32++) {
+        size_t n = 100003;
+        uint64_t s = tu_seed_for(820 + is_f32, n);
+        void *in = tu_alloc(n * 8);
+        for (size_t i = 0; i < n; i++) {
+            uint64_t r = next(&s);
+            if (is_f32) {
+                uint32_t w = (uint32_t)(r & 0x807fffffu); /* exponent field 0 */
+                memcpy((float *)in + i, &w, 4);
+            } else {
+                uint64_t w = r & 0x800fffffffffffffull;
+                memcpy((double *)in + i, &w, 8);
+            }
+        }
+        check(is_f32, in, n, "subnormals", s);
+        const double tiny[] = {0x1p-1074, 0x1p-1074, 0x1p-1074, -0x1p-1073};
+        const float tinyf[] = {0x1p-149f, 0x1p-149f, 0x1p-149f};
+        ck_assert(same(run(tu_ctx, 0, tiny, 4), 0x1p-1074));
+        ck_assert(same(run(tu_ctx, 1, tinyf, 3), 0x1.8p-148));
+        free(in);
+    }
+}
+END_TEST
+
+/* Sums that land exactly half an ulp between two values: ties go to the
+   even significand; a little more goes up. */
+START_TEST(half_ulp_ties)
+{
+    const double up[] = {1, 0x1p-52, 0x1p-53};          /* 1 + 1.5 ulp -> 1 + 2 ulp */
+    const double down[] = {1, 0x1p-53};                  /* 1 + 0.5 ulp -> 1 */
+    const double more[] = {1, 0x1p-53, 0x1p-1074};       /* past the tie -> 1 + ulp */
+    ck_assert(same(run(tu_ctx, 0, up, 3), 1 + 0x1p-51));
+    ck_assert(same(run(tu_ctx, 0, down, 2), 1));
+    ck_assert(same(run(tu_ctx, 0, more, 3), 1 + 0x1p-52));
+    for (int is_f32 = 0; is_f32 < 2; is_f32++) {
+        /* many ties: a random value, then its half ulp in 2^12 pieces, then
+           the pieces' cancellation partners elsewhere in the array */
+        size_t n = 3 * 4096 + 1;
+        uint64_t s = tu_seed_for(830 + is_f32, n);
+        for (int round = 0; round < 8; round++) {
+            double *d = tu_alloc((n + 1) * 8);
+            float *f = tu_alloc((n + 1) * 4);
+            double a = ldexp((double)(next(&s) >> 11) * 0x1p-53 + 0.5, (int)(next(&s) % 40));
+            if (is_f32)
+                a = (float)a;
+            double ulp = is_f32 ? ldexp(1, ilogb(a) - 23) : ldexp(1, ilogb(a) - 52);
+            d[0] = a;
+            for (size_t i = 1; i <= 4096; i++)
+                d[i] = ulp / 2 / 4096;
+            for (size_t i = 4097; i < n; i += 2) {
+                d[i] = ldexp(1, (int)(next(&s) % 20));
+                d[i + 1] = -d[i];
+            }
+            d[n] = round % 2 ? ulp / 8192 / 4096 : 0; /* every other round past the tie */
+            for (size_t i = 0; i <= n; i++)
+                f[i] = (float)d[i];
+            check(is_f32, is_f32 ? (void *)f : (void *)d, n + 1, "ties", s);
+            free(d);
+            free(f);
+        }
+    }
+}
+END_TEST
+
+START_TEST(special_values)
+{
+    const double nan_[] = {1, NAN, 2};
+    const double both[] = {INFINITY, 1, -INFINITY};
+    const double pinf[] = {INFINITY, -DBL_MAX, INFINITY};
+    const double ninf[] = {1, -INFINITY};
+    const double negz[] = {-0.0, -0.0, -0.0};
+    const double mixz[] = {-0.0, 0.0, -0.0};
+    const double cancel[] = {-1, 1};
+    const float negzf[] = {-0.0f};
+    ck_assert(isnan(run(tu_ctx, 0, nan_, 3)));
+    ck_assert(isnan(run(tu_ctx, 0, both, 3)));
+    ck_assert(same(run(tu_ctx, 0, pinf, 3), INFINITY));
+    ck_assert(same(run(tu_ctx, 0, ninf, 2), -INFINITY));
+    ck_assert(same(run(tu_ctx, 0, negz, 3), -0.0));
+    ck_assert(same(run(tu_ctx, 0, mixz, 3), 0.0));
+    ck_assert(same(run(tu_ctx, 0, cancel, 2), 0.0));
+    ck_assert(same(run(tu_ctx, 1, negzf, 1), -0.0));
+    ck_assert(same(run(tu_ctx, 0, NULL, 0), 0.0));
+    ck_assert(same(run(tu_ctx, 1, NULL, 0), 0.0));
+}
+END_TEST
+
+/* The same bits from the device under test, the host fallback, the GPU
+   layout (coalesced, 64-item groups, 7 groups) and a chunked plan of 3
+   groups: every split of the input gives the same integer. */
+START_TEST(same_bits_on_every_device_and_plan)
+{
+    static const char *const envs[][2] = {{"GPGPU_CHUNKED", "0"}, {"GPGPU_WG", "64"},
+                                          {"GPGPU_GROUPS", "7"}};
+    gpgpu_context *host = NULL, *gpu = NULL, *few = NULL;
+    tu_assert_ok(gpgpu_context_create(&host, "host"));
+    const char *spec = strcmp(tu_device, "default") ? tu_device : NULL;
+    for (size_t k = 0; k < 3; k++)
+        setenv(envs[k][0], envs[k][1], 1);
+    gpgpu_status st = gpgpu_context_create(&gpu, spec);
+    setenv("GPGPU_CHUNKED", "1", 1);
+    setenv("GPGPU_GROUPS", "3", 1);
+    setenv("GPGPU_WG", "4", 1);
+    gpgpu_status st2 = gpgpu_context_create(&few, spec);
+    for (size_t k = 0; k < 3; k++)
+        unsetenv(envs[k][0]);
+    tu_assert_ok(st);
+    tu_assert_ok(st2);
+    for (int is_f32 = 0; is_f32 < 2; is_f32++) {
+        for (size_t k = 0; k < NSIZES; k++) {
+            uint64_t seed = tu_seed_for(840 + is_f32, sizes[k]);
+            void *in = wide_input(is_f32, sizes[k], is_f32 ? 100 : 600, seed);
+            double want = ref_sum_exact(is_f32, in, sizes[k]);
+            double a = run(tu_ctx, is_f32, in, sizes[k]), b = run(host, is_f32, in, sizes[k]);
+            double c = run(gpu, is_f32, in, sizes[k]), d = run(few, is_f32, in, sizes[k]);
+            ck_assert_msg(same(a, want) && same(b, want) && same(c, want) && same(d, want),
+                          "n %zu: device %a host %a gpu layout %a 3 groups %a want %a, seed "
+                          "%llu", sizes[k], a, b, c, d, want, (unsigned long long)seed);
+            free(in);
+        }
+    }
+    gpgpu_context_destroy(host);
+    gpgpu_context_destroy(gpu);
+    gpgpu_context_destroy(few);
+}
+END_TEST
+
+/* On CPUs whole blocks of 4096 elements go through double lanes
+   (sum_exact.cl's sx_block) when their values span few enough bits. One
+   work item (GPGPU_WG=1, GPGPU_GROUPS=1) sees every block: spans around
+   the limit of that path, ties, subnormals and specials inside blocks. */
+START_TEST(vector_blocks_are_exact)
+{
+    static const int spans[] = {0, 8, 20, 40, 50, 60, 70, 80, 90, 110, 200};
+    gpgpu_context *one = NULL;
+    if (tu_is_host())
+        return;
+    setenv("GPGPU_WG", "1", 1);
+    setenv("GPGPU_GROUPS", "1", 1);
+    gpgpu_status st = gpgpu_context_create(&one, strcmp(tu_device, "default") ? tu_device : NULL);
+    unsetenv("GPGPU_WG");
+    unsetenv("GPGPU_GROUPS");
+    tu_assert_ok(st);
+    gpgpu_context *saved = tu_ctx;
+    tu_ctx = one;
+    const size_t n = 3 * 4096 + 17;
+    for (int is_f32 = 0; is_f32 < 2; is_f32++) {
+        for (size_t k = 0; k < sizeof spans / sizeof *spans; k++) {
+            uint64_t seed = tu_seed_for(860 + is_f32, (uint64_t)spans[k]);
+            void *in = wide_input(is_f32, n, spans[k] / 2, seed);
+            check(is_f32, in, n, "blocks", seed);
+            if (is_f32) /* a subnormal, a -0.0 and an infinity in the blocks */
+                ((float *)in)[5000] = 0x1p-140f;
+            else
+                ((double *)in)[5000] = 0x1p-1070;
+            check(is_f32, in, n, "blocks with a subnormal", seed);
+            if (is_f32)
+                ((float *)in)[9000] = INFINITY;
+            else
+                ((double *)in)[9000] = -INFINITY;
+            check(is_f32, in, n, "blocks with an infinity", seed);
+            free(in);
+        }
+        double *d = tu_alloc(n * 8);
+        float *f = tu_alloc(n * 4);
+        for (size_t i = 0; i < n; i++) {  /* 1, then half an ulp of 1 in 2^13 pieces */
+            d[i] = i == 0 ? 1 : i <= 8192 ? 0x1p-66 : 0;
+            f[i] = i == 0 ? 1 : i <= 8192 ? 0x1p-37f : 0;
+        }
+        check(is_f32, is_f32 ? (void *)f : (void *)d, n, "blocks of ties", 0);
+        for (size_t i = 0; i < n; i++) { /* -0.0 everywhere */
+            d[i] = -0.0;
+            f[i] = -0.0f;
+        }
+        check(is_f32, is_f32 ? (void *)f : (void *)d, n, "blocks of -0.0", 0);
+        free(d);
+        free(f);
+    }
+    tu_ctx = saved;
+    gpgpu_context_destroy(one);
+}
+END_TEST
+
+/* transform_reduce: the exact sum of the mapped values as converted to t;
+   the buffer form at an offset; integers: GPGPU_SUM; scan: refused. */
+START_TEST(maps_buffers_integers_and_scan)
+{
+    size_t n = 50001;
+    uint64_t seed = tu_seed_for(850, n);
+    double *x = wide_input(0, n, 200, seed), *sq = tu_alloc(n * 8), r;
+    for (size_t i = 0; i < n; i++)
+        sq[i] = x[i] * x[i];
+    uint32_t u[] = {0xffffffffu, 2, 7}, ur;
+    tu_assert_ok(gpgpu_reduce(tu_ctx, GPGPU_U32, GPGPU_SUM_EXACT, u, 3, &ur));
+    ck_assert_uint_eq(ur, 8);
+    ck_assert_int_eq(gpgpu_scan(tu_ctx, GPGPU_F64, GPGPU_SUM_EXACT, GPGPU_INCLUSIVE, x, sq, 3),
+                     GPGPU_ERROR_INVALID_ARGUMENT);
+    if (tu_is_host()) {
+        ck_assert_int_eq(gpgpu_transform_reduce(tu_ctx, GPGPU_F64, "x * x", GPGPU_SUM_EXACT, x,
+                                                n, &r),
+                         GPGPU_ERROR_UNSUPPORTED);
+    } else {
+        tu_assert_ok(gpgpu_transform_reduce(tu_ctx, GPGPU_F64, "x * x", GPGPU_SUM_EXACT, x, n,
+                                            &r));
+        ck_assert(same(r, ref_sum_exact(0, sq, n)));
+        cl_command_queue q = gpgpu_queue(tu_ctx);
+        cl_context cl;
+        clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof cl, &cl, NULL);
+        cl_int err;
+        cl_mem in = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * 8, x, &err);
+        cl_mem out = clCreateBuffer(cl, CL_MEM_READ_WRITE, 4 * 8, NULL, &err);
+        cl_event done;
+        tu_assert_ok(gpgpu_reduce_buffer(tu_ctx, GPGPU_F64, GPGPU_SUM_EXACT, in, 3, n - 5, out,
+                                         2, 0, NULL, &done));
+        clEnqueueReadBuffer(q, out, CL_TRUE, 16, 8, &r, 1, &done, NULL);
+        ck_assert(same(r, ref_sum_exact(0, x + 3, n - 5)));
+        clReleaseEvent(done);
+        clReleaseMemObject(in);
+        clReleaseMemObject(out);
+    }
+    free(x);
+    free(sq);
+}
+END_TEST
+
+static Suite *make(void)
+{
+    Suite *s = suite_create("sum_exact");
+    TCase *tc = tcase_create("sum_exact");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, huge_cancellations);
+    tcase_add_test(tc, special_values);
+    tcase_add_test(tc, subnormals);
+    tcase_add_test(tc, half_ulp_ties);
+    tcase_add_loop_test(tc, random_wide_ranges_are_exact, 0, 2);
+    tcase_add_test(tc, same_bits_on_every_device_and_plan);
+    tcase_add_test(tc, vector_blocks_are_exact);
+    tcase_add_test(tc, maps_buffers_integers_and_scan);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return tu_main(make);
+}
