@@ -479,9 +479,10 @@ typedef struct gpgpu_array gpgpu_array;
 GPGPU_API gpgpu_status gpgpu_array_create(gpgpu_context *ctx, gpgpu_type t, size_t n,
                                           gpgpu_array **a);
 
-/** Frees the array once the work already enqueued on it is done (it need
-    not wait). NULL is a no-op. May be called after its context is
-    destroyed; calls that would still use it must not follow. */
+/** Releases the array without waiting: its memory goes once the work
+    already enqueued on it has finished. NULL is a no-op. It may come after
+    gpgpu_context_destroy of its context; the array must not be used after
+    it. */
 GPGPU_API void gpgpu_array_destroy(gpgpu_array *a);
 
 /** The array's number of elements (0 for NULL). */
