@@ -18,7 +18,10 @@
 
 static const bench_op *const ops[] = {&bench_op_reduce, &bench_op_scan, &bench_op_sort,
                                       &bench_op_sort_pairs, &bench_op_histogram,
-                                      &bench_op_transform_reduce, &bench_op_select};
+                                      &bench_op_transform_reduce, &bench_op_select,
+                                      &bench_op_segmented_reduce, &bench_op_segmented_scan,
+                                      &bench_op_reduce_by_key, &bench_op_scan_by_key,
+                                      &bench_op_argmin};
 enum { NOPS = sizeof ops / sizeof ops[0] };
 
 static const char *type_names[] = {"i32", "u32", "f32", "i64", "u64", "f64"};
@@ -323,7 +326,9 @@ static void usage(void)
             "usage: gpgpu-bench [--op OP --type T --n N] [--bins B] [--input random|sorted|"
             "narrow16|rgba8]\n"
             "                   [--device D] [--repeat R] [--json]\n"
-            "OP: reduce scan sort sort_pairs histogram transform_reduce select; "
+            "OP: reduce scan sort sort_pairs histogram transform_reduce select\n"
+            "    segmented_reduce segmented_scan reduce_by_key scan_by_key argmin\n"
+            "    (--input segL: segments or runs of L elements); "
             "T: i32 u32 f32 i64 u64 f64\n"
             "With no --op: the standard suite (every primitive, u32 and f32, n = 2^16..2^24).\n");
 }
