@@ -127,6 +127,33 @@ GPGPU_API gpgpu_status gpgpu_segmented_scan_buffer(gpgpu_context *ctx, gpgpu_typ
                                                    cl_uint num_wait, const cl_event *wait,
                                                    cl_event *done);
 
+/** gpgpu_reduce_by_key on buffers: keys[keys_offset .. +n) and values[..],
+    the runs' keys and values to keys_out[keys_out_offset ..] and
+    values_out[values_out_offset ..] (room for n each; past the runs
+    unspecified), their number as one cl_ulong to nruns[nruns_offset]. The
+    outputs may not overlap the inputs. Never blocks: the reduce runs over n
+    segments, those past the last run empty (scratch of about 12 bytes per
+    element). */
+GPGPU_API gpgpu_status gpgpu_reduce_by_key_buffer(gpgpu_context *ctx, gpgpu_type key_type,
+                                                  cl_mem keys, size_t keys_offset,
+                                                  gpgpu_type value_type, gpgpu_op op,
+                                                  cl_mem values, size_t values_offset, size_t n,
+                                                  cl_mem keys_out, size_t keys_out_offset,
+                                                  cl_mem values_out, size_t values_out_offset,
+                                                  cl_mem nruns, size_t nruns_offset,
+                                                  cl_uint num_wait, const cl_event *wait,
+                                                  cl_event *done);
+
+/** gpgpu_scan_by_key on buffers; the same buffer for values and out needs
+    the same offset (in place). */
+GPGPU_API gpgpu_status gpgpu_scan_by_key_buffer(gpgpu_context *ctx, gpgpu_type key_type,
+                                                cl_mem keys, size_t keys_offset,
+                                                gpgpu_type value_type, gpgpu_op op,
+                                                gpgpu_scan_kind kind, cl_mem values,
+                                                size_t values_offset, cl_mem out,
+                                                size_t out_offset, size_t n, cl_uint num_wait,
+                                                const cl_event *wait, cl_event *done);
+
 #ifdef __cplusplus
 }
 #endif

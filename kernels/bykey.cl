@@ -23,18 +23,23 @@ static inline int run_head(__global const T *keys, ulong i)
     for (ulong i = get_global_id(0); i < (n); i += get_global_size(0))
 #endif
 
-__kernel void bykey_heads(__global const T *keys, ulong n, __global uint *rank)
+__kernel void bykey_heads(__global const T *keys, ulong key_off, ulong n, __global uint *rank)
 {
+    keys += key_off;
     FOR_ELEMENTS(i, n)
         rank[i] = run_head(keys, i);
 }
 
-/* offs[r] = start of run r, offs[runs] = n; keys_out[r] = its key when
-   with_keys; *nruns = runs. */
-__kernel void bykey_scatter(__global const T *keys, ulong n, __global const uint *rank,
-                            __global ulong *offs, __global T *keys_out, int with_keys,
-                            __global ulong *nruns)
+/* offs[r] = start of run r, offs[runs] = n; keys_out[kout_off + r] = its
+   key when with_keys; nruns[nruns_off] = runs. */
+__kernel void bykey_scatter(__global const T *keys, ulong key_off, ulong n,
+                            __global const uint *rank, __global ulong *offs,
+                            __global T *keys_out, ulong kout_off, int with_keys,
+                            __global ulong *nruns, ulong nruns_off)
 {
+    keys += key_off;
+    keys_out += kout_off;
+    nruns += nruns_off;
     FOR_ELEMENTS(i, n) {
         if (run_head(keys, i)) {
             offs[rank[i] - 1] = i;

@@ -159,7 +159,7 @@ static inline T group_range_reduce(__global const T *x, ulong lo, ulong hi, __lo
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void seg_chunks(__global const T *in, ulong in_off, __global const ulong *offs, ulong offs_off,
                 ulong nseg, ulong base, ulong limit, __global T *out, ulong out_off,
-                int write_out, __global T *part, __global ulong *meta)
+                int write_out, int end_empties, __global T *part, __global ulong *meta)
 {
 #if !CHUNKED
     __local T tree[WG];
@@ -174,8 +174,9 @@ void seg_chunks(__global const T *in, ulong in_off, __global const ulong *offs, 
     ulong m = 0;
     for (ulong s = first_segment(offs, limit, nseg, b); s < nseg; s++) {
         ulong so = OFF(s), se = max(so, OFF(s + 1));
-        /* Empty segments at the very end belong to the last unit. */
-        if (so >= e && !(last && write_out))
+        /* Empty segments at the very end belong to the last unit (reduce;
+           end_empties 0: they are padding, see bykey.c). */
+        if (so >= e && !(last && write_out && end_empties))
             break;
         ulong lo = max(so, b), hi = max(lo, min(se, e));
         T r = UNIT_REDUCE(in, lo - base, hi - base, tree);

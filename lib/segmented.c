@@ -67,8 +67,8 @@ gpgpu_status gpgpu__segmented_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op
     gpgpu__program *prog;
     GPGPU__TRY(seg_program(ctx, t, op, &prog));
     const size_t wg = ctx->tune.wg, size = gpgpu__type(t)->size;
-    cl_int inclusive = kind == GPGPU_INCLUSIVE, write_out = !scan;
-    if (!ctx->tune.chunked && sg->avg_len < ITEM_SEG_MAX) {
+    cl_int inclusive = kind == GPGPU_INCLUSIVE, write_out = !scan, end_empties = !sg->pad_end;
+    if (!ctx->tune.chunked && !sg->pad_end && sg->avg_len < ITEM_SEG_MAX) {
         size_t groups = div_up(sg->nseg, wg);
         if (groups > 16 * ctx->tune.groups)
             groups = 16 * ctx->tune.groups;
@@ -94,8 +94,8 @@ gpgpu_status gpgpu__segmented_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op
                           GPGPU__ARG(sg->in_off), GPGPU__ARG(sg->offs),
                           GPGPU__ARG(sg->offs_off), GPGPU__ARG(sg->nseg), GPGPU__ARG(sg->base),
                           GPGPU__ARG(sg->limit), GPGPU__ARG(sg->out), GPGPU__ARG(sg->out_off),
-                          GPGPU__ARG(write_out), GPGPU__ARG(part), GPGPU__ARG(meta),
-                          GPGPU__END));
+                          GPGPU__ARG(write_out), GPGPU__ARG(end_empties), GPGPU__ARG(part),
+                          GPGPU__ARG(meta), GPGPU__END));
     GPGPU__TRY(gpgpu__run(ctx, prog, "seg_carry", wg, wg, GPGPU__ARG(part), GPGPU__ARG(meta),
                           GPGPU__ARG(units), GPGPU__ARG(sg->out), GPGPU__ARG(sg->out_off),
                           GPGPU__ARG(write_out), GPGPU__END));
@@ -300,7 +300,7 @@ gpgpu_status gpgpu_segmented_reduce_buffer(gpgpu_context *ctx, gpgpu_type t, gpg
     GPGPU__CHECK_ARG(ctx, nseg <= PTRDIFF_MAX / sizeof(cl_ulong) - 1);
     GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
     gpgpu__segments sg = { in, in_offset, offsets, offsets_offset, nseg, 0, 0,
-                           out, out_offset, 0 };
+                           out, out_offset, 0, 0 };
     return segmented_buffer_call(ctx, __func__, t, op, 0, GPGPU_EXCLUSIVE, &sg, num_wait, wait,
                                  done);
 }
@@ -322,7 +322,7 @@ gpgpu_status gpgpu_segmented_scan_buffer(gpgpu_context *ctx, gpgpu_type t, gpgpu
     GPGPU__CHECK_ARG(ctx, in != out || in_offset == out_offset);
     GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
     gpgpu__segments sg = { in, in_offset, offsets, offsets_offset, nseg, 0, 0,
-                           out, out_offset, 0 };
+                           out, out_offset, 0, 0 };
     return segmented_buffer_call(ctx, __func__, t, op, 1, kind, &sg, num_wait, wait, done);
 }
 

@@ -11,7 +11,9 @@
    offset v names in[in_off + v - base] and out[out_off + v - base] (scan),
    or segment s's result is out[out_off + s] (reduce). Offsets are clamped
    to limit in the kernels. avg_len is the average segment length the
-   strategy is chosen by (an estimate where the offsets are on the device). */
+   strategy is chosen by (an estimate where the offsets are on the device).
+   pad_end: the segments that start at the end of the data are padding
+   (empty, their results unspecified), which the chunked path skips. */
 typedef struct {
     cl_mem in;
     cl_ulong in_off;
@@ -20,6 +22,7 @@ typedef struct {
     cl_mem out;
     cl_ulong out_off;
     size_t avg_len;
+    int pad_end;
 } gpgpu__segments;
 
 /* Enqueues the segmented reduce (scan 0) or scan (scan 1, kind) of sg,

@@ -601,6 +601,27 @@ static gpgpu_status call_segmented_buffer(child_env *env, int round, const char 
                     *why = "gpgpu_reduce_index_buffer gave a wrong index";
         }
     }
+    if (s == GPGPU_SUCCESS && !*why) {
+        /* Keys i / 37 in the offsets buffer (as u32), runs of 37. */
+        cl_ulong runs = 0;
+        for (size_t i = 0; i < n; i++)
+            back[i] = (uint32_t)(i / 37);
+        cl_mem keys = clCreateBuffer(env->cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                     n * sizeof *x, back, &err);
+        cl_mem kout = clCreateBuffer(env->cl, CL_MEM_READ_WRITE, n * sizeof *x, NULL, &err);
+        CHILD_ASSERT(keys && kout);
+        s = gpgpu_reduce_by_key_buffer(env->ctx, GPGPU_U32, keys, 0, GPGPU_U32, GPGPU_SUM, in, 0,
+                                       n, kout, 0, out, 0, ob, 0, 0, NULL, NULL);
+        clFinish(env->queue);
+        if (s == GPGPU_SUCCESS) {
+            clEnqueueReadBuffer(env->queue, ob, CL_TRUE, 0, sizeof runs, &runs, 0, NULL, NULL);
+            clEnqueueReadBuffer(env->queue, out, CL_TRUE, 0, sizeof *x, back, 0, NULL, NULL);
+            if (runs != (n + 36) / 37 || back[0] != sum_u32(x, 37))
+                *why = "gpgpu_reduce_by_key_buffer gave wrong runs";
+        }
+        clReleaseMemObject(keys);
+        clReleaseMemObject(kout);
+    }
     clFinish(env->queue);
     clReleaseMemObject(in);
     clReleaseMemObject(ob);

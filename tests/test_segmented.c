@@ -38,8 +38,10 @@ static void paths_open(void)
     npaths = 1;
     if (tu_is_host() || !tu_ctx->tune.chunked)
         return;
+    /* On tu_ctx's queue, so that the buffer tests' buffers and events serve
+       both paths. */
     gpgpu_context *c = NULL;
-    gpgpu_status st = gpgpu_context_create(&c, strcmp(tu_device, "default") ? tu_device : NULL);
+    gpgpu_status st = gpgpu_context_from_queue(&c, gpgpu_queue(tu_ctx));
     ck_assert_msg(st == GPGPU_SUCCESS, "context: %s", gpgpu_last_error(NULL));
     c->tune.chunked = 0;
     paths[npaths++] = c;
@@ -747,6 +749,85 @@ START_TEST(by_key_user_operator_and_errors)
 }
 END_TEST
 
+/* The by-key buffer forms, with offsets, a wait list and a done event, over
+   short and long runs (the padding segments past the last run must not
+   matter). */
+START_TEST(by_key_buffer_forms)
+{
+    if (tu_is_host()) {
+        cl_mem none = NULL;
+        ck_assert_int_eq(gpgpu_scan_by_key_buffer(tu_ctx, GPGPU_U32, none, 0, GPGPU_U32,
+                                                  GPGPU_SUM, GPGPU_INCLUSIVE, none, 0, none, 0,
+                                                  0, 0, NULL, NULL),
+                         GPGPU_ERROR_UNSUPPORTED);
+        return;
+    }
+    cl_command_queue q = gpgpu_queue(tu_ctx);
+    cl_context cl;
+    clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof cl, &cl, NULL);
+    const size_t n = 30011, lead = 3;
+    const size_t means[] = { 1, 8, 5000 };
+    uint64_t *keys = tu_alloc((n + lead) * 8), *kout = tu_alloc(n * 8);
+    float *vals = tu_alloc((n + lead) * 4), *vout = tu_alloc(n * 4), *want = tu_alloc(n * 4);
+    size_t *starts = tu_alloc((n + 1) * sizeof *starts);
+    cl_int err;
+    cl_mem kb = clCreateBuffer(cl, CL_MEM_READ_WRITE, (n + lead) * 8, NULL, &err);
+    cl_mem vb = clCreateBuffer(cl, CL_MEM_READ_WRITE, (n + lead) * 4, NULL, &err);
+    cl_mem ko = clCreateBuffer(cl, CL_MEM_READ_WRITE, (n + 1) * 8, NULL, &err);
+    cl_mem vo = clCreateBuffer(cl, CL_MEM_READ_WRITE, (n + 2) * 4, NULL, &err);
+    cl_mem cnt = clCreateBuffer(cl, CL_MEM_READ_WRITE, 16, NULL, &err);
+    paths_open();
+    for (size_t m = 0; m < COUNT(means); m++) {
+        fill_keys(GPGPU_U64, keys, n + lead, means[m], tu_seed_for(41, m));
+        fill_values(GPGPU_F32, GPGPU_SUM, vals, n + lead, tu_seed_for(42, m));
+        clEnqueueWriteBuffer(q, kb, CL_TRUE, 0, (n + lead) * 8, keys, 0, NULL, NULL);
+        clEnqueueWriteBuffer(q, vb, CL_TRUE, 0, (n + lead) * 4, vals, 0, NULL, NULL);
+        size_t runs = ref_runs(GPGPU_U64, keys + lead, n, starts);
+        for (size_t p = 0; p < npaths; p++) {
+            cl_event marker, done;
+            cl_ulong got_runs = 0;
+            clEnqueueMarkerWithWaitList(q, 0, NULL, &marker);
+            ck_assert_int_eq(gpgpu_reduce_by_key_buffer(paths[p], GPGPU_U64, kb, lead,
+                                                        GPGPU_F32, GPGPU_SUM, vb, lead, n, ko,
+                                                        1, vo, 2, cnt, 1, 1, &marker, &done),
+                             GPGPU_SUCCESS);
+            clEnqueueReadBuffer(q, cnt, CL_TRUE, 8, 8, &got_runs, 1, &done, NULL);
+            ck_assert_uint_eq(got_runs, runs);
+            clEnqueueReadBuffer(q, ko, CL_TRUE, 8, runs * 8, kout, 0, NULL, NULL);
+            clEnqueueReadBuffer(q, vo, CL_TRUE, 8, runs * 4, vout, 0, NULL, NULL);
+            ref_segmented_reduce(GPGPU_F32, GPGPU_SUM, vals + lead, starts, runs, want);
+            for (size_t r = 0; r < runs; r++)
+                ck_assert_msg(kout[r] == keys[lead + starts[r]] && vout[r] == want[r],
+                              "reduce_by_key_buffer (%s) mean %zu: run %zu wrong", path_names[p],
+                              means[m], r);
+            clReleaseEvent(done);
+            ck_assert_int_eq(gpgpu_scan_by_key_buffer(paths[p], GPGPU_U64, kb, lead, GPGPU_F32,
+                                                      GPGPU_MAX, GPGPU_EXCLUSIVE, vb, lead, vo,
+                                                      2, n, 1, &marker, &done), GPGPU_SUCCESS);
+            clEnqueueReadBuffer(q, vo, CL_TRUE, 8, n * 4, vout, 1, &done, NULL);
+            ref_segmented_scan(GPGPU_F32, GPGPU_MAX, GPGPU_EXCLUSIVE, vals + lead, want, starts,
+                               runs);
+            ck_assert_msg(!memcmp(vout, want, n * 4), "scan_by_key_buffer (%s) mean %zu wrong",
+                          path_names[p], means[m]);
+            clReleaseEvent(done);
+            clReleaseEvent(marker);
+        }
+    }
+    paths_close();
+    clReleaseMemObject(kb);
+    clReleaseMemObject(vb);
+    clReleaseMemObject(ko);
+    clReleaseMemObject(vo);
+    clReleaseMemObject(cnt);
+    free(keys);
+    free(kout);
+    free(vals);
+    free(vout);
+    free(want);
+    free(starts);
+}
+END_TEST
+
 static Suite *make(void)
 {
     Suite *s = suite_create("segmented");
@@ -767,6 +848,7 @@ static Suite *make(void)
     tcase_add_loop_test(tc, by_key_every_type_op_and_run_length, 0, 4);
     tcase_add_test(tc, by_key_millions);
     tcase_add_test(tc, by_key_user_operator_and_errors);
+    tcase_add_test(tc, by_key_buffer_forms);
     suite_add_tcase(s, tc);
     return s;
 }
