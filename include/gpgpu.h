@@ -348,6 +348,28 @@ GPGPU_API gpgpu_status gpgpu_segmented_scan(gpgpu_context *ctx, gpgpu_type t, gp
                                             gpgpu_scan_kind kind, const void *in, void *out,
                                             const size_t *offsets, size_t nseg);
 
+/**
+ * gpgpu_sort of each segment on its own, in place: stable, ascending unless
+ * flags has GPGPU_DESCENDING, floats in totalOrder; elements outside the
+ * segments are untouched. On a device this first version sorts the spanned
+ * elements by key and then by segment with the radix sort (two sorts, and
+ * the keys gathered on the host): correct at every segment length, not yet
+ * fast. Errors: INVALID_ARGUMENT (as gpgpu_segmented_reduce, unknown flags),
+ * UNSUPPORTED, OUT_OF_MEMORY, OPENCL, BUILD; keys are unchanged on failure.
+ */
+GPGPU_API gpgpu_status gpgpu_segmented_sort(gpgpu_context *ctx, gpgpu_type t, void *keys,
+                                            const size_t *offsets, size_t nseg,
+                                            unsigned flags);
+
+/**
+ * gpgpu_segmented_sort carrying values (value_size 4 or 8 bytes each, the
+ * same offsets). Keys and values are unchanged on failure.
+ */
+GPGPU_API gpgpu_status gpgpu_segmented_sort_pairs(gpgpu_context *ctx, gpgpu_type key_type,
+                                                  void *keys, void *values, size_t value_size,
+                                                  const size_t *offsets, size_t nseg,
+                                                  unsigned flags);
+
 /*
  * Runs: the maximal runs of consecutive keys with equal bit patterns act as
  * segments. keys are I32, U32, I64 or U64 (a float key type is

@@ -368,7 +368,30 @@ void index_pass(__global const T *in, ulong off, ulong n, __global const ulong *
 #if CHUNKED
     const ulong per = (n + items - 1) / items;
     const ulong begin = min(gid * per, n), end = min(begin + per, n);
-    for (ulong i = begin; i < end; i++) {
+    if (!has_idx) {
+        /* Blocks in vector loads: the block's extreme first (MIN/MAX skip
+           NaN), then, only when it beats the best so far, its first
+           position, found while the block is still in cache. */
+        for (ulong blk = begin; blk < end; blk += BLOCK) {
+            const ulong bend = min(blk + BLOCK, end);
+            T4 m4 = (T4)(IDENTITY);
+            ulong i = blk;
+            for (; i + 4 <= bend; i += 4)
+                m4 = COMBINE4(m4, vload4(0, in + i));
+            T m = FOLD4(m4);
+            for (; i < bend; i++)
+                m = COMBINE(m, in[i]);
+            if (at != NONE && !BEATS(m, best))
+                continue;
+            for (i = blk; i < bend; i++)
+                if (in[i] == m) {
+                    best = m;
+                    at = i;
+                    break;
+                }
+        }
+    }
+    for (ulong i = has_idx ? begin : end; i < end; i++) {
 #else
     for (ulong i = gid; i < n; i += items) {
 #endif

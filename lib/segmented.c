@@ -110,9 +110,7 @@ gpgpu_status gpgpu__segmented_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op
 
 /* ---- host memory ------------------------------------------------------------- */
 
-/* Checks what both host entry points share; *total receives the elements
-   the segments span. */
-static gpgpu_status offsets_check(gpgpu_context *ctx, const char *func, gpgpu_type t,
+gpgpu_status gpgpu__offsets_check(gpgpu_context *ctx, const char *func, gpgpu_type t,
                                   const size_t *offsets, size_t nseg, size_t *total)
 {
     *total = 0;
@@ -195,7 +193,7 @@ gpgpu_status gpgpu_segmented_reduce(gpgpu_context *ctx, gpgpu_type t, gpgpu_op o
     GPGPU__CHECK_ARG(ctx, nseg <= PTRDIFF_MAX / sizeof(cl_ulong) - 1);
     GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(in, t) && GPGPU__ALIGNED(out, t));
     GPGPU__CHECK_ARG(ctx, (uintptr_t)offsets % sizeof(size_t) == 0);
-    GPGPU__TRY(offsets_check(ctx, __func__, t, offsets, nseg, &total));
+    GPGPU__TRY(gpgpu__offsets_check(ctx, __func__, t, offsets, nseg, &total));
     GPGPU__CHECK_ARG(ctx, in != NULL || total == 0);
     if (ctx->host) {
         if (op >= GPGPU_OP_USER)
@@ -224,7 +222,7 @@ gpgpu_status gpgpu_segmented_scan(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
     GPGPU__CHECK_ARG(ctx, nseg <= PTRDIFF_MAX / sizeof(cl_ulong) - 1);
     GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(in, t) && GPGPU__ALIGNED(out, t));
     GPGPU__CHECK_ARG(ctx, (uintptr_t)offsets % sizeof(size_t) == 0);
-    GPGPU__TRY(offsets_check(ctx, __func__, t, offsets, nseg, &total));
+    GPGPU__TRY(gpgpu__offsets_check(ctx, __func__, t, offsets, nseg, &total));
     GPGPU__CHECK_ARG(ctx, (in != NULL && out != NULL) || total == 0);
     const size_t size = gpgpu__type(t)->size, first = nseg ? offsets[0] : 0;
     GPGPU__CHECK_ARG(ctx, total == 0 ||

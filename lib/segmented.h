@@ -35,6 +35,12 @@ gpgpu_status gpgpu__segmented_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op
    use, found without building (ctx locked: user ops live there). */
 gpgpu_status gpgpu__check_type_op(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op);
 
+/* INVALID_ARGUMENT (naming func and the pair) unless offsets[0 .. nseg]
+   do not decrease and offsets[nseg] elements of t fit in PTRDIFF_MAX bytes;
+   *total receives the elements the segments span. */
+gpgpu_status gpgpu__offsets_check(gpgpu_context *ctx, const char *func, gpgpu_type t,
+                                  const size_t *offsets, size_t nseg, size_t *total);
+
 /* The plain-C fallback (host_segmented.c). */
 void gpgpu__host_segmented_reduce(gpgpu_type t, gpgpu_op op, const void *in,
                                   const size_t *offsets, size_t nseg, void *out);

@@ -1,6 +1,7 @@
 /* ref_segmented.c - see ref_segmented.h. */
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ref.h"
@@ -74,4 +75,68 @@ size_t ref_runs(gpgpu_type key_type, const void *keys, size_t n, size_t *starts)
             starts[r++] = i;
     starts[r] = n;
     return r;
+}
+
+/* The key of element i as an unsigned number in the wanted order: sign bit
+   flipped for signed integers; for floats all bits flipped when negative,
+   else the sign bit set (IEEE 754 totalOrder). */
+static uint64_t order_key(gpgpu_type t, const void *keys, size_t i)
+{
+    switch (t) {
+    case GPGPU_I32: return (uint32_t)((const int32_t *)keys)[i] ^ 0x80000000u;
+    case GPGPU_U32: return ((const uint32_t *)keys)[i];
+    case GPGPU_I64: return (uint64_t)((const int64_t *)keys)[i] ^ 0x8000000000000000ull;
+    case GPGPU_U64: return ((const uint64_t *)keys)[i];
+    case GPGPU_F32: {
+        uint32_t b;
+        memcpy(&b, (const float *)keys + i, 4);
+        return b >> 31 ? ~b : b | 0x80000000u;
+    }
+    default: {
+        uint64_t b;
+        memcpy(&b, (const double *)keys + i, 8);
+        return b >> 63 ? ~b : b | 0x8000000000000000ull;
+    }
+    }
+}
+
+typedef struct {
+    uint64_t key;
+    size_t at;
+} ref_item;
+
+static int descending;
+
+static int item_cmp(const void *a, const void *b)
+{
+    const ref_item *x = a, *y = b;
+    if (x->key != y->key)
+        return (x->key < y->key) != descending ? -1 : 1;
+    return x->at < y->at ? -1 : x->at > y->at;
+}
+
+void ref_segmented_sort(gpgpu_type t, void *keys, void *values, size_t value_size,
+                        const size_t *offsets, size_t nseg, unsigned flags)
+{
+    size_t ks = gpgpu_type_size(t);
+    descending = (flags & GPGPU_DESCENDING) != 0;
+    for (size_t s = 0; s < nseg; s++) {
+        size_t lo = offsets[s], len = offsets[s + 1] - lo;
+        ref_item *it = malloc((len ? len : 1) * sizeof *it);
+        unsigned char *kc = malloc(len * ks + 1), *vc = malloc(len * value_size + 1);
+        for (size_t i = 0; i < len; i++)
+            it[i] = (ref_item){ order_key(t, keys, lo + i), lo + i };
+        qsort(it, len, sizeof *it, item_cmp);
+        for (size_t i = 0; i < len; i++) {
+            memcpy(kc + i * ks, (char *)keys + it[i].at * ks, ks);
+            if (values)
+                memcpy(vc + i * value_size, (char *)values + it[i].at * value_size, value_size);
+        }
+        memcpy((char *)keys + lo * ks, kc, len * ks);
+        if (values)
+            memcpy((char *)values + lo * value_size, vc, len * value_size);
+        free(it);
+        free(kc);
+        free(vc);
+    }
 }

@@ -27,4 +27,10 @@ size_t ref_reduce_index(gpgpu_type t, gpgpu_op op, const void *in, size_t n);
    of runs r and fills starts[0 .. r] (starts[r] = n). */
 size_t ref_runs(gpgpu_type key_type, const void *keys, size_t n, size_t *starts);
 
+/* Each segment of keys (and values of value_size bytes, when not NULL)
+   sorted stably on its own: totalOrder for floats, flags GPGPU_DESCENDING
+   for the reverse order (ties still in their original order). */
+void ref_segmented_sort(gpgpu_type t, void *keys, void *values, size_t value_size,
+                        const size_t *offsets, size_t nseg, unsigned flags);
+
 #endif

@@ -203,7 +203,7 @@ END_TEST
    segment of them all. */
 START_TEST(segmented_reduce_millions)
 {
-    const size_t n = ((size_t)1 << 22) + 3;
+    const size_t n = ((size_t)1 << 21) + 3;
     paths_open();
     for (size_t p = 0; p < npaths; p++) {
         reduce_layouts(paths[p], path_names[p], types[_i], ops[_i % 3], n, 1000);
@@ -266,7 +266,7 @@ END_TEST
 
 START_TEST(segmented_scan_millions)
 {
-    const size_t n = ((size_t)1 << 22) + 3;
+    const size_t n = ((size_t)1 << 21) + 3;
     paths_open();
     for (size_t p = 0; p < npaths; p++) {
         check_scan(paths[p], path_names[p], types[_i], ops[_i % 3], (gpgpu_scan_kind)(_i % 2),
@@ -699,7 +699,7 @@ END_TEST
 
 START_TEST(by_key_millions)
 {
-    const size_t n = ((size_t)1 << 21) + 7;
+    const size_t n = ((size_t)1 << 20) + 7;
     paths_open();
     for (size_t p = 0; p < npaths; p++) {
         check_by_key(paths[p], path_names[p], GPGPU_U32, GPGPU_U32, GPGPU_SUM, n, 64);
@@ -828,6 +828,76 @@ START_TEST(by_key_buffer_forms)
 }
 END_TEST
 
+/* ---- segmented sort ------------------------------------------------------------------ */
+
+static void check_sort(gpgpu_type t, size_t n, size_t mean, int layout, unsigned flags,
+                       size_t value_size)
+{
+    size_t ks = gpgpu_type_size(t), lead = 3, all = lead + n + 3;
+    unsigned char *k = tu_alloc(all * ks), *want = tu_alloc(all * ks);
+    uint64_t *v = tu_alloc(all * 8), *vwant = tu_alloc(all * 8);
+    size_t *off = offsets_alloc(n);
+    size_t nseg = make_offsets(layout, lead, n, mean, tu_seed_for(layout + 20, n), off);
+    tu_fill(t, k, all, tu_seed_for(t + 300, n));
+    memset(v, 0, all * 8);
+    for (size_t i = 0; i < all; i++) { /* few distinct keys: stability shows */
+        if (i % 3)
+            memcpy(k + i * ks, k + (i % 7) * ks, ks);
+        if (value_size == 4)
+            ((uint32_t *)v)[i] = (uint32_t)i;
+        else
+            v[i] = i * 0x100000001ull;
+    }
+    memcpy(want, k, all * ks);
+    memcpy(vwant, v, all * 8);
+    ref_segmented_sort(t, want, value_size ? vwant : NULL, value_size, off, nseg, flags);
+    gpgpu_status st = value_size
+                          ? gpgpu_segmented_sort_pairs(tu_ctx, t, k, v, value_size, off, nseg,
+                                                       flags)
+                          : gpgpu_segmented_sort(tu_ctx, t, k, off, nseg, flags);
+    tu_assert_ok(st);
+    ck_assert_msg(!memcmp(k, want, all * ks) && !memcmp(v, vwant, all * 8),
+                  "segmented_sort type %d n %zu mean %zu %s flags %u values %zu wrong "
+                  "[seed %llu]", t, n, mean, layout_names[layout], flags, value_size,
+                  (unsigned long long)tu_seed());
+    free(k);
+    free(want);
+    free(v);
+    free(vwant);
+    free(off);
+}
+
+START_TEST(segmented_sort_every_type_layout_and_order)
+{
+    const struct { size_t n, mean; } cases[] = { { 0, 1 }, { 1, 1 }, { 5, 2 }, { 1009, 7 },
+                                                 { 30011, 500 } };
+    for (size_t c = 0; c < COUNT(cases); c++)
+        for (int l = 0; l < LAYOUTS; l++)
+            for (unsigned flags = 0; flags < 2; flags++)
+                check_sort(types[_i], cases[c].n, cases[c].mean, l, flags,
+                           (c + l + flags) % 3 == 0 ? 0 : (c + flags) % 2 ? 4 : 8);
+}
+END_TEST
+
+START_TEST(segmented_sort_errors)
+{
+    uint32_t k[4] = { 4, 3, 2, 1 }, v[4] = { 0, 1, 2, 3 };
+    size_t bad[3] = { 0, 3, 2 }, good[3] = { 0, 2, 4 };
+    ck_assert_int_eq(gpgpu_segmented_sort(tu_ctx, GPGPU_U32, k, bad, 2, 0),
+                     GPGPU_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(gpgpu_segmented_sort(tu_ctx, GPGPU_U32, k, good, 2, 4),
+                     GPGPU_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(gpgpu_segmented_sort_pairs(tu_ctx, GPGPU_U32, k, v, 2, good, 2, 0),
+                     GPGPU_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(gpgpu_segmented_sort_pairs(tu_ctx, GPGPU_U32, k, NULL, 4, good, 2, 0),
+                     GPGPU_ERROR_INVALID_ARGUMENT);
+    ck_assert(k[0] == 4 && k[3] == 1 && v[0] == 0);
+    tu_assert_ok(gpgpu_segmented_sort_pairs(tu_ctx, GPGPU_U32, k, v, 4, good, 2, 0));
+    ck_assert(k[0] == 3 && k[1] == 4 && k[2] == 1 && k[3] == 2);
+    ck_assert(v[0] == 1 && v[1] == 0 && v[2] == 3 && v[3] == 2);
+}
+END_TEST
+
 static Suite *make(void)
 {
     Suite *s = suite_create("segmented");
@@ -849,6 +919,8 @@ static Suite *make(void)
     tcase_add_test(tc, by_key_millions);
     tcase_add_test(tc, by_key_user_operator_and_errors);
     tcase_add_test(tc, by_key_buffer_forms);
+    tcase_add_loop_test(tc, segmented_sort_every_type_layout_and_order, 0, 6);
+    tcase_add_test(tc, segmented_sort_errors);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -31,7 +31,7 @@ typedef struct {
     void *out, *out2;       /* host outputs */
     size_t *offsets, runs, index;
     const void *keys;
-    cl_mem din, doffs, dout, didx;
+    cl_mem din, doffs, dout, didx, dkeys, dkout;
 } seg_case;
 
 enum { SEG_REDUCE, SEG_SCAN, FLAT_REDUCE, FLAT_SCAN, BY_KEY_REDUCE, BY_KEY_SCAN, INDEX };
@@ -61,12 +61,18 @@ static gpgpu_status call(void *arg)
         return dev ? gpgpu_scan_buffer(ctx, c->t, c->op, GPGPU_INCLUSIVE, c->din, 0, c->dout, 0,
                                        c->n, 0, NULL, NULL)
                    : gpgpu_scan(ctx, c->t, c->op, GPGPU_INCLUSIVE, c->in, c->out, c->n);
-    case BY_KEY_REDUCE:
-        return gpgpu_reduce_by_key(ctx, GPGPU_U32, c->keys, c->t, c->op, c->in, c->n, c->out2,
-                                   c->out, &c->runs);
+    case BY_KEY_REDUCE: /* the count of runs goes to didx */
+        return dev ? gpgpu_reduce_by_key_buffer(ctx, GPGPU_U32, c->dkeys, 0, c->t, c->op,
+                                                c->din, 0, c->n, c->dkout, 0, c->dout, 0,
+                                                c->didx, 0, 0, NULL, NULL)
+                   : gpgpu_reduce_by_key(ctx, GPGPU_U32, c->keys, c->t, c->op, c->in, c->n,
+                                         c->out2, c->out, &c->runs);
     case BY_KEY_SCAN:
-        return gpgpu_scan_by_key(ctx, GPGPU_U32, c->keys, c->t, c->op, GPGPU_INCLUSIVE, c->in,
-                                 c->out, c->n);
+        return dev ? gpgpu_scan_by_key_buffer(ctx, GPGPU_U32, c->dkeys, 0, c->t, c->op,
+                                              GPGPU_INCLUSIVE, c->din, 0, c->dout, 0, c->n, 0,
+                                              NULL, NULL)
+                   : gpgpu_scan_by_key(ctx, GPGPU_U32, c->keys, c->t, c->op, GPGPU_INCLUSIVE,
+                                       c->in, c->out, c->n);
     default:
         return dev ? gpgpu_reduce_index_buffer(ctx, c->t, GPGPU_MIN, c->din, 0, c->n, c->dout,
                                                0, c->didx, 0, 0, NULL, NULL)
@@ -147,7 +153,7 @@ static int run_which(bench *b, gpgpu_type t, size_t n, const bench_params *p, be
     uint32_t *x = malloc(n * 4 + 4), *out = malloc(n * 4 + 4), *keys = NULL, *kout = NULL;
     size_t *offsets = malloc((nseg + 1) * sizeof *offsets);
     seg_case c = { b, t, which == INDEX ? GPGPU_MIN : GPGPU_SUM, which, n, nseg, x, out, NULL,
-                   offsets, 0, 0, NULL, NULL, NULL, NULL, NULL };
+                   offsets, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
     int rc = -1;
     if (!x || !out || !offsets)
         goto done;
@@ -168,7 +174,8 @@ static int run_which(bench *b, gpgpu_type t, size_t n, const bench_params *p, be
         size_t runs;
         base_ms = serial_by_key_ms(keys, x, n, kout, out, &runs);
         base = "a serial C loop";
-    } else if (b->queue) {
+    }
+    if (b->queue) {
         cl_ulong *o64 = malloc((nseg + 1) * sizeof *o64);
         if (!o64)
             goto done;
@@ -181,6 +188,12 @@ static int run_which(bench *b, gpgpu_type t, size_t n, const bench_params *p, be
         free(o64);
         if (!c.din || !c.doffs || !c.dout || !c.didx)
             goto done;
+        if (keys) {
+            c.dkeys = bench_buffer(b, n * 4 + 4, keys);
+            c.dkout = bench_buffer(b, n * 4 + 4, NULL);
+            if (!c.dkeys || !c.dkout)
+                goto done;
+        }
     }
     if (which == SEG_REDUCE || which == SEG_SCAN || which == INDEX) {
         c.which = which == SEG_SCAN ? FLAT_SCAN : FLAT_REDUCE;
@@ -193,12 +206,14 @@ static int run_which(bench *b, gpgpu_type t, size_t n, const bench_params *p, be
     if (r->ms < 0 || base_ms < 0)
         goto done;
     if (c.din) {
-        size_t outs = which == SEG_REDUCE ? nseg : which == SEG_SCAN ? n : 1;
+        size_t outs = which == SEG_REDUCE || which == BY_KEY_REDUCE ? nseg
+                      : which == INDEX                              ? 1
+                                                                    : n;
         cl_ulong i = 0;
-        if (bench_read(b, c.dout, outs * 4, out) || (which == INDEX &&
-                                                     bench_read(b, c.didx, 8, &i)))
+        if (bench_read(b, c.dout, outs * 4, out) ||
+            ((which == INDEX || which == BY_KEY_REDUCE) && bench_read(b, c.didx, 8, &i)))
             goto done;
-        c.index = (size_t)i;
+        c.index = c.runs = (size_t)i;
     }
     if (which == BY_KEY_REDUCE) {
         c.which = SEG_REDUCE; /* the runs are the segments */
@@ -223,6 +238,10 @@ done:
         clReleaseMemObject(c.dout);
     if (c.didx)
         clReleaseMemObject(c.didx);
+    if (c.dkeys)
+        clReleaseMemObject(c.dkeys);
+    if (c.dkout)
+        clReleaseMemObject(c.dkout);
     free(x);
     free(out);
     free(keys);
