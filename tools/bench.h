@@ -74,6 +74,6 @@ int bench_read(bench *b, cl_mem buf, size_t bytes, void *host);
 extern const bench_op bench_op_reduce, bench_op_scan, bench_op_sort, bench_op_sort_pairs,
     bench_op_histogram, bench_op_transform_reduce, bench_op_select;
 extern const bench_op bench_op_segmented_reduce, bench_op_segmented_scan,
-    bench_op_reduce_by_key, bench_op_scan_by_key, bench_op_argmin;
+    bench_op_reduce_by_key, bench_op_scan_by_key, bench_op_argmin, bench_op_segmented_sort;
 
 #endif

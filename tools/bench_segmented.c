@@ -1,7 +1,10 @@
 /* bench_segmented.c - gpgpu-bench's segmented_reduce, segmented_scan,
-   reduce_by_key, scan_by_key and argmin, each timed beside its flat
-   counterpart on the same data in the same run (gpgpu_reduce, gpgpu_scan,
-   a serial C loop), which the note gives as a ratio.
+   reduce_by_key, scan_by_key, argmin and segmented_sort, each timed beside
+   its flat counterpart on the same data in the same run (gpgpu_reduce,
+   gpgpu_scan, a serial C loop, gpgpu_sort of the whole array), which the
+   note gives as a ratio. The sorts run on host memory (segmented_sort has
+   no _buffer form yet) and both are timed in wall time, transfers
+   included.
 
    --input segL (default seg1024) sets the segment length, or the run
    length for the by-key ops: every segment (run) has L elements, the last
@@ -34,7 +37,8 @@ typedef struct {
     cl_mem din, doffs, dout, didx, dkeys, dkout;
 } seg_case;
 
-enum { SEG_REDUCE, SEG_SCAN, FLAT_REDUCE, FLAT_SCAN, BY_KEY_REDUCE, BY_KEY_SCAN, INDEX };
+enum { SEG_REDUCE, SEG_SCAN, FLAT_REDUCE, FLAT_SCAN, BY_KEY_REDUCE, BY_KEY_SCAN, INDEX,
+       SEG_SORT, FLAT_SORT };
 
 static gpgpu_status call(void *arg)
 {
@@ -73,6 +77,12 @@ static gpgpu_status call(void *arg)
                                               NULL, NULL)
                    : gpgpu_scan_by_key(ctx, GPGPU_U32, c->keys, c->t, c->op, GPGPU_INCLUSIVE,
                                        c->in, c->out, c->n);
+    case SEG_SORT: /* host memory: there is no _buffer form yet */
+        memcpy(c->out, c->in, c->n * 4);
+        return gpgpu_segmented_sort(ctx, c->t, c->out, c->offsets, c->nseg, 0);
+    case FLAT_SORT:
+        memcpy(c->out, c->in, c->n * 4);
+        return gpgpu_sort(ctx, c->t, c->out, c->n, 0);
     default:
         return dev ? gpgpu_reduce_index_buffer(ctx, c->t, GPGPU_MIN, c->din, 0, c->n, c->dout,
                                                0, c->didx, 0, 0, NULL, NULL)
@@ -132,6 +142,13 @@ static int check_u32(const seg_case *c, const uint32_t *x)
                 if (got[i] != (w += x[i]))
                     return 0;
         }
+        return 1;
+    }
+    if (c->which == SEG_SORT) {
+        for (size_t g = 0; g < c->nseg; g++)
+            for (size_t i = c->offsets[g] + 1; i < c->offsets[g + 1]; i++)
+                if (got[i - 1] > got[i])
+                    return 0;
         return 1;
     }
     size_t best = 0;
@@ -195,17 +212,22 @@ static int run_which(bench *b, gpgpu_type t, size_t n, const bench_params *p, be
                 goto done;
         }
     }
-    if (which == SEG_REDUCE || which == SEG_SCAN || which == INDEX) {
-        c.which = which == SEG_SCAN ? FLAT_SCAN : FLAT_REDUCE;
+    if (which == SEG_SORT) /* wall time: the call is several sorts and host work */
+        gpgpu_set_profiling(b->ctx, 0);
+    if (which == SEG_REDUCE || which == SEG_SCAN || which == INDEX || which == SEG_SORT) {
+        c.which = which == SEG_SCAN ? FLAT_SCAN : which == SEG_SORT ? FLAT_SORT : FLAT_REDUCE;
         base_ms = bench_time(b, call, &c);
-        base = which == SEG_SCAN ? "gpgpu_scan" : which == INDEX ? "gpgpu_reduce min"
-                                                                  : "gpgpu_reduce";
+        base = which == SEG_SCAN   ? "gpgpu_scan"
+               : which == INDEX    ? "gpgpu_reduce min"
+               : which == SEG_SORT ? "gpgpu_sort of it all"
+                                   : "gpgpu_reduce";
         c.which = which;
     }
     r->ms = bench_time(b, call, &c);
+    gpgpu_set_profiling(b->ctx, 1);
     if (r->ms < 0 || base_ms < 0)
         goto done;
-    if (c.din) {
+    if (c.din && which != SEG_SORT) {
         size_t outs = which == SEG_REDUCE || which == BY_KEY_REDUCE ? nseg
                       : which == INDEX                              ? 1
                                                                     : n;
@@ -224,7 +246,8 @@ static int run_which(bench *b, gpgpu_type t, size_t n, const bench_params *p, be
     } else {
         r->verified = check_u32(&c, x);
     }
-    r->bytes = (double)n * 4 * (which == SEG_SCAN || which == BY_KEY_SCAN ? 2 : 1) +
+    const int twice = which == SEG_SCAN || which == BY_KEY_SCAN || which == SEG_SORT;
+    r->bytes = (double)n * 4 * (twice ? 2 : 1) +
                (which == BY_KEY_REDUCE || which == BY_KEY_SCAN ? (double)n * 4 : 0);
     snprintf(r->note, sizeof r->note, "len %zu: %.2fx %s (%.3f ms)", len, base_ms / r->ms, base,
              base_ms);
@@ -271,6 +294,11 @@ static int run_scan_by_key(bench *b, gpgpu_type t, size_t n, const bench_params 
     return run_which(b, t, n, p, r, BY_KEY_SCAN);
 }
 
+static int run_sort(bench *b, gpgpu_type t, size_t n, const bench_params *p, bench_result *r)
+{
+    return run_which(b, t, n, p, r, SEG_SORT);
+}
+
 static int run_argmin(bench *b, gpgpu_type t, size_t n, const bench_params *p, bench_result *r)
 {
     return run_which(b, t, n, p, r, INDEX);
@@ -285,3 +313,5 @@ const bench_op bench_op_reduce_by_key = {
 const bench_op bench_op_scan_by_key = {
     "scan_by_key", run_scan_by_key, {{GPGPU_U32, {0, "seg64"}}}, 1};
 const bench_op bench_op_argmin = {"argmin", run_argmin, {{GPGPU_U32, {0, NULL}}}, 1};
+const bench_op bench_op_segmented_sort = {
+    "segmented_sort", run_sort, {{GPGPU_U32, {0, "seg1024"}}}, 1};

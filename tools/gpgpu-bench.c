@@ -21,7 +21,7 @@ static const bench_op *const ops[] = {&bench_op_reduce, &bench_op_scan, &bench_o
                                       &bench_op_transform_reduce, &bench_op_select,
                                       &bench_op_segmented_reduce, &bench_op_segmented_scan,
                                       &bench_op_reduce_by_key, &bench_op_scan_by_key,
-                                      &bench_op_argmin};
+                                      &bench_op_argmin, &bench_op_segmented_sort};
 enum { NOPS = sizeof ops / sizeof ops[0] };
 
 static const char *type_names[] = {"i32", "u32", "f32", "i64", "u64", "f64"};
@@ -327,7 +327,7 @@ static void usage(void)
             "narrow16|rgba8]\n"
             "                   [--device D] [--repeat R] [--json]\n"
             "OP: reduce scan sort sort_pairs histogram transform_reduce select\n"
-            "    segmented_reduce segmented_scan reduce_by_key scan_by_key argmin\n"
+            "    segmented_reduce segmented_scan reduce_by_key scan_by_key argmin segmented_sort\n"
             "    (--input segL: segments or runs of L elements); "
             "T: i32 u32 f32 i64 u64 f64\n"
             "With no --op: the standard suite (every primitive, u32 and f32, n = 2^16..2^24).\n");
