@@ -412,6 +412,122 @@ GPGPU_API gpgpu_status gpgpu_select(gpgpu_context *ctx, gpgpu_type t, const char
                                     const void *in, size_t n, void *out, size_t *count);
 
 /* ------------------------------------------------------------------------ */
+/* Segmented and by-key primitives, and the extreme value's index            */
+
+/**
+ * The extreme value and the lowest index where it occurs: op is GPGPU_MIN or
+ * GPGPU_MAX. Float NaN are skipped (as MIN/MAX skip them); *value is
+ * in[*index] itself, so -0.0 and +0.0 keep their sign, and between equal
+ * values (-0.0 == +0.0 among them) the lowest index wins. n == 0, or every
+ * element NaN: *index = SIZE_MAX and *value = op's identity (as gpgpu_reduce
+ * gives). The result does not depend on the device or the plan.
+ * Errors: INVALID_ARGUMENT (NULL ctx, value or index, NULL in with n > 0,
+ * bad type, op other than MIN/MAX), UNSUPPORTED (64-bit type on a device
+ * without it), OUT_OF_MEMORY, OPENCL, BUILD.
+ */
+GPGPU_API gpgpu_status gpgpu_reduce_index(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
+                                          const void *in, size_t n, void *value,
+                                          size_t *index);
+
+/*
+ * Segments: offsets holds nseg + 1 non-decreasing element indices; segment
+ * s is in[offsets[s] .. offsets[s+1]). Empty segments are allowed (also
+ * several at one place, and at either end). Elements outside
+ * [offsets[0], offsets[nseg]) are neither read nor written, and only they
+ * go to the device. nseg == 0 does nothing (offsets, in and out may then be
+ * NULL); in and out may be NULL when every segment is empty. A decreasing
+ * offset is INVALID_ARGUMENT naming the pair; offsets is checked on the host
+ * before anything runs (O(nseg)). The elements the segments span and the
+ * offsets must fit in one device allocation (else OUT_OF_MEMORY).
+ * op is built in or one of gpgpu_op_define's for t (user operators need an
+ * OpenCL device: UNSUPPORTED on the host fallback). Float results are
+ * reproducible: the combining order depends only on the offsets and the
+ * device's plan (CPUs: each work item sums a contiguous chunk of elements;
+ * GPUs: short segments (average under 32 elements) one work item each,
+ * longer ones a work-group per chunk).
+ */
+
+/**
+ * out[s] = the reduce (as gpgpu_reduce) of segment s, for s < nseg; an empty
+ * segment gives op's identity. Errors: INVALID_ARGUMENT (NULLs as above,
+ * bad type or op, decreasing offsets, an offset whose byte position exceeds
+ * PTRDIFF_MAX, misaligned arrays), UNSUPPORTED, OUT_OF_MEMORY, OPENCL, BUILD.
+ */
+GPGPU_API gpgpu_status gpgpu_segmented_reduce(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
+                                              const void *in, const size_t *offsets,
+                                              size_t nseg, void *out);
+
+/**
+ * gpgpu_scan restarted at each segment: out[i] for i in segment s combines
+ * in[offsets[s] .. i) (EXCLUSIVE; the first element of a segment gets the
+ * identity) or in[offsets[s] .. i] (INCLUSIVE). Operands are combined in
+ * index order (op need not be commutative). out may equal in (in place);
+ * other overlap of the spanned elements is INVALID_ARGUMENT. Errors as
+ * gpgpu_segmented_reduce, plus a bad kind.
+ */
+GPGPU_API gpgpu_status gpgpu_segmented_scan(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
+                                            gpgpu_scan_kind kind, const void *in, void *out,
+                                            const size_t *offsets, size_t nseg);
+
+/**
+ * gpgpu_sort of each segment on its own, in place: stable, ascending unless
+ * flags has GPGPU_DESCENDING, floats in totalOrder; elements outside the
+ * segments are untouched. On a device this first version sorts the spanned
+ * elements by key and then by segment with the radix sort (two sorts, and
+ * the keys gathered on the host): correct at every segment length, not yet
+ * fast. Errors: INVALID_ARGUMENT (as gpgpu_segmented_reduce, unknown flags),
+ * UNSUPPORTED, OUT_OF_MEMORY, OPENCL, BUILD; keys are unchanged on failure.
+ */
+GPGPU_API gpgpu_status gpgpu_segmented_sort(gpgpu_context *ctx, gpgpu_type t, void *keys,
+                                            const size_t *offsets, size_t nseg,
+                                            unsigned flags);
+
+/**
+ * gpgpu_segmented_sort carrying values (value_size 4 or 8 bytes each, the
+ * same offsets). Keys and values are unchanged on failure.
+ */
+GPGPU_API gpgpu_status gpgpu_segmented_sort_pairs(gpgpu_context *ctx, gpgpu_type key_type,
+                                                  void *keys, void *values, size_t value_size,
+                                                  const size_t *offsets, size_t nseg,
+                                                  unsigned flags);
+
+/*
+ * Runs: the maximal runs of consecutive keys with equal bit patterns act as
+ * segments. keys are I32, U32, I64 or U64 (a float key type is
+ * INVALID_ARGUMENT: compare its bits as U32/U64 keys, so that -0.0 and +0.0
+ * differ and a NaN equals only the same NaN bits); values are of any type,
+ * op built in or defined for value_type (user operators need an OpenCL
+ * device). On an OpenCL device n is at most 2^32 - 1 (else UNSUPPORTED) and
+ * keys and values must fit in device memory together. Float results are
+ * reproducible as for gpgpu_segmented_reduce.
+ */
+
+/**
+ * For each run r (in order): keys_out[r] = its key, values_out[r] = the
+ * reduce of its values; *nruns = the number of runs (0 for n == 0). The
+ * outputs need room for n elements (the worst case: every run of length
+ * one); past *nruns they are left unspecified. The outputs may not overlap
+ * each other or the inputs. Errors: INVALID_ARGUMENT (NULL nruns, NULLs
+ * with n > 0, bad key type, value type or op, misaligned arrays, overlap),
+ * UNSUPPORTED, OUT_OF_MEMORY, OPENCL, BUILD; on failure *nruns is unchanged.
+ */
+GPGPU_API gpgpu_status gpgpu_reduce_by_key(gpgpu_context *ctx, gpgpu_type key_type,
+                                           const void *keys, gpgpu_type value_type,
+                                           gpgpu_op op, const void *values, size_t n,
+                                           void *keys_out, void *values_out, size_t *nruns);
+
+/**
+ * gpgpu_segmented_scan of values with the runs of keys as segments: the
+ * scan restarts at every change of key. out may equal values (in place);
+ * other overlap (with values or keys) is INVALID_ARGUMENT. Errors as
+ * gpgpu_reduce_by_key, plus a bad kind.
+ */
+GPGPU_API gpgpu_status gpgpu_scan_by_key(gpgpu_context *ctx, gpgpu_type key_type,
+                                         const void *keys, gpgpu_type value_type, gpgpu_op op,
+                                         gpgpu_scan_kind kind, const void *values, void *out,
+                                         size_t n);
+
+/* ------------------------------------------------------------------------ */
 /* Profiling                                                                   */
 
 /**

@@ -142,6 +142,69 @@ GPGPU_API gpgpu_status gpgpu_histogram_edges_buffer(gpgpu_context *ctx, gpgpu_ty
                                                     cl_uint num_wait, const cl_event *wait,
                                                     cl_event *done);
 
+/** gpgpu_reduce_index on buffers: the value goes to value[value_offset] and
+    the index, counted from in[in_offset], as one cl_ulong to
+    index[index_offset] (CL_ULONG_MAX for none). */
+GPGPU_API gpgpu_status gpgpu_reduce_index_buffer(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
+                                                 cl_mem in, size_t in_offset, size_t n,
+                                                 cl_mem value, size_t value_offset,
+                                                 cl_mem index, size_t index_offset,
+                                                 cl_uint num_wait, const cl_event *wait,
+                                                 cl_event *done);
+
+/** gpgpu_segmented_reduce on buffers: offsets is a buffer of nseg + 1
+    cl_ulong from offsets[offsets_offset], counting elements from
+    in[in_offset]; segment s's result goes to out[out_offset + s]. The
+    offsets stay on the device, unchecked: an offset past the end of in's
+    buffer is taken as that end and a decreasing one gives an empty segment
+    (results then unspecified, but nothing outside the buffers is touched).
+    The strategy is chosen from in's size over nseg. */
+GPGPU_API gpgpu_status gpgpu_segmented_reduce_buffer(gpgpu_context *ctx, gpgpu_type t,
+                                                     gpgpu_op op, cl_mem in, size_t in_offset,
+                                                     cl_mem offsets, size_t offsets_offset,
+                                                     size_t nseg, cl_mem out,
+                                                     size_t out_offset, cl_uint num_wait,
+                                                     const cl_event *wait, cl_event *done);
+
+/** gpgpu_segmented_scan on buffers: offsets as gpgpu_segmented_reduce_buffer,
+    counting elements from in[in_offset] and from out[out_offset] alike (an
+    offset is clamped to the shorter of the two buffers). The same buffer for
+    in and out needs the same offset (in place). */
+GPGPU_API gpgpu_status gpgpu_segmented_scan_buffer(gpgpu_context *ctx, gpgpu_type t,
+                                                   gpgpu_op op, gpgpu_scan_kind kind,
+                                                   cl_mem in, size_t in_offset, cl_mem out,
+                                                   size_t out_offset, cl_mem offsets,
+                                                   size_t offsets_offset, size_t nseg,
+                                                   cl_uint num_wait, const cl_event *wait,
+                                                   cl_event *done);
+
+/** gpgpu_reduce_by_key on buffers: keys[keys_offset .. +n) and values[..],
+    the runs' keys and values to keys_out[keys_out_offset ..] and
+    values_out[values_out_offset ..] (room for n each; past the runs
+    unspecified), their number as one cl_ulong to nruns[nruns_offset]. The
+    outputs may not overlap the inputs. Never blocks: the reduce runs over n
+    segments, those past the last run empty (scratch of about 12 bytes per
+    element). */
+GPGPU_API gpgpu_status gpgpu_reduce_by_key_buffer(gpgpu_context *ctx, gpgpu_type key_type,
+                                                  cl_mem keys, size_t keys_offset,
+                                                  gpgpu_type value_type, gpgpu_op op,
+                                                  cl_mem values, size_t values_offset, size_t n,
+                                                  cl_mem keys_out, size_t keys_out_offset,
+                                                  cl_mem values_out, size_t values_out_offset,
+                                                  cl_mem nruns, size_t nruns_offset,
+                                                  cl_uint num_wait, const cl_event *wait,
+                                                  cl_event *done);
+
+/** gpgpu_scan_by_key on buffers; the same buffer for values and out needs
+    the same offset (in place). */
+GPGPU_API gpgpu_status gpgpu_scan_by_key_buffer(gpgpu_context *ctx, gpgpu_type key_type,
+                                                cl_mem keys, size_t keys_offset,
+                                                gpgpu_type value_type, gpgpu_op op,
+                                                gpgpu_scan_kind kind, cl_mem values,
+                                                size_t values_offset, cl_mem out,
+                                                size_t out_offset, size_t n, cl_uint num_wait,
+                                                const cl_event *wait, cl_event *done);
+
 #ifdef __cplusplus
 }
 #endif

@@ -634,6 +634,22 @@ static gpgpu_status call_run_length_encode(child_env *env, int round, const char
 }
 
 static gpgpu_status call_partition(child_env *env, int round, const char **why)
+/* Segments of 0 .. 199 elements over the input (some empty); runs of keys
+   i / 37 for the by-key calls. In-place scans must leave the input as it
+   was on failure. */
+static size_t segments_of(size_t n, size_t *off)
+{
+    size_t k = 0;
+    off[0] = 0;
+    while (off[k] < n) {
+        size_t len = (k * 7919) % 200;
+        off[k + 1] = off[k] + (len < n - off[k] ? len : n - off[k]);
+        k++;
+    }
+    return k;
+}
+
+static gpgpu_status call_segmented(child_env *env, int round, const char **why)
 {
     const size_t n = round_n[round];
     uint32_t *x = input_u32(n, round), *copy = child_alloc(n * sizeof *x);
@@ -685,6 +701,140 @@ static gpgpu_status call_sum_exact(child_env *env, int round, const char **why)
         *why = "GPGPU_SUM_EXACT gave a wrong sum";
     free(x);
     free(d);
+    size_t *off = child_alloc((n + 2) * sizeof *off), nseg = segments_of(n, off);
+    memcpy(copy, x, n * sizeof *x);
+    gpgpu_status s = gpgpu_segmented_reduce(env->ctx, GPGPU_U32, GPGPU_SUM, x, off, nseg, out);
+    for (size_t g = 0; s == GPGPU_SUCCESS && !*why && g < nseg; g++)
+        if (out[g] != sum_u32(x + off[g], off[g + 1] - off[g]))
+            *why = "gpgpu_segmented_reduce gave a wrong sum";
+    if (s == GPGPU_SUCCESS && !*why)
+        s = gpgpu_segmented_scan(env->ctx, GPGPU_U32, GPGPU_SUM, GPGPU_INCLUSIVE, x, x, off,
+                                 nseg);
+    if (s != GPGPU_SUCCESS && memcmp(x, copy, n * sizeof *x))
+        *why = "a failed segmented call changed its input";
+    for (size_t g = 0; s == GPGPU_SUCCESS && !*why && g < nseg; g++)
+        for (size_t i = off[g], acc = 0; i < off[g + 1]; i++)
+            if (x[i] != (uint32_t)(acc += copy[i]))
+                *why = "gpgpu_segmented_scan in place gave a wrong prefix";
+    free(x);
+    free(copy);
+    free(out);
+    free(off);
+    return s;
+}
+
+static gpgpu_status call_reduce_index(child_env *env, int round, const char **why)
+{
+    const size_t n = round_n[round];
+    uint32_t *x = input_u32(n, round), v = 0;
+    size_t idx = 7, best = 0;
+    gpgpu_status s = gpgpu_reduce_index(env->ctx, GPGPU_U32, GPGPU_MAX, x, n, &v, &idx);
+    for (size_t i = 1; i < n; i++)
+        if (x[i] > x[best])
+            best = i;
+    if (s == GPGPU_SUCCESS && (idx != best || v != x[best]))
+        *why = "gpgpu_reduce_index gave a wrong index";
+    free(x);
+    return s;
+}
+
+static gpgpu_status call_by_key(child_env *env, int round, const char **why)
+{
+    const size_t n = round_n[round];
+    uint32_t *x = input_u32(n, round), *keys = child_alloc(n * sizeof *x);
+    uint32_t *kout = child_alloc(n * sizeof *x), *vout = child_alloc(n * sizeof *x);
+    size_t runs = 12345, want = (n + 36) / 37;
+    for (size_t i = 0; i < n; i++)
+        keys[i] = (uint32_t)(i / 37);
+    gpgpu_status s = gpgpu_reduce_by_key(env->ctx, GPGPU_U32, keys, GPGPU_U32, GPGPU_SUM, x, n,
+                                         kout, vout, &runs);
+    if (s != GPGPU_SUCCESS && runs != 12345)
+        *why = "a failed gpgpu_reduce_by_key changed *nruns";
+    else if (s == GPGPU_SUCCESS && (runs != want || kout[want - 1] != want - 1 ||
+                                    vout[0] != sum_u32(x, 37)))
+        *why = "gpgpu_reduce_by_key gave wrong runs";
+    if (s == GPGPU_SUCCESS && !*why)
+        s = gpgpu_scan_by_key(env->ctx, GPGPU_U32, keys, GPGPU_U32, GPGPU_SUM, GPGPU_EXCLUSIVE,
+                              x, vout, n);
+    if (s == GPGPU_SUCCESS && !*why && (vout[0] != 0 || vout[37] != 0 || vout[1] != x[0]))
+        *why = "gpgpu_scan_by_key gave a wrong prefix";
+    free(x);
+    free(keys);
+    free(kout);
+    free(vout);
+    return s;
+}
+
+/* The segmented calls on the caller's buffers. */
+static gpgpu_status call_segmented_buffer(child_env *env, int round, const char **why)
+{
+    const size_t n = round_n[round];
+    uint32_t *x = input_u32(n, round), *back = child_alloc(n * sizeof *x);
+    size_t *off = child_alloc((n + 2) * sizeof *off), nseg = segments_of(n, off);
+    cl_ulong *o64 = child_alloc((nseg + 1) * sizeof *o64);
+    for (size_t g = 0; g <= nseg; g++)
+        o64[g] = off[g];
+    cl_int err;
+    cl_mem in = clCreateBuffer(env->cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                               n * sizeof *x, x, &err);
+    cl_mem ob = clCreateBuffer(env->cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                               (nseg + 1) * sizeof *o64, o64, &err);
+    cl_mem out = clCreateBuffer(env->cl, CL_MEM_READ_WRITE, n * sizeof *x, NULL, &err);
+    CHILD_ASSERT(in && ob && out);
+    cl_event done = (cl_event)&done;
+    gpgpu_status s = gpgpu_segmented_reduce_buffer(env->ctx, GPGPU_U32, GPGPU_SUM, in, 0, ob, 0,
+                                                   nseg, out, 0, 0, NULL, &done);
+    if (s != GPGPU_SUCCESS && done != NULL)
+        *why = "a failed gpgpu_segmented_reduce_buffer handed out an event";
+    if (s == GPGPU_SUCCESS) {
+        clEnqueueReadBuffer(env->queue, out, CL_TRUE, 0, nseg * sizeof *x, back, 1, &done,
+                            NULL);
+        clReleaseEvent(done);
+        for (size_t g = 0; !*why && g < nseg; g++)
+            if (back[g] != sum_u32(x + off[g], off[g + 1] - off[g]))
+                *why = "gpgpu_segmented_reduce_buffer gave a wrong sum";
+    }
+    if (s == GPGPU_SUCCESS && !*why) {
+        cl_ulong idx = 0;
+        s = gpgpu_reduce_index_buffer(env->ctx, GPGPU_U32, GPGPU_MIN, in, 0, n, out, 0, ob, 0,
+                                      0, NULL, NULL);
+        clFinish(env->queue);
+        if (s == GPGPU_SUCCESS) {
+            clEnqueueReadBuffer(env->queue, ob, CL_TRUE, 0, sizeof idx, &idx, 0, NULL, NULL);
+            for (size_t i = 0; i < n; i++)
+                if (x[i] < x[idx])
+                    *why = "gpgpu_reduce_index_buffer gave a wrong index";
+        }
+    }
+    if (s == GPGPU_SUCCESS && !*why) {
+        /* Keys i / 37 in the offsets buffer (as u32), runs of 37. */
+        cl_ulong runs = 0;
+        for (size_t i = 0; i < n; i++)
+            back[i] = (uint32_t)(i / 37);
+        cl_mem keys = clCreateBuffer(env->cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                     n * sizeof *x, back, &err);
+        cl_mem kout = clCreateBuffer(env->cl, CL_MEM_READ_WRITE, n * sizeof *x, NULL, &err);
+        CHILD_ASSERT(keys && kout);
+        s = gpgpu_reduce_by_key_buffer(env->ctx, GPGPU_U32, keys, 0, GPGPU_U32, GPGPU_SUM, in, 0,
+                                       n, kout, 0, out, 0, ob, 0, 0, NULL, NULL);
+        clFinish(env->queue);
+        if (s == GPGPU_SUCCESS) {
+            clEnqueueReadBuffer(env->queue, ob, CL_TRUE, 0, sizeof runs, &runs, 0, NULL, NULL);
+            clEnqueueReadBuffer(env->queue, out, CL_TRUE, 0, sizeof *x, back, 0, NULL, NULL);
+            if (runs != (n + 36) / 37 || back[0] != sum_u32(x, 37))
+                *why = "gpgpu_reduce_by_key_buffer gave wrong runs";
+        }
+        clReleaseMemObject(keys);
+        clReleaseMemObject(kout);
+    }
+    clFinish(env->queue);
+    clReleaseMemObject(in);
+    clReleaseMemObject(ob);
+    clReleaseMemObject(out);
+    free(x);
+    free(back);
+    free(off);
+    free(o64);
     return s;
 }
 
@@ -717,6 +867,10 @@ static const scenario scenarios[] = {
     {"partition", call_partition, 1, 0, ROUNDS, NULL},
     {"histogram_edges", call_histogram_edges, 0, 0, ROUNDS, NULL},
     {"sum_exact", call_sum_exact, 0, 0, ROUNDS, NULL},
+    {"segmented", call_segmented, 0, 0, ROUNDS, NULL},
+    {"reduce_index", call_reduce_index, 0, 0, ROUNDS, NULL},
+    {"by_key", call_by_key, 0, 0, ROUNDS, NULL},
+    {"segmented_buffer", call_segmented_buffer, 1, 0, ROUNDS, NULL},
 };
 enum { NSCENARIOS = sizeof scenarios / sizeof scenarios[0] };
 

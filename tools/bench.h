@@ -111,5 +111,7 @@ extern const bench_op bench_op_reduce, bench_op_scan, bench_op_sort, bench_op_so
     bench_op_histogram, bench_op_transform_reduce, bench_op_select;
 extern const bench_op bench_op_unique, bench_op_run_length_encode, bench_op_partition,
     bench_op_histogram_edges, bench_op_sum_exact;
+extern const bench_op bench_op_segmented_reduce, bench_op_segmented_scan,
+    bench_op_reduce_by_key, bench_op_scan_by_key, bench_op_argmin, bench_op_segmented_sort;
 
 #endif

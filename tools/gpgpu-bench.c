@@ -21,7 +21,10 @@ static const bench_op *const ops[] = {&bench_op_reduce, &bench_op_scan, &bench_o
                                       &bench_op_transform_reduce, &bench_op_select,
                                       &bench_op_unique, &bench_op_run_length_encode,
                                       &bench_op_partition, &bench_op_histogram_edges,
-                                      &bench_op_sum_exact};
+                                      &bench_op_sum_exact,
+                                      &bench_op_segmented_reduce, &bench_op_segmented_scan,
+                                      &bench_op_reduce_by_key, &bench_op_scan_by_key,
+                                      &bench_op_argmin, &bench_op_segmented_sort};
 enum { NOPS = sizeof ops / sizeof ops[0] };
 
 static const char *type_names[] = {"i32", "u32", "f32", "i64", "u64", "f64"};
@@ -460,8 +463,10 @@ static void usage(void)
             "narrow16|rgba8]\n"
             "                   [--api buffer|host|array] [--pinned] [--device D] [--repeat R]"
             " [--json]\n"
-            "OP: reduce scan sort sort_pairs histogram transform_reduce select; "
-            "unique run_length_encode partition histogram_edges sum_exact; "
+            "OP: reduce scan sort sort_pairs histogram transform_reduce select\n"
+            "    unique run_length_encode partition histogram_edges sum_exact\n"
+            "    segmented_reduce segmented_scan reduce_by_key scan_by_key argmin segmented_sort\n"
+            "    (--input segL: segments or runs of L elements); "
             "T: i32 u32 f32 i64 u64 f64\n"
             "--api buffer (default): the _buffer form on device buffers, timed by kernel events;\n"
             "--api host: the host-memory call on malloc'd arrays (--pinned: gpgpu_host_alloc),\n"

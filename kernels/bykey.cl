@@ -1,0 +1,54 @@
+/* bykey.cl - the runs of equal keys as segments (T is the key type, an
+   integer type, so == compares bit patterns).
+
+   bykey_heads marks the first element of each run; the host scans the
+   marks (inclusive sum: rank[i] = runs that start at or before i); then
+   bykey_scatter writes each run's start offset (and, when asked, its key)
+   at its rank, so that the segmented kernels can take the runs as
+   segments. Element layout as everywhere: a contiguous chunk per work item
+   on CPUs, adjacent items on adjacent elements on GPUs. */
+
+static inline int run_head(__global const T *keys, ulong i)
+{
+    return i == 0 || keys[i] != keys[i - 1];
+}
+
+#if CHUNKED
+#define FOR_ELEMENTS(i, n)                                                     \
+    const ulong items_ = get_global_size(0), per_ = ((n) + items_ - 1) / items_; \
+    const ulong end_ = min(get_global_id(0) * per_ + per_, (n));              \
+    for (ulong i = min(get_global_id(0) * per_, (n)); i < end_; i++)
+#else
+#define FOR_ELEMENTS(i, n) \
+    for (ulong i = get_global_id(0); i < (n); i += get_global_size(0))
+#endif
+
+__kernel void bykey_heads(__global const T *keys, ulong key_off, ulong n, __global uint *rank)
+{
+    keys += key_off;
+    FOR_ELEMENTS(i, n)
+        rank[i] = run_head(keys, i);
+}
+
+/* offs[r] = start of run r, offs[runs] = n; keys_out[kout_off + r] = its
+   key when with_keys; nruns[nruns_off] = runs. */
+__kernel void bykey_scatter(__global const T *keys, ulong key_off, ulong n,
+                            __global const uint *rank, __global ulong *offs,
+                            __global T *keys_out, ulong kout_off, int with_keys,
+                            __global ulong *nruns, ulong nruns_off)
+{
+    keys += key_off;
+    keys_out += kout_off;
+    nruns += nruns_off;
+    FOR_ELEMENTS(i, n) {
+        if (run_head(keys, i)) {
+            offs[rank[i] - 1] = i;
+            if (with_keys)
+                keys_out[rank[i] - 1] = keys[i];
+        }
+        if (i == n - 1) {
+            offs[rank[i]] = n;
+            *nruns = rank[i];
+        }
+    }
+}

@@ -1,0 +1,420 @@
+/* segmented.cl - reduce and scan per segment, and the extreme value's index.
+
+   Segments: offs[0 .. nseg] are non-decreasing element indices; segment s
+   is [offs[s], offs[s+1]). An offset v names element in[v - base] (the host
+   API copies only [offs[0], offs[nseg]) to the device and passes base =
+   offs[0]; the buffer API passes base = 0). Offsets read from the caller's
+   buffer are clamped to limit and a decreasing one gives an empty segment,
+   so that no offset can make a kernel reach outside its buffers.
+
+   Two strategies, chosen by the host from the average segment length:
+
+   - Short segments on a GPU: seg_reduce_items / seg_scan_items, one work
+     item per segment (a grid-stride loop over segments).
+   - Otherwise the elements [offs[0], offs[nseg]) are cut into `units` equal
+     chunks, a unit being a work item (CHUNKED: each owns a contiguous range,
+     as PoCL needs) or a work-group (GPUs: the group reads each segment's part
+     of its chunk with coalesced loads). Three launches:
+       seg_chunks  each unit walks the segments meeting its chunk: a segment
+                   inside the chunk is finished (reduce writes it); the part
+                   of a segment that began before the chunk (head) and of one
+                   that goes on past it (tail) are published, with flags;
+       seg_carry   one group scans the units' (reset, value) pairs, so that
+                   each unit learns the running value of the segment it
+                   continues (carry-in); reduce finishes the segments that
+                   end in a later chunk than they began;
+       seg_scan_chunks  (scan only) each unit scans its chunk again, its
+                   first segment seeded with its carry-in.
+   The combining order depends only on the offsets, n and the plan: float
+   results are reproducible. Operands stay in index order in the scans. */
+
+#ifndef BLOCK
+#define BLOCK 1024
+#endif
+
+/* Unit flags in the low bits of meta[k]; the segment id above them. */
+#define SEG_CONT 1u   /* the chunk's first segment began before the chunk */
+#define SEG_THRU 2u   /* ... and goes on past its end */
+
+#define OFF(s) min(offs[(s)], limit)
+
+/* First j in [0, nseg] with OFF(j) >= x (offsets non-decreasing). */
+static inline ulong lower_bound(__global const ulong *offs, ulong limit, ulong nseg, ulong x)
+{
+    ulong lo = 0, hi = nseg;
+    while (lo < hi) {
+        ulong mid = lo + (hi - lo) / 2;
+        if (OFF(mid) < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The first segment a chunk starting at b meets: the one containing b, or
+   the first (maybe empty) one starting at b. */
+static inline ulong first_segment(__global const ulong *offs, ulong limit, ulong nseg, ulong b)
+{
+    ulong j = lower_bound(offs, limit, nseg, b);
+    return (j > 0 && OFF(j) > b) ? j - 1 : j;
+}
+
+/* Serial reduce of x[lo, hi) in blocks (a float sum's rounding grows with
+   the block, not the whole range). */
+static inline T range_reduce(__global const T *x, ulong lo, ulong hi)
+{
+    T acc = IDENTITY;
+    T4 acc4 = (T4)(IDENTITY);
+    ulong i = lo;
+    for (; i + BLOCK <= hi; i += BLOCK) {
+        T4 block = (T4)(IDENTITY);
+        for (uint j = 0; j < BLOCK; j += 4)
+            block = COMBINE4(block, vload4(0, x + i + j));
+        acc4 = COMBINE4(acc4, block);
+    }
+    for (; i + 4 <= hi; i += 4)
+        acc4 = COMBINE4(acc4, vload4(0, x + i));
+    for (; i < hi; i++)
+        acc = COMBINE(acc, x[i]);
+    return COMBINE(FOLD4(acc4), acc);
+}
+
+/* Serial scan of x[lo, hi) into y, seeded with acc. */
+static inline void range_scan(__global const T *x, __global T *y, ulong lo, ulong hi, T acc,
+                              int inclusive)
+{
+    for (ulong i = lo; i < hi; i++) {
+        T v = x[i];
+        T next = COMBINE(acc, v);
+        y[i] = inclusive ? next : acc;
+        acc = next;
+    }
+}
+
+/* ---- one work item per segment -------------------------------------------- */
+
+__kernel void seg_reduce_items(__global const T *in, ulong in_off, __global const ulong *offs,
+                               ulong offs_off, ulong nseg, ulong base, ulong limit,
+                               __global T *out, ulong out_off)
+{
+    in += in_off;
+    offs += offs_off;
+    for (ulong s = get_global_id(0); s < nseg; s += get_global_size(0)) {
+        ulong lo = OFF(s), hi = max(lo, OFF(s + 1));
+        out[out_off + s] = range_reduce(in, lo - base, hi - base);
+    }
+}
+
+__kernel void seg_scan_items(__global const T *in, ulong in_off, __global const ulong *offs,
+                             ulong offs_off, ulong nseg, ulong base, ulong limit,
+                             __global T *out, ulong out_off, int inclusive)
+{
+    in += in_off;
+    out += out_off;
+    offs += offs_off;
+    for (ulong s = get_global_id(0); s < nseg; s += get_global_size(0)) {
+        ulong lo = OFF(s), hi = max(lo, OFF(s + 1));
+        range_scan(in, out, lo - base, hi - base, IDENTITY, inclusive);
+    }
+}
+
+/* ---- chunks: pass 1 -------------------------------------------------------- */
+
+/* The chunk [*b, *e) of unit k of units over [offs[0], offs[nseg]). */
+static inline void chunk_of(__global const ulong *offs, ulong limit, ulong nseg, ulong units,
+                            ulong k, ulong *b, ulong *e)
+{
+    ulong o0 = OFF(0), total = max(o0, OFF(nseg)) - o0;
+    ulong per = (total + units - 1) / units;
+    *b = o0 + min(k * per, total);
+    *e = o0 + min(k * per + per, total);
+}
+
+#if CHUNKED
+#define UNIT get_global_id(0)
+#define UNITS get_global_size(0)
+#define UNIT_LEAD 1                       /* the item that writes for its unit */
+#else
+#define UNIT get_group_id(0)
+#define UNITS get_num_groups(0)
+#define UNIT_LEAD (get_local_id(0) == 0)
+#endif
+
+/* The reduce of x[lo, hi) by the whole unit (every item gets it). */
+#if CHUNKED
+#define UNIT_REDUCE(x, lo, hi, tree) range_reduce((x), (lo), (hi))
+#else
+static inline T group_range_reduce(__global const T *x, ulong lo, ulong hi, __local T *tree)
+{
+    T acc = IDENTITY;
+    for (ulong i = lo + get_local_id(0); i < hi; i += WG)
+        acc = COMBINE(acc, x[i]);
+    return group_reduce(acc, tree);
+}
+#define UNIT_REDUCE(x, lo, hi, tree) group_range_reduce((x), (lo), (hi), (tree))
+#endif
+
+/* part[k] is the head value of unit k, part[units + k] its tail value. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void seg_chunks(__global const T *in, ulong in_off, __global const ulong *offs, ulong offs_off,
+                ulong nseg, ulong base, ulong limit, __global T *out, ulong out_off,
+                int write_out, int end_empties, __global T *part, __global ulong *meta)
+{
+#if !CHUNKED
+    __local T tree[WG];
+#endif
+    in += in_off;
+    offs += offs_off;
+    const ulong k = UNIT, units = UNITS;
+    const int last = k == units - 1;
+    ulong b, e;
+    chunk_of(offs, limit, nseg, units, k, &b, &e);
+    T head = IDENTITY, tail = IDENTITY;
+    ulong m = 0;
+    for (ulong s = first_segment(offs, limit, nseg, b); s < nseg; s++) {
+        ulong so = OFF(s), se = max(so, OFF(s + 1));
+        /* Empty segments at the very end belong to the last unit (reduce;
+           end_empties 0: they are padding, see bykey.c). */
+        if (so >= e && !(last && write_out && end_empties))
+            break;
+        ulong lo = max(so, b), hi = max(lo, min(se, e));
+        T r = UNIT_REDUCE(in, lo - base, hi - base, tree);
+        if (so >= b && se <= e) {
+            if (write_out && UNIT_LEAD)
+                out[out_off + s] = r;
+        } else if (so < b) {
+            head = r;
+            m = s << 2 | SEG_CONT | (se > e ? SEG_THRU : 0u);
+        } else {
+            tail = r;
+        }
+    }
+    if (UNIT_LEAD) {
+        part[k] = head;
+        part[units + k] = tail;
+        meta[k] = m;
+    }
+}
+
+/* ---- pass 2: carries across units, by one group ---------------------------- */
+
+/* Inclusive scan across the group of (reset, v) pairs: a set reset drops
+   what came before. Every item must call it. */
+static inline T group_seg_scan(uint *reset, T v, __local T *lv, __local uint *lr)
+{
+    const uint lid = get_local_id(0);
+    lv[lid] = v;
+    lr[lid] = *reset;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint d = 1; d < WG; d <<= 1) {
+        T pv = v;
+        uint pr = 1;
+        if (lid >= d) {
+            pv = lv[lid - d];
+            pr = lr[lid - d];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid >= d) {
+            v = *reset ? v : COMBINE(pv, v);
+            *reset |= pr;
+        }
+        lv[lid] = v;
+        lr[lid] = *reset;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    return v;
+}
+
+/* Launched as one group. A unit's carry-out is the running value of the
+   segment that goes on past its chunk: carry-in + head when the chunk lies
+   inside one segment (THRU), else its tail. Scan: part[k] becomes unit k's
+   carry-in. Reduce: a segment that ends in unit k's chunk after beginning
+   in an earlier one is written as carry-in + head. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void seg_carry(__global T *part, __global const ulong *meta, ulong units, __global T *out,
+               ulong out_off, int write_out)
+{
+    __local T lv[WG];
+    __local uint lr[WG];
+    const uint lid = get_local_id(0);
+    T carry = IDENTITY;
+    for (ulong first = 0; first < units; first += WG) {
+        const ulong k = first + lid;
+        const ulong m = k < units ? meta[k] : 0;
+        const T head = k < units ? part[k] : IDENTITY;
+        uint reset = (m & SEG_THRU) == 0;
+        T v = k < units ? ((m & SEG_THRU) ? head : part[units + k]) : IDENTITY;
+        T r = group_seg_scan(&reset, v, lv, lr);
+        T carry_out = reset ? r : COMBINE(carry, r);
+        lv[lid] = carry_out;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        T carry_in = lid ? lv[lid - 1] : carry;
+        T next = lv[WG - 1];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (m & SEG_CONT) {
+            if (!write_out)
+                part[k] = carry_in;
+            else if (!(m & SEG_THRU))
+                out[out_off + (m >> 2)] = COMBINE(carry_in, head);
+        }
+        carry = next;
+    }
+}
+
+/* ---- pass 3 (scan): each unit scans its chunk ------------------------------ */
+
+#if !CHUNKED
+/* Inclusive scan of one value per item across the group (Hillis-Steele). */
+static inline T group_scan_incl(T v, __local T *lv)
+{
+    const uint lid = get_local_id(0);
+    lv[lid] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint d = 1; d < WG; d <<= 1) {
+        T p = lid >= d ? lv[lid - d] : IDENTITY;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid >= d)
+            v = COMBINE(p, v);
+        lv[lid] = v;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    return v;
+}
+
+/* The group scans x[lo, hi) into y in tiles of WG, seeded with acc. */
+static inline void group_range_scan(__global const T *x, __global T *y, ulong lo, ulong hi,
+                                    T acc, int inclusive, __local T *lv)
+{
+    const uint lid = get_local_id(0);
+    for (ulong t = lo; t < hi; t += WG) {
+        const ulong i = t + lid;
+        T v = i < hi ? x[i] : IDENTITY;
+        T incl = group_scan_incl(v, lv);
+        T excl = lid ? lv[lid - 1] : IDENTITY;
+        T total = lv[WG - 1];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (i < hi)
+            y[i] = COMBINE(acc, inclusive ? incl : excl);
+        acc = COMBINE(acc, total);
+    }
+}
+#endif
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void seg_scan_chunks(__global const T *in, ulong in_off, __global const ulong *offs,
+                     ulong offs_off, ulong nseg, ulong base, ulong limit, __global T *out,
+                     ulong out_off, int inclusive, __global const T *part)
+{
+#if !CHUNKED
+    __local T lv[WG];
+#endif
+    in += in_off;
+    out += out_off;
+    offs += offs_off;
+    const ulong k = UNIT, units = UNITS;
+    ulong b, e;
+    chunk_of(offs, limit, nseg, units, k, &b, &e);
+    for (ulong s = first_segment(offs, limit, nseg, b); s < nseg; s++) {
+        ulong so = OFF(s), se = max(so, OFF(s + 1));
+        if (so >= e)
+            break;
+        ulong lo = max(so, b), hi = max(lo, min(se, e));
+        T acc = so < b ? part[k] : IDENTITY;
+#if CHUNKED
+        range_scan(in, out, lo - base, hi - base, acc, inclusive);
+#else
+        group_range_scan(in, out, lo - base, hi - base, acc, inclusive, lv);
+#endif
+    }
+}
+
+/* ---- argmin / argmax -------------------------------------------------------- */
+
+/* OP_ID 1 (MIN) or 2 (MAX). NONE marks "no element yet" (and a NaN). */
+#define NONE ULONG_MAX
+#if T_IS_FLOAT
+#define IS_NUMBER(v) ((v) == (v))
+#else
+#define IS_NUMBER(v) 1
+#endif
+#if OP_ID == 2
+#define BEATS(a, b) ((a) > (b))
+#else
+#define BEATS(a, b) ((a) < (b))
+#endif
+
+/* Does (v2, i2) replace (v1, i1)? The better value, then the lower index. */
+static inline int index_better(T v1, ulong i1, T v2, ulong i2)
+{
+    return i2 != NONE && (i1 == NONE || BEATS(v2, v1) || (v2 == v1 && i2 < i1));
+}
+
+/* Pass 0 (has_idx 0) reduces in[off, off + n) to one (value,
+   index) per group; pass 1 (has_idx 1) the partials of pass 0 with their
+   indices idx[]. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void index_pass(__global const T *in, ulong off, ulong n, __global const ulong *idx,
+                int has_idx, __global T *out, ulong out_off, __global ulong *out_idx,
+                ulong idx_off)
+{
+    __local T tv[WG];
+    __local ulong ti[WG];
+    in += off;
+    const ulong gid = get_global_id(0), items = get_global_size(0);
+    const uint lid = get_local_id(0);
+    T best = IDENTITY;
+    ulong at = NONE;
+#if CHUNKED
+    const ulong per = (n + items - 1) / items;
+    const ulong begin = min(gid * per, n), end = min(begin + per, n);
+    if (!has_idx) {
+        /* Blocks in vector loads: the block's extreme first (MIN/MAX skip
+           NaN), then, only when it beats the best so far, its first
+           position, found while the block is still in cache. */
+        for (ulong blk = begin; blk < end; blk += BLOCK) {
+            const ulong bend = min(blk + BLOCK, end);
+            T4 m4 = (T4)(IDENTITY);
+            ulong i = blk;
+            for (; i + 4 <= bend; i += 4)
+                m4 = COMBINE4(m4, vload4(0, in + i));
+            T m = FOLD4(m4);
+            for (; i < bend; i++)
+                m = COMBINE(m, in[i]);
+            if (at != NONE && !BEATS(m, best))
+                continue;
+            for (i = blk; i < bend; i++)
+                if (in[i] == m) {
+                    best = m;
+                    at = i;
+                    break;
+                }
+        }
+    }
+    for (ulong i = has_idx ? begin : end; i < end; i++) {
+#else
+    for (ulong i = gid; i < n; i += items) {
+#endif
+        T v = in[i];
+        /* A NaN takes no part; a partial of pass 0 may be NONE. */
+        ulong j = has_idx ? idx[i] : (IS_NUMBER(v) ? i : NONE);
+        if (index_better(best, at, v, j)) {
+            best = v;
+            at = j;
+        }
+    }
+    tv[lid] = best;
+    ti[lid] = at;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint s = WG / 2; s > 0; s >>= 1) {
+        if (lid < s && index_better(tv[lid], ti[lid], tv[lid + s], ti[lid + s])) {
+            tv[lid] = tv[lid + s];
+            ti[lid] = ti[lid + s];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) {
+        out[out_off + get_group_id(0)] = tv[0];
+        out_idx[idx_off + get_group_id(0)] = ti[0];
+    }
+}

@@ -1,0 +1,303 @@
+/*
+ * bykey.c - gpgpu_reduce_by_key and gpgpu_scan_by_key: the runs of equal
+ * keys become segments (kernels/bykey.cl: run heads, an inclusive scan of
+ * them with the library's scan, each run's start scattered to its rank),
+ * then the segmented reduce or scan of segmented.c runs over the values.
+ * The host API reads the number of runs back between the two; the _buffer
+ * forms, which never block, run the segmented pass over n segments: the
+ * start offsets past the last run are all n (filled first), so the padding
+ * segments are empty and the chunked path skips them (pad_end).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "segmented.h"
+
+static int key_type_ok(gpgpu_type t)
+{
+    return t == GPGPU_I32 || t == GPGPU_U32 || t == GPGPU_I64 || t == GPGPU_U64;
+}
+
+/* Do [a, a + abytes) and [b, b + bbytes) share a byte? */
+static int overlap(const void *a, size_t abytes, const void *b, size_t bbytes)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return abytes && bbytes && x < y + bbytes && y < x + abytes;
+}
+
+/* Where the runs go: run starts (offs, n + 1 cl_ulong: run r's start at r,
+   n after the last), the runs' keys (kout, NULL for none) and their count
+   (one cl_ulong at nruns[nruns_off]). */
+typedef struct {
+    cl_mem offs, kout, nruns;
+    cl_ulong kout_off, nruns_off;
+} runs_out;
+
+/* The runs of keys[key_off .. +n) on the device, n > 0. rank is n cl_uint
+   of scratch. */
+static gpgpu_status runs_find(gpgpu_context *ctx, gpgpu_type key_type, cl_mem keys,
+                              cl_ulong key_off, size_t n, cl_mem rank, const runs_out *ro)
+{
+    char opts[512];
+    const char *extra = NULL;
+    gpgpu__program *prog;
+    GPGPU__TRY(gpgpu__type_op_options(ctx, key_type, GPGPU_SUM, opts, sizeof opts, &extra));
+    GPGPU__TRY(gpgpu__program_get(ctx, "bykey", NULL, opts, &prog));
+    const size_t wg = ctx->tune.wg, most = (ctx->tune.chunked ? 1 : 16) * ctx->tune.groups;
+    size_t groups = (n + wg - 1) / wg;
+    if (groups > most)
+        groups = most;
+    cl_ulong count = n;
+    cl_int with_keys = ro->kout != NULL;
+    cl_mem kout = ro->kout ? ro->kout : keys;
+    GPGPU__TRY(gpgpu__run(ctx, prog, "bykey_heads", groups * wg, wg, GPGPU__ARG(keys),
+                          GPGPU__ARG(key_off), GPGPU__ARG(count), GPGPU__ARG(rank),
+                          GPGPU__END));
+    GPGPU__TRY(gpgpu__scan_enqueue(ctx, GPGPU_U32, GPGPU_SUM, GPGPU_INCLUSIVE, rank, 0, rank, 0,
+                                   n, NULL, 0));
+    return gpgpu__run(ctx, prog, "bykey_scatter", groups * wg, wg, GPGPU__ARG(keys),
+                      GPGPU__ARG(key_off), GPGPU__ARG(count), GPGPU__ARG(rank),
+                      GPGPU__ARG(ro->offs), GPGPU__ARG(kout), GPGPU__ARG(ro->kout_off),
+                      GPGPU__ARG(with_keys), GPGPU__ARG(ro->nruns), GPGPU__ARG(ro->nruns_off),
+                      GPGPU__END);
+}
+
+static gpgpu_status n_fits(gpgpu_context *ctx, size_t n)
+{
+    if (n > UINT32_MAX)
+        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
+                           "n = %zu: the by-key primitives take at most 2^32 - 1 elements "
+                           "on an OpenCL device", n);
+    return GPGPU_SUCCESS;
+}
+
+/* The device half of both host entry points, ctx locked. reduce: keys_out
+   and values_out get the runs' keys and values, *nruns their number (read
+   back between the passes, so that the segmented reduce runs over exactly
+   the runs); scan: out gets the values scanned per run. */
+static gpgpu_status bykey_host_api(gpgpu_context *ctx, gpgpu_type key_type, const void *keys,
+                                   gpgpu_type value_type, gpgpu_op op, int scan,
+                                   gpgpu_scan_kind kind, const void *values, size_t n,
+                                   void *keys_out, void *out, size_t *nruns)
+{
+    const size_t ksize = gpgpu__type(key_type)->size, vsize = gpgpu__type(value_type)->size;
+    GPGPU__TRY(gpgpu__type_supported(ctx, key_type));
+    GPGPU__TRY(gpgpu__check_type_op(ctx, value_type, op));
+    if (n == 0)
+        return GPGPU_SUCCESS;
+    GPGPU__TRY(n_fits(ctx, n));
+    cl_mem kbuf, vbuf, rank, vout;
+    runs_out ro = { NULL, NULL, NULL, 0, 0 };
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_KEYS, n * ksize, &kbuf));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, n * vsize, &vbuf));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_COUNTS, n * sizeof(cl_uint), &rank));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_VALUES, (n + 1) * sizeof(cl_ulong),
+                              &ro.offs));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_OUT, sizeof(cl_ulong), &ro.nruns));
+    if (!scan)
+        GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_AUX, n * ksize, &ro.kout));
+    GPGPU__TRY(gpgpu__write(ctx, kbuf, 0, n * ksize, keys));
+    GPGPU__TRY(gpgpu__write(ctx, vbuf, 0, n * vsize, values));
+    GPGPU__TRY(runs_find(ctx, key_type, kbuf, 0, n, rank, &ro));
+    cl_ulong runs;
+    GPGPU__TRY(gpgpu__read(ctx, ro.nruns, 0, sizeof runs, &runs));
+    if (scan) {
+        vout = vbuf; /* in place: each element is read before it is written */
+    } else {
+        /* The count in the OUT slot has been read: the slot may grow. */
+        GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_OUT, runs * vsize, &vout));
+    }
+    gpgpu__segments sg = { vbuf, 0, ro.offs, 0, runs, 0, n, vout, 0, n / runs, 0 };
+    GPGPU__TRY(gpgpu__segmented_enqueue(ctx, value_type, op, scan, kind, &sg));
+    if (scan)
+        return gpgpu__read(ctx, vout, 0, n * vsize, out);
+    GPGPU__TRY(gpgpu__read(ctx, ro.kout, 0, runs * ksize, keys_out));
+    GPGPU__TRY(gpgpu__read(ctx, vout, 0, runs * vsize, out));
+    *nruns = (size_t)runs;
+    return GPGPU_SUCCESS;
+}
+
+/* Checks both entry points share. */
+static gpgpu_status bykey_check(gpgpu_context *ctx, gpgpu_type key_type, const void *keys,
+                                gpgpu_type value_type, gpgpu_op op, const void *values,
+                                size_t n)
+{
+    GPGPU__CHECK_ARG(NULL, ctx != NULL);
+    GPGPU__CHECK_ARG(ctx, key_type_ok(key_type));
+    GPGPU__CHECK_ARG(ctx, gpgpu__type(value_type) != NULL);
+    GPGPU__CHECK_ARG(ctx, GPGPU__VALID_OP(op));
+    GPGPU__CHECK_ARG(ctx, n == 0 || (keys != NULL && values != NULL));
+    GPGPU__CHECK_ARG(ctx, n <= PTRDIFF_MAX / 8 - 1);
+    GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(keys, key_type) && GPGPU__ALIGNED(values, value_type));
+    return GPGPU_SUCCESS;
+}
+
+gpgpu_status gpgpu_reduce_by_key(gpgpu_context *ctx, gpgpu_type key_type, const void *keys,
+                                 gpgpu_type value_type, gpgpu_op op, const void *values,
+                                 size_t n, void *keys_out, void *values_out, size_t *nruns)
+{
+    GPGPU__TRY(bykey_check(ctx, key_type, keys, value_type, op, values, n));
+    GPGPU__CHECK_ARG(ctx, nruns != NULL);
+    GPGPU__CHECK_ARG(ctx, n == 0 || (keys_out != NULL && values_out != NULL));
+    GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(keys_out, key_type) &&
+                              GPGPU__ALIGNED(values_out, value_type));
+    const size_t kb = n * gpgpu__type(key_type)->size, vb = n * gpgpu__type(value_type)->size;
+    GPGPU__CHECK_ARG(ctx, !overlap(keys_out, kb, keys, kb) && !overlap(keys_out, kb, values, vb) &&
+                              !overlap(values_out, vb, keys, kb) &&
+                              !overlap(values_out, vb, values, vb) &&
+                              !overlap(keys_out, kb, values_out, vb));
+    if (ctx->host) {
+        if (op >= GPGPU_OP_USER)
+            return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
+                               "user-defined operators need an OpenCL device");
+        *nruns = gpgpu__host_reduce_by_key(key_type, keys, value_type, op, values, n, keys_out,
+                                           values_out);
+        return GPGPU_SUCCESS;
+    }
+    size_t runs = 0;
+    gpgpu__lock(ctx);
+    gpgpu__begin(ctx, 0, NULL, NULL);
+    gpgpu_status s = gpgpu__host_call_end(ctx, "gpgpu_reduce_by_key",
+                                          bykey_host_api(ctx, key_type, keys, value_type, op, 0,
+                                                         GPGPU_EXCLUSIVE, values, n, keys_out,
+                                                         values_out, &runs));
+    if (s == GPGPU_SUCCESS)
+        *nruns = runs;
+    return s;
+}
+
+gpgpu_status gpgpu_scan_by_key(gpgpu_context *ctx, gpgpu_type key_type, const void *keys,
+                               gpgpu_type value_type, gpgpu_op op, gpgpu_scan_kind kind,
+                               const void *values, void *out, size_t n)
+{
+    GPGPU__TRY(bykey_check(ctx, key_type, keys, value_type, op, values, n));
+    GPGPU__CHECK_ARG(ctx, kind == GPGPU_EXCLUSIVE || kind == GPGPU_INCLUSIVE);
+    GPGPU__CHECK_ARG(ctx, out != NULL || n == 0);
+    GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(out, value_type));
+    const size_t kb = n * gpgpu__type(key_type)->size, vb = n * gpgpu__type(value_type)->size;
+    GPGPU__CHECK_ARG(ctx, (out == values || !overlap(out, vb, values, vb)) &&
+                              !overlap(out, vb, keys, kb));
+    if (ctx->host) {
+        if (op >= GPGPU_OP_USER)
+            return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
+                               "user-defined operators need an OpenCL device");
+        gpgpu__host_scan_by_key(key_type, keys, value_type, op, kind, values, out, n);
+        return GPGPU_SUCCESS;
+    }
+    gpgpu__lock(ctx);
+    gpgpu__begin(ctx, 0, NULL, NULL);
+    return gpgpu__host_call_end(ctx, "gpgpu_scan_by_key",
+                                bykey_host_api(ctx, key_type, keys, value_type, op, 1, kind,
+                                               values, n, NULL, out, NULL));
+}
+
+/* ---- device buffers ---------------------------------------------------------- */
+
+/* The device half of both _buffer forms, ctx locked. */
+static gpgpu_status bykey_buffers(gpgpu_context *ctx, gpgpu_type key_type, cl_mem keys,
+                                  size_t keys_offset, gpgpu_type value_type, gpgpu_op op,
+                                  int scan, gpgpu_scan_kind kind, cl_mem values,
+                                  size_t values_offset, size_t n, cl_mem out, size_t out_offset,
+                                  runs_out *ro)
+{
+    GPGPU__TRY(gpgpu__type_supported(ctx, key_type));
+    GPGPU__TRY(gpgpu__check_type_op(ctx, value_type, op));
+    GPGPU__TRY(n_fits(ctx, n));
+    if (n == 0) {
+        cl_ulong zero = 0;
+        return ro->nruns ? gpgpu__fill(ctx, ro->nruns, ro->nruns_off * sizeof zero, sizeof zero,
+                                       &zero, sizeof zero)
+                         : GPGPU_SUCCESS;
+    }
+    cl_mem rank;
+    cl_ulong end = n;
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_COUNTS, n * sizeof(cl_uint), &rank));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_VALUES, (n + 2) * sizeof(cl_ulong),
+                              &ro->offs));
+    if (!ro->nruns) { /* scan: the count goes after the offsets */
+        ro->nruns = ro->offs;
+        ro->nruns_off = n + 1;
+    }
+    GPGPU__TRY(gpgpu__fill(ctx, ro->offs, 0, (n + 1) * sizeof end, &end, sizeof end));
+    GPGPU__TRY(runs_find(ctx, key_type, keys, keys_offset, n, rank, ro));
+    gpgpu__segments sg = { values, values_offset, ro->offs, 0, n, 0, n, out, out_offset, 1, 1 };
+    return gpgpu__segmented_enqueue(ctx, value_type, op, scan, kind, &sg);
+}
+
+gpgpu_status gpgpu_reduce_by_key_buffer(gpgpu_context *ctx, gpgpu_type key_type, cl_mem keys,
+                                        size_t keys_offset, gpgpu_type value_type, gpgpu_op op,
+                                        cl_mem values, size_t values_offset, size_t n,
+                                        cl_mem keys_out, size_t keys_out_offset,
+                                        cl_mem values_out, size_t values_out_offset,
+                                        cl_mem nruns, size_t nruns_offset, cl_uint num_wait,
+                                        const cl_event *wait, cl_event *done)
+{
+    if (done)
+        *done = NULL;
+    GPGPU__CHECK_ARG(NULL, ctx != NULL);
+    GPGPU__CHECK_ARG(ctx, key_type_ok(key_type));
+    GPGPU__CHECK_ARG(ctx, gpgpu__type(value_type) != NULL);
+    GPGPU__CHECK_ARG(ctx, GPGPU__VALID_OP(op));
+    GPGPU__CHECK_ARG(ctx, n == 0 || (keys && values && keys_out && values_out));
+    GPGPU__CHECK_ARG(ctx, nruns != NULL);
+    GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
+    if (ctx->host)
+        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED, "%s: no OpenCL device", __func__);
+    const size_t ks = gpgpu__type(key_type)->size, vs = gpgpu__type(value_type)->size;
+    if (n > 0) {
+        GPGPU__TRY(gpgpu__check_range(ctx, __func__, "keys", keys, keys_offset, n, ks));
+        GPGPU__TRY(gpgpu__check_range(ctx, __func__, "values", values, values_offset, n, vs));
+        GPGPU__TRY(gpgpu__check_range(ctx, __func__, "keys_out", keys_out, keys_out_offset, n,
+                                      ks));
+        GPGPU__TRY(gpgpu__check_range(ctx, __func__, "values_out", values_out,
+                                      values_out_offset, n, vs));
+    }
+    GPGPU__TRY(gpgpu__check_range(ctx, __func__, "nruns", nruns, nruns_offset, 1,
+                                  sizeof(cl_ulong)));
+    runs_out ro = { NULL, keys_out, nruns, keys_out_offset, nruns_offset };
+    gpgpu__lock(ctx);
+    gpgpu__begin(ctx, num_wait, wait, done);
+    gpgpu_status s = bykey_buffers(ctx, key_type, keys, keys_offset, value_type, op, 0,
+                                   GPGPU_EXCLUSIVE, values, values_offset, n, values_out,
+                                   values_out_offset, &ro);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__end(ctx, done);
+    gpgpu__unlock(ctx);
+    return s;
+}
+
+gpgpu_status gpgpu_scan_by_key_buffer(gpgpu_context *ctx, gpgpu_type key_type, cl_mem keys,
+                                      size_t keys_offset, gpgpu_type value_type, gpgpu_op op,
+                                      gpgpu_scan_kind kind, cl_mem values, size_t values_offset,
+                                      cl_mem out, size_t out_offset, size_t n,
+                                      cl_uint num_wait, const cl_event *wait, cl_event *done)
+{
+    if (done)
+        *done = NULL;
+    GPGPU__CHECK_ARG(NULL, ctx != NULL);
+    GPGPU__CHECK_ARG(ctx, key_type_ok(key_type));
+    GPGPU__CHECK_ARG(ctx, gpgpu__type(value_type) != NULL);
+    GPGPU__CHECK_ARG(ctx, GPGPU__VALID_OP(op));
+    GPGPU__CHECK_ARG(ctx, kind == GPGPU_EXCLUSIVE || kind == GPGPU_INCLUSIVE);
+    GPGPU__CHECK_ARG(ctx, n == 0 || (keys && values && out));
+    GPGPU__CHECK_ARG(ctx, values != out || values_offset == out_offset);
+    GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
+    if (ctx->host)
+        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED, "%s: no OpenCL device", __func__);
+    const size_t ks = gpgpu__type(key_type)->size, vs = gpgpu__type(value_type)->size;
+    if (n > 0) {
+        GPGPU__TRY(gpgpu__check_range(ctx, __func__, "keys", keys, keys_offset, n, ks));
+        GPGPU__TRY(gpgpu__check_range(ctx, __func__, "values", values, values_offset, n, vs));
+        GPGPU__TRY(gpgpu__check_range(ctx, __func__, "out", out, out_offset, n, vs));
+    }
+    runs_out ro = { NULL, NULL, NULL, 0, 0 };
+    gpgpu__lock(ctx);
+    gpgpu__begin(ctx, num_wait, wait, done);
+    gpgpu_status s = bykey_buffers(ctx, key_type, keys, keys_offset, value_type, op, 1, kind,
+                                   values, values_offset, n, out, out_offset, &ro);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__end(ctx, done);
+    gpgpu__unlock(ctx);
+    return s;
+}

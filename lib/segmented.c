@@ -1,0 +1,462 @@
+/*
+ * segmented.c - gpgpu_segmented_reduce, gpgpu_segmented_scan,
+ * gpgpu_reduce_index and their _buffer forms: argument checks, plan,
+ * program, passes (kernels/segmented.cl says how the passes split the work).
+ *
+ * Strategy by segment length: on a GPU, segments averaging fewer than
+ * ITEM_SEG_MAX elements get one work item each; otherwise (and always on a
+ * CPU) the elements are cut into equal chunks, one per work-group (GPU) or
+ * work item (CPU), so that a long segment is shared by many units and many
+ * short ones are walked by one.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "segmented.h"
+
+/* GPUs: below this average length a segment is one work item's. */
+enum { ITEM_SEG_MAX = 32 };
+/* Elements a unit should have at least: CPUs per work item, GPUs per
+   work-group item (a group's chunk is WG times that). */
+enum { MIN_PER_ITEM = 1024, MIN_PER_GROUP_ITEM = 16 };
+
+gpgpu_status gpgpu__check_type_op(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op)
+{
+    char opts[512];
+    const char *extra = NULL;
+    return gpgpu__type_op_options(ctx, t, op, opts, sizeof opts, &extra);
+}
+
+static gpgpu_status seg_program(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
+                                gpgpu__program **prog)
+{
+    char opts[512];
+    const char *extra = NULL;
+    GPGPU__TRY(gpgpu__type_op_options(ctx, t, op, opts, sizeof opts, &extra));
+    return gpgpu__program_get(ctx, "segmented", extra, opts, prog);
+}
+
+static size_t div_up(size_t a, size_t b)
+{
+    return a / b + (a % b != 0);
+}
+
+/* Units (work items on a CPU, groups on a GPU) for about total elements. */
+static size_t seg_units(const gpgpu_context *ctx, size_t total)
+{
+    const size_t wg = ctx->tune.wg;
+    if (ctx->tune.chunked) {
+        size_t groups = div_up(total, wg * MIN_PER_ITEM);
+        if (groups > ctx->tune.groups)
+            groups = ctx->tune.groups;
+        return wg * (groups ? groups : 1);
+    }
+    size_t groups = div_up(total, wg * MIN_PER_GROUP_ITEM);
+    if (groups > 4 * ctx->tune.groups)
+        groups = 4 * ctx->tune.groups;
+    return groups ? groups : 1;
+}
+
+gpgpu_status gpgpu__segmented_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
+                                      int scan, gpgpu_scan_kind kind,
+                                      const gpgpu__segments *sg)
+{
+    if (sg->nseg == 0)
+        return GPGPU_SUCCESS;
+    gpgpu__program *prog;
+    GPGPU__TRY(seg_program(ctx, t, op, &prog));
+    const size_t wg = ctx->tune.wg, size = gpgpu__type(t)->size;
+    cl_int inclusive = kind == GPGPU_INCLUSIVE, write_out = !scan, end_empties = !sg->pad_end;
+    if (!ctx->tune.chunked && !sg->pad_end && sg->avg_len < ITEM_SEG_MAX) {
+        size_t groups = div_up(sg->nseg, wg);
+        if (groups > 16 * ctx->tune.groups)
+            groups = 16 * ctx->tune.groups;
+        if (scan)
+            return gpgpu__run(ctx, prog, "seg_scan_items", groups * wg, wg,
+                              GPGPU__ARG(sg->in), GPGPU__ARG(sg->in_off), GPGPU__ARG(sg->offs),
+                              GPGPU__ARG(sg->offs_off), GPGPU__ARG(sg->nseg),
+                              GPGPU__ARG(sg->base), GPGPU__ARG(sg->limit),
+                              GPGPU__ARG(sg->out), GPGPU__ARG(sg->out_off),
+                              GPGPU__ARG(inclusive), GPGPU__END);
+        return gpgpu__run(ctx, prog, "seg_reduce_items", groups * wg, wg, GPGPU__ARG(sg->in),
+                          GPGPU__ARG(sg->in_off), GPGPU__ARG(sg->offs),
+                          GPGPU__ARG(sg->offs_off), GPGPU__ARG(sg->nseg),
+                          GPGPU__ARG(sg->base), GPGPU__ARG(sg->limit), GPGPU__ARG(sg->out),
+                          GPGPU__ARG(sg->out_off), GPGPU__END);
+    }
+    const cl_ulong units = seg_units(ctx, sg->avg_len * sg->nseg);
+    const size_t global = ctx->tune.chunked ? units : units * wg;
+    cl_mem part, meta;
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS, 2 * units * size, &part));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS2, units * sizeof(cl_ulong), &meta));
+    GPGPU__TRY(gpgpu__run(ctx, prog, "seg_chunks", global, wg, GPGPU__ARG(sg->in),
+                          GPGPU__ARG(sg->in_off), GPGPU__ARG(sg->offs),
+                          GPGPU__ARG(sg->offs_off), GPGPU__ARG(sg->nseg), GPGPU__ARG(sg->base),
+                          GPGPU__ARG(sg->limit), GPGPU__ARG(sg->out), GPGPU__ARG(sg->out_off),
+                          GPGPU__ARG(write_out), GPGPU__ARG(end_empties), GPGPU__ARG(part),
+                          GPGPU__ARG(meta), GPGPU__END));
+    GPGPU__TRY(gpgpu__run(ctx, prog, "seg_carry", wg, wg, GPGPU__ARG(part), GPGPU__ARG(meta),
+                          GPGPU__ARG(units), GPGPU__ARG(sg->out), GPGPU__ARG(sg->out_off),
+                          GPGPU__ARG(write_out), GPGPU__END));
+    if (!scan)
+        return GPGPU_SUCCESS;
+    return gpgpu__run(ctx, prog, "seg_scan_chunks", global, wg, GPGPU__ARG(sg->in),
+                      GPGPU__ARG(sg->in_off), GPGPU__ARG(sg->offs), GPGPU__ARG(sg->offs_off),
+                      GPGPU__ARG(sg->nseg), GPGPU__ARG(sg->base), GPGPU__ARG(sg->limit),
+                      GPGPU__ARG(sg->out), GPGPU__ARG(sg->out_off), GPGPU__ARG(inclusive),
+                      GPGPU__ARG(part), GPGPU__END);
+}
+
+/* ---- host memory ------------------------------------------------------------- */
+
+gpgpu_status gpgpu__offsets_check(gpgpu_context *ctx, const char *func, gpgpu_type t,
+                                  const size_t *offsets, size_t nseg, size_t *total)
+{
+    *total = 0;
+    if (nseg == 0)
+        return GPGPU_SUCCESS;
+    for (size_t s = 0; s < nseg; s++)
+        if (offsets[s + 1] < offsets[s])
+            return gpgpu__fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+                               "%s: offsets[%zu] = %zu is less than offsets[%zu] = %zu "
+                               "(offsets must not decrease)", func, s + 1, offsets[s + 1], s,
+                               offsets[s]);
+    if (offsets[nseg] > PTRDIFF_MAX / gpgpu__type(t)->size)
+        return gpgpu__fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+                           "%s: offsets[%zu] = %zu elements exceeds PTRDIFF_MAX bytes", func,
+                           nseg, offsets[nseg]);
+    *total = offsets[nseg] - offsets[0];
+    return GPGPU_SUCCESS;
+}
+
+/* Copies the offsets to a device buffer of cl_ulong (slot SORT_VALUES). */
+static gpgpu_status offsets_upload(gpgpu_context *ctx, const size_t *offsets, size_t nseg,
+                                   cl_mem *buf)
+{
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_VALUES, (nseg + 1) * sizeof(cl_ulong), buf));
+    if (sizeof(size_t) == sizeof(cl_ulong))
+        return gpgpu__write(ctx, *buf, 0, (nseg + 1) * sizeof(cl_ulong), offsets);
+    for (size_t s = 0; s <= nseg; s++) {
+        cl_ulong v = offsets[s];
+        GPGPU__TRY(gpgpu__write(ctx, *buf, s * sizeof v, sizeof v, &v));
+        GPGPU__TRY(gpgpu__finish(ctx));
+    }
+    return GPGPU_SUCCESS;
+}
+
+/* The device half of both host entry points, ctx locked: the elements the
+   segments span go to the device (only those), the results come back. */
+static gpgpu_status segmented_host_api(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, int scan,
+                                       gpgpu_scan_kind kind, const void *in, void *out,
+                                       const size_t *offsets, size_t nseg, size_t total)
+{
+    const size_t size = gpgpu__type(t)->size;
+    GPGPU__TRY(gpgpu__check_type_op(ctx, t, op));
+    if (nseg == 0 || (scan && total == 0))
+        return GPGPU_SUCCESS;
+    const size_t first = offsets[0], outs = scan ? total : nseg;
+    gpgpu__segments sg = { 0 };
+    GPGPU__TRY(offsets_upload(ctx, offsets, nseg, &sg.offs));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, (total ? total : 1) * size, &sg.in));
+    if (total)
+        GPGPU__TRY(gpgpu__write(ctx, sg.in, 0, total * size, (const char *)in + first * size));
+    if (scan)
+        sg.out = sg.in; /* in place on the device: each element is read before it is written */
+    else
+        GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_OUT, outs * size, &sg.out));
+    sg.nseg = nseg;
+    sg.base = first;
+    sg.limit = offsets[nseg];
+    sg.avg_len = total / nseg;
+    GPGPU__TRY(gpgpu__segmented_enqueue(ctx, t, op, scan, kind, &sg));
+    return gpgpu__read(ctx, sg.out, 0, outs * size,
+                       (char *)out + (scan ? first * size : 0));
+}
+
+/* Do [a, a + bytes) and [b, b + bytes) overlap without being the same range? */
+static int partial_overlap(uintptr_t a, uintptr_t b, size_t bytes)
+{
+    return a != b && a < b + bytes && b < a + bytes;
+}
+
+gpgpu_status gpgpu_segmented_reduce(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
+                                    const void *in, const size_t *offsets, size_t nseg,
+                                    void *out)
+{
+    size_t total;
+    GPGPU__CHECK_ARG(NULL, ctx != NULL);
+    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
+    GPGPU__CHECK_ARG(ctx, GPGPU__VALID_OP(op));
+    GPGPU__CHECK_ARG(ctx, offsets != NULL || nseg == 0);
+    GPGPU__CHECK_ARG(ctx, out != NULL || nseg == 0);
+    GPGPU__CHECK_ARG(ctx, nseg <= PTRDIFF_MAX / sizeof(cl_ulong) - 1);
+    GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(in, t) && GPGPU__ALIGNED(out, t));
+    GPGPU__CHECK_ARG(ctx, (uintptr_t)offsets % sizeof(size_t) == 0);
+    GPGPU__TRY(gpgpu__offsets_check(ctx, __func__, t, offsets, nseg, &total));
+    GPGPU__CHECK_ARG(ctx, in != NULL || total == 0);
+    if (ctx->host) {
+        if (op >= GPGPU_OP_USER)
+            return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
+                               "user-defined operators need an OpenCL device");
+        gpgpu__host_segmented_reduce(t, op, in, offsets, nseg, out);
+        return GPGPU_SUCCESS;
+    }
+    gpgpu__lock(ctx);
+    gpgpu__begin(ctx, 0, NULL, NULL);
+    return gpgpu__host_call_end(ctx, "gpgpu_segmented_reduce",
+                                segmented_host_api(ctx, t, op, 0, GPGPU_EXCLUSIVE, in, out,
+                                                   offsets, nseg, total));
+}
+
+gpgpu_status gpgpu_segmented_scan(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
+                                  gpgpu_scan_kind kind, const void *in, void *out,
+                                  const size_t *offsets, size_t nseg)
+{
+    size_t total;
+    GPGPU__CHECK_ARG(NULL, ctx != NULL);
+    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
+    GPGPU__CHECK_ARG(ctx, GPGPU__VALID_OP(op));
+    GPGPU__CHECK_ARG(ctx, kind == GPGPU_EXCLUSIVE || kind == GPGPU_INCLUSIVE);
+    GPGPU__CHECK_ARG(ctx, offsets != NULL || nseg == 0);
+    GPGPU__CHECK_ARG(ctx, nseg <= PTRDIFF_MAX / sizeof(cl_ulong) - 1);
+    GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(in, t) && GPGPU__ALIGNED(out, t));
+    GPGPU__CHECK_ARG(ctx, (uintptr_t)offsets % sizeof(size_t) == 0);
+    GPGPU__TRY(gpgpu__offsets_check(ctx, __func__, t, offsets, nseg, &total));
+    GPGPU__CHECK_ARG(ctx, (in != NULL && out != NULL) || total == 0);
+    const size_t size = gpgpu__type(t)->size, first = nseg ? offsets[0] : 0;
+    GPGPU__CHECK_ARG(ctx, total == 0 ||
+                              !partial_overlap((uintptr_t)in + first * size,
+                                               (uintptr_t)out + first * size, total * size));
+    if (ctx->host) {
+        if (op >= GPGPU_OP_USER)
+            return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
+                               "user-defined operators need an OpenCL device");
+        gpgpu__host_segmented_scan(t, op, kind, in, out, offsets, nseg);
+        return GPGPU_SUCCESS;
+    }
+    gpgpu__lock(ctx);
+    gpgpu__begin(ctx, 0, NULL, NULL);
+    return gpgpu__host_call_end(ctx, "gpgpu_segmented_scan",
+                                segmented_host_api(ctx, t, op, 1, kind, in, out, offsets, nseg,
+                                                   total));
+}
+
+/* ---- device buffers ---------------------------------------------------------- */
+
+/* Elements of elem bytes in buf from offset on (0 past its end). */
+static size_t elems_from(cl_mem buf, size_t offset, size_t elem)
+{
+    size_t bytes = 0;
+    clGetMemObjectInfo(buf, CL_MEM_SIZE, sizeof bytes, &bytes, NULL);
+    return bytes / elem > offset ? bytes / elem - offset : 0;
+}
+
+/* Range checks, lock, enqueue and event shared by both _buffer forms. */
+static gpgpu_status segmented_buffer_call(gpgpu_context *ctx, const char *func, gpgpu_type t,
+                                          gpgpu_op op, int scan, gpgpu_scan_kind kind,
+                                          gpgpu__segments *sg, cl_uint num_wait,
+                                          const cl_event *wait, cl_event *done)
+{
+    if (ctx->host)
+        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED, "%s: no OpenCL device", func);
+    const size_t size = gpgpu__type(t)->size;
+    if (sg->nseg > 0) {
+        GPGPU__TRY(gpgpu__check_range(ctx, func, "in", sg->in, sg->in_off, 0, size));
+        GPGPU__TRY(gpgpu__check_range(ctx, func, "offsets", sg->offs, sg->offs_off,
+                                      sg->nseg + 1, sizeof(cl_ulong)));
+        GPGPU__TRY(gpgpu__check_range(ctx, func, "out", sg->out, sg->out_off,
+                                      scan ? 0 : sg->nseg, size));
+        sg->limit = elems_from(sg->in, sg->in_off, size);
+        if (scan && elems_from(sg->out, sg->out_off, size) < sg->limit)
+            sg->limit = elems_from(sg->out, sg->out_off, size);
+        sg->avg_len = sg->limit / sg->nseg;
+    }
+    gpgpu__lock(ctx);
+    gpgpu__begin(ctx, num_wait, wait, done);
+    gpgpu_status s = gpgpu__check_type_op(ctx, t, op);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__segmented_enqueue(ctx, t, op, scan, kind, sg);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__end(ctx, done);
+    gpgpu__unlock(ctx);
+    return s;
+}
+
+gpgpu_status gpgpu_segmented_reduce_buffer(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
+                                           cl_mem in, size_t in_offset, cl_mem offsets,
+                                           size_t offsets_offset, size_t nseg, cl_mem out,
+                                           size_t out_offset, cl_uint num_wait,
+                                           const cl_event *wait, cl_event *done)
+{
+    if (done)
+        *done = NULL;
+    GPGPU__CHECK_ARG(NULL, ctx != NULL);
+    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
+    GPGPU__CHECK_ARG(ctx, GPGPU__VALID_OP(op));
+    GPGPU__CHECK_ARG(ctx, nseg == 0 || (in != NULL && offsets != NULL && out != NULL));
+    GPGPU__CHECK_ARG(ctx, nseg <= PTRDIFF_MAX / sizeof(cl_ulong) - 1);
+    GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
+    gpgpu__segments sg = { in, in_offset, offsets, offsets_offset, nseg, 0, 0,
+                           out, out_offset, 0, 0 };
+    return segmented_buffer_call(ctx, __func__, t, op, 0, GPGPU_EXCLUSIVE, &sg, num_wait, wait,
+                                 done);
+}
+
+gpgpu_status gpgpu_segmented_scan_buffer(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
+                                         gpgpu_scan_kind kind, cl_mem in, size_t in_offset,
+                                         cl_mem out, size_t out_offset, cl_mem offsets,
+                                         size_t offsets_offset, size_t nseg, cl_uint num_wait,
+                                         const cl_event *wait, cl_event *done)
+{
+    if (done)
+        *done = NULL;
+    GPGPU__CHECK_ARG(NULL, ctx != NULL);
+    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
+    GPGPU__CHECK_ARG(ctx, GPGPU__VALID_OP(op));
+    GPGPU__CHECK_ARG(ctx, kind == GPGPU_EXCLUSIVE || kind == GPGPU_INCLUSIVE);
+    GPGPU__CHECK_ARG(ctx, nseg == 0 || (in != NULL && offsets != NULL && out != NULL));
+    GPGPU__CHECK_ARG(ctx, nseg <= PTRDIFF_MAX / sizeof(cl_ulong) - 1);
+    GPGPU__CHECK_ARG(ctx, in != out || in_offset == out_offset);
+    GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
+    gpgpu__segments sg = { in, in_offset, offsets, offsets_offset, nseg, 0, 0,
+                           out, out_offset, 0, 0 };
+    return segmented_buffer_call(ctx, __func__, t, op, 1, kind, &sg, num_wait, wait, done);
+}
+
+/* ---- reduce_index -------------------------------------------------------------- */
+
+/* Below this many elements per work item a group is not worth launching. */
+enum { INDEX_PER_ITEM = 64 };
+
+/* (value, index) of in[in_off .. +n) into val[val_off] and idx[idx_off]:
+   each group's partial, then one group over the partials. */
+static gpgpu_status index_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, cl_mem in,
+                                  cl_ulong in_off, cl_ulong n, cl_mem val, cl_ulong val_off,
+                                  cl_mem idx, cl_ulong idx_off)
+{
+    gpgpu__program *prog;
+    GPGPU__TRY(seg_program(ctx, t, op, &prog));
+    const size_t wg = ctx->tune.wg, size = gpgpu__type(t)->size;
+    size_t groups = div_up(n, wg * INDEX_PER_ITEM);
+    if (groups > ctx->tune.groups)
+        groups = ctx->tune.groups;
+    cl_int plain = 0, partial = 1;
+    cl_ulong zero = 0, ng = groups;
+    if (groups <= 1)
+        return gpgpu__run(ctx, prog, "index_pass", wg, wg, GPGPU__ARG(in), GPGPU__ARG(in_off),
+                          GPGPU__ARG(n), GPGPU__ARG(idx), GPGPU__ARG(plain), GPGPU__ARG(val),
+                          GPGPU__ARG(val_off), GPGPU__ARG(idx), GPGPU__ARG(idx_off),
+                          GPGPU__END);
+    cl_mem pv, pi;
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS, groups * size, &pv));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS2, groups * sizeof(cl_ulong), &pi));
+    GPGPU__TRY(gpgpu__run(ctx, prog, "index_pass", groups * wg, wg, GPGPU__ARG(in),
+                          GPGPU__ARG(in_off), GPGPU__ARG(n), GPGPU__ARG(pi), GPGPU__ARG(plain),
+                          GPGPU__ARG(pv), GPGPU__ARG(zero), GPGPU__ARG(pi), GPGPU__ARG(zero),
+                          GPGPU__END));
+    return gpgpu__run(ctx, prog, "index_pass", wg, wg, GPGPU__ARG(pv), GPGPU__ARG(zero),
+                      GPGPU__ARG(ng), GPGPU__ARG(pi), GPGPU__ARG(partial), GPGPU__ARG(val),
+                      GPGPU__ARG(val_off), GPGPU__ARG(idx), GPGPU__ARG(idx_off), GPGPU__END);
+}
+
+static gpgpu_status index_check(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op)
+{
+    GPGPU__CHECK_ARG(NULL, ctx != NULL);
+    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
+    GPGPU__CHECK_ARG(ctx, op == GPGPU_MIN || op == GPGPU_MAX);
+    return GPGPU_SUCCESS;
+}
+
+/* Host memory in: the data goes through the device in chunks of what one
+   allocation holds, each chunk's (value, index) combined here. */
+static gpgpu_status index_host_api(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
+                                   const void *in, size_t n, void *value, size_t *index)
+{
+    const size_t size = gpgpu__type(t)->size, chunk = gpgpu__chunk_elems(ctx, size);
+    cl_mem buf, res;
+    GPGPU__TRY(gpgpu__type_supported(ctx, t));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, (n < chunk ? n : chunk) * size, &buf));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_OUT, 2 * sizeof(cl_ulong), &res));
+    unsigned char best[8];
+    size_t at = SIZE_MAX;
+    gpgpu__identity(t, op, best);
+    for (size_t first = 0; first < n; first += chunk) {
+        size_t len = n - first < chunk ? n - first : chunk;
+        unsigned char v[8], both[16], winner[8];
+        cl_ulong i;
+        GPGPU__TRY(gpgpu__write(ctx, buf, 0, len * size, (const char *)in + first * size));
+        GPGPU__TRY(index_enqueue(ctx, t, op, buf, 0, len, res, 0, res, 1));
+        GPGPU__TRY(gpgpu__read(ctx, res, 0, size, v));
+        GPGPU__TRY(gpgpu__read(ctx, res, sizeof(cl_ulong), sizeof i, &i));
+        if (i == CL_ULONG_MAX)
+            continue;
+        /* Between this chunk's winner and the earlier ones', the earlier
+           wins a tie: the fallback's rule over the two. */
+        size_t k = 1;
+        if (at != SIZE_MAX) {
+            memcpy(both, best, size);
+            memcpy(both + size, v, size);
+            gpgpu__host_reduce_index(t, op, both, 2, winner, &k);
+        }
+        if (k == 1) {
+            memcpy(best, v, size);
+            at = first + (size_t)i;
+        }
+    }
+    memcpy(value, best, size);
+    *index = at;
+    return GPGPU_SUCCESS;
+}
+
+gpgpu_status gpgpu_reduce_index(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, const void *in,
+                                size_t n, void *value, size_t *index)
+{
+    GPGPU__TRY(index_check(ctx, t, op));
+    GPGPU__CHECK_ARG(ctx, in != NULL || n == 0);
+    GPGPU__CHECK_ARG(ctx, value != NULL && index != NULL);
+    GPGPU__CHECK_ARG(ctx, n <= PTRDIFF_MAX / gpgpu__type(t)->size);
+    GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(in, t));
+    if (ctx->host || n == 0) {
+        gpgpu__host_reduce_index(t, op, in, n, value, index);
+        return GPGPU_SUCCESS;
+    }
+    gpgpu__lock(ctx);
+    gpgpu__begin(ctx, 0, NULL, NULL);
+    return gpgpu__host_call_end(ctx, "gpgpu_reduce_index",
+                                index_host_api(ctx, t, op, in, n, value, index));
+}
+
+gpgpu_status gpgpu_reduce_index_buffer(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
+                                       cl_mem in, size_t in_offset, size_t n, cl_mem value,
+                                       size_t value_offset, cl_mem index, size_t index_offset,
+                                       cl_uint num_wait, const cl_event *wait, cl_event *done)
+{
+    if (done)
+        *done = NULL;
+    GPGPU__TRY(index_check(ctx, t, op));
+    GPGPU__CHECK_ARG(ctx, in != NULL || n == 0);
+    GPGPU__CHECK_ARG(ctx, value != NULL && index != NULL);
+    GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
+    if (ctx->host)
+        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED, "%s: no OpenCL device", __func__);
+    const size_t size = gpgpu__type(t)->size;
+    if (in)
+        GPGPU__TRY(gpgpu__check_range(ctx, __func__, "in", in, in_offset, n, size));
+    GPGPU__TRY(gpgpu__check_range(ctx, __func__, "value", value, value_offset, 1, size));
+    GPGPU__TRY(gpgpu__check_range(ctx, __func__, "index", index, index_offset, 1,
+                                  sizeof(cl_ulong)));
+    gpgpu__lock(ctx);
+    gpgpu__begin(ctx, num_wait, wait, done);
+    gpgpu_status s = gpgpu__type_supported(ctx, t);
+    cl_mem src = in;
+    if (s == GPGPU_SUCCESS && !src) /* n == 0: any buffer serves, nothing is read */
+        s = gpgpu__scratch(ctx, GPGPU__SLOT_IN, 16, &src);
+    if (s == GPGPU_SUCCESS)
+        s = index_enqueue(ctx, t, op, src, in_offset, n, value, value_offset, index,
+                          index_offset);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__end(ctx, done);
+    gpgpu__unlock(ctx);
+    return s;
+}

@@ -1,0 +1,59 @@
+/*
+ * segmented.h - what segmented.c, bykey.c and the plain-C fallback
+ * (host_segmented.c) share.
+ */
+#ifndef GPGPU_SEGMENTED_H
+#define GPGPU_SEGMENTED_H
+
+#include "internal.h"
+
+/* Segments on the device: offs[offs_off .. + nseg] are cl_ulong offsets;
+   offset v names in[in_off + v - base] and out[out_off + v - base] (scan),
+   or segment s's result is out[out_off + s] (reduce). Offsets are clamped
+   to limit in the kernels. avg_len is the average segment length the
+   strategy is chosen by (an estimate where the offsets are on the device).
+   pad_end: the segments that start at the end of the data are padding
+   (empty, their results unspecified), which the chunked path skips. */
+typedef struct {
+    cl_mem in;
+    cl_ulong in_off;
+    cl_mem offs;
+    cl_ulong offs_off, nseg, base, limit;
+    cl_mem out;
+    cl_ulong out_off;
+    size_t avg_len;
+    int pad_end;
+} gpgpu__segments;
+
+/* Enqueues the segmented reduce (scan 0) or scan (scan 1, kind) of sg,
+   without locking or begin/end. */
+gpgpu_status gpgpu__segmented_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
+                                      int scan, gpgpu_scan_kind kind,
+                                      const gpgpu__segments *sg);
+
+/* INVALID_ARGUMENT or UNSUPPORTED for an operator or type the device cannot
+   use, found without building (ctx locked: user ops live there). */
+gpgpu_status gpgpu__check_type_op(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op);
+
+/* INVALID_ARGUMENT (naming func and the pair) unless offsets[0 .. nseg]
+   do not decrease and offsets[nseg] elements of t fit in PTRDIFF_MAX bytes;
+   *total receives the elements the segments span. */
+gpgpu_status gpgpu__offsets_check(gpgpu_context *ctx, const char *func, gpgpu_type t,
+                                  const size_t *offsets, size_t nseg, size_t *total);
+
+/* The plain-C fallback (host_segmented.c). */
+void gpgpu__host_segmented_reduce(gpgpu_type t, gpgpu_op op, const void *in,
+                                  const size_t *offsets, size_t nseg, void *out);
+void gpgpu__host_segmented_scan(gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind,
+                                const void *in, void *out, const size_t *offsets, size_t nseg);
+void gpgpu__host_reduce_index(gpgpu_type t, gpgpu_op op, const void *in, size_t n,
+                              void *value, size_t *index);
+/* Returns the number of runs. */
+size_t gpgpu__host_reduce_by_key(gpgpu_type key_type, const void *keys, gpgpu_type value_type,
+                                 gpgpu_op op, const void *values, size_t n, void *keys_out,
+                                 void *values_out);
+void gpgpu__host_scan_by_key(gpgpu_type key_type, const void *keys, gpgpu_type value_type,
+                             gpgpu_op op, gpgpu_scan_kind kind, const void *values, void *out,
+                             size_t n);
+
+#endif
