@@ -605,35 +605,6 @@ static gpgpu_status call_array_select(child_env *env, int round, const char **wh
     return s;
 }
 
-#define STAGED "GPGPU_ZERO_COPY=0 GPGPU_HOST_READS=0 GPGPU_STAGE_BYTES=65536 GPGPU_STAGE_MIN=4096"
-
-/* Unique plus run lengths: values, lengths and the heads scratch. */
-static gpgpu_status call_run_length_encode(child_env *env, int round, const char **why)
-{
-    const size_t n = round_n[round];
-    uint32_t *x = input_u32(n, round), *copy = child_alloc(n * sizeof *x);
-    uint32_t *v = child_alloc(n * sizeof *x);
-    uint64_t *len = child_alloc(n * sizeof *len);
-    size_t runs = 0, r = 0;
-    for (size_t i = 0; i < n; i++)
-        x[i] %= 3; /* runs */
-    memcpy(copy, x, n * sizeof *x);
-    gpgpu_status s = gpgpu_run_length_encode(env->ctx, GPGPU_U32, x, n, v, len, &runs);
-    if (memcmp(x, copy, n * sizeof *x))
-        *why = "gpgpu_run_length_encode changed its input";
-    for (size_t i = 0; s == GPGPU_SUCCESS && !*why && i < n; i += len[r++])
-        if (r >= runs || v[r] != x[i] || len[r] == 0 || i + len[r] > n)
-            *why = "gpgpu_run_length_encode gave wrong runs";
-    if (s == GPGPU_SUCCESS && !*why && r != runs)
-        *why = "gpgpu_run_length_encode gave a wrong count";
-    free(x);
-    free(copy);
-    free(v);
-    free(len);
-    return s;
-}
-
-static gpgpu_status call_partition(child_env *env, int round, const char **why)
 /* Segments of 0 .. 199 elements over the input (some empty); runs of keys
    i / 37 for the by-key calls. In-place scans must leave the input as it
    was on failure. */
@@ -654,53 +625,6 @@ static gpgpu_status call_segmented(child_env *env, int round, const char **why)
     const size_t n = round_n[round];
     uint32_t *x = input_u32(n, round), *copy = child_alloc(n * sizeof *x);
     uint32_t *out = child_alloc(n * sizeof *x);
-    size_t count = 0, yes = 0, no = 0;
-    memcpy(copy, x, n * sizeof *x);
-    gpgpu_status s = gpgpu_partition(env->ctx, GPGPU_U32, "x % 3 == 0", x, n, out, &count);
-    if (memcmp(x, copy, n * sizeof *x))
-        *why = "gpgpu_partition changed its input";
-    for (size_t i = 0; s == GPGPU_SUCCESS && !*why && i < n; i++)
-        if (count > n || out[x[i] % 3 == 0 ? yes++ : count + no++] != x[i])
-            *why = "gpgpu_partition put an element in the wrong place";
-    free(x);
-    free(copy);
-    free(out);
-    return s;
-}
-
-static gpgpu_status call_histogram_edges(child_env *env, int round, const char **why)
-{
-    const size_t n = round_n[round];
-    const double edges[] = {0, 1e9, 1.5e9 + 0.5, 4e9};
-    uint32_t *x = input_u32(n, round), *copy = child_alloc(n * sizeof *x);
-    uint64_t bins[3] = {0, 0, 0}, want[3] = {0, 0, 0};
-    memcpy(copy, x, n * sizeof *x);
-    gpgpu_status s = gpgpu_histogram_edges(env->ctx, GPGPU_U32, x, n, edges, 3, bins);
-    for (size_t i = 0; i < n; i++)
-        if (x[i] <= 4000000000u)
-            want[x[i] < 1000000000u ? 0 : x[i] <= 1500000000u ? 1 : 2]++;
-    if (memcmp(x, copy, n * sizeof *x))
-        *why = "gpgpu_histogram_edges changed its input";
-    else if (s == GPGPU_SUCCESS && memcmp(bins, want, sizeof bins))
-        *why = "gpgpu_histogram_edges gave wrong bins";
-    free(x);
-    free(copy);
-    return s;
-}
-
-/* Integers as doubles: the exact sum is the integer sum. */
-static gpgpu_status call_sum_exact(child_env *env, int round, const char **why)
-{
-    const size_t n = round_n[round];
-    uint32_t *x = input_u32(n, round);
-    double *d = child_alloc(n * sizeof *d), r = -1, want = 0;
-    for (size_t i = 0; i < n; i++)
-        want += d[i] = (double)(x[i] >> 8);
-    gpgpu_status s = gpgpu_reduce(env->ctx, GPGPU_F64, GPGPU_SUM_EXACT, d, n, &r);
-    if (s == GPGPU_SUCCESS && r != want)
-        *why = "GPGPU_SUM_EXACT gave a wrong sum";
-    free(x);
-    free(d);
     size_t *off = child_alloc((n + 2) * sizeof *off), nseg = segments_of(n, off);
     memcpy(copy, x, n * sizeof *x);
     gpgpu_status s = gpgpu_segmented_reduce(env->ctx, GPGPU_U32, GPGPU_SUM, x, off, nseg, out);
@@ -835,6 +759,90 @@ static gpgpu_status call_segmented_buffer(child_env *env, int round, const char 
     free(back);
     free(off);
     free(o64);
+    return s;
+}
+
+
+#define STAGED "GPGPU_ZERO_COPY=0 GPGPU_HOST_READS=0 GPGPU_STAGE_BYTES=65536 GPGPU_STAGE_MIN=4096"
+
+/* Unique plus run lengths: values, lengths and the heads scratch. */
+static gpgpu_status call_run_length_encode(child_env *env, int round, const char **why)
+{
+    const size_t n = round_n[round];
+    uint32_t *x = input_u32(n, round), *copy = child_alloc(n * sizeof *x);
+    uint32_t *v = child_alloc(n * sizeof *x);
+    uint64_t *len = child_alloc(n * sizeof *len);
+    size_t runs = 0, r = 0;
+    for (size_t i = 0; i < n; i++)
+        x[i] %= 3; /* runs */
+    memcpy(copy, x, n * sizeof *x);
+    gpgpu_status s = gpgpu_run_length_encode(env->ctx, GPGPU_U32, x, n, v, len, &runs);
+    if (memcmp(x, copy, n * sizeof *x))
+        *why = "gpgpu_run_length_encode changed its input";
+    for (size_t i = 0; s == GPGPU_SUCCESS && !*why && i < n; i += len[r++])
+        if (r >= runs || v[r] != x[i] || len[r] == 0 || i + len[r] > n)
+            *why = "gpgpu_run_length_encode gave wrong runs";
+    if (s == GPGPU_SUCCESS && !*why && r != runs)
+        *why = "gpgpu_run_length_encode gave a wrong count";
+    free(x);
+    free(copy);
+    free(v);
+    free(len);
+    return s;
+}
+
+static gpgpu_status call_partition(child_env *env, int round, const char **why)
+{
+    const size_t n = round_n[round];
+    uint32_t *x = input_u32(n, round), *copy = child_alloc(n * sizeof *x);
+    uint32_t *out = child_alloc(n * sizeof *x);
+    size_t count = 0, yes = 0, no = 0;
+    memcpy(copy, x, n * sizeof *x);
+    gpgpu_status s = gpgpu_partition(env->ctx, GPGPU_U32, "x % 3 == 0", x, n, out, &count);
+    if (memcmp(x, copy, n * sizeof *x))
+        *why = "gpgpu_partition changed its input";
+    for (size_t i = 0; s == GPGPU_SUCCESS && !*why && i < n; i++)
+        if (count > n || out[x[i] % 3 == 0 ? yes++ : count + no++] != x[i])
+            *why = "gpgpu_partition put an element in the wrong place";
+    free(x);
+    free(copy);
+    free(out);
+    return s;
+}
+
+static gpgpu_status call_histogram_edges(child_env *env, int round, const char **why)
+{
+    const size_t n = round_n[round];
+    const double edges[] = {0, 1e9, 1.5e9 + 0.5, 4e9};
+    uint32_t *x = input_u32(n, round), *copy = child_alloc(n * sizeof *x);
+    uint64_t bins[3] = {0, 0, 0}, want[3] = {0, 0, 0};
+    memcpy(copy, x, n * sizeof *x);
+    gpgpu_status s = gpgpu_histogram_edges(env->ctx, GPGPU_U32, x, n, edges, 3, bins);
+    for (size_t i = 0; i < n; i++)
+        if (x[i] <= 4000000000u)
+            want[x[i] < 1000000000u ? 0 : x[i] <= 1500000000u ? 1 : 2]++;
+    if (memcmp(x, copy, n * sizeof *x))
+        *why = "gpgpu_histogram_edges changed its input";
+    else if (s == GPGPU_SUCCESS && memcmp(bins, want, sizeof bins))
+        *why = "gpgpu_histogram_edges gave wrong bins";
+    free(x);
+    free(copy);
+    return s;
+}
+
+/* Integers as doubles: the exact sum is the integer sum. */
+static gpgpu_status call_sum_exact(child_env *env, int round, const char **why)
+{
+    const size_t n = round_n[round];
+    uint32_t *x = input_u32(n, round);
+    double *d = child_alloc(n * sizeof *d), r = -1, want = 0;
+    for (size_t i = 0; i < n; i++)
+        want += d[i] = (double)(x[i] >> 8);
+    gpgpu_status s = gpgpu_reduce(env->ctx, GPGPU_F64, GPGPU_SUM_EXACT, d, n, &r);
+    if (s == GPGPU_SUCCESS && r != want)
+        *why = "GPGPU_SUM_EXACT gave a wrong sum";
+    free(x);
+    free(d);
     return s;
 }
 
