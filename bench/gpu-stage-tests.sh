@@ -13,7 +13,7 @@ src=/tmp/gpgpu-gpu-src
 (cd "$src" && make -j"$(nproc)" --quiet check TESTS= >/dev/null)
 rm -rf .gpu/tests
 mkdir -p .gpu/tests/tests
-for t in "$src"/tests/.libs/test_*; do
+for t in "$src"/tests/.libs/test_* "$src"/tests/.libs/example_particles; do
     case "$t" in *.o) continue ;; esac
     cp "$t" .gpu/tests/
 done

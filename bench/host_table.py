@@ -26,7 +26,8 @@ def main(path):
         gbps = inb / (ms * 1e6)
         api = r.get("api", "buffer")
         mem = "pinned" if r.get("pinned") else ("device" if api == "buffer" else "malloc")
-        if api == "host" and "host-reads" in r.get("plan", "") and not r.get("pinned"):
+        if (api == "host" and op == "reduce" and t not in ("f32", "f64") and n > 4096
+                and "host-reads" in r.get("plan", "") and not r.get("pinned")):
             mem += " (host reads)"
         buf = buffer_ms.get((op, t, n))
         vs = f"{ms / buf:.2f}x" if buf and api != "buffer" else ""

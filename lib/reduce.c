@@ -180,14 +180,14 @@ gpgpu_status gpgpu_reduce(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, const v
             gpgpu__host_reduce(t, op == GPGPU_SUM_EXACT ? GPGPU_SUM : op, in, n, result);
         return GPGPU_SUCCESS;
     }
-    /* Small calls run on the host. Integer results are the same bits in any
-       order: where the plan says the host's cores beat the bus, they do the
-       reading. */
-    if (op < GPGPU_OP_USER &&
-        (gpgpu__small_on_host(ctx, n) ||
-         (!gpgpu__type(t)->is_float && gpgpu__host_reads(ctx, in, n * gpgpu__type(t)->size)))) {
+    /* Integer results are the same bits in any order, so small calls, and
+       calls where the plan says the host's cores beat the bus, run on the
+       host. Floats stay on the device: their bits follow its combining
+       order, the same whichever route the data takes. */
+    if (op < GPGPU_OP_USER && !gpgpu__type(t)->is_float &&
+        (gpgpu__small_on_host(ctx, n) || gpgpu__host_reads(ctx, in, n * size))) {
         GPGPU__TRY(gpgpu__type_supported(ctx, t));
-        gpgpu__host_reduce(t, op, in, n, result);
+        gpgpu__host_reduce(t, op == GPGPU_SUM_EXACT ? GPGPU_SUM : op, in, n, result);
         return GPGPU_SUCCESS;
     }
     return gpgpu__reduce_host_call(ctx, t, op, NULL, in, n, result);

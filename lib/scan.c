@@ -274,7 +274,9 @@ static gpgpu_status scan_host(gpgpu_context *ctx, const char *f, gpgpu_type t, g
     GPGPU__REQUIRE(ctx, !partial_overlap((uintptr_t)in, (uintptr_t)out, n * size), f,
                    "in (%p) and out (%p) overlap for n = %zu; they must be the same array "
                    "or apart", in, out, n);
-    if (ctx->host || (op < GPGPU_OP_USER && gpgpu__small_on_host(ctx, n))) {
+    /* Small integer scans run on the host (the same bits in any order). */
+    if (ctx->host ||
+        (op < GPGPU_OP_USER && !gpgpu__type(t)->is_float && gpgpu__small_on_host(ctx, n))) {
         if (op >= GPGPU_OP_USER)
             return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
                                "user-defined operators need an OpenCL device");
