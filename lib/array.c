@@ -104,11 +104,13 @@ static gpgpu_status call_end(gpgpu_context *ctx, const char *func, gpgpu_status 
 
 gpgpu_status gpgpu_array_create(gpgpu_context *ctx, gpgpu_type t, size_t n, gpgpu_array **a)
 {
-    GPGPU__CHECK_ARG(NULL, ctx != NULL);
-    GPGPU__CHECK_ARG(ctx, a != NULL);
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__REQUIRE(ctx, a != NULL, __func__,
+                   "a is NULL; need somewhere to put the array");
     *a = NULL;
-    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
-    GPGPU__CHECK_ARG(ctx, n <= PTRDIFF_MAX / gpgpu__type(t)->size);
+    GPGPU__TRY(gpgpu__check_type(ctx, __func__, "t", t));
+    GPGPU__REQUIRE(ctx, n <= PTRDIFF_MAX / gpgpu__type(t)->size, __func__,
+                   "n is %zu; at most %zu elements of type t", n, (size_t)PTRDIFF_MAX / gpgpu__type(t)->size);
     const size_t bytes = n * gpgpu__type(t)->size;
     gpgpu_array *r = gpgpu__malloc(sizeof *r);
     if (!r)
@@ -164,7 +166,7 @@ cl_mem gpgpu_array_buffer(const gpgpu_array *a)
 gpgpu_status gpgpu_array_write(gpgpu_context *ctx, gpgpu_array *a, size_t offset,
                                const void *host, size_t n)
 {
-    GPGPU__CHECK_ARG(NULL, ctx != NULL);
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
     GPGPU__TRY(check_array(ctx, __func__, "a", a));
     GPGPU__TRY(check_range(ctx, __func__, a, offset, host, n));
     const size_t size = gpgpu__type(a->t)->size;
@@ -190,7 +192,7 @@ gpgpu_status gpgpu_array_write(gpgpu_context *ctx, gpgpu_array *a, size_t offset
 gpgpu_status gpgpu_array_read(gpgpu_context *ctx, const gpgpu_array *a, size_t offset,
                               void *host, size_t n)
 {
-    GPGPU__CHECK_ARG(NULL, ctx != NULL);
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
     GPGPU__TRY(check_array(ctx, __func__, "a", a));
     GPGPU__TRY(check_range(ctx, __func__, a, offset, host, n));
     const size_t size = gpgpu__type(a->t)->size;
@@ -229,10 +231,11 @@ static gpgpu_status reduce_call(gpgpu_context *ctx, const char *func, gpgpu_op o
 gpgpu_status gpgpu_reduce_array(gpgpu_context *ctx, gpgpu_op op, const gpgpu_array *in,
                                 void *result)
 {
-    GPGPU__CHECK_ARG(NULL, ctx != NULL);
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
     GPGPU__TRY(check_array(ctx, __func__, "in", in));
-    GPGPU__CHECK_ARG(ctx, GPGPU__VALID_OP(op));
-    GPGPU__CHECK_ARG(ctx, result != NULL);
+    GPGPU__TRY(gpgpu__check_op(ctx, __func__, op));
+    GPGPU__REQUIRE(ctx, result != NULL, __func__,
+                   "result is NULL; need room for one element");
     if (ctx->host) {
         if (op >= GPGPU_OP_USER)
             return user_op_on_host(ctx, __func__);
@@ -246,11 +249,13 @@ gpgpu_status gpgpu_transform_reduce_array(gpgpu_context *ctx, const char *map, g
                                           const gpgpu_array *in, void *result)
 {
     char m[GPGPU__EXPR_MAX + 1];
-    GPGPU__CHECK_ARG(NULL, ctx != NULL);
-    GPGPU__CHECK_ARG(ctx, map != NULL);
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__REQUIRE(ctx, map != NULL, __func__,
+                   "map is NULL");
     GPGPU__TRY(check_array(ctx, __func__, "in", in));
-    GPGPU__CHECK_ARG(ctx, GPGPU__VALID_OP(op));
-    GPGPU__CHECK_ARG(ctx, result != NULL);
+    GPGPU__TRY(gpgpu__check_op(ctx, __func__, op));
+    GPGPU__REQUIRE(ctx, result != NULL, __func__,
+                   "result is NULL; need room for one element");
     GPGPU__TRY(gpgpu__expr_clean(ctx, "map", map, m));
     if (ctx->host)
         return user_op_on_host(ctx, __func__);
@@ -262,11 +267,12 @@ gpgpu_status gpgpu_transform_reduce_array(gpgpu_context *ctx, const char *map, g
 gpgpu_status gpgpu_scan_array(gpgpu_context *ctx, gpgpu_op op, gpgpu_scan_kind kind,
                               const gpgpu_array *in, gpgpu_array *out)
 {
-    GPGPU__CHECK_ARG(NULL, ctx != NULL);
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
     GPGPU__TRY(check_array(ctx, __func__, "in", in));
     GPGPU__TRY(check_array(ctx, __func__, "out", out));
-    GPGPU__CHECK_ARG(ctx, GPGPU__VALID_OP(op));
-    GPGPU__CHECK_ARG(ctx, kind == GPGPU_EXCLUSIVE || kind == GPGPU_INCLUSIVE);
+    GPGPU__TRY(gpgpu__check_op(ctx, __func__, op));
+    GPGPU__REQUIRE(ctx, kind == GPGPU_EXCLUSIVE || kind == GPGPU_INCLUSIVE, __func__,
+                   "kind is %d; need GPGPU_EXCLUSIVE or GPGPU_INCLUSIVE", (int)kind);
     GPGPU__TRY(check_match(ctx, __func__, "out", in, out, 1, 1));
     if (ctx->host) {
         if (op >= GPGPU_OP_USER)
@@ -311,20 +317,25 @@ static gpgpu_status sort_call(gpgpu_context *ctx, const char *func, gpgpu_array 
 
 gpgpu_status gpgpu_sort_array(gpgpu_context *ctx, gpgpu_array *keys, unsigned flags)
 {
-    GPGPU__CHECK_ARG(NULL, ctx != NULL);
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
     GPGPU__TRY(check_array(ctx, __func__, "keys", keys));
-    GPGPU__CHECK_ARG(ctx, (flags & ~(unsigned)GPGPU_DESCENDING) == 0);
+    GPGPU__REQUIRE(ctx, (flags & ~(unsigned)GPGPU_DESCENDING) == 0, __func__,
+                   "flags is 0x%x; only GPGPU_DESCENDING (0x%x) may be set",
+                   (unsigned)flags, (unsigned)GPGPU_DESCENDING);
     return sort_call(ctx, __func__, keys, NULL, flags);
 }
 
 gpgpu_status gpgpu_sort_pairs_array(gpgpu_context *ctx, gpgpu_array *keys, gpgpu_array *values,
                                     unsigned flags)
 {
-    GPGPU__CHECK_ARG(NULL, ctx != NULL);
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
     GPGPU__TRY(check_array(ctx, __func__, "keys", keys));
     GPGPU__TRY(check_array(ctx, __func__, "values", values));
-    GPGPU__CHECK_ARG(ctx, (flags & ~(unsigned)GPGPU_DESCENDING) == 0);
-    GPGPU__CHECK_ARG(ctx, values != keys);
+    GPGPU__REQUIRE(ctx, (flags & ~(unsigned)GPGPU_DESCENDING) == 0, __func__,
+                   "flags is 0x%x; only GPGPU_DESCENDING (0x%x) may be set",
+                   (unsigned)flags, (unsigned)GPGPU_DESCENDING);
+    GPGPU__REQUIRE(ctx, values != keys, __func__,
+                   "values and keys are the same pointer; they must differ");
     GPGPU__TRY(check_match(ctx, __func__, "values", keys, values, 0, 1));
     return sort_call(ctx, __func__, keys, values, flags);
 }
@@ -335,9 +346,10 @@ gpgpu_status gpgpu_histogram_array(gpgpu_context *ctx, const gpgpu_array *in, si
                                    double lo, double hi, uint64_t *bins)
 {
     gpgpu__hist_params p;
-    GPGPU__CHECK_ARG(NULL, ctx != NULL);
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
     GPGPU__TRY(check_array(ctx, __func__, "in", in));
-    GPGPU__CHECK_ARG(ctx, bins != NULL);
+    GPGPU__REQUIRE(ctx, bins != NULL, __func__,
+                   "bins is NULL");
     GPGPU__TRY(gpgpu__histogram_rule(ctx, __func__, in->t, nbins, lo, hi, &p));
     if (ctx->host) {
         gpgpu__host_histogram(in->t, in->host, in->n, nbins, lo, hi, bins);
@@ -359,13 +371,16 @@ gpgpu_status gpgpu_select_array(gpgpu_context *ctx, const char *predicate,
                                 const gpgpu_array *in, gpgpu_array *out, size_t *count)
 {
     char pred[GPGPU__EXPR_MAX + 1];
-    GPGPU__CHECK_ARG(NULL, ctx != NULL);
-    GPGPU__CHECK_ARG(ctx, predicate != NULL);
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__REQUIRE(ctx, predicate != NULL, __func__,
+                   "predicate is NULL");
     GPGPU__TRY(check_array(ctx, __func__, "in", in));
     GPGPU__TRY(check_array(ctx, __func__, "out", out));
-    GPGPU__CHECK_ARG(ctx, count != NULL);
+    GPGPU__REQUIRE(ctx, count != NULL, __func__,
+                   "count is NULL; need room for the count");
     /* Work items would overwrite elements that others have yet to read. */
-    GPGPU__CHECK_ARG(ctx, out != in);
+    GPGPU__REQUIRE(ctx, out != in, __func__,
+                   "out and in are the same array; they must differ (out != in)");
     GPGPU__TRY(check_match(ctx, __func__, "out", in, out, 1, 0));
     GPGPU__TRY(gpgpu__expr_clean(ctx, "predicate", predicate, pred));
     if (ctx->host)

@@ -119,17 +119,21 @@ static gpgpu_status bykey_host_api(gpgpu_context *ctx, gpgpu_type key_type, cons
 }
 
 /* Checks both entry points share. */
-static gpgpu_status bykey_check(gpgpu_context *ctx, gpgpu_type key_type, const void *keys,
+static gpgpu_status bykey_check(gpgpu_context *ctx, const char *func, gpgpu_type key_type, const void *keys,
                                 gpgpu_type value_type, gpgpu_op op, const void *values,
                                 size_t n)
 {
-    GPGPU__CHECK_ARG(NULL, ctx != NULL);
-    GPGPU__CHECK_ARG(ctx, key_type_ok(key_type));
-    GPGPU__CHECK_ARG(ctx, gpgpu__type(value_type) != NULL);
-    GPGPU__CHECK_ARG(ctx, GPGPU__VALID_OP(op));
-    GPGPU__CHECK_ARG(ctx, n == 0 || (keys != NULL && values != NULL));
-    GPGPU__CHECK_ARG(ctx, n <= PTRDIFF_MAX / 8 - 1);
-    GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(keys, key_type) && GPGPU__ALIGNED(values, value_type));
+    GPGPU__TRY(gpgpu__check_ctx(ctx, func));
+    GPGPU__REQUIRE(ctx, key_type_ok(key_type), func,
+                   "key_type is %d; need GPGPU_I32, GPGPU_U32, GPGPU_I64 or GPGPU_U64", (int)key_type);
+    GPGPU__TRY(gpgpu__check_type(ctx, func, "value_type", value_type));
+    GPGPU__TRY(gpgpu__check_op(ctx, func, op));
+    GPGPU__REQUIRE(ctx, n == 0 || (keys != NULL && values != NULL), func,
+                   "keys, values: one is NULL with n = %zu; they may be NULL only when n is 0", n);
+    GPGPU__REQUIRE(ctx, n <= PTRDIFF_MAX / 8 - 1, func,
+                   "n is %zu; at most %zu", n, (size_t)PTRDIFF_MAX / 8 - 1);
+    GPGPU__REQUIRE(ctx, GPGPU__ALIGNED(keys, key_type) && GPGPU__ALIGNED(values, value_type), func,
+                   "keys is %p and values is %p; each must be aligned to the size of one element of its type", (const void *)keys, (const void *)values);
     return GPGPU_SUCCESS;
 }
 
@@ -137,16 +141,20 @@ gpgpu_status gpgpu_reduce_by_key(gpgpu_context *ctx, gpgpu_type key_type, const 
                                  gpgpu_type value_type, gpgpu_op op, const void *values,
                                  size_t n, void *keys_out, void *values_out, size_t *nruns)
 {
-    GPGPU__TRY(bykey_check(ctx, key_type, keys, value_type, op, values, n));
-    GPGPU__CHECK_ARG(ctx, nruns != NULL);
-    GPGPU__CHECK_ARG(ctx, n == 0 || (keys_out != NULL && values_out != NULL));
-    GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(keys_out, key_type) &&
-                              GPGPU__ALIGNED(values_out, value_type));
+    GPGPU__TRY(bykey_check(ctx, __func__, key_type, keys, value_type, op, values, n));
+    GPGPU__REQUIRE(ctx, nruns != NULL, __func__,
+                   "nruns is NULL; need room for the number of runs");
+    GPGPU__REQUIRE(ctx, n == 0 || (keys_out != NULL && values_out != NULL), __func__,
+                   "keys_out, values_out: one is NULL with n = %zu; they may be NULL only when n is 0", n);
+    GPGPU__REQUIRE(ctx, GPGPU__ALIGNED(keys_out, key_type) &&
+                        GPGPU__ALIGNED(values_out, value_type), __func__,
+                   "keys_out is %p and values_out is %p; each must be aligned to the size of one element of its type", (const void *)keys_out, (const void *)values_out);
     const size_t kb = n * gpgpu__type(key_type)->size, vb = n * gpgpu__type(value_type)->size;
-    GPGPU__CHECK_ARG(ctx, !overlap(keys_out, kb, keys, kb) && !overlap(keys_out, kb, values, vb) &&
-                              !overlap(values_out, vb, keys, kb) &&
-                              !overlap(values_out, vb, values, vb) &&
-                              !overlap(keys_out, kb, values_out, vb));
+    GPGPU__REQUIRE(ctx, !overlap(keys_out, kb, keys, kb) && !overlap(keys_out, kb, values, vb) &&
+                        !overlap(values_out, vb, keys, kb) &&
+                        !overlap(values_out, vb, values, vb) &&
+                        !overlap(keys_out, kb, values_out, vb), __func__,
+                   "keys_out or values_out overlaps keys, values or the other (n = %zu); the outputs must not overlap the inputs or each other", n);
     if (ctx->host) {
         if (op >= GPGPU_OP_USER)
             return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
@@ -171,13 +179,17 @@ gpgpu_status gpgpu_scan_by_key(gpgpu_context *ctx, gpgpu_type key_type, const vo
                                gpgpu_type value_type, gpgpu_op op, gpgpu_scan_kind kind,
                                const void *values, void *out, size_t n)
 {
-    GPGPU__TRY(bykey_check(ctx, key_type, keys, value_type, op, values, n));
-    GPGPU__CHECK_ARG(ctx, kind == GPGPU_EXCLUSIVE || kind == GPGPU_INCLUSIVE);
-    GPGPU__CHECK_ARG(ctx, out != NULL || n == 0);
-    GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(out, value_type));
+    GPGPU__TRY(bykey_check(ctx, __func__, key_type, keys, value_type, op, values, n));
+    GPGPU__REQUIRE(ctx, kind == GPGPU_EXCLUSIVE || kind == GPGPU_INCLUSIVE, __func__,
+                   "kind is %d; need GPGPU_EXCLUSIVE or GPGPU_INCLUSIVE", (int)kind);
+    GPGPU__REQUIRE(ctx, out != NULL || n == 0, __func__,
+                   "out is NULL with n = %zu; it may be NULL only when n is 0", n);
+    GPGPU__REQUIRE(ctx, GPGPU__ALIGNED(out, value_type), __func__,
+                   "out is %p; it must be aligned to %zu bytes, the size of one element of value_type", (const void *)out, gpgpu__type(value_type)->size);
     const size_t kb = n * gpgpu__type(key_type)->size, vb = n * gpgpu__type(value_type)->size;
-    GPGPU__CHECK_ARG(ctx, (out == values || !overlap(out, vb, values, vb)) &&
-                              !overlap(out, vb, keys, kb));
+    GPGPU__REQUIRE(ctx, (out == values || !overlap(out, vb, values, vb)) &&
+                        !overlap(out, vb, keys, kb), __func__,
+                   "out overlaps keys or partly overlaps values (n = %zu); out may be values itself but must not otherwise overlap keys or values", n);
     if (ctx->host) {
         if (op >= GPGPU_OP_USER)
             return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
@@ -235,13 +247,16 @@ gpgpu_status gpgpu_reduce_by_key_buffer(gpgpu_context *ctx, gpgpu_type key_type,
 {
     if (done)
         *done = NULL;
-    GPGPU__CHECK_ARG(NULL, ctx != NULL);
-    GPGPU__CHECK_ARG(ctx, key_type_ok(key_type));
-    GPGPU__CHECK_ARG(ctx, gpgpu__type(value_type) != NULL);
-    GPGPU__CHECK_ARG(ctx, GPGPU__VALID_OP(op));
-    GPGPU__CHECK_ARG(ctx, n == 0 || (keys && values && keys_out && values_out));
-    GPGPU__CHECK_ARG(ctx, nruns != NULL);
-    GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__REQUIRE(ctx, key_type_ok(key_type), __func__,
+                   "key_type is %d; need GPGPU_I32, GPGPU_U32, GPGPU_I64 or GPGPU_U64", (int)key_type);
+    GPGPU__TRY(gpgpu__check_type(ctx, __func__, "value_type", value_type));
+    GPGPU__TRY(gpgpu__check_op(ctx, __func__, op));
+    GPGPU__REQUIRE(ctx, n == 0 || (keys && values && keys_out && values_out), __func__,
+                   "keys, values, keys_out, values_out: one is NULL with n = %zu; they may be NULL only when n is 0", n);
+    GPGPU__REQUIRE(ctx, nruns != NULL, __func__,
+                   "nruns is NULL; need room for the number of runs");
+    GPGPU__TRY(gpgpu__check_wait(ctx, __func__, num_wait, wait));
     if (ctx->host)
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED, "%s: no OpenCL device", __func__);
     const size_t ks = gpgpu__type(key_type)->size, vs = gpgpu__type(value_type)->size;
@@ -275,14 +290,18 @@ gpgpu_status gpgpu_scan_by_key_buffer(gpgpu_context *ctx, gpgpu_type key_type, c
 {
     if (done)
         *done = NULL;
-    GPGPU__CHECK_ARG(NULL, ctx != NULL);
-    GPGPU__CHECK_ARG(ctx, key_type_ok(key_type));
-    GPGPU__CHECK_ARG(ctx, gpgpu__type(value_type) != NULL);
-    GPGPU__CHECK_ARG(ctx, GPGPU__VALID_OP(op));
-    GPGPU__CHECK_ARG(ctx, kind == GPGPU_EXCLUSIVE || kind == GPGPU_INCLUSIVE);
-    GPGPU__CHECK_ARG(ctx, n == 0 || (keys && values && out));
-    GPGPU__CHECK_ARG(ctx, values != out || values_offset == out_offset);
-    GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__REQUIRE(ctx, key_type_ok(key_type), __func__,
+                   "key_type is %d; need GPGPU_I32, GPGPU_U32, GPGPU_I64 or GPGPU_U64", (int)key_type);
+    GPGPU__TRY(gpgpu__check_type(ctx, __func__, "value_type", value_type));
+    GPGPU__TRY(gpgpu__check_op(ctx, __func__, op));
+    GPGPU__REQUIRE(ctx, kind == GPGPU_EXCLUSIVE || kind == GPGPU_INCLUSIVE, __func__,
+                   "kind is %d; need GPGPU_EXCLUSIVE or GPGPU_INCLUSIVE", (int)kind);
+    GPGPU__REQUIRE(ctx, n == 0 || (keys && values && out), __func__,
+                   "keys, values, out: one is NULL with n = %zu; they may be NULL only when n is 0", n);
+    GPGPU__REQUIRE(ctx, values != out || values_offset == out_offset, __func__,
+                   "values and out are the same buffer with values_offset = %zu and out_offset = %zu; the same buffer is allowed only at the same offset", values_offset, out_offset);
+    GPGPU__TRY(gpgpu__check_wait(ctx, __func__, num_wait, wait));
     if (ctx->host)
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED, "%s: no OpenCL device", __func__);
     const size_t ks = gpgpu__type(key_type)->size, vs = gpgpu__type(value_type)->size;

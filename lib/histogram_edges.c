@@ -180,16 +180,23 @@ gpgpu_status gpgpu_histogram_edges(gpgpu_context *ctx, gpgpu_type t, const void 
 {
     gpgpu__hist_params p;
     void *cuts;
-    GPGPU__CHECK_ARG(NULL, ctx != NULL);
-    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
-    GPGPU__CHECK_ARG(ctx, in != NULL || n == 0);
-    GPGPU__CHECK_ARG(ctx, edges != NULL);
-    GPGPU__CHECK_ARG(ctx, bins != NULL);
-    GPGPU__CHECK_ARG(ctx, nbins > 0);
-    GPGPU__CHECK_ARG(ctx, nbins <= GPGPU__HIST_MAX_BINS);
-    GPGPU__CHECK_ARG(ctx, n <= PTRDIFF_MAX / gpgpu__type(t)->size);
-    GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(in, t));
-    GPGPU__CHECK_ARG(ctx, (uintptr_t)bins % sizeof *bins == 0);
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__TRY(gpgpu__check_type(ctx, __func__, "t", t));
+    GPGPU__REQUIRE(ctx, in != NULL || n == 0, __func__,
+                   "in is NULL with n = %zu; it may be NULL only when n is 0", n);
+    GPGPU__REQUIRE(ctx, edges != NULL, __func__,
+                   "edges is NULL");
+    GPGPU__REQUIRE(ctx, bins != NULL, __func__,
+                   "bins is NULL");
+    GPGPU__REQUIRE(ctx, nbins > 0, __func__, "nbins is 0; need at least 1");
+    GPGPU__REQUIRE(ctx, nbins <= GPGPU__HIST_MAX_BINS, __func__, "nbins is %zu; at most %zu", nbins,
+                   (size_t)GPGPU__HIST_MAX_BINS);
+    GPGPU__REQUIRE(ctx, n <= PTRDIFF_MAX / gpgpu__type(t)->size, __func__,
+                   "n is %zu; at most %zu elements of type t", n, (size_t)PTRDIFF_MAX / gpgpu__type(t)->size);
+    GPGPU__REQUIRE(ctx, GPGPU__ALIGNED(in, t), __func__,
+                   "in is %p; it must be aligned to %zu bytes, the size of one element of t", (const void *)in, gpgpu__type(t)->size);
+    GPGPU__REQUIRE(ctx, (uintptr_t)bins % sizeof *bins == 0, __func__,
+                   "bins is %p; it must be aligned to %zu bytes, the size of one element", (const void *)bins, (size_t)(sizeof *bins));
     GPGPU__TRY(check_edges(ctx, __func__, edges, nbins));
     if (!ctx->host)
         GPGPU__TRY(gpgpu__type_supported(ctx, t));
@@ -217,14 +224,18 @@ gpgpu_status gpgpu_histogram_edges_buffer(gpgpu_context *ctx, gpgpu_type t, cl_m
     void *cuts;
     if (done) /* on any failure the caller has no event to release */
         *done = NULL;
-    GPGPU__CHECK_ARG(NULL, ctx != NULL);
-    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
-    GPGPU__CHECK_ARG(ctx, in != NULL || n == 0);
-    GPGPU__CHECK_ARG(ctx, edges != NULL);
-    GPGPU__CHECK_ARG(ctx, bins != NULL);
-    GPGPU__CHECK_ARG(ctx, nbins > 0);
-    GPGPU__CHECK_ARG(ctx, nbins <= GPGPU__HIST_MAX_BINS);
-    GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__TRY(gpgpu__check_type(ctx, __func__, "t", t));
+    GPGPU__REQUIRE(ctx, in != NULL || n == 0, __func__,
+                   "in is NULL with n = %zu; it may be NULL only when n is 0", n);
+    GPGPU__REQUIRE(ctx, edges != NULL, __func__,
+                   "edges is NULL");
+    GPGPU__REQUIRE(ctx, bins != NULL, __func__,
+                   "bins is NULL");
+    GPGPU__REQUIRE(ctx, nbins > 0, __func__, "nbins is 0; need at least 1");
+    GPGPU__REQUIRE(ctx, nbins <= GPGPU__HIST_MAX_BINS, __func__, "nbins is %zu; at most %zu", nbins,
+                   (size_t)GPGPU__HIST_MAX_BINS);
+    GPGPU__TRY(gpgpu__check_wait(ctx, __func__, num_wait, wait));
     GPGPU__TRY(check_edges(ctx, __func__, edges, nbins));
     if (ctx->host)
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,

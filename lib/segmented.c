@@ -185,16 +185,22 @@ gpgpu_status gpgpu_segmented_reduce(gpgpu_context *ctx, gpgpu_type t, gpgpu_op o
                                     void *out)
 {
     size_t total;
-    GPGPU__CHECK_ARG(NULL, ctx != NULL);
-    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
-    GPGPU__CHECK_ARG(ctx, GPGPU__VALID_OP(op));
-    GPGPU__CHECK_ARG(ctx, offsets != NULL || nseg == 0);
-    GPGPU__CHECK_ARG(ctx, out != NULL || nseg == 0);
-    GPGPU__CHECK_ARG(ctx, nseg <= PTRDIFF_MAX / sizeof(cl_ulong) - 1);
-    GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(in, t) && GPGPU__ALIGNED(out, t));
-    GPGPU__CHECK_ARG(ctx, (uintptr_t)offsets % sizeof(size_t) == 0);
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__TRY(gpgpu__check_type(ctx, __func__, "t", t));
+    GPGPU__TRY(gpgpu__check_op(ctx, __func__, op));
+    GPGPU__REQUIRE(ctx, offsets != NULL || nseg == 0, __func__,
+                   "offsets is NULL with nseg = %zu; it may be NULL only when nseg is 0", nseg);
+    GPGPU__REQUIRE(ctx, out != NULL || nseg == 0, __func__,
+                   "out is NULL with nseg = %zu; it may be NULL only when nseg is 0", nseg);
+    GPGPU__REQUIRE(ctx, nseg <= PTRDIFF_MAX / sizeof(cl_ulong) - 1, __func__,
+                   "nseg is %zu; at most %zu", nseg, (size_t)PTRDIFF_MAX / sizeof(cl_ulong) - 1);
+    GPGPU__REQUIRE(ctx, GPGPU__ALIGNED(in, t) && GPGPU__ALIGNED(out, t), __func__,
+                   "in is %p and out is %p; each must be aligned to the size of one element of its type", (const void *)in, (const void *)out);
+    GPGPU__REQUIRE(ctx, (uintptr_t)offsets % sizeof(size_t) == 0, __func__,
+                   "offsets is %p; it must be aligned to %zu bytes, the size of one element", (const void *)offsets, (size_t)(sizeof(size_t)));
     GPGPU__TRY(gpgpu__offsets_check(ctx, __func__, t, offsets, nseg, &total));
-    GPGPU__CHECK_ARG(ctx, in != NULL || total == 0);
+    GPGPU__REQUIRE(ctx, in != NULL || total == 0, __func__,
+                   "in is NULL while the segments cover %zu elements; it may be NULL only when they cover none", total);
     if (ctx->host) {
         if (op >= GPGPU_OP_USER)
             return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
@@ -214,20 +220,27 @@ gpgpu_status gpgpu_segmented_scan(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
                                   const size_t *offsets, size_t nseg)
 {
     size_t total;
-    GPGPU__CHECK_ARG(NULL, ctx != NULL);
-    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
-    GPGPU__CHECK_ARG(ctx, GPGPU__VALID_OP(op));
-    GPGPU__CHECK_ARG(ctx, kind == GPGPU_EXCLUSIVE || kind == GPGPU_INCLUSIVE);
-    GPGPU__CHECK_ARG(ctx, offsets != NULL || nseg == 0);
-    GPGPU__CHECK_ARG(ctx, nseg <= PTRDIFF_MAX / sizeof(cl_ulong) - 1);
-    GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(in, t) && GPGPU__ALIGNED(out, t));
-    GPGPU__CHECK_ARG(ctx, (uintptr_t)offsets % sizeof(size_t) == 0);
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__TRY(gpgpu__check_type(ctx, __func__, "t", t));
+    GPGPU__TRY(gpgpu__check_op(ctx, __func__, op));
+    GPGPU__REQUIRE(ctx, kind == GPGPU_EXCLUSIVE || kind == GPGPU_INCLUSIVE, __func__,
+                   "kind is %d; need GPGPU_EXCLUSIVE or GPGPU_INCLUSIVE", (int)kind);
+    GPGPU__REQUIRE(ctx, offsets != NULL || nseg == 0, __func__,
+                   "offsets is NULL with nseg = %zu; it may be NULL only when nseg is 0", nseg);
+    GPGPU__REQUIRE(ctx, nseg <= PTRDIFF_MAX / sizeof(cl_ulong) - 1, __func__,
+                   "nseg is %zu; at most %zu", nseg, (size_t)PTRDIFF_MAX / sizeof(cl_ulong) - 1);
+    GPGPU__REQUIRE(ctx, GPGPU__ALIGNED(in, t) && GPGPU__ALIGNED(out, t), __func__,
+                   "in is %p and out is %p; each must be aligned to the size of one element of its type", (const void *)in, (const void *)out);
+    GPGPU__REQUIRE(ctx, (uintptr_t)offsets % sizeof(size_t) == 0, __func__,
+                   "offsets is %p; it must be aligned to %zu bytes, the size of one element", (const void *)offsets, (size_t)(sizeof(size_t)));
     GPGPU__TRY(gpgpu__offsets_check(ctx, __func__, t, offsets, nseg, &total));
-    GPGPU__CHECK_ARG(ctx, (in != NULL && out != NULL) || total == 0);
+    GPGPU__REQUIRE(ctx, (in != NULL && out != NULL) || total == 0, __func__,
+                   "in or out is NULL while the segments cover %zu elements; they may be NULL only when they cover none", total);
     const size_t size = gpgpu__type(t)->size, first = nseg ? offsets[0] : 0;
-    GPGPU__CHECK_ARG(ctx, total == 0 ||
-                              !partial_overlap((uintptr_t)in + first * size,
-                                               (uintptr_t)out + first * size, total * size));
+    GPGPU__REQUIRE(ctx, total == 0 ||
+                        !partial_overlap((uintptr_t)in + first * size,
+                                         (uintptr_t)out + first * size, total * size), __func__,
+                   "in and out partly overlap over the %zu elements the segments cover; they must be the same array or not overlap", total);
     if (ctx->host) {
         if (op >= GPGPU_OP_USER)
             return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
@@ -291,12 +304,14 @@ gpgpu_status gpgpu_segmented_reduce_buffer(gpgpu_context *ctx, gpgpu_type t, gpg
 {
     if (done)
         *done = NULL;
-    GPGPU__CHECK_ARG(NULL, ctx != NULL);
-    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
-    GPGPU__CHECK_ARG(ctx, GPGPU__VALID_OP(op));
-    GPGPU__CHECK_ARG(ctx, nseg == 0 || (in != NULL && offsets != NULL && out != NULL));
-    GPGPU__CHECK_ARG(ctx, nseg <= PTRDIFF_MAX / sizeof(cl_ulong) - 1);
-    GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__TRY(gpgpu__check_type(ctx, __func__, "t", t));
+    GPGPU__TRY(gpgpu__check_op(ctx, __func__, op));
+    GPGPU__REQUIRE(ctx, nseg == 0 || (in != NULL && offsets != NULL && out != NULL), __func__,
+                   "in, offsets, out: one is NULL with nseg = %zu; they may be NULL only when nseg is 0", nseg);
+    GPGPU__REQUIRE(ctx, nseg <= PTRDIFF_MAX / sizeof(cl_ulong) - 1, __func__,
+                   "nseg is %zu; at most %zu", nseg, (size_t)PTRDIFF_MAX / sizeof(cl_ulong) - 1);
+    GPGPU__TRY(gpgpu__check_wait(ctx, __func__, num_wait, wait));
     gpgpu__segments sg = { in, in_offset, offsets, offsets_offset, nseg, 0, 0,
                            out, out_offset, 0, 0 };
     return segmented_buffer_call(ctx, __func__, t, op, 0, GPGPU_EXCLUSIVE, &sg, num_wait, wait,
@@ -311,14 +326,18 @@ gpgpu_status gpgpu_segmented_scan_buffer(gpgpu_context *ctx, gpgpu_type t, gpgpu
 {
     if (done)
         *done = NULL;
-    GPGPU__CHECK_ARG(NULL, ctx != NULL);
-    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
-    GPGPU__CHECK_ARG(ctx, GPGPU__VALID_OP(op));
-    GPGPU__CHECK_ARG(ctx, kind == GPGPU_EXCLUSIVE || kind == GPGPU_INCLUSIVE);
-    GPGPU__CHECK_ARG(ctx, nseg == 0 || (in != NULL && offsets != NULL && out != NULL));
-    GPGPU__CHECK_ARG(ctx, nseg <= PTRDIFF_MAX / sizeof(cl_ulong) - 1);
-    GPGPU__CHECK_ARG(ctx, in != out || in_offset == out_offset);
-    GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__TRY(gpgpu__check_type(ctx, __func__, "t", t));
+    GPGPU__TRY(gpgpu__check_op(ctx, __func__, op));
+    GPGPU__REQUIRE(ctx, kind == GPGPU_EXCLUSIVE || kind == GPGPU_INCLUSIVE, __func__,
+                   "kind is %d; need GPGPU_EXCLUSIVE or GPGPU_INCLUSIVE", (int)kind);
+    GPGPU__REQUIRE(ctx, nseg == 0 || (in != NULL && offsets != NULL && out != NULL), __func__,
+                   "in, offsets, out: one is NULL with nseg = %zu; they may be NULL only when nseg is 0", nseg);
+    GPGPU__REQUIRE(ctx, nseg <= PTRDIFF_MAX / sizeof(cl_ulong) - 1, __func__,
+                   "nseg is %zu; at most %zu", nseg, (size_t)PTRDIFF_MAX / sizeof(cl_ulong) - 1);
+    GPGPU__REQUIRE(ctx, in != out || in_offset == out_offset, __func__,
+                   "in and out are the same buffer with in_offset = %zu and out_offset = %zu; the same buffer is allowed only at the same offset", in_offset, out_offset);
+    GPGPU__TRY(gpgpu__check_wait(ctx, __func__, num_wait, wait));
     gpgpu__segments sg = { in, in_offset, offsets, offsets_offset, nseg, 0, 0,
                            out, out_offset, 0, 0 };
     return segmented_buffer_call(ctx, __func__, t, op, 1, kind, &sg, num_wait, wait, done);
@@ -360,11 +379,12 @@ static gpgpu_status index_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
                       GPGPU__ARG(val_off), GPGPU__ARG(idx), GPGPU__ARG(idx_off), GPGPU__END);
 }
 
-static gpgpu_status index_check(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op)
+static gpgpu_status index_check(gpgpu_context *ctx, const char *func, gpgpu_type t, gpgpu_op op)
 {
-    GPGPU__CHECK_ARG(NULL, ctx != NULL);
-    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
-    GPGPU__CHECK_ARG(ctx, op == GPGPU_MIN || op == GPGPU_MAX);
+    GPGPU__TRY(gpgpu__check_ctx(ctx, func));
+    GPGPU__TRY(gpgpu__check_type(ctx, func, "t", t));
+    GPGPU__REQUIRE(ctx, op == GPGPU_MIN || op == GPGPU_MAX, func,
+                   "op is %d; need GPGPU_MIN or GPGPU_MAX", (int)op);
     return GPGPU_SUCCESS;
 }
 
@@ -412,11 +432,15 @@ static gpgpu_status index_host_api(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op
 gpgpu_status gpgpu_reduce_index(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, const void *in,
                                 size_t n, void *value, size_t *index)
 {
-    GPGPU__TRY(index_check(ctx, t, op));
-    GPGPU__CHECK_ARG(ctx, in != NULL || n == 0);
-    GPGPU__CHECK_ARG(ctx, value != NULL && index != NULL);
-    GPGPU__CHECK_ARG(ctx, n <= PTRDIFF_MAX / gpgpu__type(t)->size);
-    GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(in, t));
+    GPGPU__TRY(index_check(ctx, __func__, t, op));
+    GPGPU__REQUIRE(ctx, in != NULL || n == 0, __func__,
+                   "in is NULL with n = %zu; it may be NULL only when n is 0", n);
+    GPGPU__REQUIRE(ctx, value != NULL && index != NULL, __func__,
+                   "value or index is NULL; need room for one element in each");
+    GPGPU__REQUIRE(ctx, n <= PTRDIFF_MAX / gpgpu__type(t)->size, __func__,
+                   "n is %zu; at most %zu elements of type t", n, (size_t)PTRDIFF_MAX / gpgpu__type(t)->size);
+    GPGPU__REQUIRE(ctx, GPGPU__ALIGNED(in, t), __func__,
+                   "in is %p; it must be aligned to %zu bytes, the size of one element of t", (const void *)in, gpgpu__type(t)->size);
     if (ctx->host || n == 0) {
         gpgpu__host_reduce_index(t, op, in, n, value, index);
         return GPGPU_SUCCESS;
@@ -434,10 +458,12 @@ gpgpu_status gpgpu_reduce_index_buffer(gpgpu_context *ctx, gpgpu_type t, gpgpu_o
 {
     if (done)
         *done = NULL;
-    GPGPU__TRY(index_check(ctx, t, op));
-    GPGPU__CHECK_ARG(ctx, in != NULL || n == 0);
-    GPGPU__CHECK_ARG(ctx, value != NULL && index != NULL);
-    GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
+    GPGPU__TRY(index_check(ctx, __func__, t, op));
+    GPGPU__REQUIRE(ctx, in != NULL || n == 0, __func__,
+                   "in is NULL with n = %zu; it may be NULL only when n is 0", n);
+    GPGPU__REQUIRE(ctx, value != NULL && index != NULL, __func__,
+                   "value or index is NULL; need room for one element in each");
+    GPGPU__TRY(gpgpu__check_wait(ctx, __func__, num_wait, wait));
     if (ctx->host)
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED, "%s: no OpenCL device", __func__);
     const size_t size = gpgpu__type(t)->size;

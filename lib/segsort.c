@@ -77,20 +77,31 @@ static gpgpu_status segsort(gpgpu_context *ctx, const char *func, gpgpu_type t, 
                             size_t nseg, unsigned flags)
 {
     size_t total;
-    GPGPU__CHECK_ARG(NULL, ctx != NULL);
-    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
-    GPGPU__CHECK_ARG(ctx, flags == GPGPU_ASCENDING || flags == GPGPU_DESCENDING);
-    GPGPU__CHECK_ARG(ctx, offsets != NULL || nseg == 0);
-    GPGPU__CHECK_ARG(ctx, nseg <= PTRDIFF_MAX / sizeof(size_t) - 1);
-    GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(keys, t));
-    GPGPU__CHECK_ARG(ctx, (uintptr_t)offsets % sizeof(size_t) == 0);
+    GPGPU__TRY(gpgpu__check_ctx(ctx, func));
+    GPGPU__TRY(gpgpu__check_type(ctx, func, "t", t));
+    GPGPU__REQUIRE(ctx, flags == GPGPU_ASCENDING || flags == GPGPU_DESCENDING, func,
+                   "flags is %u; need GPGPU_ASCENDING or GPGPU_DESCENDING", (unsigned)flags);
+    GPGPU__REQUIRE(ctx, offsets != NULL || nseg == 0, func,
+                   "offsets is NULL with nseg = %zu; it may be NULL only when nseg is 0", nseg);
+    GPGPU__REQUIRE(ctx, nseg <= PTRDIFF_MAX / sizeof(size_t) - 1, func,
+                   "nseg is %zu; at most %zu", nseg, (size_t)PTRDIFF_MAX / sizeof(size_t) - 1);
+    GPGPU__REQUIRE(ctx, GPGPU__ALIGNED(keys, t), func,
+                   "keys is %p; it must be aligned to %zu bytes, the size of one element of t", (const void *)keys, gpgpu__type(t)->size);
+    GPGPU__REQUIRE(ctx, (uintptr_t)offsets % sizeof(size_t) == 0, func,
+                   "offsets is %p; it must be aligned to %zu bytes, the size of one element", (const void *)offsets, (size_t)(sizeof(size_t)));
     GPGPU__TRY(gpgpu__offsets_check(ctx, func, t, offsets, nseg, &total));
-    GPGPU__CHECK_ARG(ctx, keys != NULL || total == 0);
+    GPGPU__REQUIRE(ctx, keys != NULL || total == 0, func,
+                   "keys is NULL while the segments cover %zu elements; it may be NULL only when they cover none", total);
     if (value_size) {
-        GPGPU__CHECK_ARG(ctx, value_size == 4 || value_size == 8);
-        GPGPU__CHECK_ARG(ctx, values != NULL || total == 0);
-        GPGPU__CHECK_ARG(ctx, (uintptr_t)values % value_size == 0);
-        GPGPU__CHECK_ARG(ctx, nseg == 0 || offsets[nseg] <= PTRDIFF_MAX / value_size);
+        GPGPU__REQUIRE(ctx, value_size == 4 || value_size == 8, func,
+                       "value_size is %zu; need 4 or 8", value_size);
+        GPGPU__REQUIRE(ctx, values != NULL || total == 0, func,
+                       "values is NULL while the segments cover %zu elements; it may be NULL only when they cover none", total);
+        GPGPU__REQUIRE(ctx, (uintptr_t)values % value_size == 0, func,
+                       "values is %p; it must be aligned to %zu bytes, the size of one element", (const void *)values, (size_t)(value_size));
+        GPGPU__REQUIRE(ctx, nseg == 0 || offsets[nseg] <= PTRDIFF_MAX / value_size, func,
+                       "offsets[nseg] is %zu; at most %zu values of %zu bytes", offsets[nseg],
+                       (size_t)PTRDIFF_MAX / value_size, value_size);
     }
     if (total < 2)
         return GPGPU_SUCCESS;

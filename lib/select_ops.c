@@ -235,14 +235,19 @@ static gpgpu_status partition_host_api(gpgpu_context *ctx, gpgpu_type t, const c
 gpgpu_status gpgpu_unique(gpgpu_context *ctx, gpgpu_type t, const void *in, size_t n,
                           void *out, size_t *count)
 {
-    GPGPU__CHECK_ARG(NULL, ctx != NULL);
-    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
-    GPGPU__CHECK_ARG(ctx, (in != NULL && out != NULL) || n == 0);
-    GPGPU__CHECK_ARG(ctx, count != NULL);
-    GPGPU__CHECK_ARG(ctx, n <= PTRDIFF_MAX / gpgpu__type(t)->size);
-    GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(in, t) && GPGPU__ALIGNED(out, t));
-    GPGPU__CHECK_ARG(ctx, in == out || !gpgpu__overlap((size_t)in, n * gpgpu__type(t)->size,
-                                                       (size_t)out, n * gpgpu__type(t)->size));
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__TRY(gpgpu__check_type(ctx, __func__, "t", t));
+    GPGPU__REQUIRE(ctx, (in != NULL && out != NULL) || n == 0, __func__,
+                   "in or out is NULL with n = %zu; they may be NULL only when n is 0", n);
+    GPGPU__REQUIRE(ctx, count != NULL, __func__,
+                   "count is NULL; need room for the count");
+    GPGPU__REQUIRE(ctx, n <= PTRDIFF_MAX / gpgpu__type(t)->size, __func__,
+                   "n is %zu; at most %zu elements of type t", n, (size_t)PTRDIFF_MAX / gpgpu__type(t)->size);
+    GPGPU__REQUIRE(ctx, GPGPU__ALIGNED(in, t) && GPGPU__ALIGNED(out, t), __func__,
+                   "in is %p and out is %p; each must be aligned to the size of one element of its type", (const void *)in, (const void *)out);
+    GPGPU__REQUIRE(ctx, in == out || !gpgpu__overlap((size_t)in, n * gpgpu__type(t)->size,
+                                                    (size_t)out, n * gpgpu__type(t)->size),
+                   __func__, "in and out partly overlap (n = %zu); they must be the same array or not overlap", n);
     if (ctx->host) {
         *count = host_runs(gpgpu__type(t)->size, in, n, out, NULL);
         return GPGPU_SUCCESS;
@@ -256,18 +261,26 @@ gpgpu_status gpgpu_unique(gpgpu_context *ctx, gpgpu_type t, const void *in, size
 gpgpu_status gpgpu_run_length_encode(gpgpu_context *ctx, gpgpu_type t, const void *in,
                                      size_t n, void *values, uint64_t *lengths, size_t *nruns)
 {
-    GPGPU__CHECK_ARG(NULL, ctx != NULL);
-    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
-    GPGPU__CHECK_ARG(ctx, (in != NULL && values != NULL && lengths != NULL) || n == 0);
-    GPGPU__CHECK_ARG(ctx, nruns != NULL);
-    GPGPU__CHECK_ARG(ctx, n <= PTRDIFF_MAX / sizeof *lengths);
-    GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(in, t) && GPGPU__ALIGNED(values, t));
-    GPGPU__CHECK_ARG(ctx, (uintptr_t)lengths % sizeof *lengths == 0);
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__TRY(gpgpu__check_type(ctx, __func__, "t", t));
+    GPGPU__REQUIRE(ctx, (in != NULL && values != NULL && lengths != NULL) || n == 0, __func__,
+                   "in, values, lengths: one is NULL with n = %zu; they may be NULL only when n is 0", n);
+    GPGPU__REQUIRE(ctx, nruns != NULL, __func__,
+                   "nruns is NULL; need room for the number of runs");
+    GPGPU__REQUIRE(ctx, n <= PTRDIFF_MAX / sizeof *lengths, __func__, "n is %zu; at most %zu", n,
+                   (size_t)PTRDIFF_MAX / sizeof *lengths);
+    GPGPU__REQUIRE(ctx, GPGPU__ALIGNED(in, t) && GPGPU__ALIGNED(values, t), __func__,
+                   "in is %p and values is %p; each must be aligned to the size of one element of its type", (const void *)in, (const void *)values);
+    GPGPU__REQUIRE(ctx, (uintptr_t)lengths % sizeof *lengths == 0, __func__,
+                   "lengths is %p; it must be aligned to %zu bytes, the size of one element", (const void *)lengths, (size_t)(sizeof *lengths));
     const size_t bytes = n * gpgpu__type(t)->size;
-    GPGPU__CHECK_ARG(ctx, in == values || !gpgpu__overlap((size_t)in, bytes, (size_t)values, bytes));
-    GPGPU__CHECK_ARG(ctx, !gpgpu__overlap((size_t)lengths, n * sizeof *lengths, (size_t)in, bytes));
-    GPGPU__CHECK_ARG(ctx, !gpgpu__overlap((size_t)lengths, n * sizeof *lengths, (size_t)values,
-                                          bytes));
+    GPGPU__REQUIRE(ctx, in == values || !gpgpu__overlap((size_t)in, bytes, (size_t)values, bytes),
+                   __func__, "in and values partly overlap (n = %zu); they must be the same array or not overlap", n);
+    GPGPU__REQUIRE(ctx, !gpgpu__overlap((size_t)lengths, n * sizeof *lengths, (size_t)in, bytes),
+                   __func__, "lengths overlaps in (n = %zu); it must not", n);
+    GPGPU__REQUIRE(ctx, !gpgpu__overlap((size_t)lengths, n * sizeof *lengths, (size_t)values,
+                                        bytes),
+                   __func__, "lengths overlaps values (n = %zu); it must not", n);
     if (ctx->host) {
         *nruns = host_runs(gpgpu__type(t)->size, in, n, values, lengths);
         return GPGPU_SUCCESS;
@@ -282,15 +295,21 @@ gpgpu_status gpgpu_partition(gpgpu_context *ctx, gpgpu_type t, const char *predi
                              const void *in, size_t n, void *out, size_t *count)
 {
     char pred[GPGPU__EXPR_MAX + 1];
-    GPGPU__CHECK_ARG(NULL, ctx != NULL);
-    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
-    GPGPU__CHECK_ARG(ctx, predicate != NULL);
-    GPGPU__CHECK_ARG(ctx, (in != NULL && out != NULL) || n == 0);
-    GPGPU__CHECK_ARG(ctx, count != NULL);
-    GPGPU__CHECK_ARG(ctx, n <= PTRDIFF_MAX / gpgpu__type(t)->size);
-    GPGPU__CHECK_ARG(ctx, GPGPU__ALIGNED(in, t) && GPGPU__ALIGNED(out, t));
-    GPGPU__CHECK_ARG(ctx, in == out || !gpgpu__overlap((size_t)in, n * gpgpu__type(t)->size,
-                                                       (size_t)out, n * gpgpu__type(t)->size));
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__TRY(gpgpu__check_type(ctx, __func__, "t", t));
+    GPGPU__REQUIRE(ctx, predicate != NULL, __func__,
+                   "predicate is NULL");
+    GPGPU__REQUIRE(ctx, (in != NULL && out != NULL) || n == 0, __func__,
+                   "in or out is NULL with n = %zu; they may be NULL only when n is 0", n);
+    GPGPU__REQUIRE(ctx, count != NULL, __func__,
+                   "count is NULL; need room for the count");
+    GPGPU__REQUIRE(ctx, n <= PTRDIFF_MAX / gpgpu__type(t)->size, __func__,
+                   "n is %zu; at most %zu elements of type t", n, (size_t)PTRDIFF_MAX / gpgpu__type(t)->size);
+    GPGPU__REQUIRE(ctx, GPGPU__ALIGNED(in, t) && GPGPU__ALIGNED(out, t), __func__,
+                   "in is %p and out is %p; each must be aligned to the size of one element of its type", (const void *)in, (const void *)out);
+    GPGPU__REQUIRE(ctx, in == out || !gpgpu__overlap((size_t)in, n * gpgpu__type(t)->size,
+                                                    (size_t)out, n * gpgpu__type(t)->size),
+                   __func__, "in and out partly overlap (n = %zu); they must be the same array or not overlap", n);
     GPGPU__TRY(gpgpu__expr_clean(ctx, "predicate", predicate, pred));
     if (ctx->host)
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
@@ -308,12 +327,15 @@ gpgpu_status gpgpu_unique_buffer(gpgpu_context *ctx, gpgpu_type t, cl_mem in, si
 {
     if (done) /* on any failure the caller has no event to release */
         *done = NULL;
-    GPGPU__CHECK_ARG(NULL, ctx != NULL);
-    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
-    GPGPU__CHECK_ARG(ctx, (in != NULL && out != NULL) || n == 0);
-    GPGPU__CHECK_ARG(ctx, count != NULL);
-    GPGPU__CHECK_ARG(ctx, in != out || !gpgpu__overlap(in_offset, n, out_offset, n));
-    GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__TRY(gpgpu__check_type(ctx, __func__, "t", t));
+    GPGPU__REQUIRE(ctx, (in != NULL && out != NULL) || n == 0, __func__,
+                   "in or out is NULL with n = %zu; they may be NULL only when n is 0", n);
+    GPGPU__REQUIRE(ctx, count != NULL, __func__,
+                   "count is NULL; need room for the count");
+    GPGPU__REQUIRE(ctx, in != out || !gpgpu__overlap(in_offset, n, out_offset, n), __func__,
+                   "in and out are the same buffer and their ranges overlap (in_offset = %zu, out_offset = %zu, n = %zu); they must be the same range or not overlap", in_offset, out_offset, n);
+    GPGPU__TRY(gpgpu__check_wait(ctx, __func__, num_wait, wait));
     compact_job j = {__func__, t, NULL, GPGPU__SELECT, in, out, count, NULL,
                      in_offset, n, out_offset, count_offset, 0};
     return compact_buffer_call(ctx, &j, num_wait, wait, done);
@@ -328,14 +350,19 @@ gpgpu_status gpgpu_run_length_encode_buffer(gpgpu_context *ctx, gpgpu_type t, cl
 {
     if (done) /* on any failure the caller has no event to release */
         *done = NULL;
-    GPGPU__CHECK_ARG(NULL, ctx != NULL);
-    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
-    GPGPU__CHECK_ARG(ctx, (in != NULL && values != NULL && lengths != NULL) || n == 0);
-    GPGPU__CHECK_ARG(ctx, nruns != NULL);
-    GPGPU__CHECK_ARG(ctx, in != values || !gpgpu__overlap(in_offset, n, values_offset, n));
-    GPGPU__CHECK_ARG(ctx, lengths != in || n == 0);
-    GPGPU__CHECK_ARG(ctx, lengths != values || n == 0);
-    GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__TRY(gpgpu__check_type(ctx, __func__, "t", t));
+    GPGPU__REQUIRE(ctx, (in != NULL && values != NULL && lengths != NULL) || n == 0, __func__,
+                   "in, values, lengths: one is NULL with n = %zu; they may be NULL only when n is 0", n);
+    GPGPU__REQUIRE(ctx, nruns != NULL, __func__,
+                   "nruns is NULL; need room for the number of runs");
+    GPGPU__REQUIRE(ctx, in != values || !gpgpu__overlap(in_offset, n, values_offset, n), __func__,
+                   "in and values are the same buffer and their ranges overlap (in_offset = %zu, values_offset = %zu, n = %zu); they must be the same range or not overlap", in_offset, values_offset, n);
+    GPGPU__REQUIRE(ctx, lengths != in || n == 0, __func__,
+                   "lengths and in are the same buffer with n = %zu; they must differ unless n is 0", n);
+    GPGPU__REQUIRE(ctx, lengths != values || n == 0, __func__,
+                   "lengths and values are the same buffer with n = %zu; they must differ unless n is 0", n);
+    GPGPU__TRY(gpgpu__check_wait(ctx, __func__, num_wait, wait));
     compact_job j = {__func__, t, NULL, GPGPU__RUNS, in, values, nruns, lengths,
                      in_offset, n, values_offset, nruns_offset, lengths_offset};
     return compact_buffer_call(ctx, &j, num_wait, wait, done);
@@ -349,13 +376,17 @@ gpgpu_status gpgpu_partition_buffer(gpgpu_context *ctx, gpgpu_type t, const char
     char pred[GPGPU__EXPR_MAX + 1];
     if (done) /* on any failure the caller has no event to release */
         *done = NULL;
-    GPGPU__CHECK_ARG(NULL, ctx != NULL);
-    GPGPU__CHECK_ARG(ctx, gpgpu__type(t) != NULL);
-    GPGPU__CHECK_ARG(ctx, predicate != NULL);
-    GPGPU__CHECK_ARG(ctx, (in != NULL && out != NULL) || n == 0);
-    GPGPU__CHECK_ARG(ctx, count != NULL);
-    GPGPU__CHECK_ARG(ctx, in != out || !gpgpu__overlap(in_offset, n, out_offset, n));
-    GPGPU__CHECK_ARG(ctx, (num_wait == 0) == (wait == NULL));
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__TRY(gpgpu__check_type(ctx, __func__, "t", t));
+    GPGPU__REQUIRE(ctx, predicate != NULL, __func__,
+                   "predicate is NULL");
+    GPGPU__REQUIRE(ctx, (in != NULL && out != NULL) || n == 0, __func__,
+                   "in or out is NULL with n = %zu; they may be NULL only when n is 0", n);
+    GPGPU__REQUIRE(ctx, count != NULL, __func__,
+                   "count is NULL; need room for the count");
+    GPGPU__REQUIRE(ctx, in != out || !gpgpu__overlap(in_offset, n, out_offset, n), __func__,
+                   "in and out are the same buffer and their ranges overlap (in_offset = %zu, out_offset = %zu, n = %zu); they must be the same range or not overlap", in_offset, out_offset, n);
+    GPGPU__TRY(gpgpu__check_wait(ctx, __func__, num_wait, wait));
     GPGPU__TRY(gpgpu__expr_clean(ctx, "predicate", predicate, pred));
     compact_job j = {__func__, t, pred, GPGPU__PARTITION, in, out, count, NULL,
                      in_offset, n, out_offset, count_offset, 0};

@@ -662,6 +662,25 @@ START_TEST(messages_name_the_parameter_the_value_and_the_rule)
     ck_assert_int_eq(gpgpu_reduce(NULL, GPGPU_U32, GPGPU_SUM, x, 4, &r),
                      GPGPU_ERROR_INVALID_ARGUMENT);
     EXPECT_MESSAGE(NULL, "gpgpu_reduce: ctx is NULL");
+    size_t offs[2] = {0, 4}, cnt = 0;
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT,
+           gpgpu_segmented_reduce(tu_ctx, GPGPU_U32, GPGPU_SUM, x, NULL, 1, &r));
+    EXPECT_MESSAGE(tu_ctx, "gpgpu_segmented_reduce: offsets is NULL with nseg = 1; it may be "
+                           "NULL only when nseg is 0");
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT, gpgpu_segmented_sort(tu_ctx, GPGPU_U32, x, offs, 1, 4));
+    EXPECT_MESSAGE(tu_ctx, "gpgpu_segmented_sort: flags is 4; need GPGPU_ASCENDING or "
+                           "GPGPU_DESCENDING");
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT,
+           gpgpu_reduce_by_key(tu_ctx, GPGPU_F32, x, GPGPU_U32, GPGPU_SUM, x, 4, x, x, &cnt));
+    EXPECT_MESSAGE(tu_ctx, "gpgpu_reduce_by_key: key_type is 2; need GPGPU_I32, GPGPU_U32, "
+                           "GPGPU_I64 or GPGPU_U64");
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT,
+           gpgpu_histogram_edges(tu_ctx, GPGPU_U32, x, 4, (const double *)x, 0, bins));
+    EXPECT_MESSAGE(tu_ctx, "gpgpu_histogram_edges: nbins is 0; need at least 1");
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT, gpgpu_unique(tu_ctx, GPGPU_U32, x, 4, x + 1, &cnt));
+    EXPECT_MESSAGE(tu_ctx, "gpgpu_unique: in and out partly overlap (n = 4)");
+    EXPECT(GPGPU_ERROR_INVALID_ARGUMENT, gpgpu_array_create(tu_ctx, GPGPU_U32, 4, NULL));
+    EXPECT_MESSAGE(tu_ctx, "gpgpu_array_create: a is NULL");
     ck_assert_uint_eq(r, 0);
     ck_assert_uint_eq(bins[0], 0);
 }
