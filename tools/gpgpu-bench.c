@@ -423,6 +423,18 @@ static int is_cpu_device(bench *b)
     return (type & CL_DEVICE_TYPE_CPU) != 0;
 }
 
+/* Whether op's case times the host call under --api host and the _array
+   form under --api array (the newer ops time their _buffer form only). */
+static int has_host_api(const bench_op *op)
+{
+    static const char *const with[] = {"reduce", "scan", "sort", "sort_pairs", "histogram",
+                                       "transform_reduce", "select"};
+    for (size_t i = 0; i < sizeof with / sizeof *with; i++)
+        if (!strcmp(op->name, with[i]))
+            return 1;
+    return 0;
+}
+
 static int standard_suite(bench *b, const output *o)
 {
     int bad = 0;
@@ -447,6 +459,8 @@ static int standard_suite(bench *b, const output *o)
                 for (int api = BENCH_API_BUFFER; api <= BENCH_API_HOST; api++) {
                     if (api == BENCH_API_BUFFER && !b->queue)
                         continue; /* the host fallback has host calls only */
+                    if (api == BENCH_API_HOST && b->queue && !has_host_api(ops[i]))
+                        continue;
                     b->api = (bench_api)api;
                     bad |= run_case(b, o, ops[i], ops[i]->suite[c].type, n,
                                     &ops[i]->suite[c].params, cg, 0) != 0;
@@ -555,6 +569,12 @@ int main(int argc, char **argv)
         }
         if (!op->run) {
             fprintf(stderr, "gpgpu-bench: %s is not implemented yet\n", opname);
+            gpgpu_context_destroy(b.ctx);
+            return 2;
+        }
+        if (b.api != BENCH_API_BUFFER && !has_host_api(op)) {
+            fprintf(stderr, "gpgpu-bench: %s times its _buffer form only (no --api %s)\n",
+                    opname, api_names[b.api]);
             gpgpu_context_destroy(b.ctx);
             return 2;
         }
