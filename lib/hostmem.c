@@ -233,10 +233,8 @@ static gpgpu_status stage_slot(gpgpu_context *ctx, int i, void **ptr)
 static gpgpu_status transfer(gpgpu_context *ctx, int write, cl_mem buf, size_t offset,
                              size_t bytes, void *host, cl_event *ev)
 {
-    const cl_event *wait = ctx->wait;
-    cl_uint nwait = ctx->wait_n;
-    ctx->wait_n = 0;
-    ctx->wait = NULL;
+    const cl_event *wait;
+    cl_uint nwait = gpgpu__take_wait(ctx, &wait);
     const char *what = write ? "clEnqueueWriteBuffer" : "clEnqueueReadBuffer";
     cl_int err = gpgpu__fault(what)
                      ? CL_OUT_OF_RESOURCES
@@ -299,6 +297,21 @@ static gpgpu_status download_ring(gpgpu_context *ctx, cl_mem buf, size_t offset,
     return GPGPU_SUCCESS;
 }
 
+/* The pinned buffer of all-or-nothing downloads, grown to at least bytes
+   (its old memory released first, so that the two never add up). */
+static gpgpu_status whole_staging(gpgpu_context *ctx, size_t bytes)
+{
+    if (ctx->whole_bytes >= bytes)
+        return GPGPU_SUCCESS;
+    if (ctx->whole_buf)
+        pinned_unmap(ctx, ctx->whole_buf, ctx->whole_ptr);
+    ctx->whole_buf = NULL;
+    ctx->whole_bytes = 0;
+    GPGPU__TRY(pinned_map(ctx, bytes, &ctx->whole_buf, &ctx->whole_ptr));
+    ctx->whole_bytes = bytes;
+    return GPGPU_SUCCESS;
+}
+
 gpgpu_status gpgpu__download(gpgpu_context *ctx, cl_mem buf, size_t offset, size_t bytes,
                              void *host, int all_or_nothing)
 {
@@ -311,14 +324,7 @@ gpgpu_status gpgpu__download(gpgpu_context *ctx, cl_mem buf, size_t offset, size
         return download_ring(ctx, buf, offset, bytes, host);
     /* Everything into one pinned buffer first: only a complete result
        reaches the caller's array. */
-    if (ctx->whole_bytes < bytes) {
-        if (ctx->whole_buf)
-            pinned_unmap(ctx, ctx->whole_buf, ctx->whole_ptr);
-        ctx->whole_buf = NULL;
-        ctx->whole_bytes = 0;
-        GPGPU__TRY(pinned_map(ctx, bytes, &ctx->whole_buf, &ctx->whole_ptr));
-        ctx->whole_bytes = bytes;
-    }
+    GPGPU__TRY(whole_staging(ctx, bytes));
     GPGPU__TRY(gpgpu__read(ctx, buf, offset, bytes, ctx->whole_ptr));
     gpgpu__parallel_copy(host, ctx->whole_ptr, bytes);
     return GPGPU_SUCCESS;
@@ -338,14 +344,7 @@ gpgpu_status gpgpu__download_all(gpgpu_context *ctx, size_t count, const cl_mem 
     /* Direct reads would write the first array before the second read
        could fail: every array goes through the pinned buffer. */
     gpgpu__note_route(ctx, "staged");
-    if (ctx->whole_bytes < total) {
-        if (ctx->whole_buf)
-            pinned_unmap(ctx, ctx->whole_buf, ctx->whole_ptr);
-        ctx->whole_buf = NULL;
-        ctx->whole_bytes = 0;
-        GPGPU__TRY(pinned_map(ctx, total, &ctx->whole_buf, &ctx->whole_ptr));
-        ctx->whole_bytes = total;
-    }
+    GPGPU__TRY(whole_staging(ctx, total));
     for (size_t i = 0; i < count; i++) {
         GPGPU__TRY(gpgpu__read(ctx, bufs[i], 0, bytes[i], (char *)ctx->whole_ptr + at));
         at += (bytes[i] + 63) & ~(size_t)63;

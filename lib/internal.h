@@ -247,6 +247,10 @@ gpgpu_status gpgpu__fill(gpgpu_context *ctx, cl_mem buf, size_t offset, size_t b
 gpgpu_status gpgpu__copy(gpgpu_context *ctx, cl_mem src, size_t src_offset, cl_mem dst,
                          size_t dst_offset, size_t bytes);
 
+/* The caller's wait list, which the call's first command takes (and which
+   is then cleared); returns its length, *wait NULL for none. */
+cl_uint gpgpu__take_wait(gpgpu_context *ctx, const cl_event **wait);
+
 /* Brackets the enqueues of a call: begin records the caller's wait list
    and drops the previous call's profile; end hands out the done event when
    done is not NULL (the same done for both). That event is the call's last

@@ -10,7 +10,7 @@
 
 /* The caller's wait list goes to the first command a call enqueues; later
    commands follow it through the in-order queue. */
-static cl_uint take_wait(gpgpu_context *ctx, const cl_event **wait)
+cl_uint gpgpu__take_wait(gpgpu_context *ctx, const cl_event **wait)
 {
     cl_uint n = ctx->wait_n;
     *wait = n ? ctx->wait : NULL;
@@ -51,7 +51,7 @@ void gpgpu__begin(gpgpu_context *ctx, cl_uint num_wait, const cl_event *wait,
 gpgpu_status gpgpu__end(gpgpu_context *ctx, cl_event *done)
 {
     const cl_event *wait;
-    cl_uint nwait = take_wait(ctx, &wait);
+    cl_uint nwait = gpgpu__take_wait(ctx, &wait);
     ctx->track = 0;
     if (!done) {
         drop_last(ctx);
@@ -187,7 +187,7 @@ gpgpu_status gpgpu__read(gpgpu_context *ctx, cl_mem buf, size_t offset, size_t b
                          void *host)
 {
     const cl_event *wait;
-    cl_uint nwait = take_wait(ctx, &wait);
+    cl_uint nwait = gpgpu__take_wait(ctx, &wait);
     if (bytes == 0)
         return GPGPU_SUCCESS;
     cl_int err = gpgpu__fault("clEnqueueReadBuffer")
@@ -203,7 +203,7 @@ gpgpu_status gpgpu__write(gpgpu_context *ctx, cl_mem buf, size_t offset, size_t 
                           const void *host)
 {
     const cl_event *wait;
-    cl_uint nwait = take_wait(ctx, &wait);
+    cl_uint nwait = gpgpu__take_wait(ctx, &wait);
     if (bytes == 0)
         return GPGPU_SUCCESS;
     cl_int err = gpgpu__fault("clEnqueueWriteBuffer")
@@ -219,7 +219,7 @@ gpgpu_status gpgpu__fill(gpgpu_context *ctx, cl_mem buf, size_t offset, size_t b
                          const void *pattern, size_t pattern_size)
 {
     const cl_event *wait;
-    cl_uint nwait = take_wait(ctx, &wait);
+    cl_uint nwait = gpgpu__take_wait(ctx, &wait);
     if (bytes == 0)
         return GPGPU_SUCCESS;
     cl_int err = gpgpu__fault("clEnqueueFillBuffer")
@@ -235,7 +235,7 @@ gpgpu_status gpgpu__copy(gpgpu_context *ctx, cl_mem src, size_t src_offset, cl_m
                          size_t dst_offset, size_t bytes)
 {
     const cl_event *wait;
-    cl_uint nwait = take_wait(ctx, &wait);
+    cl_uint nwait = gpgpu__take_wait(ctx, &wait);
     if (bytes == 0)
         return GPGPU_SUCCESS;
     cl_int err = gpgpu__fault("clEnqueueCopyBuffer")
@@ -270,7 +270,7 @@ gpgpu_status gpgpu__run(gpgpu_context *ctx, gpgpu__program *prog, const char *na
     va_end(ap);
 
     const cl_event *wait;
-    cl_uint nwait = take_wait(ctx, &wait);
+    cl_uint nwait = gpgpu__take_wait(ctx, &wait);
     cl_event ev = NULL, *last = track(ctx);
     cl_int err = gpgpu__fault("clEnqueueNDRangeKernel")
                      ? CL_OUT_OF_RESOURCES
