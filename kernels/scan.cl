@@ -402,3 +402,251 @@ void scan_single(__global const T *in, ulong in_off, __global T *out, ulong out_
     tile_item_scan(in + in_off + base, out + out_off + base, len, COMBINE(prefix, excl),
                    inclusive, TILE_ARG);
 }
+
+/* ---- single pass on GPUs: 32-bit integers, decoupled look-back ---------- */
+#if !CHUNKED && T_WORDS == 1 && !T_IS_FLOAT
+
+/* scan_lookback: each group takes a tile id from a ticket (status[0]'s low
+   word), scans its tile in registers and __local memory, and finds the
+   prefix of everything before it from one 64-bit status word per earlier
+   tile: flag << 32 | the value's bits, flag LB_AGG (the tile's total) or
+   LB_INC (its inclusive prefix, seed included), 0 while silent. Flag and
+   value travel in one word, so one load sees both. Integer operators are
+   exact, so the prefix may be gathered from totals and prefixes in any
+   grouping (floats keep the multi-pass scan on GPUs). A tile waits for
+   predecessors that have taken their ticket and therefore run: a group
+   that has started is resident, the co-scheduling that every decoupled
+   look-back (and sort.cl's) relies on.
+   On NVIDIA the first warp looks back over 32 predecessors at a time
+   (one load per lane, ballots, a shuffle tree); elsewhere item 0 walks
+   back one tile at a time. */
+#define LB_AGG (1ul << 32)
+#define LB_INC (2ul << 32)
+#define LB_FLAGS (3ul << 32)
+#if NV_PTX
+#define LB_LANES 32
+#else
+#define LB_LANES 1
+#endif
+
+#if NV_PTX
+inline ulong lb_load(__global ulong *p)
+{
+    ulong v;
+    asm volatile("ld.volatile.global.u64 %0, [%1];" : "=l"(v) : "l"((ulong)p) : "memory");
+    return v;
+}
+inline void lb_store(__global ulong *p, ulong v)
+{
+    asm volatile("st.volatile.global.u64 [%0], %1;" : : "l"((ulong)p), "l"(v) : "memory");
+}
+inline uint lb_ballot(uint pred)
+{
+    uint r;
+    asm volatile("{ .reg .pred p; setp.ne.u32 p, %1, 0; vote.sync.ballot.b32 %0, p, 0xffffffff; }"
+                 : "=r"(r) : "r"(pred));
+    return r;
+}
+inline T lb_shfl_up(T x, uint off)
+{
+    uint r;
+    asm volatile("shfl.sync.up.b32 %0, %1, %2, 0, 0xffffffff;" : "=r"(r) : "r"(TO_WORDS(x)), "r"(off));
+    return FROM_WORDS(r);
+}
+inline T lb_shfl_down(T x, uint off)
+{
+    uint r;
+    asm volatile("shfl.sync.down.b32 %0, %1, %2, 0x1f, 0xffffffff;"
+                 : "=r"(r) : "r"(TO_WORDS(x)), "r"(off));
+    return FROM_WORDS(r);
+}
+#elif defined(cl_khr_int64_base_atomics)
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+inline ulong lb_load(__global ulong *p)
+{
+    return atom_or((__global volatile ulong *)p, 0ul);
+}
+inline void lb_store(__global ulong *p, ulong v)
+{
+    atom_xchg((__global volatile ulong *)p, v);
+}
+#else
+inline ulong lb_load(__global ulong *p)
+{
+    return *(__global volatile ulong *)p;
+}
+inline void lb_store(__global ulong *p, ulong v)
+{
+    *(__global volatile ulong *)p = v;
+}
+#endif
+
+inline ulong lb_word(ulong flag, T v)
+{
+    return flag | TO_WORDS(v);
+}
+
+#if NV_PTX
+/* Exclusive scan of one value per item over the group; *total gets the
+   group's total. Warps scan by shuffles, then combine the warps' totals
+   (ws: WG / 32 words) in order: one barrier. */
+inline T lb_group_scan(T x, __local T *ws, T *total)
+{
+    uint lid = get_local_id(0), lane = lid % 32, w = lid / 32;
+    T inc = x;
+    for (uint off = 1; off < 32; off <<= 1) {
+        T y = lb_shfl_up(inc, off);
+        if (lane >= off)
+            inc = COMBINE(y, inc);
+    }
+    T ex = lb_shfl_up(inc, 1);
+    if (lane == 31)
+        ws[w] = inc;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    T before = IDENTITY, all = IDENTITY;
+    for (uint u = 0; u < WG / 32; u++) {
+        T c = ws[u];
+        before = u < w ? COMBINE(before, c) : before;
+        all = COMBINE(all, c);
+    }
+    *total = all;
+    return lane ? COMBINE(before, ex) : before;
+}
+
+/* The prefix of the tiles before t (t > 0), on lane 0 of the first warp
+   (every lane of it calls). Lane l reads tile k - l of a window of 32
+   ending at k = t - 1; the window's values up to the nearest inclusive
+   prefix are folded by a shuffle tree, earlier tiles on the left. */
+inline T lb_look_back(__global ulong *st, uint t, uint lane)
+{
+    T acc = IDENTITY;
+    for (int k = (int)t - 1;; k -= 32) {
+        int mine = k - (int)lane;
+        ulong s = mine >= 0 ? lb_load(&st[mine]) : (LB_INC | TO_WORDS(IDENTITY));
+        while (lb_ballot(!(s & LB_FLAGS)))
+            if (!(s & LB_FLAGS))
+                s = lb_load(&st[mine]);
+        uint incs = lb_ballot((s & LB_FLAGS) == LB_INC);
+        uint last = incs ? 31 - clz(incs & (0u - incs)) : 31;
+        T v = lane <= last ? FROM_WORDS((uint)s) : IDENTITY;
+        for (uint off = 1; off < 32; off <<= 1) {
+            T o = lb_shfl_down(v, off);
+            if (lane + off < 32)
+                v = COMBINE(o, v);
+        }
+        acc = COMBINE(v, acc);
+        if (incs)
+            return acc;
+    }
+}
+#else
+/* The same one tile at a time, by item 0. */
+inline T lb_look_back(__global ulong *st, uint t, uint lane)
+{
+    T acc = IDENTITY;
+    (void)lane;
+    for (uint k = t; k > 0;) {
+        ulong s = lb_load(&st[k - 1]);
+        if (!(s & LB_FLAGS))
+            continue;
+        acc = COMBINE(FROM_WORDS((uint)s), acc);
+        if ((s & LB_FLAGS) == LB_INC)
+            break;
+        k--;
+    }
+    return acc;
+}
+#endif
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void scan_lookback(__global const T *in, ulong in_off, __global T *out, ulong out_off, ulong n,
+                   int inclusive, __global const T *seed, ulong seed_off, int has_seed,
+                   __global ulong *status)
+{
+    __local T tile[TILE_AT(SCAN_TILE)];
+#if NV_PTX
+    __local T sums[WG / 32];
+#else
+    __local T sums[WG];
+#endif
+    __local uint ticket;
+    __local T prefix;
+    __global ulong *st = status + 1;
+    uint lid = get_local_id(0);
+    if (lid == 0)
+        ticket = atomic_inc((__global uint *)status);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint t = ticket;
+    ulong base = (ulong)t * SCAN_TILE;
+    uint len = tile_len(n, t);
+    in += in_off + base;
+    out += out_off + base;
+
+    /* The tile: coalesced into __local memory, then each item's
+       SCAN_ITEMS consecutive elements into registers. */
+    if (len == SCAN_TILE) {
+#pragma unroll
+        for (uint j = 0; j < SCAN_ITEMS; ++j)
+            tile[TILE_AT(j * WG + lid)] = in[j * WG + lid];
+    } else {
+        for (uint j = 0; j < SCAN_ITEMS; ++j)
+            if (j * WG + lid < len)
+                tile[TILE_AT(j * WG + lid)] = in[j * WG + lid];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    T x[SCAN_ITEMS], acc = IDENTITY;
+    uint first = lid * SCAN_ITEMS;
+#pragma unroll
+    for (uint j = 0; j < SCAN_ITEMS; ++j) {
+        x[j] = first + j < len ? tile[TILE_AT(first + j)] : IDENTITY;
+        acc = COMBINE(acc, x[j]);
+    }
+    T total;
+#if NV_PTX
+    T excl = lb_group_scan(acc, sums, &total);
+#else
+    T excl = group_scan(acc, sums);
+    total = sums[WG - 1];
+#endif
+
+    /* This tile's total goes out at once for later tiles' look-back; its
+       inclusive prefix once the look-back has found what comes before.
+       Tile 0's prefix is the seed, and its successors' look-backs end at
+       (or pass through) its LB_INC, so theirs hold the seed once. */
+    if (lid < LB_LANES) {
+        T p;
+        if (t == 0) {
+            p = has_seed ? seed[seed_off] : IDENTITY;
+        } else {
+            if (lid == 0)
+                lb_store(&st[t], lb_word(LB_AGG, total));
+            p = lb_look_back(st, t, lid);
+        }
+        if (lid == 0) {
+            lb_store(&st[t], lb_word(LB_INC, COMBINE(p, total)));
+            prefix = p;
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    /* Scan the item's elements from its start into the tile, then out. */
+    acc = COMBINE(prefix, excl);
+#pragma unroll
+    for (uint j = 0; j < SCAN_ITEMS; ++j) {
+        T y = COMBINE(acc, x[j]);
+        if (first + j < len)
+            tile[TILE_AT(first + j)] = inclusive ? y : acc;
+        acc = y;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (len == SCAN_TILE) {
+#pragma unroll
+        for (uint j = 0; j < SCAN_ITEMS; ++j)
+            out[j * WG + lid] = tile[TILE_AT(j * WG + lid)];
+    } else {
+        for (uint j = 0; j < SCAN_ITEMS; ++j)
+            if (j * WG + lid < len)
+                out[j * WG + lid] = tile[TILE_AT(j * WG + lid)];
+    }
+}
+#endif

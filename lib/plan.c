@@ -67,10 +67,9 @@ void gpgpu__plan_init(gpgpu_context *ctx)
         t->wg = 256;
         t->groups = 8 * ctx->compute_units;
         t->scan_tile = 256 * 16;
-        /* Measured on an H200 (2^28 u32): multi-pass 344 Gelem/s, the
-           single-pass look-back 12.5 Gelem/s (its spinning on predecessors
-           serialises the tiles there). */
-        t->scan_single = 0;
+        /* 32-bit integers scan in one pass with a warp's look-back
+           (scan.c); the rest multi-pass. */
+        t->scan_single = 1;
         t->sort_bits = 8;
         /* H200, 2^28 u32 keys: 256 x 16 keys 28.9 Gkeys/s, x 24 30.4,
            x 32 33.5, x 36 25.3 (registers spill); sort.c lowers it to what

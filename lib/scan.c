@@ -6,7 +6,10 @@
  * tiles there are two paths, chosen per device by the plan (tune.scan_single;
  * GPGPU_SCAN=multipass|single overrides it):
  *   single-pass  one launch: each tile chains to its predecessors through
- *                decoupled look-back (~2n words moved);
+ *                decoupled look-back (~2n words moved). CPUs: scan_single,
+ *                every type. GPUs: scan_lookback, 32-bit integers only (a
+ *                warp looks back over 32 tiles at a time on NVIDIA);
+ *                other types take the multi-pass path there;
  *   multi-pass   tile totals, a scan of the totals (recursively, into the
  *                same scratch buffer), then each tile scanned from its
  *                offset (~3n words moved).
@@ -92,6 +95,25 @@ static gpgpu_status scan_single(gpgpu_context *ctx, const scan_plan *p, size_t s
                       GPGPU__ARG(seed.has), GPGPU__ARG(state), GPGPU__END);
 }
 
+/* GPUs, 32-bit integers: one launch whose tiles find their prefixes from
+   one 64-bit status word per earlier tile (kernels/scan.cl, scan_lookback):
+   the ticket, then the tiles' words, zeroed first. */
+static gpgpu_status scan_lookback(gpgpu_context *ctx, const scan_plan *p, cl_int inclusive,
+                                  cl_mem in, cl_ulong in_off, cl_mem out, cl_ulong out_off,
+                                  cl_ulong n, scan_seed seed)
+{
+    size_t tiles = tiles_of(p, n);
+    size_t bytes = (1 + tiles) * sizeof(cl_ulong);
+    cl_mem state;
+    cl_uint zero = 0;
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS2, bytes, &state));
+    GPGPU__TRY(gpgpu__fill(ctx, state, 0, bytes, &zero, sizeof zero));
+    return gpgpu__run(ctx, p->prog, "scan_lookback", tiles * p->wg, p->wg, GPGPU__ARG(in),
+                      GPGPU__ARG(in_off), GPGPU__ARG(out), GPGPU__ARG(out_off), GPGPU__ARG(n),
+                      GPGPU__ARG(inclusive), GPGPU__ARG(seed.buf), GPGPU__ARG(seed.off),
+                      GPGPU__ARG(seed.has), GPGPU__ARG(state), GPGPU__END);
+}
+
 /* Elements of scratch the multi-pass scan of n needs: one total per tile at
    each level of the recursion. */
 static size_t multipass_scratch(const scan_plan *p, size_t n)
@@ -125,12 +147,14 @@ static gpgpu_status scan_multipass(gpgpu_context *ctx, const scan_plan *p, cl_in
                       GPGPU__ARG(stride), GPGPU__ARG(seed.has), GPGPU__END);
 }
 
-/* The plan's path, except for floats on a GPU: there a tile that works round
-   a silent predecessor sums it in a plain fold, not in the group's order,
-   which would make float bits depend on timing (kernels/scan.cl). */
+/* The plan's path. On GPUs the single pass is scan_lookback, for 32-bit
+   integers only: it gathers a prefix from predecessors in whatever grouping
+   they have published, exact for integers but not for float bits, and its
+   status word holds a 32-bit value beside its flag. */
 static int use_single(const gpgpu_context *ctx, gpgpu_type t)
 {
-    return ctx->tune.scan_single && (ctx->tune.chunked || !gpgpu__type(t)->is_float);
+    const gpgpu__type_info *ti = gpgpu__type(t);
+    return ctx->tune.scan_single && (ctx->tune.chunked || (!ti->is_float && ti->size == 4));
 }
 
 gpgpu_status gpgpu__scan_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
@@ -145,7 +169,9 @@ gpgpu_status gpgpu__scan_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
     cl_int inclusive = kind == GPGPU_INCLUSIVE;
     scan_seed seed = { init_buf ? init_buf : in, init_off, init_buf != NULL };
     if (use_single(ctx, t))
-        return scan_single(ctx, &p, size, inclusive, in, in_off, out, out_off, n, seed);
+        return ctx->tune.chunked
+                   ? scan_single(ctx, &p, size, inclusive, in, in_off, out, out_off, n, seed)
+                   : scan_lookback(ctx, &p, inclusive, in, in_off, out, out_off, n, seed);
     cl_mem part = in;
     size_t parts = multipass_scratch(&p, n);
     if (parts)

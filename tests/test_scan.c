@@ -454,7 +454,8 @@ START_TEST(scan_profile_shows_each_pass)
         size_t nrec = gpgpu_profile(p->ctx, &rec);
         if (p->ctx->tune.scan_single) { /* u32: the plan's path on every device */
             ck_assert_uint_eq(nrec, 1);
-            ck_assert_str_eq(rec[0].kernel, "scan_single");
+            ck_assert_str_eq(rec[0].kernel,
+                             p->ctx->tune.chunked ? "scan_single" : "scan_lookback");
         } else {
             ck_assert_uint_eq(nrec, 3);
             ck_assert_str_eq(rec[0].kernel, "scan_reduce_tiles");
