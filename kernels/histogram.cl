@@ -298,6 +298,84 @@ inline void hist_write_chunk(__local const uint *bins, uint nbins, __global uint
         mine[i] = bins[i];
 }
 
+#if !HIST_PRIVATE && !HIST_EDGES
+/* GPUs, even bins: the warps of a group count into copies of the bins (warp
+   w into copy w % copies, as many as fit HIST_COPY_WORDS), so that they do
+   not queue on one bin when the samples are skewed; lib/histogram.c sizes
+   the __local array by the same rule. Loads are 16 bytes wide and two are
+   in flight per item; the ends that are not 16-byte aligned go one by one. */
+#define HIST_COPY_WORDS 6144u
+inline uint hist_copies(uint nslots)
+{
+    uint c = get_local_size(0) / 32;
+    while (c > 1 && c * nslots > HIST_COPY_WORDS)
+        c >>= 1;
+    return c ? c : 1;
+}
+
+#if TYPE_ID == 0
+typedef int4 TW;
+#elif TYPE_ID == 1
+typedef uint4 TW;
+#elif TYPE_ID == 2
+typedef float4 TW;
+#elif TYPE_ID == 3
+typedef long2 TW;
+#elif TYPE_ID == 4
+typedef ulong2 TW;
+#else
+typedef double2 TW;
+#endif
+#define HIST_VW ((uint)(16 / sizeof(T)))
+
+#define HIST_ONE(x)                                                                   \
+    do {                                                                              \
+        uint b_;                                                                      \
+        if (hist_bin((x), HIST_RULE, &b_))                                            \
+            atomic_inc(&bins[b_]);                                                    \
+    } while (0)
+#if TYPE_ID <= 2
+#define HIST_LANES(v)                                                                 \
+    do {                                                                              \
+        HIST_ONE((v).s0);                                                             \
+        HIST_ONE((v).s1);                                                             \
+        HIST_ONE((v).s2);                                                             \
+        HIST_ONE((v).s3);                                                             \
+    } while (0)
+#else
+#define HIST_LANES(v)                                                                 \
+    do {                                                                              \
+        HIST_ONE((v).s0);                                                             \
+        HIST_ONE((v).s1);                                                             \
+    } while (0)
+#endif
+
+/* in[0, n) by a grid-stride walk over 16-byte words into bins (this warp's
+   copy). */
+inline void hist_count_wide(__global const T *in, ulong n, HIST_RULE_ARGS, __local uint *bins)
+{
+    ulong gid = get_global_id(0), gsz = get_global_size(0);
+    uint mis = (uint)(((ulong)in / sizeof(T)) % HIST_VW);
+    ulong head = min(n, (ulong)((HIST_VW - mis) % HIST_VW));
+    ulong nv = (n - head) / HIST_VW;
+    __global const TW *v = (__global const TW *)(in + head);
+    for (ulong j = gid; j < head; j += gsz)
+        HIST_ONE(in[j]);
+    ulong i = gid;
+    for (; i + gsz < nv; i += 2 * gsz) {
+        TW a = v[i], b = v[i + gsz];
+        HIST_LANES(a);
+        HIST_LANES(b);
+    }
+    if (i < nv) {
+        TW a = v[i];
+        HIST_LANES(a);
+    }
+    for (ulong j = head + nv * HIST_VW + gid; j < n; j += gsz)
+        HIST_ONE(in[j]);
+}
+#endif
+
 /* Every count kernel takes the same arguments (the host sets them in one
    place): in[off, off + n) and the rule; the _global ones ignore bins. */
 __kernel void hist_count(__global const T *in, ulong off, ulong n, ulong chunk,
@@ -312,6 +390,19 @@ __kernel void hist_count(__global const T *in, ulong off, ulong n, ulong chunk,
         hist_count_chunk_vec(in, begin, end, HIST_RULE, bins);
     else
         hist_count_into_local(in, begin, end, step, HIST_RULE, bins);
+#elif !HIST_PRIVATE && !HIST_EDGES
+    uint nslots = nbm1 + 2, copies = hist_copies(nslots);
+    hist_zero_local(bins, copies * nslots);
+    hist_count_wide(in, n, HIST_RULE, bins + (get_local_id(0) / 32) % copies * nslots);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    __global uint *mine = part + (ulong)get_group_id(0) * (nbm1 + 1);
+    for (uint b = get_local_id(0); b <= nbm1; b += get_local_size(0)) {
+        uint sum = 0;
+        for (uint c = 0; c < copies; c++)
+            sum += bins[c * nslots + b];
+        mine[b] = sum;
+    }
+    return;
 #else
     hist_zero_local(bins, nbm1 + 1);
     hist_count_into_local(in, begin, end, step, HIST_RULE, bins);

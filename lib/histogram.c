@@ -14,6 +14,8 @@
 
 /* Samples (or pixels) per launch: keeps every 32-bit counter from wrapping. */
 #define HIST_LAUNCH_MAX ((size_t)1 << 31)
+/* __local words for the copies of a GPU group's bins (kernels/histogram.cl) */
+#define HIST_COPY_WORDS ((size_t)6144)
 /* Below this many samples per chunk, a chunk's zeroing and merging would
    cost more than its counting. */
 #define HIST_MIN_CHUNK ((size_t)16384)
@@ -105,6 +107,14 @@ static gpgpu_status count(gpgpu_context *ctx, gpgpu__program *prog, gpgpu_type t
     /* __local bins: one spare slot, where the vector path on CPUs counts
        the samples outside [lo, hi) */
     size_t local_bytes = pl->global_bins ? sizeof(cl_uint) : (p->nbins + 1) * sizeof(cl_uint);
+    /* GPUs, even bins: one copy of the bins per warp, as many as fit
+       (hist_copies in kernels/histogram.cl: the same rule) */
+    if (!pl->global_bins && !pl->private_bins && !p->edges) {
+        size_t copies = pl->local / 32;
+        while (copies > 1 && copies * (p->nbins + 1) > HIST_COPY_WORDS)
+            copies >>= 1;
+        local_bytes *= copies ? copies : 1;
+    }
     if (p->edges) {
         cl_uint ncut = (cl_uint)p->ncut;
         return gpgpu__run(ctx, prog, pl->global_bins ? "hist_count_global" : "hist_count",
