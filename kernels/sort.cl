@@ -56,6 +56,13 @@
 #ifndef TILE_ITEMS
 #define TILE_ITEMS 8
 #endif
+#ifndef SORT_MATCH
+#define SORT_MATCH 0        /* NVIDIA: rank through __local masks, not ballots */
+#endif
+#if !NV_PTX
+#undef SORT_MATCH
+#define SORT_MATCH 0
+#endif
 
 #if KEY_BITS == 64
 typedef ulong KT;
@@ -581,6 +588,12 @@ __kernel void sort_buckets(__global KT *ak, __global VT *av, ulong n, __global K
 #define SORT_SLOT (KEY_BITS / 8)
 #endif
 
+/* The masks of SORT_MATCH borrow the tile's __local space. */
+#if SORT_MATCH && TILE * SORT_SLOT < TILE_WG / 32 * RADIX * 4
+#undef SORT_MATCH
+#define SORT_MATCH 0
+#endif
+
 /* Buffer id (0 the caller's, 1 A, 2 B) to pointer. */
 #define SORT_PICK(id, k, a, b) ((id) == 0 ? (k) : (id) == 1 ? (a) : (b))
 
@@ -677,6 +690,38 @@ inline uint sort_rank(uint v, uint lane, uint w, __local uint *lc, __local uint 
                  : "=r"(pre) : "r"(pre), "r"(leader));
     return pre + popcount(m & ((1u << lane) - 1));
 }
+
+/* SORT_MATCH: the same ranking with the lanes of one digit found through
+   __local memory instead of RADIX_BITS ballots: each lane ORs its bit into
+   its warp's mask word of its digit (lm: RADIX words per warp, zero between
+   calls), so that one load gives every lane its peers; the leader takes the
+   (warp, digit) counter forward and clears the word. */
+#if SORT_MATCH
+inline void sort_warp_sync(void)
+{
+    asm volatile("bar.warp.sync 0xffffffff;" ::: "memory");
+}
+
+inline uint sort_rank_match(uint v, uint lane, uint w, __local uint *lc, __local uint *lm)
+{
+    __local uint *mine = lm + w * RADIX;
+    if (v < RADIX)
+        atomic_or(&mine[v], 1u << lane);
+    sort_warp_sync();
+    uint m = v < RADIX ? mine[v] : 1u << lane;
+    uint leader = 31 - clz(m), pre = 0;
+    sort_warp_sync();
+    if (lane == leader && v < RADIX) {
+        pre = lc[w * RADIX + v];
+        lc[w * RADIX + v] = pre + popcount(m);
+        mine[v] = 0;
+    }
+    asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;"
+                 : "=r"(pre) : "r"(pre), "r"(leader));
+    sort_warp_sync();
+    return pre + popcount(m & ((1u << lane) - 1));
+}
+#endif
 #else
 /* The same through __local memory and group barriers (every item calls it
    the same number of times; lx: 2 * TILE_WG words). */
@@ -812,6 +857,12 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
         lt = atomic_inc((__global uint *)status);
     for (uint j = lid; j < RADIX * SORT_WARPS; j += TILE_WG)
         lc[j] = 0;
+#if SORT_MATCH
+    /* the warps' mask words, in the tile's space until the keys go there */
+    __local uint *lm = (__local uint *)lbuf;
+    for (uint j = lid; j < RADIX * SORT_WARPS; j += TILE_WG)
+        lm[j] = 0;
+#endif
     barrier(CLK_LOCAL_MEM_FENCE);
     uint t = lt;
     ulong base = (ulong)t * TILE;
@@ -835,7 +886,11 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
     for (uint i = 0; i < TILE_ITEMS; i++) {
         uint p = first + i * 32;
         uint v = valid == TILE || p < valid ? sort_digit(sort_xf(k[i], m0, m1), d) : RADIX;
+#if SORT_MATCH
+        rank[i] = sort_rank_match(v, lane, w, lc, lm) | v << 16;
+#else
         rank[i] = sort_rank(v, lane, w, lc, lx) | v << 16;
+#endif
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 

@@ -101,6 +101,7 @@ void gpgpu__plan_init(gpgpu_context *ctx)
     t->sort_tile = env_size("GPGPU_SORT_TILE", t->sort_tile);
     t->chunked = env_flag("GPGPU_CHUNKED", t->chunked);
     t->sort_bits = (int)env_size("GPGPU_SORT_BITS", (size_t)t->sort_bits);
+    t->sort_match = env_flag("GPGPU_SORT_MATCH", t->sort_match);
     t->nv_ptx = t->nv_ptx && env_flag("GPGPU_PTX", 1);
     t->zero_copy = env_flag("GPGPU_ZERO_COPY", t->zero_copy);
     t->stage_bytes = env_size("GPGPU_STAGE_BYTES", t->stage_bytes);
