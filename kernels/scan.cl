@@ -514,29 +514,52 @@ inline T lb_group_scan(T x, __local T *ws, T *total)
 }
 
 /* The prefix of the tiles before t (t > 0), on lane 0 of the first warp
-   (every lane of it calls). Lane l reads tile k - l of a window of 32
-   ending at k = t - 1; the window's values up to the nearest inclusive
-   prefix are folded by a shuffle tree, earlier tiles on the left. */
+   (every lane of it calls). Each round reads SCAN_LB windows of 32 tiles
+   with one load per lane and window, all in flight at once: window j, lane
+   l reads tile k - 32 j - l (k = the newest tile not yet folded). The
+   windows' values up to the nearest inclusive prefix are folded by a
+   shuffle tree, earlier tiles on the left. A tile's inclusive prefix can
+   only appear once its predecessor's look-back has seen one, so the
+   published prefixes advance by at most the tiles one round can see per
+   memory round trip: wide rounds (and big tiles) keep that front ahead of
+   the bandwidth. */
+#ifndef SCAN_LB
+#define SCAN_LB 2
+#endif
 inline T lb_look_back(__global ulong *st, uint t, uint lane)
 {
     T acc = IDENTITY;
-    for (int k = (int)t - 1;; k -= 32) {
-        int mine = k - (int)lane;
-        ulong s = mine >= 0 ? lb_load(&st[mine]) : (LB_INC | TO_WORDS(IDENTITY));
-        while (lb_ballot(!(s & LB_FLAGS)))
-            if (!(s & LB_FLAGS))
-                s = lb_load(&st[mine]);
-        uint incs = lb_ballot((s & LB_FLAGS) == LB_INC);
-        uint last = incs ? 31 - clz(incs & (0u - incs)) : 31;
-        T v = lane <= last ? FROM_WORDS((uint)s) : IDENTITY;
-        for (uint off = 1; off < 32; off <<= 1) {
-            T o = lb_shfl_down(v, off);
-            if (lane + off < 32)
-                v = COMBINE(o, v);
+    for (int k = (int)t - 1;; k -= 32 * SCAN_LB) {
+        ulong s[SCAN_LB];
+        uint silent;
+#pragma unroll
+        for (uint j = 0; j < SCAN_LB; j++) {
+            int mine = k - (int)(32 * j + lane);
+            s[j] = mine >= 0 ? lb_load(&st[mine]) : (LB_INC | TO_WORDS(IDENTITY));
         }
-        acc = COMBINE(v, acc);
-        if (incs)
-            return acc;
+        do {
+            silent = 0;
+#pragma unroll
+            for (uint j = 0; j < SCAN_LB; j++)
+                if (!(s[j] & LB_FLAGS)) {
+                    s[j] = lb_load(&st[k - (int)(32 * j + lane)]);
+                    silent |= !(s[j] & LB_FLAGS);
+                }
+        } while (lb_ballot(silent));
+#pragma unroll
+        for (uint j = 0; j < SCAN_LB; j++) {
+            uint incs = lb_ballot((s[j] & LB_FLAGS) == LB_INC);
+            uint last = incs ? 31 - clz(incs & (0u - incs)) : 31;
+            T v = lane <= last ? FROM_WORDS((uint)s[j]) : IDENTITY;
+            for (uint off = 1; off < 32; off <<= 1) {
+                T o = lb_shfl_down(v, off);
+                if (lane + off < 32)
+                    v = COMBINE(o, v);
+            }
+            acc = COMBINE(v, acc);
+            if (incs)
+                return acc;
+        }
     }
 }
 #else

@@ -115,6 +115,7 @@ typedef struct {
     size_t groups;      /* work-groups of a full-device pass */
     size_t scan_tile;   /* elements per scan tile */
     int scan_single;    /* 1: single-pass scan (decoupled look-back) */
+    int scan_lb;        /* GPUs: windows of 32 tiles a look-back round reads */
     int sort_bits;      /* radix digit width */
     size_t sort_tile;   /* keys per sort tile */
     int sort_match;     /* NVIDIA: rank keys through __local masks, not ballots */

@@ -18,28 +18,30 @@ typedef struct {
     gpgpu_array *ain, *aout; /* --api array */
     const void *hin;
     void *hout;
+    gpgpu_scan_kind kind;
 } scan_call;
 
 static gpgpu_status scan_once(void *arg)
 {
     scan_call *c = arg;
     if (c->ain)
-        return gpgpu_scan_array(c->b->ctx, GPGPU_SUM, GPGPU_INCLUSIVE, c->ain, c->aout);
+        return gpgpu_scan_array(c->b->ctx, GPGPU_SUM, c->kind, c->ain, c->aout);
     if (!c->in)
-        return gpgpu_scan(c->b->ctx, c->t, GPGPU_SUM, GPGPU_INCLUSIVE, c->hin, c->hout, c->n);
-    return gpgpu_scan_buffer(c->b->ctx, c->t, GPGPU_SUM, GPGPU_INCLUSIVE, c->in, 0, c->out, 0,
+        return gpgpu_scan(c->b->ctx, c->t, GPGPU_SUM, c->kind, c->hin, c->hout, c->n);
+    return gpgpu_scan_buffer(c->b->ctx, c->t, GPGPU_SUM, c->kind, c->in, 0, c->out, 0,
                              c->n, 0, NULL, NULL);
 }
 
-/* 1 if out is the inclusive sum of in: exact for integers (wrapping), within
+/* 1 if out is the inclusive (excl: exclusive) sum of in: exact for integers (wrapping), within
    1e-3 relative (plus 1e-3) of the double-precision sums for floats. */
 #define VERIFY_INT(T)                                                                \
     do {                                                                             \
         const T *x = in, *y = out;                                                   \
         T acc = 0;                                                                   \
         for (size_t i = 0; i < n; ++i) {                                             \
+            T before = acc;                                                          \
             acc += x[i];                                                             \
-            if (y[i] != acc)                                                         \
+            if (y[i] != (excl ? before : acc))                                       \
                 return 0;                                                            \
         }                                                                            \
     } while (0)
@@ -48,13 +50,15 @@ static gpgpu_status scan_once(void *arg)
         const T *x = in, *y = out;                                                   \
         double acc = 0;                                                              \
         for (size_t i = 0; i < n; ++i) {                                             \
+            double before = acc;                                                     \
             acc += x[i];                                                             \
-            if (fabs(y[i] - acc) > 1e-3 * fabs(acc) + 1e-3)                          \
+            double want = excl ? before : acc;                                       \
+            if (fabs(y[i] - want) > 1e-3 * fabs(want) + 1e-3)                        \
                 return 0;                                                            \
         }                                                                            \
     } while (0)
 
-static int verify(gpgpu_type t, const void *in, const void *out, size_t n)
+static int verify(gpgpu_type t, const void *in, const void *out, size_t n, int excl)
 {
     switch (t) {
     case GPGPU_I32: /* signed sums wrap like unsigned ones */
@@ -91,13 +95,15 @@ static int run_scan(bench *b, gpgpu_type t, size_t n, const bench_params *p, ben
 {
     size_t bytes = n * gpgpu_type_size(t);
     void *hin = bench_host_alloc(b, bytes), *hout = bench_host_alloc(b, bytes);
-    scan_call c = { b, t, n, NULL, NULL, NULL, NULL, hin, hout };
+    int excl = p->pattern && !strcmp(p->pattern, "exclusive");
+    scan_call c = { b, t, n, NULL, NULL, NULL, NULL, hin, hout,
+                    excl ? GPGPU_EXCLUSIVE : GPGPU_INCLUSIVE };
     int rc = -1;
     if (!hin || !hout) {
         fprintf(stderr, "scan: out of host memory for %zu elements\n", n);
         goto out;
     }
-    bench_fill(t, hin, n, b->seed, p->pattern);
+    bench_fill(t, hin, n, b->seed, excl ? "random" : p->pattern);
     if (BENCH_ON_BUFFERS(b)) {
         c.in = bench_buffer(b, bytes, hin);
         c.out = bench_buffer(b, bytes, NULL);
@@ -117,10 +123,10 @@ static int run_scan(bench *b, gpgpu_type t, size_t n, const bench_params *p, ben
     if (c.aout && gpgpu_array_read(b->ctx, c.aout, 0, hout, n) != GPGPU_SUCCESS)
         goto out;
     r->bytes = 2.0 * (double)bytes;
-    r->verified = verify(t, hin, hout, n);
+    r->verified = verify(t, hin, hout, n, excl);
     double ms = bench_wall_ms(serial, &c, b->repeat);
-    snprintf(r->note, sizeof r->note, "inclusive SUM; serial C loop %.3f ms (library %.2fx)", ms,
-             ms / r->ms);
+    snprintf(r->note, sizeof r->note, "%s SUM; serial C loop %.3f ms (library %.2fx)",
+             excl ? "exclusive" : "inclusive", ms, ms / r->ms);
     rc = 0;
 out:
     if (c.in)
