@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Table of ratios from one GPU run of bench/gpu-run.sh: ours / best peer
 (CuPy or PyTorch, same op, dtype and n) and ours / the device's buffer-copy
-bandwidth measured in the same gpgpu-bench run.
-Usage: bench/ratios.py ours.jsonl peers.jsonl > table.md"""
+bandwidth measured in the same gpgpu-bench run; with a third file, also ours /
+native CUB from bench/cub_issue18.cu in the same device command.
+Usage: bench/ratios.py ours.jsonl peers.jsonl [cub.jsonl] > table.md"""
 import json, sys
 
 PEER_OP = {  # our op -> peer ops that compute the same thing
@@ -19,8 +20,23 @@ def rows(path):
 
 ours = list(rows(sys.argv[1]))
 peers = list(rows(sys.argv[2]))
-print("| op | type | n | input | ours Gelem/s | ours GB/s | of copy | best peer | peer Gelem/s | ours/peer |")
-print("|---|---|---|---|---|---|---|---|---|---|")
+cub = list(rows(sys.argv[3])) if len(sys.argv) > 3 else []
+
+def cub_case(r):
+    """Native CUB's call that computes what row r timed, or None."""
+    want = {"scan": "ExclusiveSum" if r.get("input") == "exclusive" else "InclusiveSum",
+            "sort": "SortKeys", "sort_pairs": "SortPairs"}.get(r["op"])
+    if r["op"] == "histogram":
+        want = f'HistogramEven {r.get("bins")} bins'
+    if r.get("input") not in ("random", "exclusive", None):
+        return None
+    for c in cub:
+        if c["op"] == r["op"] and c["type"] == r["type"] and c["n"] == r["n"] and c["case"] == want:
+            return c
+    return None
+
+print("| op | type | n | input | ours Gelem/s | ours GB/s | of copy | best peer | peer Gelem/s | ours/peer | native CUB Gelem/s | ours/CUB |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 for r in ours:
     cands = [p for p in peers if p["op"] in PEER_OP.get(r["op"], []) and p["n"] == r["n"]
              and p["dtype"] in DT.get(r["type"], [])
@@ -32,5 +48,8 @@ for r in ours:
     pg = f'{best["Gelem_s"]:.1f}' if best else "-"
     ratio = f'{r["gelems"] / best["Gelem_s"]:.2f}' if best and r.get("input") == "random" else "-"
     bins = f'/{r["bins"]}' if r.get("bins") else ""
+    c = cub_case(r)
+    cg = f'{c["gelems"]:.1f}' if c else "-"
+    cr = f'{r["gelems"] / c["gelems"]:.2f}' if c else "-"
     print(f'| {r["op"]}{bins} | {r["type"]} | 2^{r["n"].bit_length() - 1} | {r.get("input", "random")} | '
-          f'{r["gelems"]:.1f} | {r["gbps"]:.0f} | {r["of_copy"]:.2f} | {peer} | {pg} | {ratio} |')
+          f'{r["gelems"]:.1f} | {r["gbps"]:.0f} | {r["of_copy"]:.2f} | {peer} | {pg} | {ratio} | {cg} | {cr} |')

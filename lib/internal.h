@@ -116,6 +116,7 @@ typedef struct {
     size_t scan_tile;   /* elements per scan tile */
     int scan_single;    /* 1: single-pass scan (decoupled look-back) */
     int scan_lb;        /* GPUs: windows of 32 tiles a look-back round reads */
+    size_t scan_single_max; /* GPUs: single pass up to this many elements (0: any) */
     int sort_bits;      /* radix digit width */
     size_t sort_tile;   /* keys per sort tile */
     int sort_match;     /* NVIDIA: rank keys through __local masks, not ballots */

@@ -61,6 +61,7 @@ void gpgpu__plan_init(gpgpu_context *ctx)
         t->sort_tile = 1 << 14;
         t->sort_match = 0;
         t->scan_lb = 1;
+        t->scan_single_max = 0;
         t->hist_local = 0;
     } else {
         /* GPUs: enough groups of 256 to fill every compute unit several
@@ -69,14 +70,17 @@ void gpgpu__plan_init(gpgpu_context *ctx)
         t->wg = 256;
         t->groups = 8 * ctx->compute_units;
         /* 32-bit integers scan in one pass with a warp's look-back
-           (scan.c); the rest multi-pass. The look-back's published
-           prefixes advance by the tiles one round sees per memory round
-           trip, so the tiles are big and a round reads two windows of 32:
-           H200, 2^28 u32, tiles of 4096 and one window 275 Gelem/s,
-           multi-pass 342. */
-        t->scan_tile = 256 * 32;
+           (scan.c) up to scan_single_max elements; the rest multi-pass.
+           H200, u32, tiles of 4096, one window of 32 tiles a round:
+           single-pass 87.6 Gelem/s at 2^20 (multi-pass 27.3), 235 at
+           2^24 (234), 275 at 2^28 (342). Its published prefixes advance
+           by the tiles one round sees per memory round trip, which bounds
+           it on big arrays; GPGPU_SCAN_LB=2 and larger GPGPU_SCAN_TILE
+           widen that front (not yet measured). */
+        t->scan_tile = 256 * 16;
         t->scan_single = 1;
-        t->scan_lb = 2;
+        t->scan_single_max = (size_t)1 << 24;
+        t->scan_lb = 1;
         t->sort_bits = 8;
         /* H200, 2^28 u32 keys: 256 x 16 keys 28.9 Gkeys/s, x 24 30.4,
            x 32 33.5, x 36 25.3 (registers spill); sort.c lowers it to what
@@ -110,6 +114,7 @@ void gpgpu__plan_init(gpgpu_context *ctx)
     t->groups = env_size("GPGPU_GROUPS", t->groups);
     t->scan_tile = env_size("GPGPU_SCAN_TILE", t->scan_tile);
     t->scan_lb = (int)env_size("GPGPU_SCAN_LB", (size_t)t->scan_lb);
+    t->scan_single_max = env_size("GPGPU_SCAN_SINGLE_MAX", t->scan_single_max);
     if (t->scan_lb < 1)
         t->scan_lb = 1;
     t->sort_tile = env_size("GPGPU_SORT_TILE", t->sort_tile);

@@ -8,8 +8,9 @@
  *   single-pass  one launch: each tile chains to its predecessors through
  *                decoupled look-back (~2n words moved). CPUs: scan_single,
  *                every type. GPUs: scan_lookback, 32-bit integers only (a
- *                warp looks back over 32 tiles at a time on NVIDIA);
- *                other types take the multi-pass path there;
+ *                warp looks back over 32 tiles at a time on NVIDIA), up
+ *                to the plan's scan_single_max elements; other types and
+ *                longer arrays take the multi-pass path there;
  *   multi-pass   tile totals, a scan of the totals (recursively, into the
  *                same scratch buffer), then each tile scanned from its
  *                offset (~3n words moved).
@@ -152,10 +153,15 @@ static gpgpu_status scan_multipass(gpgpu_context *ctx, const scan_plan *p, cl_in
    integers only: it gathers a prefix from predecessors in whatever grouping
    they have published, exact for integers but not for float bits, and its
    status word holds a 32-bit value beside its flag. */
-static int use_single(const gpgpu_context *ctx, gpgpu_type t)
+static int use_single(const gpgpu_context *ctx, gpgpu_type t, size_t n)
 {
     const gpgpu__type_info *ti = gpgpu__type(t);
-    return ctx->tune.scan_single && (ctx->tune.chunked || (!ti->is_float && ti->size == 4));
+    if (!ctx->tune.scan_single)
+        return 0;
+    if (ctx->tune.chunked)
+        return 1;
+    return !ti->is_float && ti->size == 4 &&
+           (!ctx->tune.scan_single_max || n <= ctx->tune.scan_single_max);
 }
 
 gpgpu_status gpgpu__scan_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
@@ -169,7 +175,7 @@ gpgpu_status gpgpu__scan_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
     size_t size = gpgpu__type(t)->size;
     cl_int inclusive = kind == GPGPU_INCLUSIVE;
     scan_seed seed = { init_buf ? init_buf : in, init_off, init_buf != NULL };
-    if (use_single(ctx, t))
+    if (use_single(ctx, t, n))
         return ctx->tune.chunked
                    ? scan_single(ctx, &p, size, inclusive, in, in_off, out, out_off, n, seed)
                    : scan_lookback(ctx, &p, inclusive, in, in_off, out, out_off, n, seed);
