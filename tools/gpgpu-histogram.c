@@ -431,6 +431,11 @@ static void draw_bars(cairo_t *cr, const rect *r, const limits *l, const chart *
     double bin_px = width * (c->hi - c->lo) / (l->xhi - l->xlo) / (double)c->nbins;
     size_t columns = bin_px >= 1 ? c->nbins : (size_t)ceil(bin_px * (double)c->nbins);
     size_t per = (c->nbins + columns - 1) / columns;
+    /* Every bar equally wide, the next whole pixel above a bar's width:
+       snapping both edges made a lone one-level bar 1 or 2 pixels wide
+       depending on where it fell, and rounding down would leave gaps
+       between neighbours. */
+    double bar_w = fmax(ceil(bin_px * (double)per - 1e-9), 1);
     cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
     cairo_set_source_rgba(cr, s->rgb[0], s->rgb[1], s->rgb[2], alpha);
     cairo_new_path(cr);
@@ -442,9 +447,9 @@ static void draw_bars(cairo_t *cr, const rect *r, const limits *l, const chart *
         size_t e = b + per < c->nbins ? b + per : c->nbins;
         double x1 = map_x(r, l, c->lo + (c->hi - c->lo) * (double)e / (double)c->nbins);
         double y = v ? map_y(r, l, (double)v) : map_y(r, l, base);
+        double w = e - b == per ? bar_w : fmax(ceil(x1 - x0 - 1e-9), 1);
         if (v)
-            cairo_rectangle(cr, round(x0), round(y), fmax(round(x1) - round(x0), 1),
-                            round(map_y(r, l, base)) - round(y));
+            cairo_rectangle(cr, round(x0), round(y), w, round(map_y(r, l, base)) - round(y));
     }
     cairo_fill(cr);
     if (alpha < 1) { /* a step line along the bars' tops, as histtype="step" */
