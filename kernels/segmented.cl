@@ -418,3 +418,272 @@ void index_pass(__global const T *in, ulong off, ulong n, __global const ulong *
         out_idx[idx_off + get_group_id(0)] = ti[0];
     }
 }
+
+/* ---- reduce by key: runs of equal keys, one read of the input ---------------
+
+   The n elements are cut into `units` chunks of `per` elements (a work item
+   each on CPUs, a work-group each on GPUs). Three launches:
+     rbk_chunks  each unit walks its chunk once, finding run heads (a key
+                 whose bits differ from the element before), and writes the
+                 runs headed in its chunk from the chunk's own start in
+                 scratch: tk[b + j] the key of its j-th run, tv[b + j] that
+                 run's value when the run also ends in the chunk. It
+                 publishes its number of heads (cnt[u]), the reduce of its
+                 elements before its first head (part[u], the head part: the
+                 end of a run begun earlier; the whole chunk if it has no
+                 head) and of those from its last head on (part[units + u],
+                 the tail: the start of a run that may go on);
+     rbk_carry   one group scans the units' (head count, carry) pairs: unit
+                 u's first output position H[u] (cnt[units + u]) and the value
+                 of the run open at its start; it writes the value of every
+                 run that ends in a later chunk than it began (carry-in op
+                 head part) and of the last run, and the number of runs;
+     rbk_move    each unit copies its runs to their final place H[u] + j.
+   Keys are moved as 32-bit words (wide: two per key; only their bits
+   matter). A run's value is IDENTITY op its elements in index order,
+   grouped by the layout alone: float results depend on n and the plan only.
+   On GPUs a group's chunk goes in sub-tiles of WG * RBK_ITEMS elements:
+   round j loads element j * WG + lid of the sub-tile (coalesced), with its
+   head flag, into __local memory; each item then owns RBK_ITEMS consecutive
+   elements there, and the group scans the items' (heads, tail) pairs. */
+
+#ifndef RBK_ITEMS
+#define RBK_ITEMS (sizeof(T) == 4 ? 16 : 8)
+#endif
+#define RBK_SUB (WG * RBK_ITEMS)
+#define RUN_HEAD 0x8000000000000000ul   /* flag bit of a packed (flag, count) */
+
+static inline ulong key_at(__global const uint *k, ulong i, const int wide)
+{
+    return wide ? ((ulong)k[2 * i] | (ulong)k[2 * i + 1] << 32) : (ulong)k[i];
+}
+
+static inline void key_put(__global uint *k, ulong i, ulong v, const int wide)
+{
+    if (wide) {
+        k[2 * i] = (uint)v;
+        k[2 * i + 1] = (uint)(v >> 32);
+    } else {
+        k[i] = (uint)v;
+    }
+}
+
+/* Inclusive scan across the group of (c: RUN_HEAD flag | count, v) pairs:
+   counts add, flags or, and a flagged right operand drops the value on its
+   left. sc[] and sv[] keep every item's inclusive pair for the caller (the
+   exclusive pair of item l is item l - 1's). Every item must call it. */
+static inline void group_run_scan(ulong *c, T *v, __local ulong *sc, __local T *sv)
+{
+    const uint lid = get_local_id(0);
+    sc[lid] = *c;
+    sv[lid] = *v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint d = 1; d < WG; d <<= 1) {
+        ulong pc = 0;
+        T pv = IDENTITY;
+        if (lid >= d) {
+            pc = sc[lid - d];
+            pv = sv[lid - d];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid >= d) {
+            *v = (*c & RUN_HEAD) ? *v : COMBINE(pv, *v);
+            *c = ((pc & ~RUN_HEAD) + (*c & ~RUN_HEAD)) | ((pc | *c) & RUN_HEAD);
+            sc[lid] = *c;
+            sv[lid] = *v;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
+/* What a (flag, value) prefix makes of the running value carry. */
+#define RUN_APPLY(c, v, carry) (((c) & RUN_HEAD) ? (v) : COMBINE((carry), (v)))
+
+#if CHUNKED
+/* One unit's chunk [b, e), by one work item. */
+static inline void rbk_chunk(__global const uint *keys, __global const T *vals, ulong b,
+                             ulong e, __global uint *tk, __global T *tv, __global T *part,
+                             __global ulong *cnt, ulong u, ulong units, const int wide,
+                             __local T *lv, __local uchar *lf, __local ulong *sc,
+                             __local T *sv)
+{
+    T acc = IDENTITY, headpart = IDENTITY;
+    ulong r = 0, prev = b > 0 ? key_at(keys, b - 1, wide) : ~key_at(keys, 0, wide);
+    for (ulong i = b; i < e; i++) {
+        const ulong k = key_at(keys, i, wide);
+        const T v = vals[i];
+        if (k != prev) {
+            if (r)
+                tv[b + r - 1] = acc;
+            else
+                headpart = acc;
+            key_put(tk, b + r, k, wide);
+            r++;
+            acc = IDENTITY;
+            prev = k;
+        }
+        acc = COMBINE(acc, v);
+    }
+    part[u] = r ? headpart : acc;
+    part[units + u] = acc;
+    cnt[u] = r;
+}
+#else
+/* One unit's chunk [b, e), by the group, in sub-tiles. */
+static inline void rbk_chunk(__global const uint *keys, __global const T *vals, ulong b,
+                             ulong e, __global uint *tk, __global T *tv, __global T *part,
+                             __global ulong *cnt, ulong u, ulong units, const int wide,
+                             __local T *lv, __local uchar *lf, __local ulong *sc,
+                             __local T *sv)
+{
+    const uint lid = get_local_id(0);
+    T carry = IDENTITY;     /* the running value at the sub-tile's start */
+    ulong runs = 0;         /* runs headed in the chunk before the sub-tile */
+    for (ulong s = b; s < e; s += RBK_SUB) {
+        const uint len = (uint)min((ulong)RBK_SUB, e - s);
+        for (uint j = 0; j < RBK_ITEMS; j++) {
+            const uint x = j * WG + lid;
+            const ulong g = s + x;
+            uchar f = 0;
+            T v = IDENTITY;
+            if (x < len) {
+                f = g == 0 || key_at(keys, g, wide) != key_at(keys, g - 1, wide);
+                v = vals[g];
+            }
+            lf[x] = f;
+            lv[x + x / 32] = v;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const uint first = lid * RBK_ITEMS;
+        ulong c = 0;
+        T v = IDENTITY;
+        for (uint k = 0; k < RBK_ITEMS; k++) {
+            const uint x = first + k;
+            if (lf[x]) {
+                c++;
+                v = IDENTITY;
+            }
+            v = COMBINE(v, lv[x + x / 32]);
+        }
+        c |= c ? RUN_HEAD : 0;
+        group_run_scan(&c, &v, sc, sv);
+        const ulong xc = lid ? sc[lid - 1] : 0;
+        T acc = lid ? RUN_APPLY(xc, sv[lid - 1], carry) : carry;
+        ulong r = runs + (xc & ~RUN_HEAD);
+        for (uint k = 0; k < RBK_ITEMS; k++) {
+            const uint x = first + k;
+            if (x < len && lf[x]) {
+                if (r)
+                    tv[b + r - 1] = acc;
+                else
+                    part[u] = acc;
+                key_put(tk, b + r, key_at(keys, s + x, wide), wide);
+                r++;
+                acc = IDENTITY;
+            }
+            acc = COMBINE(acc, lv[x + x / 32]);
+        }
+        carry = RUN_APPLY(sc[WG - 1], sv[WG - 1], carry);
+        runs += sc[WG - 1] & ~RUN_HEAD;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) {
+        if (!runs)
+            part[u] = carry;
+        part[units + u] = carry;
+        cnt[u] = runs;
+    }
+}
+#endif
+
+/* Unit u of units owns elements [u * per, (u + 1) * per) of [0, n); as many
+   units as the launch has. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void rbk_chunks(__global const uint *keys, ulong key_off, int wide, __global const T *vals,
+                ulong val_off, ulong n, ulong per, ulong units, __global uint *tk,
+                __global T *tv, __global T *part, __global ulong *cnt)
+{
+#if CHUNKED
+    __local T *lv = NULL, *sv = NULL;
+    __local uchar *lf = NULL;
+    __local ulong *sc = NULL;
+#else
+    __local T lv[RBK_SUB + RBK_SUB / 32];
+    __local uchar lf[RBK_SUB];
+    __local ulong sc[WG];
+    __local T sv[WG];
+#endif
+    const ulong u = UNIT;
+    const ulong b = min(u * per, n), e = min(b + per, n);
+    keys += key_off << wide;
+    vals += val_off;
+#if CHUNKED
+    /* the key width a constant in each copy of the loop */
+    if (wide)
+        rbk_chunk(keys, vals, b, e, tk, tv, part, cnt, u, units, 1, lv, lf, sc, sv);
+    else
+        rbk_chunk(keys, vals, b, e, tk, tv, part, cnt, u, units, 0, lv, lf, sc, sv);
+#else
+    /* one copy: PoCL's compiler fails on two copies of a loop with barriers */
+    rbk_chunk(keys, vals, b, e, tk, tv, part, cnt, u, units, wide, lv, lf, sc, sv);
+#endif
+}
+
+/* Launched as one group; see above. cnt[units + u] gets H[u]. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void rbk_carry(__global const T *part, __global ulong *cnt, ulong units, __global T *vout,
+               ulong vout_off, __global ulong *nruns, ulong nruns_off)
+{
+    __local ulong sc[WG];
+    __local T sv[WG];
+    const uint lid = get_local_id(0);
+    T carry = IDENTITY;
+    ulong runs = 0;
+    vout += vout_off;
+    for (ulong first = 0; first < units; first += WG) {
+        const ulong u = first + lid;
+        const ulong h = u < units ? cnt[u] : 0;
+        const T head = u < units ? part[u] : IDENTITY;
+        ulong c = h | (h ? RUN_HEAD : 0);
+        T v = h ? part[units + u] : head;
+        group_run_scan(&c, &v, sc, sv);
+        const ulong xc = lid ? sc[lid - 1] : 0;
+        const T carry_in = lid ? RUN_APPLY(xc, sv[lid - 1], carry) : carry;
+        const ulong at = runs + (xc & ~RUN_HEAD);
+        if (u < units)
+            cnt[units + u] = at;
+        if (h && at)
+            vout[at - 1] = COMBINE(carry_in, head);
+        carry = RUN_APPLY(sc[WG - 1], sv[WG - 1], carry);
+        runs += sc[WG - 1] & ~RUN_HEAD;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) {
+        if (runs)
+            vout[runs - 1] = carry;
+        nruns[nruns_off] = runs;
+    }
+}
+
+/* Unit u's runs from scratch to their place; a run's value only when it
+   ended in the chunk (rbk_carry wrote the others). */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void rbk_move(__global const uint *tk, __global const T *tv, __global const ulong *cnt,
+              ulong per, ulong units, int wide, __global uint *kout, ulong kout_off,
+              __global T *vout, ulong vout_off)
+{
+    const ulong u = UNIT;
+    const ulong h = cnt[u], at = cnt[units + u], b = u * per;
+    kout += kout_off << wide;
+    vout += vout_off + at;
+#if CHUNKED
+    const uint lane = 0, lanes = 1;
+#else
+    const uint lane = get_local_id(0), lanes = WG;
+#endif
+    for (ulong j = lane; j < h; j += lanes) {
+        key_put(kout, at + j, key_at(tk, b + j, wide), wide);
+        if (j + 1 < h)
+            vout[j] = tv[b + j];
+    }
+}

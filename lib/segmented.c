@@ -28,8 +28,8 @@ gpgpu_status gpgpu__check_type_op(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op)
     return gpgpu__type_op_options(ctx, t, op, opts, sizeof opts, &extra);
 }
 
-static gpgpu_status seg_program(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
-                                gpgpu__program **prog)
+gpgpu_status gpgpu__segmented_program(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
+                                      gpgpu__program **prog)
 {
     char opts[512];
     const char *extra = NULL;
@@ -65,7 +65,7 @@ gpgpu_status gpgpu__segmented_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op
     if (sg->nseg == 0)
         return GPGPU_SUCCESS;
     gpgpu__program *prog;
-    GPGPU__TRY(seg_program(ctx, t, op, &prog));
+    GPGPU__TRY(gpgpu__segmented_program(ctx, t, op, &prog));
     const size_t wg = ctx->tune.wg, size = gpgpu__type(t)->size;
     cl_int inclusive = kind == GPGPU_INCLUSIVE, write_out = !scan, end_empties = !sg->pad_end;
     if (!ctx->tune.chunked && !sg->pad_end && sg->avg_len < ITEM_SEG_MAX) {
@@ -355,7 +355,7 @@ static gpgpu_status index_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
                                   cl_mem idx, cl_ulong idx_off)
 {
     gpgpu__program *prog;
-    GPGPU__TRY(seg_program(ctx, t, op, &prog));
+    GPGPU__TRY(gpgpu__segmented_program(ctx, t, op, &prog));
     const size_t wg = ctx->tune.wg, size = gpgpu__type(t)->size;
     size_t groups = div_up(n, wg * INDEX_PER_ITEM);
     if (groups > ctx->tune.groups)

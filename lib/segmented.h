@@ -25,6 +25,10 @@ typedef struct {
     int pad_end;
 } gpgpu__segments;
 
+/* The program of kernels/segmented.cl for t and op. */
+gpgpu_status gpgpu__segmented_program(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
+                                      gpgpu__program **prog);
+
 /* Enqueues the segmented reduce (scan 0) or scan (scan 1, kind) of sg,
    without locking or begin/end. */
 gpgpu_status gpgpu__segmented_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
