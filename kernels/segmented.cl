@@ -500,7 +500,48 @@ static inline void group_run_scan(ulong *c, T *v, __local ulong *sc, __local T *
 #define RUN_APPLY(c, v, carry) (((c) & RUN_HEAD) ? (v) : COMBINE((carry), (v)))
 
 #if CHUNKED
-/* One unit's chunk [b, e), by one work item. */
+#define RBK_BLOCK 8 /* elements: what block_has_head compares */
+
+/* Does a run begin in keys [i, i + RBK_BLOCK), i > 0? Word by word, with
+   no any() (a slow call on PoCL). */
+static inline int block_has_head(__global const uint *k, ulong i, const int wide)
+{
+    __global const uint *x = k + (i << wide), *y = x - (1 << wide);
+    uint8 d = vload8(0, x) ^ vload8(0, y);
+    if (wide)
+        d |= vload8(1, x) ^ vload8(1, y);
+    d.lo |= d.hi;
+    d.s01 |= d.s23;
+    return (d.s0 | d.s1) != 0;
+}
+
+/* The reduce of x[0, RBK_BLOCK), in a fixed order. */
+static inline T block_reduce(__global const T *x)
+{
+    return FOLD4(COMBINE4(vload4(0, x), vload4(1, x)));
+}
+
+/* A run head at element j (j > 0 or not)? */
+static inline int is_head(__global const uint *k, ulong j, const int wide)
+{
+    return j == 0 || key_at(k, j, wide) != key_at(k, j - 1, wide);
+}
+
+/* Writes the run before a head found at element j (the head part when it
+   is the chunk's first) and starts the next. */
+#define RBK_HEAD(j)                                   \
+    do {                                              \
+        if (r)                                        \
+            tv[b + r - 1] = acc;                      \
+        else                                          \
+            headpart = acc;                           \
+        key_put(tk, b + r, key_at(keys, (j), wide), wide); \
+        r++;                                          \
+        acc = IDENTITY;                               \
+    } while (0)
+
+/* One unit's chunk [b, e), by one work item: blocks without a run head
+   are reduced as vectors, the others element by element. */
 static inline void rbk_chunk(__global const uint *keys, __global const T *vals, ulong b,
                              ulong e, __global uint *tk, __global T *tv, __global T *part,
                              __global ulong *cnt, ulong u, ulong units, const int wide,
@@ -508,21 +549,33 @@ static inline void rbk_chunk(__global const uint *keys, __global const T *vals, 
                              __local T *sv)
 {
     T acc = IDENTITY, headpart = IDENTITY;
-    ulong r = 0, prev = b > 0 ? key_at(keys, b - 1, wide) : ~key_at(keys, 0, wide);
-    for (ulong i = b; i < e; i++) {
-        const ulong k = key_at(keys, i, wide);
-        const T v = vals[i];
-        if (k != prev) {
-            if (r)
-                tv[b + r - 1] = acc;
-            else
-                headpart = acc;
-            key_put(tk, b + r, k, wide);
-            r++;
-            acc = IDENTITY;
-            prev = k;
+    ulong r = 0, i = b;
+    for (; i < e && (i == b || i % RBK_BLOCK); i++) {
+        if (is_head(keys, i, wide))
+            RBK_HEAD(i);
+        acc = COMBINE(acc, vals[i]);
+    }
+    for (; i + RBK_BLOCK <= e; i += RBK_BLOCK) {
+        if (!block_has_head(keys, i, wide)) {
+            acc = COMBINE(acc, block_reduce(vals + i));
+            continue;
         }
-        acc = COMBINE(acc, v);
+        T v[RBK_BLOCK];
+        int h[RBK_BLOCK];
+        for (uint j = 0; j < RBK_BLOCK; j++) {
+            v[j] = vals[i + j];
+            h[j] = is_head(keys, i + j, wide);
+        }
+        for (uint j = 0; j < RBK_BLOCK; j++) {
+            if (h[j])
+                RBK_HEAD(i + j);
+            acc = COMBINE(acc, v[j]);
+        }
+    }
+    for (; i < e; i++) {
+        if (is_head(keys, i, wide))
+            RBK_HEAD(i);
+        acc = COMBINE(acc, vals[i]);
     }
     part[u] = r ? headpart : acc;
     part[units + u] = acc;
@@ -596,9 +649,18 @@ static inline void rbk_chunk(__global const uint *keys, __global const T *vals, 
 }
 #endif
 
+/* CPUs launch the units as groups of one work item: PoCL would otherwise
+   run a group's items in vector lanes, each in its own chunk, and take the
+   per-element path in every lane whenever one lane needs it. */
+#if CHUNKED
+#define RBK_GROUP
+#else
+#define RBK_GROUP __attribute__((reqd_work_group_size(WG, 1, 1)))
+#endif
+
 /* Unit u of units owns elements [u * per, (u + 1) * per) of [0, n); as many
    units as the launch has. */
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+__kernel RBK_GROUP
 void rbk_chunks(__global const uint *keys, ulong key_off, int wide, __global const T *vals,
                 ulong val_off, ulong n, ulong per, ulong units, __global uint *tk,
                 __global T *tv, __global T *part, __global ulong *cnt)
@@ -667,7 +729,7 @@ void rbk_carry(__global const T *part, __global ulong *cnt, ulong units, __globa
 
 /* Unit u's runs from scratch to their place; a run's value only when it
    ended in the chunk (rbk_carry wrote the others). */
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+__kernel RBK_GROUP
 void rbk_move(__global const uint *tk, __global const T *tv, __global const ulong *cnt,
               ulong per, ulong units, int wide, __global uint *kout, ulong kout_off,
               __global T *vout, ulong vout_off)

@@ -92,13 +92,14 @@ static gpgpu_status rbk_enqueue(gpgpu_context *ctx, gpgpu_type key_type, gpgpu_t
                  vs = gpgpu__type(value_type)->size;
     const cl_int wide = ks == 8;
     cl_ulong units, per;
-    size_t global;
+    size_t global, local = wg;
     if (ctx->tune.chunked) {
         size_t groups = div_up(n, wg * RBK_PER_ITEM);
         groups = groups < ctx->tune.groups ? groups : ctx->tune.groups;
         units = groups * wg;
         per = div_up(n, units);
         global = units;
+        local = 1; /* see rbk_chunks */
     } else {
         const size_t sub = wg * (vs == 4 ? 16 : 8);
         per = div_up(div_up(n, RBK_GROUPS * ctx->tune.groups), sub) * sub;
@@ -110,7 +111,7 @@ static gpgpu_status rbk_enqueue(gpgpu_context *ctx, gpgpu_type key_type, gpgpu_t
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_VALUES, n * vs, &tv));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS, 2 * units * vs, &part));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS2, 2 * units * sizeof(cl_ulong), &cnt));
-    GPGPU__TRY(gpgpu__run(ctx, prog, "rbk_chunks", global, wg, GPGPU__ARG(keys),
+    GPGPU__TRY(gpgpu__run(ctx, prog, "rbk_chunks", global, local, GPGPU__ARG(keys),
                           GPGPU__ARG(key_off), GPGPU__ARG(wide), GPGPU__ARG(vals),
                           GPGPU__ARG(val_off), GPGPU__ARG(n), GPGPU__ARG(per),
                           GPGPU__ARG(units), GPGPU__ARG(tk), GPGPU__ARG(tv), GPGPU__ARG(part),
@@ -118,7 +119,7 @@ static gpgpu_status rbk_enqueue(gpgpu_context *ctx, gpgpu_type key_type, gpgpu_t
     GPGPU__TRY(gpgpu__run(ctx, prog, "rbk_carry", wg, wg, GPGPU__ARG(part), GPGPU__ARG(cnt),
                           GPGPU__ARG(units), GPGPU__ARG(vout), GPGPU__ARG(vout_off),
                           GPGPU__ARG(nruns), GPGPU__ARG(nruns_off), GPGPU__END));
-    return gpgpu__run(ctx, prog, "rbk_move", global, wg, GPGPU__ARG(tk), GPGPU__ARG(tv),
+    return gpgpu__run(ctx, prog, "rbk_move", global, local, GPGPU__ARG(tk), GPGPU__ARG(tv),
                       GPGPU__ARG(cnt), GPGPU__ARG(per), GPGPU__ARG(units), GPGPU__ARG(wide),
                       GPGPU__ARG(kout), GPGPU__ARG(kout_off), GPGPU__ARG(vout),
                       GPGPU__ARG(vout_off), GPGPU__END);
