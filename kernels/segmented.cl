@@ -7,10 +7,14 @@
    buffer are clamped to limit and a decreasing one gives an empty segment,
    so that no offset can make a kernel reach outside its buffers.
 
-   Two strategies, chosen by the host from the average segment length:
+   Strategies, chosen by the host from the average segment length:
 
    - Short segments on a GPU: seg_reduce_items / seg_scan_items, one work
      item per segment (a grid-stride loop over segments).
+   - Reduce on a GPU, longer segments: seg_reduce_teams, a team of 32 items
+     (a warp) per segment; from about a thousand elements, given enough
+     segments to fill the device, seg_reduce_groups, a work-group per
+     segment reading aligned vectors.
    - Otherwise the elements [offs[0], offs[nseg]) are cut into `units` equal
      chunks, a unit being a work item (CHUNKED: each owns a contiguous range,
      as PoCL needs) or a work-group (GPUs: the group reads each segment's part
@@ -118,6 +122,87 @@ __kernel void seg_scan_items(__global const T *in, ulong in_off, __global const 
         range_scan(in, out, lo - base, hi - base, IDENTITY, inclusive);
     }
 }
+
+#if !CHUNKED
+/* ---- GPUs: a team of TEAM items, or a whole group, per segment -------------- */
+
+#define TEAM (WG < 32 ? WG : 32) /* a warp on NVIDIA */
+#define TEAMS (WG / TEAM)        /* teams per group */
+
+/* Each team reduces one segment per round with coalesced loads (item l of
+   the team takes elements lo + l, lo + l + TEAM, ...), then folds its TEAM
+   partials in a tree in __local memory. Rounds go over the group's
+   segments with a trip count that is the same for all its items, so that
+   every item reaches every barrier. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void seg_reduce_teams(__global const T *in, ulong in_off, __global const ulong *offs,
+                      ulong offs_off, ulong nseg, ulong base, ulong limit, __global T *out,
+                      ulong out_off)
+{
+    __local T tree[WG];
+    in += in_off;
+    offs += offs_off;
+    const uint lid = get_local_id(0), lane = lid % TEAM;
+    const ulong step = (ulong)get_num_groups(0) * TEAMS;
+    for (ulong first = (ulong)get_group_id(0) * TEAMS; first < nseg; first += step) {
+        const ulong s = first + lid / TEAM;
+        T acc = IDENTITY;
+        if (s < nseg) {
+            const ulong lo = OFF(s), hi = max(lo, OFF(s + 1));
+            for (ulong i = lo + lane; i < hi; i += TEAM)
+                acc = COMBINE(acc, in[i - base]);
+        }
+        tree[lid] = acc;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint d = TEAM / 2; d > 0; d >>= 1) {
+            if (lane < d)
+                tree[lid] = COMBINE(tree[lid], tree[lid + d]);
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (lane == 0 && s < nseg)
+            out[out_off + s] = tree[lid];
+    }
+}
+
+/* One group per segment (rounds over the segments as above): the segment's
+   aligned T4 vectors four at a time per item, the unaligned elements at
+   either end by the first items, then the group's tree. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void seg_reduce_groups(__global const T *in, ulong in_off, __global const ulong *offs,
+                       ulong offs_off, ulong nseg, ulong base, ulong limit, __global T *out,
+                       ulong out_off)
+{
+    __local T tree[WG];
+    in += in_off;
+    offs += offs_off;
+    const uint lid = get_local_id(0);
+    for (ulong s = get_group_id(0); s < nseg; s += get_num_groups(0)) {
+        const ulong lo = OFF(s) - base, len = max(OFF(s), OFF(s + 1)) - OFF(s);
+        __global const T *x = in + lo;
+        const ulong head = min((ulong)((4 - ((in_off + lo) & 3)) & 3), len);
+        const ulong nvec = (len - head) / 4, tail = head + 4 * nvec;
+        __global const T4 *v = (__global const T4 *)(x + head);
+        T4 a = (T4)(IDENTITY), b = (T4)(IDENTITY), c = (T4)(IDENTITY), d = (T4)(IDENTITY);
+        ulong j = lid;
+        for (; j + 3 * WG < nvec; j += 4 * WG) {
+            a = COMBINE4(a, v[j]);
+            b = COMBINE4(b, v[j + WG]);
+            c = COMBINE4(c, v[j + 2 * WG]);
+            d = COMBINE4(d, v[j + 3 * WG]);
+        }
+        for (; j < nvec; j += WG)
+            a = COMBINE4(a, v[j]);
+        T acc = FOLD4(COMBINE4(COMBINE4(a, b), COMBINE4(c, d)));
+        if (lid < head)
+            acc = COMBINE(x[lid], acc);
+        if (lid < len - tail)
+            acc = COMBINE(acc, x[tail + lid]);
+        T r = group_reduce(acc, tree);
+        if (lid == 0)
+            out[out_off + s] = r;
+    }
+}
+#endif
 
 /* ---- chunks: pass 1 -------------------------------------------------------- */
 
@@ -350,9 +435,24 @@ static inline int index_better(T v1, ulong i1, T v2, ulong i2)
     return i2 != NONE && (i1 == NONE || BEATS(v2, v1) || (v2 == v1 && i2 < i1));
 }
 
-/* Pass 0 (has_idx 0) reduces in[off, off + n) to one (value,
-   index) per group; pass 1 (has_idx 1) the partials of pass 0 with their
-   indices idx[]. */
+/* Lane state of the GPU pass: (best, at) takes element v of index j when v
+   is a number and beats best, or nothing was taken yet. Elements come in
+   increasing index order per lane, so the first of equal values stays. */
+#define INDEX_TAKE(v, j, best, at)                                          \
+    do {                                                                    \
+        const T v_ = (v);                                                   \
+        if (IS_NUMBER(v_) && ((at) == NONE || BEATS(v_, (best)))) {         \
+            (best) = v_;                                                    \
+            (at) = (j);                                                     \
+        }                                                                   \
+    } while (0)
+
+/* Pass 0 (has_idx 0) reduces in[off, off + n) to one (value, index) per
+   group; pass 1 (has_idx 1) the partials of pass 0 with their indices
+   idx[]. On GPUs pass 0 is one streaming read: aligned T4 vectors in a
+   grid-stride loop (adjacent items on adjacent vectors), two in flight per
+   item, each lane of the vector with its own (best, at) in registers; the
+   few unaligned elements at either end go to the first items. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void index_pass(__global const T *in, ulong off, ulong n, __global const ulong *idx,
                 int has_idx, __global T *out, ulong out_off, __global ulong *out_idx,
@@ -392,17 +492,77 @@ void index_pass(__global const T *in, ulong off, ulong n, __global const ulong *
         }
     }
     for (ulong i = has_idx ? begin : end; i < end; i++) {
-#else
-    for (ulong i = gid; i < n; i += items) {
-#endif
         T v = in[i];
-        /* A NaN takes no part; a partial of pass 0 may be NONE. */
-        ulong j = has_idx ? idx[i] : (IS_NUMBER(v) ? i : NONE);
+        ulong j = idx[i]; /* a partial of pass 0 may be NONE */
         if (index_better(best, at, v, j)) {
             best = v;
             at = j;
         }
     }
+#else
+    if (!has_idx) {
+        const ulong head = min((ulong)((4 - (off & 3)) & 3), n);
+        const ulong nvec = (n - head) / 4, tail = head + 4 * nvec;
+        __global const T4 *v4 = (__global const T4 *)(in + head);
+        T b0 = IDENTITY, b1 = IDENTITY, b2 = IDENTITY, b3 = IDENTITY;
+        ulong a0 = NONE, a1 = NONE, a2 = NONE, a3 = NONE;
+        ulong j = gid;
+        for (; j + items < nvec; j += 2 * items) {
+            const T4 x = v4[j], y = v4[j + items];
+            INDEX_TAKE(x.s0, j, b0, a0);
+            INDEX_TAKE(x.s1, j, b1, a1);
+            INDEX_TAKE(x.s2, j, b2, a2);
+            INDEX_TAKE(x.s3, j, b3, a3);
+            INDEX_TAKE(y.s0, j + items, b0, a0);
+            INDEX_TAKE(y.s1, j + items, b1, a1);
+            INDEX_TAKE(y.s2, j + items, b2, a2);
+            INDEX_TAKE(y.s3, j + items, b3, a3);
+        }
+        if (j < nvec) {
+            const T4 x = v4[j];
+            INDEX_TAKE(x.s0, j, b0, a0);
+            INDEX_TAKE(x.s1, j, b1, a1);
+            INDEX_TAKE(x.s2, j, b2, a2);
+            INDEX_TAKE(x.s3, j, b3, a3);
+        }
+        /* Vector indices to element indices, then the lanes and the ends
+           merged by (value, then lowest index). */
+        if (gid < head)
+            INDEX_TAKE(in[gid], gid, best, at);
+        if (index_better(best, at, b0, a0 == NONE ? NONE : head + 4 * a0)) {
+            best = b0;
+            at = head + 4 * a0;
+        }
+        if (index_better(best, at, b1, a1 == NONE ? NONE : head + 4 * a1 + 1)) {
+            best = b1;
+            at = head + 4 * a1 + 1;
+        }
+        if (index_better(best, at, b2, a2 == NONE ? NONE : head + 4 * a2 + 2)) {
+            best = b2;
+            at = head + 4 * a2 + 2;
+        }
+        if (index_better(best, at, b3, a3 == NONE ? NONE : head + 4 * a3 + 3)) {
+            best = b3;
+            at = head + 4 * a3 + 3;
+        }
+        if (gid < n - tail) {
+            const T v = in[tail + gid];
+            const ulong i = IS_NUMBER(v) ? tail + gid : NONE;
+            if (index_better(best, at, v, i)) {
+                best = v;
+                at = i;
+            }
+        }
+    }
+    for (ulong i = has_idx ? gid : n; i < n; i += items) {
+        T v = in[i];
+        ulong j = idx[i]; /* a partial of pass 0 may be NONE */
+        if (index_better(best, at, v, j)) {
+            best = v;
+            at = j;
+        }
+    }
+#endif
     tv[lid] = best;
     ti[lid] = at;
     barrier(CLK_LOCAL_MEM_FENCE);
