@@ -660,25 +660,31 @@ static inline void group_run_scan(ulong *c, T *v, __local ulong *sc, __local T *
 #define RUN_APPLY(c, v, carry) (((c) & RUN_HEAD) ? (v) : COMBINE((carry), (v)))
 
 #if CHUNKED
-#define RBK_BLOCK 8 /* elements: what block_has_head compares */
+#define RBK_BLOCK 8 /* elements: what block_heads compares */
 
-/* Does a run begin in keys [i, i + RBK_BLOCK), i > 0? Word by word, with
-   no any() (a slow call on PoCL). */
-static inline int block_has_head(__global const uint *k, ulong i, const int wide)
+/* Does a run begin among keys [i, i + RBK_BLOCK), i > 0? heads[j] is
+   nonzero where one begins at key i + j. *last holds key i - 1's words on
+   entry and key i + 7's on return, so that each key is loaded once, aligned
+   as the block. No any() and no per-lane select: both were slow on PoCL. */
+static inline int block_heads(__global const uint *k, ulong i, uint2 *last, uint *heads,
+                              const int wide)
 {
-    __global const uint *x = k + (i << wide), *y = x - (1 << wide);
-    uint8 d = vload8(0, x) ^ vload8(0, y);
-    if (wide)
-        d |= vload8(1, x) ^ vload8(1, y);
+    uint8 d;
+    if (wide) {
+        const uint8 x = vload8(0, k + 2 * i), y = vload8(1, k + 2 * i);
+        const uint8 dx = x ^ (uint8)(*last, x.s0123, x.s45),
+                    dy = y ^ (uint8)(x.s67, y.s0123, y.s45);
+        d = (uint8)(dx.even | dx.odd, dy.even | dy.odd);
+        *last = y.s67;
+    } else {
+        const uint8 x = vload8(0, k + i);
+        d = x ^ (uint8)((*last).x, x.s0123, x.s456);
+        (*last).x = x.s7;
+    }
+    vstore8(d, 0, heads);
     d.lo |= d.hi;
     d.s01 |= d.s23;
     return (d.s0 | d.s1) != 0;
-}
-
-/* The reduce of x[0, RBK_BLOCK), in a fixed order. */
-static inline T block_reduce(__global const T *x)
-{
-    return FOLD4(COMBINE4(vload4(0, x), vload4(1, x)));
 }
 
 /* A run head at element j (j > 0 or not)? */
@@ -700,8 +706,9 @@ static inline int is_head(__global const uint *k, ulong j, const int wide)
         acc = IDENTITY;                               \
     } while (0)
 
-/* One unit's chunk [b, e), by one work item: blocks without a run head
-   are reduced as vectors, the others element by element. */
+/* One unit's chunk [b, e), by one work item, in blocks of RBK_BLOCK
+   aligned on the index: the vectors of blocks with no run head add up in
+   acc4 (folded into acc at the next head), the others go run by run. */
 static inline void rbk_chunk(__global const uint *keys, __global const T *vals, ulong b,
                              ulong e, __global uint *tk, __global T *tv, __global T *part,
                              __global ulong *cnt, ulong u, ulong units, const int wide,
@@ -715,22 +722,24 @@ static inline void rbk_chunk(__global const uint *keys, __global const T *vals, 
             RBK_HEAD(i);
         acc = COMBINE(acc, vals[i]);
     }
-    for (; i + RBK_BLOCK <= e; i += RBK_BLOCK) {
-        if (!block_has_head(keys, i, wide)) {
-            acc = COMBINE(acc, block_reduce(vals + i));
-            continue;
+    if (i + RBK_BLOCK <= e) {
+        T4 acc4 = (T4)(IDENTITY);
+        uint2 last = wide ? vload2(i - 1, keys) : (uint2)(keys[i - 1], 0);
+        for (; i + RBK_BLOCK <= e; i += RBK_BLOCK) {
+            uint heads[RBK_BLOCK];
+            if (!block_heads(keys, i, &last, heads, wide)) {
+                acc4 = COMBINE4(acc4, COMBINE4(vload4(0, vals + i), vload4(1, vals + i)));
+                continue;
+            }
+            acc = COMBINE(acc, FOLD4(acc4));
+            acc4 = (T4)(IDENTITY);
+            for (uint j = 0; j < RBK_BLOCK; j++) {
+                if (heads[j])
+                    RBK_HEAD(i + j);
+                acc = COMBINE(acc, vals[i + j]);
+            }
         }
-        T v[RBK_BLOCK];
-        int h[RBK_BLOCK];
-        for (uint j = 0; j < RBK_BLOCK; j++) {
-            v[j] = vals[i + j];
-            h[j] = is_head(keys, i + j, wide);
-        }
-        for (uint j = 0; j < RBK_BLOCK; j++) {
-            if (h[j])
-                RBK_HEAD(i + j);
-            acc = COMBINE(acc, v[j]);
-        }
+        acc = COMBINE(acc, FOLD4(acc4));
     }
     for (; i < e; i++) {
         if (is_head(keys, i, wide))
