@@ -600,8 +600,9 @@ void index_pass(__global const T *in, ulong off, ulong n, __global const ulong *
                  head part) and of the last run, and the number of runs;
      rbk_move    each unit copies its runs to their final place H[u] + j.
    Keys are moved as 32-bit words (wide: two per key; only their bits
-   matter). A run's value is IDENTITY op its elements in index order,
-   grouped by the layout alone: float results depend on n and the plan only.
+   matter). A run's value is IDENTITY op its elements, grouped by the
+   layout alone (on CPUs vector lanes take part, as in gpgpu_reduce): float
+   results depend on n and the plan only.
    On GPUs a group's chunk goes in sub-tiles of WG * RBK_ITEMS elements:
    round j loads element j * WG + lid of the sub-tile (coalesced), with its
    head flag, into __local memory; each item then owns RBK_ITEMS consecutive

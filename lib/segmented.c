@@ -382,9 +382,12 @@ static gpgpu_status index_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
     gpgpu__program *prog;
     GPGPU__TRY(gpgpu__segmented_program(ctx, t, op, &prog));
     const size_t wg = ctx->tune.wg, size = gpgpu__type(t)->size;
+    /* GPUs: four groups per plan group, so that a last wave that the
+       registers leave partial costs little. */
+    const size_t most = (ctx->tune.chunked ? 1 : 4) * ctx->tune.groups;
     size_t groups = div_up(n, wg * INDEX_PER_ITEM);
-    if (groups > ctx->tune.groups)
-        groups = ctx->tune.groups;
+    if (groups > most)
+        groups = most;
     cl_int plain = 0, partial = 1;
     cl_ulong zero = 0, ng = groups;
     if (groups <= 1)
