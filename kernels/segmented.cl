@@ -554,6 +554,7 @@ void index_pass(__global const T *in, ulong off, ulong n, __global const ulong *
             }
         }
     }
+#pragma unroll 4
     for (ulong i = has_idx ? gid : n; i < n; i += items) {
         T v = in[i];
         ulong j = idx[i]; /* a partial of pass 0 may be NONE */

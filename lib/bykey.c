@@ -72,11 +72,6 @@ static gpgpu_status runs_find(gpgpu_context *ctx, gpgpu_type key_type, cl_mem ke
    are at most RBK_GROUPS groups per tune.groups. */
 enum { RBK_PER_ITEM = 4096, RBK_GROUPS = 4 };
 
-static size_t div_up(size_t a, size_t b)
-{
-    return a / b + (a % b != 0);
-}
-
 /* The reduce by key of keys[key_off .. +n) and values[val_off ..] into
    kout[kout_off ..] and vout[vout_off ..], the number of runs to
    nruns[nruns_off] (a cl_ulong); n > 0. No locking. */
@@ -94,16 +89,16 @@ static gpgpu_status rbk_enqueue(gpgpu_context *ctx, gpgpu_type key_type, gpgpu_t
     cl_ulong units, per;
     size_t global, local = wg;
     if (ctx->tune.chunked) {
-        size_t groups = div_up(n, wg * RBK_PER_ITEM);
+        size_t groups = gpgpu__div_up(n, wg * RBK_PER_ITEM);
         groups = groups < ctx->tune.groups ? groups : ctx->tune.groups;
         units = groups * wg;
-        per = div_up(n, units);
+        per = gpgpu__div_up(n, units);
         global = units;
         local = 1; /* see rbk_chunks */
     } else {
         const size_t sub = wg * (vs == 4 ? 16 : 8);
-        per = div_up(div_up(n, RBK_GROUPS * ctx->tune.groups), sub) * sub;
-        units = div_up(n, per);
+        per = gpgpu__div_up(gpgpu__div_up(n, RBK_GROUPS * ctx->tune.groups), sub) * sub;
+        units = gpgpu__div_up(n, per);
         global = units * wg;
     }
     cl_mem tk, tv, part, cnt;

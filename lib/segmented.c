@@ -44,22 +44,17 @@ gpgpu_status gpgpu__segmented_program(gpgpu_context *ctx, gpgpu_type t, gpgpu_op
     return gpgpu__program_get(ctx, "segmented", extra, opts, prog);
 }
 
-static size_t div_up(size_t a, size_t b)
-{
-    return a / b + (a % b != 0);
-}
-
 /* Units (work items on a CPU, groups on a GPU) for about total elements. */
 static size_t seg_units(const gpgpu_context *ctx, size_t total)
 {
     const size_t wg = ctx->tune.wg;
     if (ctx->tune.chunked) {
-        size_t groups = div_up(total, wg * MIN_PER_ITEM);
+        size_t groups = gpgpu__div_up(total, wg * MIN_PER_ITEM);
         if (groups > ctx->tune.groups)
             groups = ctx->tune.groups;
         return wg * (groups ? groups : 1);
     }
-    size_t groups = div_up(total, wg * MIN_PER_GROUP_ITEM);
+    size_t groups = gpgpu__div_up(total, wg * MIN_PER_GROUP_ITEM);
     if (groups > 4 * ctx->tune.groups)
         groups = 4 * ctx->tune.groups;
     return groups ? groups : 1;
@@ -88,7 +83,7 @@ gpgpu_status gpgpu__segmented_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op
     const size_t wg = ctx->tune.wg, size = gpgpu__type(t)->size;
     cl_int inclusive = kind == GPGPU_INCLUSIVE, write_out = !scan, end_empties = !sg->pad_end;
     if (!ctx->tune.chunked && !sg->pad_end && sg->avg_len < ITEM_SEG_MAX) {
-        size_t groups = div_up(sg->nseg, wg);
+        size_t groups = gpgpu__div_up(sg->nseg, wg);
         if (groups > 16 * ctx->tune.groups)
             groups = 16 * ctx->tune.groups;
         if (scan)
@@ -101,7 +96,7 @@ gpgpu_status gpgpu__segmented_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op
         return seg_reduce_launch(ctx, prog, "seg_reduce_items", groups, sg);
     }
     if (!ctx->tune.chunked && !sg->pad_end && !scan && sg->avg_len < GROUP_SEG_MIN) {
-        size_t groups = div_up(sg->nseg, wg / 32 ? wg / 32 : 1);
+        size_t groups = gpgpu__div_up(sg->nseg, wg / 32 ? wg / 32 : 1);
         if (groups > 8 * ctx->tune.groups)
             groups = 8 * ctx->tune.groups;
         return seg_reduce_launch(ctx, prog, "seg_reduce_teams", groups, sg);
@@ -382,10 +377,11 @@ static gpgpu_status index_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
     gpgpu__program *prog;
     GPGPU__TRY(gpgpu__segmented_program(ctx, t, op, &prog));
     const size_t wg = ctx->tune.wg, size = gpgpu__type(t)->size;
-    /* GPUs: four groups per plan group, so that a last wave that the
-       registers leave partial costs little. */
-    const size_t most = (ctx->tune.chunked ? 1 : 4) * ctx->tune.groups;
-    size_t groups = div_up(n, wg * INDEX_PER_ITEM);
+    /* GPUs: two groups per plan group, so that a last wave that the
+       registers leave partial costs little, while the one group of the
+       second pass has few partials (about 8 per item) to read. */
+    const size_t most = (ctx->tune.chunked ? 1 : 2) * ctx->tune.groups;
+    size_t groups = gpgpu__div_up(n, wg * INDEX_PER_ITEM);
     if (groups > most)
         groups = most;
     cl_int plain = 0, partial = 1;

@@ -25,6 +25,12 @@ typedef struct {
     int pad_end;
 } gpgpu__segments;
 
+/* a / b rounded up. */
+static inline size_t gpgpu__div_up(size_t a, size_t b)
+{
+    return a / b + (a % b != 0);
+}
+
 /* The program of kernels/segmented.cl for t and op. */
 gpgpu_status gpgpu__segmented_program(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
                                       gpgpu__program **prog);

@@ -281,11 +281,13 @@ START_TEST(segmented_scan_millions)
 END_TEST
 
 /* Random floats (not whole numbers): the same bits on every run, and each
-   segment's sum within a bound of its exact value. */
+   segment's sum (segmented reduce, and reduce_by_key over the segments as
+   runs) within a bound of its exact value. */
 START_TEST(float_sums_reproducible_and_close)
 {
     const size_t n = 300007;
     float *x = tu_alloc(n * sizeof *x), *a = tu_alloc(n * sizeof *x), *b = tu_alloc(n * sizeof *x);
+    uint32_t *keys = tu_alloc(n * sizeof *keys), *kout = tu_alloc(n * sizeof *kout);
     size_t *off = offsets_alloc(n);
     tu_fill(GPGPU_F32, x, n, tu_seed_for(77, n));
     size_t nseg = make_offsets(LAYOUT_RANDOM, 0, n, 5000, tu_seed_for(78, n), off);
@@ -309,11 +311,39 @@ START_TEST(float_sums_reproducible_and_close)
         tu_assert_ok(gpgpu_segmented_scan(paths[p], GPGPU_F32, GPGPU_SUM, GPGPU_INCLUSIVE, x,
                                           b, off, nseg));
         ck_assert_msg(!memcmp(a, b, n * sizeof *a), "two scans gave other bits");
+        /* The non-empty segments as runs of keys (each its segment's number). */
+        size_t runs_a, runs_b, r = 0;
+        for (size_t s = 0; s < nseg; s++)
+            for (size_t i = off[s]; i < off[s + 1]; i++)
+                keys[i] = (uint32_t)s;
+        tu_assert_ok(gpgpu_reduce_by_key(paths[p], GPGPU_U32, keys, GPGPU_F32, GPGPU_SUM, x, n,
+                                         kout, a, &runs_a));
+        tu_assert_ok(gpgpu_reduce_by_key(paths[p], GPGPU_U32, keys, GPGPU_F32, GPGPU_SUM, x, n,
+                                         kout, b, &runs_b));
+        ck_assert_msg(runs_a == runs_b && !memcmp(a, b, runs_a * sizeof *a),
+                      "two reduce_by_key gave other bits (%s)", path_names[p]);
+        for (size_t s = 0; s < nseg; s++) {
+            if (off[s] == off[s + 1])
+                continue;
+            float w;
+            long double exact, abs_sum;
+            ref_reduce(GPGPU_F32, GPGPU_SUM, x + off[s], off[s + 1] - off[s], &w, &exact,
+                       &abs_sum);
+            long double bound = (64 + 2 * log2l((long double)(off[s + 1] - off[s]) + 1)) *
+                                0x1p-24L * abs_sum;
+            ck_assert_msg(r < runs_a && fabsl(a[r] - exact) <= bound,
+                          "reduce_by_key run %zu: %.9g vs %.9Lg (%s)", r, a[r], exact,
+                          path_names[p]);
+            r++;
+        }
+        ck_assert_uint_eq(r, runs_a);
     }
     paths_close();
     free(x);
     free(a);
     free(b);
+    free(keys);
+    free(kout);
     free(off);
 }
 END_TEST
