@@ -664,12 +664,11 @@ static inline void group_run_scan(ulong *c, T *v, __local ulong *sc, __local T *
 #if CHUNKED
 #define RBK_BLOCK 8 /* elements: what block_heads compares */
 
-/* Does a run begin among keys [i, i + RBK_BLOCK), i > 0? heads[j] is
-   nonzero where one begins at key i + j. *last holds key i - 1's words on
-   entry and key i + 7's on return, so that each key is loaded once, aligned
-   as the block. No any() and no per-lane select: both were slow on PoCL. */
-static inline int block_heads(__global const uint *k, ulong i, uint2 *last, uint *heads,
-                              const int wide)
+/* The run heads among keys [i, i + RBK_BLOCK), i > 0: byte j of the
+   result is nonzero where a run begins at key i + j. *last holds key
+   i - 1's words on entry and key i + 7's on return, so that each key is
+   loaded once, aligned as the block. (any() was a slow call on PoCL.) */
+static inline ulong block_heads(__global const uint *k, ulong i, uint2 *last, const int wide)
 {
     uint8 d;
     if (wide) {
@@ -683,10 +682,23 @@ static inline int block_heads(__global const uint *k, ulong i, uint2 *last, uint
         d = x ^ (uint8)((*last).x, x.s0123, x.s456);
         (*last).x = x.s7;
     }
-    vstore8(d, 0, heads);
-    d.lo |= d.hi;
-    d.s01 |= d.s23;
-    return (d.s0 | d.s1) != 0;
+    return as_ulong(convert_char8(d != 0));
+}
+
+#if TYPE_ID <= 2
+typedef int4 M4;
+#else
+typedef long4 M4;
+#endif
+
+/* The reduce of x[0, RBK_BLOCK) before element h (first 1) or from it on
+   (first 0), the other lanes taken as IDENTITY. */
+static inline T block_part(__global const T *x, uint h, int first)
+{
+    const M4 lo = (M4)(0, 1, 2, 3) < (M4)(h), hi = (M4)(4, 5, 6, 7) < (M4)(h);
+    const T4 id = (T4)(IDENTITY), a = vload4(0, x), b = vload4(1, x);
+    return first ? FOLD4(COMBINE4(select(id, a, lo), select(id, b, hi)))
+                 : FOLD4(COMBINE4(select(a, id, lo), select(b, id, hi)));
 }
 
 /* A run head at element j (j > 0 or not)? */
@@ -710,7 +722,8 @@ static inline int is_head(__global const uint *k, ulong j, const int wide)
 
 /* One unit's chunk [b, e), by one work item, in blocks of RBK_BLOCK
    aligned on the index: the vectors of blocks with no run head add up in
-   acc4 (folded into acc at the next head), the others go run by run. */
+   acc4 (folded into acc at the next head), a block with one head is two
+   masked vector folds, the others go element by element. */
 static inline void rbk_chunk(__global const uint *keys, __global const T *vals, ulong b,
                              ulong e, __global uint *tk, __global T *tv, __global T *part,
                              __global ulong *cnt, ulong u, ulong units, const int wide,
@@ -728,15 +741,22 @@ static inline void rbk_chunk(__global const uint *keys, __global const T *vals, 
         T4 acc4 = (T4)(IDENTITY);
         uint2 last = wide ? vload2(i - 1, keys) : (uint2)(keys[i - 1], 0);
         for (; i + RBK_BLOCK <= e; i += RBK_BLOCK) {
-            uint heads[RBK_BLOCK];
-            if (!block_heads(keys, i, &last, heads, wide)) {
+            const ulong heads = block_heads(keys, i, &last, wide);
+            if (!heads) {
                 acc4 = COMBINE4(acc4, COMBINE4(vload4(0, vals + i), vload4(1, vals + i)));
                 continue;
             }
             acc = COMBINE(acc, FOLD4(acc4));
             acc4 = (T4)(IDENTITY);
+            if (popcount(heads) == 8) { /* one head: two masked vector folds */
+                const uint h = popcount((heads & (0 - heads)) - 1) / 8;
+                acc = COMBINE(acc, block_part(vals + i, h, 1));
+                RBK_HEAD(i + h);
+                acc = COMBINE(acc, block_part(vals + i, h, 0));
+                continue;
+            }
             for (uint j = 0; j < RBK_BLOCK; j++) {
-                if (heads[j])
+                if (heads >> (8 * j) & 1)
                     RBK_HEAD(i + j);
                 acc = COMBINE(acc, vals[i + j]);
             }
