@@ -609,9 +609,10 @@ void index_pass(__global const T *in, ulong off, ulong n, __global const ulong *
    head flag, into __local memory; each item then owns RBK_ITEMS consecutive
    elements there, and the group scans the items' (heads, tail) pairs. */
 
-#ifndef RBK_ITEMS
-#define RBK_ITEMS (sizeof(T) == 4 ? 16 : 8)
-#endif
+/* A sub-tile of 4096 (2048 for 8-byte values) elements, so that its
+   __local copy stays within 48 KiB for any WG up to 1024. */
+#define RBK_SUB_MIN (sizeof(T) == 4 ? 4096 : 2048)
+#define RBK_ITEMS (RBK_SUB_MIN / WG ? RBK_SUB_MIN / WG : 1)
 #define RBK_SUB (WG * RBK_ITEMS)
 #define RUN_HEAD 0x8000000000000000ul   /* flag bit of a packed (flag, count) */
 

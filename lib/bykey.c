@@ -68,7 +68,7 @@ static gpgpu_status runs_find(gpgpu_context *ctx, gpgpu_type key_type, cl_mem ke
 /* ---- reduce by key ---------------------------------------------------------- */
 
 /* CPUs: elements a work item should have at least. GPUs: a group's chunk
-   is a whole number of sub-tiles of WG * items (as RBK_ITEMS), and there
+   is a whole number of sub-tiles (as RBK_SUB in segmented.cl), and there
    are at most RBK_GROUPS groups per tune.groups. */
 enum { RBK_PER_ITEM = 4096, RBK_GROUPS = 4 };
 
@@ -96,7 +96,8 @@ static gpgpu_status rbk_enqueue(gpgpu_context *ctx, gpgpu_type key_type, gpgpu_t
         global = units;
         local = 1; /* see rbk_chunks */
     } else {
-        const size_t sub = wg * (vs == 4 ? 16 : 8);
+        const size_t least = vs == 4 ? 4096 : 2048;
+        const size_t sub = wg * (least / wg ? least / wg : 1);
         per = gpgpu__div_up(gpgpu__div_up(n, RBK_GROUPS * ctx->tune.groups), sub) * sub;
         units = gpgpu__div_up(n, per);
         global = units * wg;
