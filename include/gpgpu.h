@@ -497,9 +497,10 @@ GPGPU_API gpgpu_status gpgpu_segmented_sort_pairs(gpgpu_context *ctx, gpgpu_type
  * INVALID_ARGUMENT: compare its bits as U32/U64 keys, so that -0.0 and +0.0
  * differ and a NaN equals only the same NaN bits); values are of any type,
  * op built in or defined for value_type (user operators need an OpenCL
- * device). On an OpenCL device n is at most 2^32 - 1 (else UNSUPPORTED) and
- * keys and values must fit in device memory together. Float results are
- * reproducible as for gpgpu_segmented_reduce.
+ * device). On an OpenCL device keys and values must fit in device memory
+ * together, and gpgpu_scan_by_key takes n up to 2^32 - 1 (else
+ * UNSUPPORTED). Float results are reproducible as for
+ * gpgpu_segmented_reduce.
  */
 
 /**

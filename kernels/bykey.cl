@@ -3,9 +3,9 @@
 
    bykey_heads marks the first element of each run; the host scans the
    marks (inclusive sum: rank[i] = runs that start at or before i); then
-   bykey_scatter writes each run's start offset (and, when asked, its key)
-   at its rank, so that the segmented kernels can take the runs as
-   segments. Element layout as everywhere: a contiguous chunk per work item
+   bykey_scatter writes each run's start offset at its rank, so that the
+   segmented scan can take the runs as segments (scan_by_key; reduce_by_key
+   has its own kernels in segmented.cl). Element layout as everywhere: a contiguous chunk per work item
    on CPUs, adjacent items on adjacent elements on GPUs. */
 
 static inline int run_head(__global const T *keys, ulong i)
@@ -30,22 +30,16 @@ __kernel void bykey_heads(__global const T *keys, ulong key_off, ulong n, __glob
         rank[i] = run_head(keys, i);
 }
 
-/* offs[r] = start of run r, offs[runs] = n; keys_out[kout_off + r] = its
-   key when with_keys; nruns[nruns_off] = runs. */
+/* offs[r] = start of run r, offs[runs] = n; nruns[nruns_off] = runs. */
 __kernel void bykey_scatter(__global const T *keys, ulong key_off, ulong n,
                             __global const uint *rank, __global ulong *offs,
-                            __global T *keys_out, ulong kout_off, int with_keys,
                             __global ulong *nruns, ulong nruns_off)
 {
     keys += key_off;
-    keys_out += kout_off;
     nruns += nruns_off;
     FOR_ELEMENTS(i, n) {
-        if (run_head(keys, i)) {
+        if (run_head(keys, i))
             offs[rank[i] - 1] = i;
-            if (with_keys)
-                keys_out[rank[i] - 1] = keys[i];
-        }
         if (i == n - 1) {
             offs[rank[i]] = n;
             *nruns = rank[i];

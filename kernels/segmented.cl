@@ -7,10 +7,14 @@
    buffer are clamped to limit and a decreasing one gives an empty segment,
    so that no offset can make a kernel reach outside its buffers.
 
-   Two strategies, chosen by the host from the average segment length:
+   Strategies, chosen by the host from the average segment length:
 
    - Short segments on a GPU: seg_reduce_items / seg_scan_items, one work
      item per segment (a grid-stride loop over segments).
+   - Reduce on a GPU, longer segments: seg_reduce_teams, a team of 32 items
+     (a warp) per segment; from about a thousand elements, given enough
+     segments to fill the device, seg_reduce_groups, a work-group per
+     segment reading aligned vectors.
    - Otherwise the elements [offs[0], offs[nseg]) are cut into `units` equal
      chunks, a unit being a work item (CHUNKED: each owns a contiguous range,
      as PoCL needs) or a work-group (GPUs: the group reads each segment's part
@@ -118,6 +122,87 @@ __kernel void seg_scan_items(__global const T *in, ulong in_off, __global const 
         range_scan(in, out, lo - base, hi - base, IDENTITY, inclusive);
     }
 }
+
+#if !CHUNKED
+/* ---- GPUs: a team of TEAM items, or a whole group, per segment -------------- */
+
+#define TEAM (WG < 32 ? WG : 32) /* a warp on NVIDIA */
+#define TEAMS (WG / TEAM)        /* teams per group */
+
+/* Each team reduces one segment per round with coalesced loads (item l of
+   the team takes elements lo + l, lo + l + TEAM, ...), then folds its TEAM
+   partials in a tree in __local memory. Rounds go over the group's
+   segments with a trip count that is the same for all its items, so that
+   every item reaches every barrier. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void seg_reduce_teams(__global const T *in, ulong in_off, __global const ulong *offs,
+                      ulong offs_off, ulong nseg, ulong base, ulong limit, __global T *out,
+                      ulong out_off)
+{
+    __local T tree[WG];
+    in += in_off;
+    offs += offs_off;
+    const uint lid = get_local_id(0), lane = lid % TEAM;
+    const ulong step = (ulong)get_num_groups(0) * TEAMS;
+    for (ulong first = (ulong)get_group_id(0) * TEAMS; first < nseg; first += step) {
+        const ulong s = first + lid / TEAM;
+        T acc = IDENTITY;
+        if (s < nseg) {
+            const ulong lo = OFF(s), hi = max(lo, OFF(s + 1));
+            for (ulong i = lo + lane; i < hi; i += TEAM)
+                acc = COMBINE(acc, in[i - base]);
+        }
+        tree[lid] = acc;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint d = TEAM / 2; d > 0; d >>= 1) {
+            if (lane < d)
+                tree[lid] = COMBINE(tree[lid], tree[lid + d]);
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (lane == 0 && s < nseg)
+            out[out_off + s] = tree[lid];
+    }
+}
+
+/* One group per segment (rounds over the segments as above): the segment's
+   aligned T4 vectors four at a time per item, the unaligned elements at
+   either end by the first items, then the group's tree. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void seg_reduce_groups(__global const T *in, ulong in_off, __global const ulong *offs,
+                       ulong offs_off, ulong nseg, ulong base, ulong limit, __global T *out,
+                       ulong out_off)
+{
+    __local T tree[WG];
+    in += in_off;
+    offs += offs_off;
+    const uint lid = get_local_id(0);
+    for (ulong s = get_group_id(0); s < nseg; s += get_num_groups(0)) {
+        const ulong lo = OFF(s) - base, len = max(OFF(s), OFF(s + 1)) - OFF(s);
+        __global const T *x = in + lo;
+        const ulong head = min((ulong)((4 - ((in_off + lo) & 3)) & 3), len);
+        const ulong nvec = (len - head) / 4, tail = head + 4 * nvec;
+        __global const T4 *v = (__global const T4 *)(x + head);
+        T4 a = (T4)(IDENTITY), b = (T4)(IDENTITY), c = (T4)(IDENTITY), d = (T4)(IDENTITY);
+        ulong j = lid;
+        for (; j + 3 * WG < nvec; j += 4 * WG) {
+            a = COMBINE4(a, v[j]);
+            b = COMBINE4(b, v[j + WG]);
+            c = COMBINE4(c, v[j + 2 * WG]);
+            d = COMBINE4(d, v[j + 3 * WG]);
+        }
+        for (; j < nvec; j += WG)
+            a = COMBINE4(a, v[j]);
+        T acc = FOLD4(COMBINE4(COMBINE4(a, b), COMBINE4(c, d)));
+        if (lid < head)
+            acc = COMBINE(x[lid], acc);
+        if (lid < len - tail)
+            acc = COMBINE(acc, x[tail + lid]);
+        T r = group_reduce(acc, tree);
+        if (lid == 0)
+            out[out_off + s] = r;
+    }
+}
+#endif
 
 /* ---- chunks: pass 1 -------------------------------------------------------- */
 
@@ -350,9 +435,24 @@ static inline int index_better(T v1, ulong i1, T v2, ulong i2)
     return i2 != NONE && (i1 == NONE || BEATS(v2, v1) || (v2 == v1 && i2 < i1));
 }
 
-/* Pass 0 (has_idx 0) reduces in[off, off + n) to one (value,
-   index) per group; pass 1 (has_idx 1) the partials of pass 0 with their
-   indices idx[]. */
+/* Lane state of the GPU pass: (best, at) takes element v of index j when v
+   is a number and beats best, or nothing was taken yet. Elements come in
+   increasing index order per lane, so the first of equal values stays. */
+#define INDEX_TAKE(v, j, best, at)                                          \
+    do {                                                                    \
+        const T v_ = (v);                                                   \
+        if (IS_NUMBER(v_) && ((at) == NONE || BEATS(v_, (best)))) {         \
+            (best) = v_;                                                    \
+            (at) = (j);                                                     \
+        }                                                                   \
+    } while (0)
+
+/* Pass 0 (has_idx 0) reduces in[off, off + n) to one (value, index) per
+   group; pass 1 (has_idx 1) the partials of pass 0 with their indices
+   idx[]. On GPUs pass 0 is one streaming read: aligned T4 vectors in a
+   grid-stride loop (adjacent items on adjacent vectors), two in flight per
+   item, each lane of the vector with its own (best, at) in registers; the
+   few unaligned elements at either end go to the first items. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void index_pass(__global const T *in, ulong off, ulong n, __global const ulong *idx,
                 int has_idx, __global T *out, ulong out_off, __global ulong *out_idx,
@@ -392,17 +492,78 @@ void index_pass(__global const T *in, ulong off, ulong n, __global const ulong *
         }
     }
     for (ulong i = has_idx ? begin : end; i < end; i++) {
-#else
-    for (ulong i = gid; i < n; i += items) {
-#endif
         T v = in[i];
-        /* A NaN takes no part; a partial of pass 0 may be NONE. */
-        ulong j = has_idx ? idx[i] : (IS_NUMBER(v) ? i : NONE);
+        ulong j = idx[i]; /* a partial of pass 0 may be NONE */
         if (index_better(best, at, v, j)) {
             best = v;
             at = j;
         }
     }
+#else
+    if (!has_idx) {
+        const ulong head = min((ulong)((4 - (off & 3)) & 3), n);
+        const ulong nvec = (n - head) / 4, tail = head + 4 * nvec;
+        __global const T4 *v4 = (__global const T4 *)(in + head);
+        T b0 = IDENTITY, b1 = IDENTITY, b2 = IDENTITY, b3 = IDENTITY;
+        ulong a0 = NONE, a1 = NONE, a2 = NONE, a3 = NONE;
+        ulong j = gid;
+        for (; j + items < nvec; j += 2 * items) {
+            const T4 x = v4[j], y = v4[j + items];
+            INDEX_TAKE(x.s0, j, b0, a0);
+            INDEX_TAKE(x.s1, j, b1, a1);
+            INDEX_TAKE(x.s2, j, b2, a2);
+            INDEX_TAKE(x.s3, j, b3, a3);
+            INDEX_TAKE(y.s0, j + items, b0, a0);
+            INDEX_TAKE(y.s1, j + items, b1, a1);
+            INDEX_TAKE(y.s2, j + items, b2, a2);
+            INDEX_TAKE(y.s3, j + items, b3, a3);
+        }
+        if (j < nvec) {
+            const T4 x = v4[j];
+            INDEX_TAKE(x.s0, j, b0, a0);
+            INDEX_TAKE(x.s1, j, b1, a1);
+            INDEX_TAKE(x.s2, j, b2, a2);
+            INDEX_TAKE(x.s3, j, b3, a3);
+        }
+        /* Vector indices to element indices, then the lanes and the ends
+           merged by (value, then lowest index). */
+        if (gid < head)
+            INDEX_TAKE(in[gid], gid, best, at);
+        if (index_better(best, at, b0, a0 == NONE ? NONE : head + 4 * a0)) {
+            best = b0;
+            at = head + 4 * a0;
+        }
+        if (index_better(best, at, b1, a1 == NONE ? NONE : head + 4 * a1 + 1)) {
+            best = b1;
+            at = head + 4 * a1 + 1;
+        }
+        if (index_better(best, at, b2, a2 == NONE ? NONE : head + 4 * a2 + 2)) {
+            best = b2;
+            at = head + 4 * a2 + 2;
+        }
+        if (index_better(best, at, b3, a3 == NONE ? NONE : head + 4 * a3 + 3)) {
+            best = b3;
+            at = head + 4 * a3 + 3;
+        }
+        if (gid < n - tail) {
+            const T v = in[tail + gid];
+            const ulong i = IS_NUMBER(v) ? tail + gid : NONE;
+            if (index_better(best, at, v, i)) {
+                best = v;
+                at = i;
+            }
+        }
+    }
+#pragma unroll 4
+    for (ulong i = has_idx ? gid : n; i < n; i += items) {
+        T v = in[i];
+        ulong j = idx[i]; /* a partial of pass 0 may be NONE */
+        if (index_better(best, at, v, j)) {
+            best = v;
+            at = j;
+        }
+    }
+#endif
     tv[lid] = best;
     ti[lid] = at;
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -416,5 +577,367 @@ void index_pass(__global const T *in, ulong off, ulong n, __global const ulong *
     if (lid == 0) {
         out[out_off + get_group_id(0)] = tv[0];
         out_idx[idx_off + get_group_id(0)] = ti[0];
+    }
+}
+
+/* ---- reduce by key: runs of equal keys, one read of the input ---------------
+
+   The n elements are cut into `units` chunks of `per` elements (a work item
+   each on CPUs, a work-group each on GPUs). Three launches:
+     rbk_chunks  each unit walks its chunk once, finding run heads (a key
+                 whose bits differ from the element before), and writes the
+                 runs headed in its chunk from the chunk's own start in
+                 scratch: tk[b + j] the key of its j-th run, tv[b + j] that
+                 run's value when the run also ends in the chunk. It
+                 publishes its number of heads (cnt[u]), the reduce of its
+                 elements before its first head (part[u], the head part: the
+                 end of a run begun earlier; the whole chunk if it has no
+                 head) and of those from its last head on (part[units + u],
+                 the tail: the start of a run that may go on);
+     rbk_carry   one group scans the units' (head count, carry) pairs: unit
+                 u's first output position H[u] (cnt[units + u]) and the value
+                 of the run open at its start; it writes the value of every
+                 run that ends in a later chunk than it began (carry-in op
+                 head part) and of the last run, and the number of runs;
+     rbk_move    each unit copies its runs to their final place H[u] + j.
+   Keys are moved as 32-bit words (wide: two per key; only their bits
+   matter). A run's value is IDENTITY op its elements, grouped by the
+   layout alone (on CPUs vector lanes take part, as in gpgpu_reduce): float
+   results depend on n and the plan only.
+   On GPUs a group's chunk goes in sub-tiles of WG * RBK_ITEMS elements:
+   round j loads element j * WG + lid of the sub-tile (coalesced), with its
+   head flag, into __local memory; each item then owns RBK_ITEMS consecutive
+   elements there, and the group scans the items' (heads, tail) pairs. */
+
+/* A sub-tile of 4096 (2048 for 8-byte values) elements, so that its
+   __local copy stays within 48 KiB for any WG up to 1024. */
+#define RBK_SUB_MIN (sizeof(T) == 4 ? 4096 : 2048)
+#define RBK_ITEMS (RBK_SUB_MIN / WG ? RBK_SUB_MIN / WG : 1)
+#define RBK_SUB (WG * RBK_ITEMS)
+#define RUN_HEAD 0x8000000000000000ul   /* flag bit of a packed (flag, count) */
+
+static inline ulong key_at(__global const uint *k, ulong i, const int wide)
+{
+    return wide ? ((ulong)k[2 * i] | (ulong)k[2 * i + 1] << 32) : (ulong)k[i];
+}
+
+static inline void key_put(__global uint *k, ulong i, ulong v, const int wide)
+{
+    if (wide) {
+        k[2 * i] = (uint)v;
+        k[2 * i + 1] = (uint)(v >> 32);
+    } else {
+        k[i] = (uint)v;
+    }
+}
+
+/* Inclusive scan across the group of (c: RUN_HEAD flag | count, v) pairs:
+   counts add, flags or, and a flagged right operand drops the value on its
+   left. sc[] and sv[] keep every item's inclusive pair for the caller (the
+   exclusive pair of item l is item l - 1's). Every item must call it. */
+static inline void group_run_scan(ulong *c, T *v, __local ulong *sc, __local T *sv)
+{
+    const uint lid = get_local_id(0);
+    sc[lid] = *c;
+    sv[lid] = *v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint d = 1; d < WG; d <<= 1) {
+        ulong pc = 0;
+        T pv = IDENTITY;
+        if (lid >= d) {
+            pc = sc[lid - d];
+            pv = sv[lid - d];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid >= d) {
+            *v = (*c & RUN_HEAD) ? *v : COMBINE(pv, *v);
+            *c = ((pc & ~RUN_HEAD) + (*c & ~RUN_HEAD)) | ((pc | *c) & RUN_HEAD);
+            sc[lid] = *c;
+            sv[lid] = *v;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
+/* What a (flag, value) prefix makes of the running value carry. */
+#define RUN_APPLY(c, v, carry) (((c) & RUN_HEAD) ? (v) : COMBINE((carry), (v)))
+
+#if CHUNKED
+#define RBK_BLOCK 8 /* elements: what block_heads compares */
+
+/* The run heads among keys [i, i + RBK_BLOCK), i > 0: byte j of the
+   result is nonzero where a run begins at key i + j. *last holds key
+   i - 1's words on entry and key i + 7's on return, so that each key is
+   loaded once, aligned as the block. (any() was a slow call on PoCL.) */
+static inline ulong block_heads(__global const uint *k, ulong i, uint2 *last, const int wide)
+{
+    uint8 d;
+    if (wide) {
+        const uint8 x = vload8(0, k + 2 * i), y = vload8(1, k + 2 * i);
+        const uint8 dx = x ^ (uint8)(*last, x.s0123, x.s45),
+                    dy = y ^ (uint8)(x.s67, y.s0123, y.s45);
+        d = (uint8)(dx.even | dx.odd, dy.even | dy.odd);
+        *last = y.s67;
+    } else {
+        const uint8 x = vload8(0, k + i);
+        d = x ^ (uint8)((*last).x, x.s0123, x.s456);
+        (*last).x = x.s7;
+    }
+    return as_ulong(convert_char8(d != 0));
+}
+
+#if TYPE_ID <= 2
+typedef int4 M4;
+#else
+typedef long4 M4;
+#endif
+
+/* The reduce of x[0, RBK_BLOCK) before element h (first 1) or from it on
+   (first 0), the other lanes taken as IDENTITY. */
+static inline T block_part(__global const T *x, uint h, int first)
+{
+    const M4 lo = (M4)(0, 1, 2, 3) < (M4)(h), hi = (M4)(4, 5, 6, 7) < (M4)(h);
+    const T4 id = (T4)(IDENTITY), a = vload4(0, x), b = vload4(1, x);
+    return first ? FOLD4(COMBINE4(select(id, a, lo), select(id, b, hi)))
+                 : FOLD4(COMBINE4(select(a, id, lo), select(b, id, hi)));
+}
+
+/* A run head at element j (j > 0 or not)? */
+static inline int is_head(__global const uint *k, ulong j, const int wide)
+{
+    return j == 0 || key_at(k, j, wide) != key_at(k, j - 1, wide);
+}
+
+/* Writes the run before a head found at element j (the head part when it
+   is the chunk's first) and starts the next. */
+#define RBK_HEAD(j)                                   \
+    do {                                              \
+        if (r)                                        \
+            tv[b + r - 1] = acc;                      \
+        else                                          \
+            headpart = acc;                           \
+        key_put(tk, b + r, key_at(keys, (j), wide), wide); \
+        r++;                                          \
+        acc = IDENTITY;                               \
+    } while (0)
+
+/* One unit's chunk [b, e), by one work item, in blocks of RBK_BLOCK
+   aligned on the index: the vectors of blocks with no run head add up in
+   acc4 (folded into acc at the next head), a block with one head is two
+   masked vector folds, the others go element by element. */
+static inline void rbk_chunk(__global const uint *keys, __global const T *vals, ulong b,
+                             ulong e, __global uint *tk, __global T *tv, __global T *part,
+                             __global ulong *cnt, ulong u, ulong units, const int wide,
+                             __local T *lv, __local uchar *lf, __local ulong *sc,
+                             __local T *sv)
+{
+    T acc = IDENTITY, headpart = IDENTITY;
+    ulong r = 0, i = b;
+    for (; i < e && (i == b || i % RBK_BLOCK); i++) {
+        if (is_head(keys, i, wide))
+            RBK_HEAD(i);
+        acc = COMBINE(acc, vals[i]);
+    }
+    if (i + RBK_BLOCK <= e) {
+        T4 acc4 = (T4)(IDENTITY);
+        uint2 last = wide ? vload2(i - 1, keys) : (uint2)(keys[i - 1], 0);
+        for (; i + RBK_BLOCK <= e; i += RBK_BLOCK) {
+            const ulong heads = block_heads(keys, i, &last, wide);
+            if (!heads) {
+                acc4 = COMBINE4(acc4, COMBINE4(vload4(0, vals + i), vload4(1, vals + i)));
+                continue;
+            }
+            acc = COMBINE(acc, FOLD4(acc4));
+            acc4 = (T4)(IDENTITY);
+            if (popcount(heads) == 8) { /* one head: two masked vector folds */
+                const uint h = popcount((heads & (0 - heads)) - 1) / 8;
+                acc = COMBINE(acc, block_part(vals + i, h, 1));
+                RBK_HEAD(i + h);
+                acc = COMBINE(acc, block_part(vals + i, h, 0));
+                continue;
+            }
+            for (uint j = 0; j < RBK_BLOCK; j++) {
+                if (heads >> (8 * j) & 1)
+                    RBK_HEAD(i + j);
+                acc = COMBINE(acc, vals[i + j]);
+            }
+        }
+        acc = COMBINE(acc, FOLD4(acc4));
+    }
+    for (; i < e; i++) {
+        if (is_head(keys, i, wide))
+            RBK_HEAD(i);
+        acc = COMBINE(acc, vals[i]);
+    }
+    part[u] = r ? headpart : acc;
+    part[units + u] = acc;
+    cnt[u] = r;
+}
+#else
+/* One unit's chunk [b, e), by the group, in sub-tiles. */
+static inline void rbk_chunk(__global const uint *keys, __global const T *vals, ulong b,
+                             ulong e, __global uint *tk, __global T *tv, __global T *part,
+                             __global ulong *cnt, ulong u, ulong units, const int wide,
+                             __local T *lv, __local uchar *lf, __local ulong *sc,
+                             __local T *sv)
+{
+    const uint lid = get_local_id(0);
+    T carry = IDENTITY;     /* the running value at the sub-tile's start */
+    ulong runs = 0;         /* runs headed in the chunk before the sub-tile */
+    for (ulong s = b; s < e; s += RBK_SUB) {
+        const uint len = (uint)min((ulong)RBK_SUB, e - s);
+        for (uint j = 0; j < RBK_ITEMS; j++) {
+            const uint x = j * WG + lid;
+            const ulong g = s + x;
+            uchar f = 0;
+            T v = IDENTITY;
+            if (x < len) {
+                f = g == 0 || key_at(keys, g, wide) != key_at(keys, g - 1, wide);
+                v = vals[g];
+            }
+            lf[x] = f;
+            lv[x + x / 32] = v;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const uint first = lid * RBK_ITEMS;
+        ulong c = 0;
+        T v = IDENTITY;
+        for (uint k = 0; k < RBK_ITEMS; k++) {
+            const uint x = first + k;
+            if (lf[x]) {
+                c++;
+                v = IDENTITY;
+            }
+            v = COMBINE(v, lv[x + x / 32]);
+        }
+        c |= c ? RUN_HEAD : 0;
+        group_run_scan(&c, &v, sc, sv);
+        const ulong xc = lid ? sc[lid - 1] : 0;
+        T acc = lid ? RUN_APPLY(xc, sv[lid - 1], carry) : carry;
+        ulong r = runs + (xc & ~RUN_HEAD);
+        for (uint k = 0; k < RBK_ITEMS; k++) {
+            const uint x = first + k;
+            if (x < len && lf[x]) {
+                if (r)
+                    tv[b + r - 1] = acc;
+                else
+                    part[u] = acc;
+                key_put(tk, b + r, key_at(keys, s + x, wide), wide);
+                r++;
+                acc = IDENTITY;
+            }
+            acc = COMBINE(acc, lv[x + x / 32]);
+        }
+        carry = RUN_APPLY(sc[WG - 1], sv[WG - 1], carry);
+        runs += sc[WG - 1] & ~RUN_HEAD;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) {
+        if (!runs)
+            part[u] = carry;
+        part[units + u] = carry;
+        cnt[u] = runs;
+    }
+}
+#endif
+
+/* CPUs launch the units as groups of one work item: PoCL would otherwise
+   run a group's items in vector lanes, each in its own chunk, and take the
+   per-element path in every lane whenever one lane needs it. */
+#if CHUNKED
+#define RBK_GROUP
+#else
+#define RBK_GROUP __attribute__((reqd_work_group_size(WG, 1, 1)))
+#endif
+
+/* Unit u of units owns elements [u * per, (u + 1) * per) of [0, n); as many
+   units as the launch has. */
+__kernel RBK_GROUP
+void rbk_chunks(__global const uint *keys, ulong key_off, int wide, __global const T *vals,
+                ulong val_off, ulong n, ulong per, ulong units, __global uint *tk,
+                __global T *tv, __global T *part, __global ulong *cnt)
+{
+#if CHUNKED
+    __local T *lv = NULL, *sv = NULL;
+    __local uchar *lf = NULL;
+    __local ulong *sc = NULL;
+#else
+    __local T lv[RBK_SUB + RBK_SUB / 32];
+    __local uchar lf[RBK_SUB];
+    __local ulong sc[WG];
+    __local T sv[WG];
+#endif
+    const ulong u = UNIT;
+    const ulong b = min(u * per, n), e = min(b + per, n);
+    keys += key_off << wide;
+    vals += val_off;
+#if CHUNKED
+    /* the key width a constant in each copy of the loop */
+    if (wide)
+        rbk_chunk(keys, vals, b, e, tk, tv, part, cnt, u, units, 1, lv, lf, sc, sv);
+    else
+        rbk_chunk(keys, vals, b, e, tk, tv, part, cnt, u, units, 0, lv, lf, sc, sv);
+#else
+    /* one copy: PoCL's compiler fails on two copies of a loop with barriers */
+    rbk_chunk(keys, vals, b, e, tk, tv, part, cnt, u, units, wide, lv, lf, sc, sv);
+#endif
+}
+
+/* Launched as one group; see above. cnt[units + u] gets H[u]. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void rbk_carry(__global const T *part, __global ulong *cnt, ulong units, __global T *vout,
+               ulong vout_off, __global ulong *nruns, ulong nruns_off)
+{
+    __local ulong sc[WG];
+    __local T sv[WG];
+    const uint lid = get_local_id(0);
+    T carry = IDENTITY;
+    ulong runs = 0;
+    vout += vout_off;
+    for (ulong first = 0; first < units; first += WG) {
+        const ulong u = first + lid;
+        const ulong h = u < units ? cnt[u] : 0;
+        const T head = u < units ? part[u] : IDENTITY;
+        ulong c = h | (h ? RUN_HEAD : 0);
+        T v = h ? part[units + u] : head;
+        group_run_scan(&c, &v, sc, sv);
+        const ulong xc = lid ? sc[lid - 1] : 0;
+        const T carry_in = lid ? RUN_APPLY(xc, sv[lid - 1], carry) : carry;
+        const ulong at = runs + (xc & ~RUN_HEAD);
+        if (u < units)
+            cnt[units + u] = at;
+        if (h && at)
+            vout[at - 1] = COMBINE(carry_in, head);
+        carry = RUN_APPLY(sc[WG - 1], sv[WG - 1], carry);
+        runs += sc[WG - 1] & ~RUN_HEAD;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) {
+        if (runs)
+            vout[runs - 1] = carry;
+        nruns[nruns_off] = runs;
+    }
+}
+
+/* Unit u's runs from scratch to their place; a run's value only when it
+   ended in the chunk (rbk_carry wrote the others). */
+__kernel RBK_GROUP
+void rbk_move(__global const uint *tk, __global const T *tv, __global const ulong *cnt,
+              ulong per, ulong units, int wide, __global uint *kout, ulong kout_off,
+              __global T *vout, ulong vout_off)
+{
+    const ulong u = UNIT;
+    const ulong h = cnt[u], at = cnt[units + u], b = u * per;
+    kout += kout_off << wide;
+    vout += vout_off + at;
+#if CHUNKED
+    const uint lane = 0, lanes = 1;
+#else
+    const uint lane = get_local_id(0), lanes = WG;
+#endif
+    for (ulong j = lane; j < h; j += lanes) {
+        key_put(kout, at + j, key_at(tk, b + j, wide), wide);
+        if (j + 1 < h)
+            vout[j] = tv[b + j];
     }
 }

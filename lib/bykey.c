@@ -1,10 +1,16 @@
 /*
- * bykey.c - gpgpu_reduce_by_key and gpgpu_scan_by_key: the runs of equal
- * keys become segments (kernels/bykey.cl: run heads, an inclusive scan of
- * them with the library's scan, each run's start scattered to its rank),
- * then the segmented reduce or scan of segmented.c runs over the values.
- * The host API reads the number of runs back between the two; the _buffer
- * forms, which never block, run the segmented pass over n segments: the
+ * bykey.c - gpgpu_reduce_by_key and gpgpu_scan_by_key.
+ *
+ * reduce_by_key reads its input once (kernels/segmented.cl, "reduce by
+ * key"): each unit reduces the runs of its chunk into scratch, one group
+ * carries the runs that cross chunks and counts the runs, each unit moves
+ * its runs to their place. Nothing is read back between the launches, so
+ * the _buffer form never blocks.
+ *
+ * scan_by_key takes the runs of equal keys as segments (kernels/bykey.cl:
+ * run heads, an inclusive scan of them with the library's scan, each run's
+ * start scattered to its rank), then the segmented scan of segmented.c
+ * runs over the values. The _buffer form runs it over n segments: the
  * start offsets past the last run are all n (filled first), so the padding
  * segments are empty and the chunked path skips them (pad_end).
  */
@@ -27,11 +33,10 @@ static int overlap(const void *a, size_t abytes, const void *b, size_t bbytes)
 }
 
 /* Where the runs go: run starts (offs, n + 1 cl_ulong: run r's start at r,
-   n after the last), the runs' keys (kout, NULL for none) and their count
-   (one cl_ulong at nruns[nruns_off]). */
+   n after the last) and their count (one cl_ulong at nruns[nruns_off]). */
 typedef struct {
-    cl_mem offs, kout, nruns;
-    cl_ulong kout_off, nruns_off;
+    cl_mem offs, nruns;
+    cl_ulong nruns_off;
 } runs_out;
 
 /* The runs of keys[key_off .. +n) on the device, n > 0. rank is n cl_uint
@@ -49,8 +54,6 @@ static gpgpu_status runs_find(gpgpu_context *ctx, gpgpu_type key_type, cl_mem ke
     if (groups > most)
         groups = most;
     cl_ulong count = n;
-    cl_int with_keys = ro->kout != NULL;
-    cl_mem kout = ro->kout ? ro->kout : keys;
     GPGPU__TRY(gpgpu__run(ctx, prog, "bykey_heads", groups * wg, wg, GPGPU__ARG(keys),
                           GPGPU__ARG(key_off), GPGPU__ARG(count), GPGPU__ARG(rank),
                           GPGPU__END));
@@ -58,10 +61,94 @@ static gpgpu_status runs_find(gpgpu_context *ctx, gpgpu_type key_type, cl_mem ke
                                    n, NULL, 0));
     return gpgpu__run(ctx, prog, "bykey_scatter", groups * wg, wg, GPGPU__ARG(keys),
                       GPGPU__ARG(key_off), GPGPU__ARG(count), GPGPU__ARG(rank),
-                      GPGPU__ARG(ro->offs), GPGPU__ARG(kout), GPGPU__ARG(ro->kout_off),
-                      GPGPU__ARG(with_keys), GPGPU__ARG(ro->nruns), GPGPU__ARG(ro->nruns_off),
+                      GPGPU__ARG(ro->offs), GPGPU__ARG(ro->nruns), GPGPU__ARG(ro->nruns_off),
                       GPGPU__END);
 }
+
+/* ---- reduce by key ---------------------------------------------------------- */
+
+/* CPUs: elements a work item should have at least. GPUs: a group's chunk
+   is a whole number of sub-tiles (as RBK_SUB in segmented.cl), and there
+   are at most RBK_GROUPS groups per tune.groups. */
+enum { RBK_PER_ITEM = 4096, RBK_GROUPS = 4 };
+
+/* The reduce by key of keys[key_off .. +n) and values[val_off ..] into
+   kout[kout_off ..] and vout[vout_off ..], the number of runs to
+   nruns[nruns_off] (a cl_ulong); n > 0. No locking. */
+static gpgpu_status rbk_enqueue(gpgpu_context *ctx, gpgpu_type key_type, gpgpu_type value_type,
+                                gpgpu_op op, cl_mem keys, cl_ulong key_off, cl_mem vals,
+                                cl_ulong val_off, cl_ulong n, cl_mem kout, cl_ulong kout_off,
+                                cl_mem vout, cl_ulong vout_off, cl_mem nruns,
+                                cl_ulong nruns_off)
+{
+    gpgpu__program *prog;
+    GPGPU__TRY(gpgpu__segmented_program(ctx, value_type, op, &prog));
+    const size_t wg = ctx->tune.wg, ks = gpgpu__type(key_type)->size,
+                 vs = gpgpu__type(value_type)->size;
+    const cl_int wide = ks == 8;
+    cl_ulong units, per;
+    size_t global, local = wg;
+    if (ctx->tune.chunked) {
+        size_t groups = gpgpu__div_up(n, wg * RBK_PER_ITEM);
+        groups = groups < ctx->tune.groups ? groups : ctx->tune.groups;
+        units = groups * wg;
+        per = gpgpu__div_up(n, units);
+        global = units;
+        local = 1; /* see rbk_chunks */
+    } else {
+        const size_t least = vs == 4 ? 4096 : 2048;
+        const size_t sub = wg * (least / wg ? least / wg : 1);
+        per = gpgpu__div_up(gpgpu__div_up(n, RBK_GROUPS * ctx->tune.groups), sub) * sub;
+        units = gpgpu__div_up(n, per);
+        global = units * wg;
+    }
+    cl_mem tk, tv, part, cnt;
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_KEYS, n * ks, &tk));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_VALUES, n * vs, &tv));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS, 2 * units * vs, &part));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS2, 2 * units * sizeof(cl_ulong), &cnt));
+    GPGPU__TRY(gpgpu__run(ctx, prog, "rbk_chunks", global, local, GPGPU__ARG(keys),
+                          GPGPU__ARG(key_off), GPGPU__ARG(wide), GPGPU__ARG(vals),
+                          GPGPU__ARG(val_off), GPGPU__ARG(n), GPGPU__ARG(per),
+                          GPGPU__ARG(units), GPGPU__ARG(tk), GPGPU__ARG(tv), GPGPU__ARG(part),
+                          GPGPU__ARG(cnt), GPGPU__END));
+    GPGPU__TRY(gpgpu__run(ctx, prog, "rbk_carry", wg, wg, GPGPU__ARG(part), GPGPU__ARG(cnt),
+                          GPGPU__ARG(units), GPGPU__ARG(vout), GPGPU__ARG(vout_off),
+                          GPGPU__ARG(nruns), GPGPU__ARG(nruns_off), GPGPU__END));
+    return gpgpu__run(ctx, prog, "rbk_move", global, local, GPGPU__ARG(tk), GPGPU__ARG(tv),
+                      GPGPU__ARG(cnt), GPGPU__ARG(per), GPGPU__ARG(units), GPGPU__ARG(wide),
+                      GPGPU__ARG(kout), GPGPU__ARG(kout_off), GPGPU__ARG(vout),
+                      GPGPU__ARG(vout_off), GPGPU__END);
+}
+
+/* The device half of gpgpu_reduce_by_key, ctx locked: the runs are moved
+   over the uploaded keys and values (read by then), then read back. */
+static gpgpu_status rbk_host_api(gpgpu_context *ctx, gpgpu_type key_type, const void *keys,
+                                 gpgpu_type value_type, gpgpu_op op, const void *values,
+                                 size_t n, void *keys_out, void *values_out, size_t *nruns)
+{
+    const size_t ks = gpgpu__type(key_type)->size, vs = gpgpu__type(value_type)->size;
+    GPGPU__TRY(gpgpu__type_supported(ctx, key_type));
+    GPGPU__TRY(gpgpu__check_type_op(ctx, value_type, op));
+    if (n == 0)
+        return GPGPU_SUCCESS;
+    cl_mem kbuf, vbuf, count;
+    cl_ulong runs;
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_AUX, n * ks, &kbuf));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, n * vs, &vbuf));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_OUT, sizeof runs, &count));
+    GPGPU__TRY(gpgpu__write(ctx, kbuf, 0, n * ks, keys));
+    GPGPU__TRY(gpgpu__write(ctx, vbuf, 0, n * vs, values));
+    GPGPU__TRY(rbk_enqueue(ctx, key_type, value_type, op, kbuf, 0, vbuf, 0, n, kbuf, 0, vbuf,
+                           0, count, 0));
+    GPGPU__TRY(gpgpu__read(ctx, count, 0, sizeof runs, &runs));
+    GPGPU__TRY(gpgpu__read(ctx, kbuf, 0, runs * ks, keys_out));
+    GPGPU__TRY(gpgpu__read(ctx, vbuf, 0, runs * vs, values_out));
+    *nruns = (size_t)runs;
+    return GPGPU_SUCCESS;
+}
+
+/* ---- scan by key ------------------------------------------------------------ */
 
 static gpgpu_status n_fits(gpgpu_context *ctx, size_t n)
 {
@@ -72,14 +159,12 @@ static gpgpu_status n_fits(gpgpu_context *ctx, size_t n)
     return GPGPU_SUCCESS;
 }
 
-/* The device half of both host entry points, ctx locked. reduce: keys_out
-   and values_out get the runs' keys and values, *nruns their number (read
-   back between the passes, so that the segmented reduce runs over exactly
-   the runs); scan: out gets the values scanned per run. */
-static gpgpu_status bykey_host_api(gpgpu_context *ctx, gpgpu_type key_type, const void *keys,
-                                   gpgpu_type value_type, gpgpu_op op, int scan,
-                                   gpgpu_scan_kind kind, const void *values, size_t n,
-                                   void *keys_out, void *out, size_t *nruns)
+/* The device half of gpgpu_scan_by_key, ctx locked: out gets the values
+   scanned per run (the number of runs is read back between the passes, so
+   that the segmented scan runs over exactly the runs). */
+static gpgpu_status sbk_host_api(gpgpu_context *ctx, gpgpu_type key_type, const void *keys,
+                                 gpgpu_type value_type, gpgpu_op op, gpgpu_scan_kind kind,
+                                 const void *values, size_t n, void *out)
 {
     const size_t ksize = gpgpu__type(key_type)->size, vsize = gpgpu__type(value_type)->size;
     GPGPU__TRY(gpgpu__type_supported(ctx, key_type));
@@ -87,35 +172,23 @@ static gpgpu_status bykey_host_api(gpgpu_context *ctx, gpgpu_type key_type, cons
     if (n == 0)
         return GPGPU_SUCCESS;
     GPGPU__TRY(n_fits(ctx, n));
-    cl_mem kbuf, vbuf, rank, vout;
-    runs_out ro = { NULL, NULL, NULL, 0, 0 };
+    cl_mem kbuf, vbuf, rank;
+    runs_out ro = { NULL, NULL, 0 };
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_KEYS, n * ksize, &kbuf));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, n * vsize, &vbuf));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_COUNTS, n * sizeof(cl_uint), &rank));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_VALUES, (n + 1) * sizeof(cl_ulong),
                               &ro.offs));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_OUT, sizeof(cl_ulong), &ro.nruns));
-    if (!scan)
-        GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_AUX, n * ksize, &ro.kout));
     GPGPU__TRY(gpgpu__write(ctx, kbuf, 0, n * ksize, keys));
     GPGPU__TRY(gpgpu__write(ctx, vbuf, 0, n * vsize, values));
     GPGPU__TRY(runs_find(ctx, key_type, kbuf, 0, n, rank, &ro));
     cl_ulong runs;
     GPGPU__TRY(gpgpu__read(ctx, ro.nruns, 0, sizeof runs, &runs));
-    if (scan) {
-        vout = vbuf; /* in place: each element is read before it is written */
-    } else {
-        /* The count in the OUT slot has been read: the slot may grow. */
-        GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_OUT, runs * vsize, &vout));
-    }
-    gpgpu__segments sg = { vbuf, 0, ro.offs, 0, runs, 0, n, vout, 0, n / runs, 0 };
-    GPGPU__TRY(gpgpu__segmented_enqueue(ctx, value_type, op, scan, kind, &sg));
-    if (scan)
-        return gpgpu__read(ctx, vout, 0, n * vsize, out);
-    GPGPU__TRY(gpgpu__read(ctx, ro.kout, 0, runs * ksize, keys_out));
-    GPGPU__TRY(gpgpu__read(ctx, vout, 0, runs * vsize, out));
-    *nruns = (size_t)runs;
-    return GPGPU_SUCCESS;
+    /* in place on the device: each element is read before it is written */
+    gpgpu__segments sg = { vbuf, 0, ro.offs, 0, runs, 0, n, vbuf, 0, n / runs, 0 };
+    GPGPU__TRY(gpgpu__segmented_enqueue(ctx, value_type, op, 1, kind, &sg));
+    return gpgpu__read(ctx, vbuf, 0, n * vsize, out);
 }
 
 /* Checks both entry points share. */
@@ -167,9 +240,9 @@ gpgpu_status gpgpu_reduce_by_key(gpgpu_context *ctx, gpgpu_type key_type, const 
     gpgpu__lock(ctx);
     gpgpu__begin(ctx, 0, NULL, NULL);
     gpgpu_status s = gpgpu__host_call_end(ctx, "gpgpu_reduce_by_key",
-                                          bykey_host_api(ctx, key_type, keys, value_type, op, 0,
-                                                         GPGPU_EXCLUSIVE, values, n, keys_out,
-                                                         values_out, &runs));
+                                          rbk_host_api(ctx, key_type, keys, value_type, op,
+                                                       values, n, keys_out, values_out,
+                                                       &runs));
     if (s == GPGPU_SUCCESS)
         *nruns = runs;
     return s;
@@ -200,41 +273,54 @@ gpgpu_status gpgpu_scan_by_key(gpgpu_context *ctx, gpgpu_type key_type, const vo
     gpgpu__lock(ctx);
     gpgpu__begin(ctx, 0, NULL, NULL);
     return gpgpu__host_call_end(ctx, "gpgpu_scan_by_key",
-                                bykey_host_api(ctx, key_type, keys, value_type, op, 1, kind,
-                                               values, n, NULL, out, NULL));
+                                sbk_host_api(ctx, key_type, keys, value_type, op, kind,
+                                             values, n, out));
 }
 
 /* ---- device buffers ---------------------------------------------------------- */
 
-/* The device half of both _buffer forms, ctx locked. */
-static gpgpu_status bykey_buffers(gpgpu_context *ctx, gpgpu_type key_type, cl_mem keys,
-                                  size_t keys_offset, gpgpu_type value_type, gpgpu_op op,
-                                  int scan, gpgpu_scan_kind kind, cl_mem values,
-                                  size_t values_offset, size_t n, cl_mem out, size_t out_offset,
-                                  runs_out *ro)
+/* The device half of gpgpu_scan_by_key_buffer, ctx locked. */
+static gpgpu_status sbk_buffers(gpgpu_context *ctx, gpgpu_type key_type, cl_mem keys,
+                                size_t keys_offset, gpgpu_type value_type, gpgpu_op op,
+                                gpgpu_scan_kind kind, cl_mem values, size_t values_offset,
+                                size_t n, cl_mem out, size_t out_offset)
 {
     GPGPU__TRY(gpgpu__type_supported(ctx, key_type));
     GPGPU__TRY(gpgpu__check_type_op(ctx, value_type, op));
     GPGPU__TRY(n_fits(ctx, n));
-    if (n == 0) {
-        cl_ulong zero = 0;
-        return ro->nruns ? gpgpu__fill(ctx, ro->nruns, ro->nruns_off * sizeof zero, sizeof zero,
-                                       &zero, sizeof zero)
-                         : GPGPU_SUCCESS;
-    }
+    if (n == 0)
+        return GPGPU_SUCCESS;
     cl_mem rank;
     cl_ulong end = n;
+    runs_out ro;
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_COUNTS, n * sizeof(cl_uint), &rank));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_VALUES, (n + 2) * sizeof(cl_ulong),
-                              &ro->offs));
-    if (!ro->nruns) { /* scan: the count goes after the offsets */
-        ro->nruns = ro->offs;
-        ro->nruns_off = n + 1;
+                              &ro.offs));
+    ro.nruns = ro.offs; /* the count goes after the offsets */
+    ro.nruns_off = n + 1;
+    GPGPU__TRY(gpgpu__fill(ctx, ro.offs, 0, (n + 1) * sizeof end, &end, sizeof end));
+    GPGPU__TRY(runs_find(ctx, key_type, keys, keys_offset, n, rank, &ro));
+    gpgpu__segments sg = { values, values_offset, ro.offs, 0, n, 0, n, out, out_offset, 1, 1 };
+    return gpgpu__segmented_enqueue(ctx, value_type, op, 1, kind, &sg);
+}
+
+/* The device half of gpgpu_reduce_by_key_buffer, ctx locked. */
+static gpgpu_status rbk_buffers(gpgpu_context *ctx, gpgpu_type key_type, cl_mem keys,
+                                size_t keys_offset, gpgpu_type value_type, gpgpu_op op,
+                                cl_mem values, size_t values_offset, size_t n, cl_mem keys_out,
+                                size_t keys_out_offset, cl_mem values_out,
+                                size_t values_out_offset, cl_mem nruns, size_t nruns_offset)
+{
+    GPGPU__TRY(gpgpu__type_supported(ctx, key_type));
+    GPGPU__TRY(gpgpu__check_type_op(ctx, value_type, op));
+    if (n == 0) {
+        cl_ulong zero = 0;
+        return gpgpu__fill(ctx, nruns, nruns_offset * sizeof zero, sizeof zero, &zero,
+                           sizeof zero);
     }
-    GPGPU__TRY(gpgpu__fill(ctx, ro->offs, 0, (n + 1) * sizeof end, &end, sizeof end));
-    GPGPU__TRY(runs_find(ctx, key_type, keys, keys_offset, n, rank, ro));
-    gpgpu__segments sg = { values, values_offset, ro->offs, 0, n, 0, n, out, out_offset, 1, 1 };
-    return gpgpu__segmented_enqueue(ctx, value_type, op, scan, kind, &sg);
+    return rbk_enqueue(ctx, key_type, value_type, op, keys, keys_offset, values, values_offset,
+                       n, keys_out, keys_out_offset, values_out, values_out_offset, nruns,
+                       nruns_offset);
 }
 
 gpgpu_status gpgpu_reduce_by_key_buffer(gpgpu_context *ctx, gpgpu_type key_type, cl_mem keys,
@@ -270,12 +356,11 @@ gpgpu_status gpgpu_reduce_by_key_buffer(gpgpu_context *ctx, gpgpu_type key_type,
     }
     GPGPU__TRY(gpgpu__check_range(ctx, __func__, "nruns", nruns, nruns_offset, 1,
                                   sizeof(cl_ulong)));
-    runs_out ro = { NULL, keys_out, nruns, keys_out_offset, nruns_offset };
     gpgpu__lock(ctx);
     gpgpu__begin(ctx, num_wait, wait, done);
-    gpgpu_status s = bykey_buffers(ctx, key_type, keys, keys_offset, value_type, op, 0,
-                                   GPGPU_EXCLUSIVE, values, values_offset, n, values_out,
-                                   values_out_offset, &ro);
+    gpgpu_status s = rbk_buffers(ctx, key_type, keys, keys_offset, value_type, op, values,
+                                 values_offset, n, keys_out, keys_out_offset, values_out,
+                                 values_out_offset, nruns, nruns_offset);
     if (s == GPGPU_SUCCESS)
         s = gpgpu__end(ctx, done);
     gpgpu__unlock(ctx);
@@ -310,11 +395,10 @@ gpgpu_status gpgpu_scan_by_key_buffer(gpgpu_context *ctx, gpgpu_type key_type, c
         GPGPU__TRY(gpgpu__check_range(ctx, __func__, "values", values, values_offset, n, vs));
         GPGPU__TRY(gpgpu__check_range(ctx, __func__, "out", out, out_offset, n, vs));
     }
-    runs_out ro = { NULL, NULL, NULL, 0, 0 };
     gpgpu__lock(ctx);
     gpgpu__begin(ctx, num_wait, wait, done);
-    gpgpu_status s = bykey_buffers(ctx, key_type, keys, keys_offset, value_type, op, 1, kind,
-                                   values, values_offset, n, out, out_offset, &ro);
+    gpgpu_status s = sbk_buffers(ctx, key_type, keys, keys_offset, value_type, op, kind, values,
+                                 values_offset, n, out, out_offset);
     if (s == GPGPU_SUCCESS)
         s = gpgpu__end(ctx, done);
     gpgpu__unlock(ctx);

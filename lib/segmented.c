@@ -4,10 +4,15 @@
  * program, passes (kernels/segmented.cl says how the passes split the work).
  *
  * Strategy by segment length: on a GPU, segments averaging fewer than
- * ITEM_SEG_MAX elements get one work item each; otherwise (and always on a
- * CPU) the elements are cut into equal chunks, one per work-group (GPU) or
- * work item (CPU), so that a long segment is shared by many units and many
- * short ones are walked by one.
+ * ITEM_SEG_MAX elements get one work item each; a reduce gives longer ones
+ * a team of 32 items (a warp) each, and from GROUP_SEG_MIN on a work-group
+ * each when there are enough of them to fill the device. Otherwise (and
+ * always on a CPU) the elements are cut into equal chunks, one per
+ * work-group (GPU) or work item (CPU), so that a long segment is shared by
+ * many units and many short ones are walked by one. The average is all the
+ * _buffer forms know (the offsets are on the device): as with CUB's
+ * segmented reduce, a few very long segments among short ones leave the
+ * per-segment kernels unbalanced.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -15,8 +20,10 @@
 
 #include "segmented.h"
 
-/* GPUs: below this average length a segment is one work item's. */
-enum { ITEM_SEG_MAX = 32 };
+/* GPUs: below ITEM_SEG_MAX elements on average a segment is one work
+   item's; below GROUP_SEG_MIN (reduce) a team's of 32 items; from there on
+   a group's, given at least one segment per group the plan launches. */
+enum { ITEM_SEG_MAX = 32, GROUP_SEG_MIN = 1024 };
 /* Elements a unit should have at least: CPUs per work item, GPUs per
    work-group item (a group's chunk is WG times that). */
 enum { MIN_PER_ITEM = 1024, MIN_PER_GROUP_ITEM = 16 };
@@ -28,8 +35,8 @@ gpgpu_status gpgpu__check_type_op(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op)
     return gpgpu__type_op_options(ctx, t, op, opts, sizeof opts, &extra);
 }
 
-static gpgpu_status seg_program(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
-                                gpgpu__program **prog)
+gpgpu_status gpgpu__segmented_program(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
+                                      gpgpu__program **prog)
 {
     char opts[512];
     const char *extra = NULL;
@@ -37,25 +44,32 @@ static gpgpu_status seg_program(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
     return gpgpu__program_get(ctx, "segmented", extra, opts, prog);
 }
 
-static size_t div_up(size_t a, size_t b)
-{
-    return a / b + (a % b != 0);
-}
-
 /* Units (work items on a CPU, groups on a GPU) for about total elements. */
 static size_t seg_units(const gpgpu_context *ctx, size_t total)
 {
     const size_t wg = ctx->tune.wg;
     if (ctx->tune.chunked) {
-        size_t groups = div_up(total, wg * MIN_PER_ITEM);
+        size_t groups = gpgpu__div_up(total, wg * MIN_PER_ITEM);
         if (groups > ctx->tune.groups)
             groups = ctx->tune.groups;
         return wg * (groups ? groups : 1);
     }
-    size_t groups = div_up(total, wg * MIN_PER_GROUP_ITEM);
+    size_t groups = gpgpu__div_up(total, wg * MIN_PER_GROUP_ITEM);
     if (groups > 4 * ctx->tune.groups)
         groups = 4 * ctx->tune.groups;
     return groups ? groups : 1;
+}
+
+/* One of the one-pass reduce kernels (items, teams, groups) over sg. */
+static gpgpu_status seg_reduce_launch(gpgpu_context *ctx, gpgpu__program *prog,
+                                      const char *kernel, size_t groups,
+                                      const gpgpu__segments *sg)
+{
+    const size_t wg = ctx->tune.wg;
+    return gpgpu__run(ctx, prog, kernel, groups * wg, wg, GPGPU__ARG(sg->in),
+                      GPGPU__ARG(sg->in_off), GPGPU__ARG(sg->offs), GPGPU__ARG(sg->offs_off),
+                      GPGPU__ARG(sg->nseg), GPGPU__ARG(sg->base), GPGPU__ARG(sg->limit),
+                      GPGPU__ARG(sg->out), GPGPU__ARG(sg->out_off), GPGPU__END);
 }
 
 gpgpu_status gpgpu__segmented_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
@@ -65,11 +79,11 @@ gpgpu_status gpgpu__segmented_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op
     if (sg->nseg == 0)
         return GPGPU_SUCCESS;
     gpgpu__program *prog;
-    GPGPU__TRY(seg_program(ctx, t, op, &prog));
+    GPGPU__TRY(gpgpu__segmented_program(ctx, t, op, &prog));
     const size_t wg = ctx->tune.wg, size = gpgpu__type(t)->size;
     cl_int inclusive = kind == GPGPU_INCLUSIVE, write_out = !scan, end_empties = !sg->pad_end;
     if (!ctx->tune.chunked && !sg->pad_end && sg->avg_len < ITEM_SEG_MAX) {
-        size_t groups = div_up(sg->nseg, wg);
+        size_t groups = gpgpu__div_up(sg->nseg, wg);
         if (groups > 16 * ctx->tune.groups)
             groups = 16 * ctx->tune.groups;
         if (scan)
@@ -79,11 +93,17 @@ gpgpu_status gpgpu__segmented_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op
                               GPGPU__ARG(sg->base), GPGPU__ARG(sg->limit),
                               GPGPU__ARG(sg->out), GPGPU__ARG(sg->out_off),
                               GPGPU__ARG(inclusive), GPGPU__END);
-        return gpgpu__run(ctx, prog, "seg_reduce_items", groups * wg, wg, GPGPU__ARG(sg->in),
-                          GPGPU__ARG(sg->in_off), GPGPU__ARG(sg->offs),
-                          GPGPU__ARG(sg->offs_off), GPGPU__ARG(sg->nseg),
-                          GPGPU__ARG(sg->base), GPGPU__ARG(sg->limit), GPGPU__ARG(sg->out),
-                          GPGPU__ARG(sg->out_off), GPGPU__END);
+        return seg_reduce_launch(ctx, prog, "seg_reduce_items", groups, sg);
+    }
+    if (!ctx->tune.chunked && !sg->pad_end && !scan && sg->avg_len < GROUP_SEG_MIN) {
+        size_t groups = gpgpu__div_up(sg->nseg, wg / 32 ? wg / 32 : 1);
+        if (groups > 8 * ctx->tune.groups)
+            groups = 8 * ctx->tune.groups;
+        return seg_reduce_launch(ctx, prog, "seg_reduce_teams", groups, sg);
+    }
+    if (!ctx->tune.chunked && !sg->pad_end && !scan && sg->nseg >= ctx->tune.groups) {
+        size_t groups = sg->nseg < 32 * ctx->tune.groups ? sg->nseg : 32 * ctx->tune.groups;
+        return seg_reduce_launch(ctx, prog, "seg_reduce_groups", groups, sg);
     }
     const cl_ulong units = seg_units(ctx, sg->avg_len * sg->nseg);
     const size_t global = ctx->tune.chunked ? units : units * wg;
@@ -355,11 +375,15 @@ static gpgpu_status index_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
                                   cl_mem idx, cl_ulong idx_off)
 {
     gpgpu__program *prog;
-    GPGPU__TRY(seg_program(ctx, t, op, &prog));
+    GPGPU__TRY(gpgpu__segmented_program(ctx, t, op, &prog));
     const size_t wg = ctx->tune.wg, size = gpgpu__type(t)->size;
-    size_t groups = div_up(n, wg * INDEX_PER_ITEM);
-    if (groups > ctx->tune.groups)
-        groups = ctx->tune.groups;
+    /* GPUs: two groups per plan group, so that a last wave that the
+       registers leave partial costs little, while the one group of the
+       second pass has few partials (about 8 per item) to read. */
+    const size_t most = (ctx->tune.chunked ? 1 : 2) * ctx->tune.groups;
+    size_t groups = gpgpu__div_up(n, wg * INDEX_PER_ITEM);
+    if (groups > most)
+        groups = most;
     cl_int plain = 0, partial = 1;
     cl_ulong zero = 0, ng = groups;
     if (groups <= 1)

@@ -25,6 +25,16 @@ typedef struct {
     int pad_end;
 } gpgpu__segments;
 
+/* a / b rounded up. */
+static inline size_t gpgpu__div_up(size_t a, size_t b)
+{
+    return a / b + (a % b != 0);
+}
+
+/* The program of kernels/segmented.cl for t and op. */
+gpgpu_status gpgpu__segmented_program(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
+                                      gpgpu__program **prog);
+
 /* Enqueues the segmented reduce (scan 0) or scan (scan 1, kind) of sg,
    without locking or begin/end. */
 gpgpu_status gpgpu__segmented_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,

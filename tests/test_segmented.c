@@ -281,11 +281,13 @@ START_TEST(segmented_scan_millions)
 END_TEST
 
 /* Random floats (not whole numbers): the same bits on every run, and each
-   segment's sum within a bound of its exact value. */
+   segment's sum (segmented reduce, and reduce_by_key over the segments as
+   runs) within a bound of its exact value. */
 START_TEST(float_sums_reproducible_and_close)
 {
     const size_t n = 300007;
     float *x = tu_alloc(n * sizeof *x), *a = tu_alloc(n * sizeof *x), *b = tu_alloc(n * sizeof *x);
+    uint32_t *keys = tu_alloc(n * sizeof *keys), *kout = tu_alloc(n * sizeof *kout);
     size_t *off = offsets_alloc(n);
     tu_fill(GPGPU_F32, x, n, tu_seed_for(77, n));
     size_t nseg = make_offsets(LAYOUT_RANDOM, 0, n, 5000, tu_seed_for(78, n), off);
@@ -309,11 +311,39 @@ START_TEST(float_sums_reproducible_and_close)
         tu_assert_ok(gpgpu_segmented_scan(paths[p], GPGPU_F32, GPGPU_SUM, GPGPU_INCLUSIVE, x,
                                           b, off, nseg));
         ck_assert_msg(!memcmp(a, b, n * sizeof *a), "two scans gave other bits");
+        /* The non-empty segments as runs of keys (each its segment's number). */
+        size_t runs_a, runs_b, r = 0;
+        for (size_t s = 0; s < nseg; s++)
+            for (size_t i = off[s]; i < off[s + 1]; i++)
+                keys[i] = (uint32_t)s;
+        tu_assert_ok(gpgpu_reduce_by_key(paths[p], GPGPU_U32, keys, GPGPU_F32, GPGPU_SUM, x, n,
+                                         kout, a, &runs_a));
+        tu_assert_ok(gpgpu_reduce_by_key(paths[p], GPGPU_U32, keys, GPGPU_F32, GPGPU_SUM, x, n,
+                                         kout, b, &runs_b));
+        ck_assert_msg(runs_a == runs_b && !memcmp(a, b, runs_a * sizeof *a),
+                      "two reduce_by_key gave other bits (%s)", path_names[p]);
+        for (size_t s = 0; s < nseg; s++) {
+            if (off[s] == off[s + 1])
+                continue;
+            float w;
+            long double exact, abs_sum;
+            ref_reduce(GPGPU_F32, GPGPU_SUM, x + off[s], off[s + 1] - off[s], &w, &exact,
+                       &abs_sum);
+            long double bound = (64 + 2 * log2l((long double)(off[s + 1] - off[s]) + 1)) *
+                                0x1p-24L * abs_sum;
+            ck_assert_msg(r < runs_a && fabsl(a[r] - exact) <= bound,
+                          "reduce_by_key run %zu: %.9g vs %.9Lg (%s)", r, a[r], exact,
+                          path_names[p]);
+            r++;
+        }
+        ck_assert_uint_eq(r, runs_a);
     }
     paths_close();
     free(x);
     free(a);
     free(b);
+    free(keys);
+    free(kout);
     free(off);
 }
 END_TEST
@@ -368,46 +398,64 @@ END_TEST
 
 /* ---- reduce_index ------------------------------------------------------------------ */
 
-static void check_index(gpgpu_type t, gpgpu_op op, const void *in, size_t n, const char *what)
+static void check_index_on(gpgpu_context *c, const char *path, gpgpu_type t, gpgpu_op op,
+                           const void *in, size_t n, const char *what)
 {
     size_t size = gpgpu_type_size(t), idx = 12345;
     unsigned char v[8], id[8];
     size_t want = ref_reduce_index(t, op, in, n);
-    gpgpu_status st = gpgpu_reduce_index(tu_ctx, t, op, in, n, v, &idx);
-    ck_assert_msg(st == GPGPU_SUCCESS, "%s: %s: %s", what, gpgpu_status_string(st),
-                  gpgpu_last_error(tu_ctx));
-    ck_assert_msg(idx == want, "%s type %d op %d n %zu: index %zu, want %zu [seed %llu]", what,
-                  t, op, n, idx, want, (unsigned long long)tu_seed());
+    gpgpu_status st = gpgpu_reduce_index(c, t, op, in, n, v, &idx);
+    ck_assert_msg(st == GPGPU_SUCCESS, "%s (%s): %s: %s", what, path, gpgpu_status_string(st),
+                  gpgpu_last_error(c));
+    ck_assert_msg(idx == want, "%s (%s) type %d op %d n %zu: index %zu, want %zu [seed %llu]",
+                  what, path, t, op, n, idx, want, (unsigned long long)tu_seed());
     if (want == SIZE_MAX) {
         long double e, a;
         ref_reduce(t, op, NULL, 0, id, &e, &a);
         ck_assert_msg(!memcmp(v, id, size), "%s: value of none is not the identity", what);
     } else {
         ck_assert_msg(!memcmp(v, (const char *)in + want * size, size),
-                      "%s: value is not in[index]", what);
+                      "%s (%s): value is not in[index]", what, path);
     }
+}
+
+static void check_index(gpgpu_type t, gpgpu_op op, const void *in, size_t n, const char *what)
+{
+    check_index_on(tu_ctx, "plan", t, op, in, n, what);
 }
 
 static const size_t index_sizes[] = { 0, 1, 2, 3, 5, 63, 64, 65, 511, 512, 513, 16385, 65537,
                                       1000003 };
 
+/* Both operators on the plan; on the GPU layout the one of ops[] that
+   path_covers gives the type (none for types whose turn is SUM). */
+static void check_index_paths(gpgpu_type t, int ti, const void *x, size_t n, const char *what)
+{
+    static const gpgpu_op index_ops[] = { GPGPU_MIN, GPGPU_MAX };
+    for (size_t p = 0; p < npaths; p++)
+        for (size_t o = 0; o < COUNT(index_ops); o++)
+            if (p == 0 || ops[ti % 3] == index_ops[o])
+                check_index_on(paths[p], path_names[p], t, index_ops[o], x, n, what);
+}
+
 START_TEST(reduce_index_every_type_and_size)
 {
     gpgpu_type t = types[_i];
     size_t size = gpgpu_type_size(t);
+    paths_open();
     for (size_t k = 0; k < COUNT(index_sizes); k++) {
         size_t n = index_sizes[k];
-        unsigned char *x = tu_alloc(n * size);
-        tu_fill(t, x, n, tu_seed_for(t + 200, n));
-        check_index(t, GPGPU_MIN, x, n, "random");
-        check_index(t, GPGPU_MAX, x, n, "random");
+        unsigned char *x = tu_alloc(n * size + size);
+        tu_fill(t, x, n + 1, tu_seed_for(t + 200, n));
+        check_index_paths(t, _i, x, n, "random");
+        check_index_paths(t, _i, x + size, n, "random, from x + 1");
         /* Few distinct values: many ties, the lowest index must win. */
         for (size_t i = 0; i < n; i++)
             memcpy(x + i * size, x + (i % 5 + n / 2) % n * size, size);
-        check_index(t, GPGPU_MIN, x, n, "ties");
-        check_index(t, GPGPU_MAX, x, n, "ties");
+        check_index_paths(t, _i, x, n, "ties");
         free(x);
     }
+    paths_close();
 }
 END_TEST
 
