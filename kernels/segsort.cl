@@ -154,9 +154,10 @@ inline void seg_sort_tile(__global KT *sk, __global VT *sv, uint n, KT m0, KT m1
             }
         }
     }
-    /* Out through __local memory, in order: (PoCL 3.1 wrote the padding
-       of a ragged tile when the registers were stored directly.) */
-    barrier(CLK_LOCAL_MEM_FENCE);
+    /* Out through __local memory, in order. Other items read these keys at
+       the start: only a barrier with a global fence orders that (PoCL moved
+       the stores before those loads under local-only barriers). */
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 #pragma unroll
     for (uint i = 0; i < SEG_ITEMS; i++) {
         uint p = first + i * 32;
