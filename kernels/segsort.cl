@@ -6,9 +6,12 @@
  * Segments: offs[0 .. nseg] are element indices (cl_ulong), clamped to
  * limit; segment s is [offs[s], offs[s + 1]) (empty if decreasing), its
  * element i at keys[koff + offs[s] - base + i] and vals[voff + ...].
- * Groups take segments in turn (s = group, group + groups, ...), so every
- * item of a group sees the same segment and every barrier is reached by
- * all of them.
+ * Group g sorts segment g (the host launches one group per segment, in
+ * batches that move offs), so every item of a group sees the same segment
+ * and every barrier is reached by all of them. No loop over segments: PoCL
+ * 3.1 miscompiled one around the barriers (group g sorting segments g,
+ * g + groups, ...): its items disagreed on a segment's length after the
+ * barriers and wrote past short segments' ends.
  *
  *   segsort_small  segments of 2 .. SEG_TILE elements, one group each: the
  *                  keys go once into registers, the digits that differ
@@ -193,8 +196,8 @@ inline void seg_sort_tile(__global KT *sk, __global VT *sv, uint n, KT m0, KT m1
 }
 
 __kernel void segsort_small(__global KT *keys, ulong koff, __global VT *vals, ulong voff,
-                            __global const ulong *offs, ulong ooff, ulong nseg, ulong base,
-                            ulong limit, ulong mask0, ulong mask1)
+                            __global const ulong *offs, ulong ooff, ulong base, ulong limit,
+                            ulong mask0, ulong mask1)
 {
     __local KT lk[SEG_TILE];
 #if VAL_BYTES
@@ -206,13 +209,12 @@ __kernel void segsort_small(__global KT *keys, ulong koff, __global VT *vals, ul
     __local uint lx[SORT_LX];
     __local KT lor[TILE_WG], land[TILE_WG];
 
+    ulong s = get_group_id(0);
     offs += ooff;
-    for (ulong s = get_group_id(0); s < nseg; s += get_num_groups(0)) {
-        ulong e = seg_end(offs, s, limit), b = min(offs[s], e), at = b - base, len = e - b;
-        if (len >= 2 && len <= SEG_TILE)
-            seg_sort_tile(keys + koff + at, vals + voff + at, (uint)len, (KT)mask0, (KT)mask1,
-                          lk, li, lc, lx, lor, land);
-    }
+    ulong e = seg_end(offs, s, limit), b = min(offs[s], e), at = b - base, len = e - b;
+    if (len >= 2 && len <= SEG_TILE)
+        seg_sort_tile(keys + koff + at, vals + voff + at, (uint)len, (KT)mask0, (KT)mask1, lk, li,
+                      lc, lx, lor, land);
 }
 
 /* One segment of len keys (more than SEG_TILE) at hk (values at hv) by the
@@ -264,8 +266,12 @@ inline void seg_sort_long(__global KT *hk, __global VT *hv, __global KT *dk, __g
 #pragma unroll
                 for (uint i = 0; i < SEG_ITEMS; i++) {
                     uint v8 = rank[i] >> 16; /* RADIX: no key */
-                    if (v8 < RADIX) {
-                        ulong to = lb[v8] + lc[w * RADIX + v8] + (rank[i] & 0xffff);
+                    ulong to = v8 < RADIX ? lb[v8] + lc[w * RADIX + v8] + (rank[i] & 0xffff)
+                                          : len;
+                    /* to < len unless another group changed these keys
+                       after they were counted (overlapping segments of
+                       the _buffer forms): garbage then, but inside them */
+                    if (to < len) {
                         dk[to] = k[i];
 #if VAL_BYTES
                         dv[to] = v[i];
@@ -296,8 +302,8 @@ inline void seg_sort_long(__global KT *hk, __global VT *hv, __global KT *dk, __g
 }
 
 __kernel void segsort_large(__global KT *keys, ulong koff, __global VT *vals, ulong voff,
-                            __global const ulong *offs, ulong ooff, ulong nseg, ulong base,
-                            ulong limit, ulong big, ulong mask0, ulong mask1,
+                            __global const ulong *offs, ulong ooff, ulong base, ulong limit,
+                            ulong big, ulong mask0, ulong mask1,
                             __global KT *tk, __global VT *tv)
 {
     __local uint lh[DIGITS * RADIX];
@@ -306,13 +312,10 @@ __kernel void segsort_large(__global KT *keys, ulong koff, __global VT *vals, ul
     __local KT lor[TILE_WG], land[TILE_WG];
     __local ulong lb[RADIX];
 
+    ulong s = get_group_id(0);
     offs += ooff;
-    for (ulong s = get_group_id(0); s < nseg; s += get_num_groups(0)) {
-        ulong e = seg_end(offs, s, limit), b = min(offs[s], e), at = b - base, len = e - b;
-        if (len > SEG_TILE && len <= big) {
-            seg_sort_long(keys + koff + at, vals + voff + at, tk + at, tv + at, len,
-                          (KT)mask0, (KT)mask1, lh, lc, lx, lor, land, lb);
-            barrier(CLK_GLOBAL_MEM_FENCE); /* the copy home before the next segment */
-        }
-    }
+    ulong e = seg_end(offs, s, limit), b = min(offs[s], e), at = b - base, len = e - b;
+    if (len > SEG_TILE && len <= big)
+        seg_sort_long(keys + koff + at, vals + voff + at, tk + at, tv + at, len, (KT)mask0,
+                      (KT)mask1, lh, lc, lx, lor, land, lb);
 }

@@ -53,7 +53,12 @@ typedef struct {
     int large;            /* some segment may be longer than a tile */
 } segsort_job;
 
-/* Enqueues both kernels (the second only when a segment may need it). */
+/* Segments per launch: one group each (kernels/segsort.cl says why there
+   is no loop over segments in a group). */
+enum { SEG_BATCH = 1 << 20 };
+
+/* Enqueues both kernels (the second only when a segment may need it), in
+   batches of SEG_BATCH segments. */
 static gpgpu_status segsort_enqueue(gpgpu_context *ctx, const segsort_job *j)
 {
     if (j->nseg == 0 || j->limit <= j->base)
@@ -69,12 +74,15 @@ static gpgpu_status segsort_enqueue(gpgpu_context *ctx, const segsort_job *j)
     gpgpu__sort_masks(j->t, j->flags, &m0, &m1);
     cl_ulong mask0 = m0, mask1 = m1;
     cl_mem vals = j->vs ? j->vals : j->keys; /* keys only: never touched */
-    size_t groups = j->nseg < 64 * ctx->tune.groups ? (size_t)j->nseg : 64 * ctx->tune.groups;
-    GPGPU__TRY(gpgpu__run(ctx, prog, "segsort_small", groups * SEG_WG, SEG_WG,
-                          GPGPU__ARG(j->keys), GPGPU__ARG(j->koff), GPGPU__ARG(vals),
-                          GPGPU__ARG(j->voff), GPGPU__ARG(j->offs), GPGPU__ARG(j->ooff),
-                          GPGPU__ARG(j->nseg), GPGPU__ARG(j->base), GPGPU__ARG(j->limit),
-                          GPGPU__ARG(mask0), GPGPU__ARG(mask1), GPGPU__END));
+    for (cl_ulong at = 0; at < j->nseg; at += SEG_BATCH) {
+        size_t groups = j->nseg - at < SEG_BATCH ? (size_t)(j->nseg - at) : SEG_BATCH;
+        cl_ulong ooff = j->ooff + at;
+        GPGPU__TRY(gpgpu__run(ctx, prog, "segsort_small", groups * SEG_WG, SEG_WG,
+                              GPGPU__ARG(j->keys), GPGPU__ARG(j->koff), GPGPU__ARG(vals),
+                              GPGPU__ARG(j->voff), GPGPU__ARG(j->offs), GPGPU__ARG(ooff),
+                              GPGPU__ARG(j->base), GPGPU__ARG(j->limit), GPGPU__ARG(mask0),
+                              GPGPU__ARG(mask1), GPGPU__END));
+    }
     if (!j->large || j->limit - j->base <= SEG_WG * items)
         return GPGPU_SUCCESS;
     const size_t span = (size_t)(j->limit - j->base);
@@ -83,13 +91,17 @@ static gpgpu_status segsort_enqueue(gpgpu_context *ctx, const segsort_job *j)
     tv = tk;
     if (j->vs)
         GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_VALUES, span * j->vs, &tv));
-    groups = j->nseg < ctx->tune.groups ? (size_t)j->nseg : ctx->tune.groups;
-    return gpgpu__run(ctx, prog, "segsort_large", groups * SEG_WG, SEG_WG, GPGPU__ARG(j->keys),
-                      GPGPU__ARG(j->koff), GPGPU__ARG(vals), GPGPU__ARG(j->voff),
-                      GPGPU__ARG(j->offs), GPGPU__ARG(j->ooff), GPGPU__ARG(j->nseg),
-                      GPGPU__ARG(j->base), GPGPU__ARG(j->limit), GPGPU__ARG(j->big),
-                      GPGPU__ARG(mask0), GPGPU__ARG(mask1), GPGPU__ARG(tk), GPGPU__ARG(tv),
-                      GPGPU__END);
+    for (cl_ulong at = 0; at < j->nseg; at += SEG_BATCH) {
+        size_t groups = j->nseg - at < SEG_BATCH ? (size_t)(j->nseg - at) : SEG_BATCH;
+        cl_ulong ooff = j->ooff + at;
+        GPGPU__TRY(gpgpu__run(ctx, prog, "segsort_large", groups * SEG_WG, SEG_WG,
+                              GPGPU__ARG(j->keys), GPGPU__ARG(j->koff), GPGPU__ARG(vals),
+                              GPGPU__ARG(j->voff), GPGPU__ARG(j->offs), GPGPU__ARG(ooff),
+                              GPGPU__ARG(j->base), GPGPU__ARG(j->limit), GPGPU__ARG(j->big),
+                              GPGPU__ARG(mask0), GPGPU__ARG(mask1), GPGPU__ARG(tk),
+                              GPGPU__ARG(tv), GPGPU__END));
+    }
+    return GPGPU_SUCCESS;
 }
 
 gpgpu_status gpgpu__segsort_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem keys, cl_mem values,
