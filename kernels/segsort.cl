@@ -8,10 +8,13 @@
  * element i at keys[koff + offs[s] - base + i] and vals[voff + ...].
  * Group g sorts segment g (the host launches one group per segment, in
  * batches that move offs), so every item of a group sees the same segment
- * and every barrier is reached by all of them. No loop over segments: PoCL
- * 3.1 miscompiled one around the barriers (group g sorting segments g,
- * g + groups, ...): its items disagreed on a segment's length after the
- * barriers and wrote past short segments' ends.
+ * and every barrier is reached by all of them. PoCL 3.1 miscompiled a
+ * loop over segments (g, g + groups, ...) holding a branch with barriers
+ * under it (sort this segment or not, sort by this digit or not): its items
+ * disagreed on a segment's length after the barriers and wrote past short
+ * segments' ends, now and then. So there is no such loop, and no barrier
+ * sits under a branch: a group whose segment is not its kernel's runs
+ * through with no keys, and the passes loop over the live digits' bits.
  *
  *   segsort_small  segments of 2 .. SEG_TILE elements, one group each: the
  *                  keys go once into registers, the digits that differ
@@ -70,6 +73,18 @@ inline KT seg_differ(KT some, KT every, __local KT *lor, __local KT *land)
     return r;
 }
 
+/* Bit d set: digit d differs between the n keys (differ from seg_differ);
+   none when there are fewer than two. The passes loop over these bits
+   rather than test each digit: PoCL 3.1 wants no barrier under a branch
+   inside a loop (see the kernels below). */
+inline uint seg_live(KT differ, ulong n)
+{
+    uint live = 0;
+    for (uint d = 0; d < DIGITS; d++)
+        live |= (sort_digit(differ, d) != 0) << d;
+    return n < 2 ? 0 : live;
+}
+
 /* Ranks the tile's n keys (k, in the order (warp, i, lane)) by digit d and
    leaves in lc[w * RADIX + v] the tile place where warp w's keys of digit
    v start; rank[i] = place among them | digit << 16. Item v gets the
@@ -103,8 +118,9 @@ inline uint seg_rank_tile(const KT *k, uint n, uint d, KT m0, KT m1, uint *rank,
     return start;
 }
 
-/* One segment of n keys (2 .. SEG_TILE) at sk (values at sv) by the whole
-   group. No early exits: PoCL's compiler wants the loops around barriers
+/* One segment of n keys (0 .. SEG_TILE; fewer than two: nothing to do)
+   at sk (values at sv) by the whole group. No early exits and no barrier
+   under a branch: PoCL's compiler wants the control flow around barriers
    plain. */
 inline void seg_sort_tile(__global KT *sk, __global VT *sv, uint n, KT m0, KT m1,
                           __local KT *lk, __local ushort *li, __local uint *lc,
@@ -129,31 +145,30 @@ inline void seg_sort_tile(__global KT *sk, __global VT *sv, uint n, KT m0, KT m1
 #endif
     }
     KT differ = seg_differ(some, every, lor, land);
-    for (uint d = 0; d < DIGITS; d++) {
-        if (sort_digit(differ, d)) { /* the same for every item */
-            uint count;
-            seg_rank_tile(k, n, d, m0, m1, rank, &count, lc, lx);
+    for (uint rest = seg_live(differ, n); rest != 0; rest &= rest - 1) {
+        uint d = 31 - clz(rest & -rest); /* the lowest live digit */
+        uint count;
+        seg_rank_tile(k, n, d, m0, m1, rank, &count, lc, lx);
 #pragma unroll
-            for (uint i = 0; i < SEG_ITEMS; i++) {
-                uint p = first + i * 32;
-                if (p < n) {
-                    uint q = lc[w * RADIX + (rank[i] >> 16)] + (rank[i] & 0xffff);
-                    lk[q] = k[i];
+        for (uint i = 0; i < SEG_ITEMS; i++) {
+            uint p = first + i * 32;
+            if (p < n) {
+                uint q = lc[w * RADIX + (rank[i] >> 16)] + (rank[i] & 0xffff);
+                lk[q] = k[i];
 #if VAL_BYTES
-                    li[q] = ix[i];
+                li[q] = ix[i];
 #endif
-                }
             }
-            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
-            for (uint i = 0; i < SEG_ITEMS; i++) {
-                uint p = first + i * 32;
-                if (p < n) {
-                    k[i] = lk[p];
+        for (uint i = 0; i < SEG_ITEMS; i++) {
+            uint p = first + i * 32;
+            if (p < n) {
+                k[i] = lk[p];
 #if VAL_BYTES
-                    ix[i] = li[p];
+                ix[i] = li[p];
 #endif
-                }
             }
         }
     }
@@ -212,13 +227,14 @@ __kernel void segsort_small(__global KT *keys, ulong koff, __global VT *vals, ul
     ulong s = get_group_id(0);
     offs += ooff;
     ulong e = seg_end(offs, s, limit), b = min(offs[s], e), at = b - base, len = e - b;
-    if (len >= 2 && len <= SEG_TILE)
-        seg_sort_tile(keys + koff + at, vals + voff + at, (uint)len, (KT)mask0, (KT)mask1, lk, li,
-                      lc, lx, lor, land);
+    /* every group runs through (no barrier under a branch): one of a
+       segment that is not its to sort does so with no keys */
+    seg_sort_tile(keys + koff + at, vals + voff + at, len <= SEG_TILE ? (uint)len : 0,
+                  (KT)mask0, (KT)mask1, lk, li, lc, lx, lor, land);
 }
 
-/* One segment of len keys (more than SEG_TILE) at hk (values at hv) by the
-   whole group, through scratch at dk (dv). */
+/* One segment of len keys (more than SEG_TILE, or 0: nothing to do) at hk
+   (values at hv) by the whole group, through scratch at dk (dv). */
 inline void seg_sort_long(__global KT *hk, __global VT *hv, __global KT *dk, __global VT *dv,
                           ulong len, KT m0, KT m1, __local uint *lh, __local uint *lc,
                           __local uint *lx, __local KT *lor, __local KT *land,
@@ -226,14 +242,12 @@ inline void seg_sort_long(__global KT *hk, __global VT *hv, __global KT *dk, __g
 {
     uint lid = get_local_id(0), lane = lid % 32, w = lid / 32;
     uint first = w * 32 * SEG_ITEMS + lane;
-    __global KT *sk = hk;
-    __global VT *sv = hv;
     KT some = 0, every = ~(KT)0;
     for (uint j = lid; j < DIGITS * RADIX; j += TILE_WG)
         lh[j] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (ulong p = lid; p < len; p += TILE_WG) {
-        KT x = sort_xf(sk[p], m0, m1);
+        KT x = sort_xf(hk[p], m0, m1);
         some |= x;
         every &= x;
         for (uint d = 0; d < DIGITS; d++)
@@ -241,61 +255,57 @@ inline void seg_sort_long(__global KT *hk, __global VT *hv, __global KT *dk, __g
     }
     KT differ = seg_differ(some, every, lor, land);
     uint passes = 0;
-    for (uint d = 0; d < DIGITS; d++) {
-        if (sort_digit(differ, d)) { /* the same for every item */
-            uint total;
-            ulong run = sort_wg_scan(lh[d * RADIX + lid], lx, &total); /* digit lid's next place */
-            for (ulong t0 = 0; t0 < len; t0 += SEG_TILE) {
-                uint n = (uint)min((ulong)SEG_TILE, len - t0), rank[SEG_ITEMS], count;
-                KT k[SEG_ITEMS];
+    for (uint rest = seg_live(differ, len); rest != 0; rest &= rest - 1) {
+        uint d = 31 - clz(rest & -rest); /* the lowest live digit */
+        /* even passes read the caller's buffers, odd ones scratch */
+        __global KT *sk = passes % 2 ? dk : hk, *wk = passes % 2 ? hk : dk;
+        __global VT *sv = passes % 2 ? dv : hv, *wv = passes % 2 ? hv : dv;
+        uint total;
+        ulong run = sort_wg_scan(lh[d * RADIX + lid], lx, &total); /* digit lid's next place */
+        for (ulong t0 = 0; t0 < len; t0 += SEG_TILE) {
+            uint n = (uint)min((ulong)SEG_TILE, len - t0), rank[SEG_ITEMS], count;
+            KT k[SEG_ITEMS];
 #if VAL_BYTES
-                VT v[SEG_ITEMS];
+            VT v[SEG_ITEMS];
 #endif
 #pragma unroll
-                for (uint i = 0; i < SEG_ITEMS; i++) {
-                    uint p = first + i * 32;
-                    k[i] = p < n ? sk[t0 + p] : 0;
+            for (uint i = 0; i < SEG_ITEMS; i++) {
+                uint p = first + i * 32;
+                k[i] = p < n ? sk[t0 + p] : 0;
 #if VAL_BYTES
-                    v[i] = p < n ? sv[t0 + p] : 0;
+                v[i] = p < n ? sv[t0 + p] : 0;
 #endif
-                }
-                uint start = seg_rank_tile(k, n, d, m0, m1, rank, &count, lc, lx);
-                lb[lid] = run - start; /* tile place q of digit lid goes to q + lb[lid] */
-                run += count;
-                barrier(CLK_LOCAL_MEM_FENCE);
-#pragma unroll
-                for (uint i = 0; i < SEG_ITEMS; i++) {
-                    uint v8 = rank[i] >> 16; /* RADIX: no key */
-                    ulong to = v8 < RADIX ? lb[v8] + lc[w * RADIX + v8] + (rank[i] & 0xffff)
-                                          : len;
-                    /* to < len unless another group changed these keys
-                       after they were counted (overlapping segments of
-                       the _buffer forms): garbage then, but inside them */
-                    if (to < len) {
-                        dk[to] = k[i];
-#if VAL_BYTES
-                        dv[to] = v[i];
-#endif
-                    }
-                }
-                barrier(CLK_LOCAL_MEM_FENCE);
             }
-            /* the next pass reads what every item wrote */
-            barrier(CLK_GLOBAL_MEM_FENCE);
-            __global KT *tk = sk;
-            __global VT *tv = sv;
-            sk = dk;
-            sv = dv;
-            dk = tk;
-            dv = tv;
-            passes++;
+            uint start = seg_rank_tile(k, n, d, m0, m1, rank, &count, lc, lx);
+            lb[lid] = run - start; /* tile place q of digit lid goes to q + lb[lid] */
+            run += count;
+            barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+            for (uint i = 0; i < SEG_ITEMS; i++) {
+                uint v8 = rank[i] >> 16; /* RADIX: no key */
+                ulong to = v8 < RADIX ? lb[v8] + lc[w * RADIX + v8] + (rank[i] & 0xffff)
+                                      : len;
+                /* to < len unless another group changed these keys
+                   after they were counted (overlapping segments of
+                   the _buffer forms): garbage then, but inside them */
+                if (to < len) {
+                    wk[to] = k[i];
+#if VAL_BYTES
+                    wv[to] = v[i];
+#endif
+                }
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
         }
+        /* the next pass reads what every item wrote */
+        barrier(CLK_GLOBAL_MEM_FENCE);
+        passes++;
     }
     if (passes % 2) {
         for (ulong p = lid; p < len; p += TILE_WG) {
-            hk[p] = sk[p];
+            hk[p] = dk[p];
 #if VAL_BYTES
-            hv[p] = sv[p];
+            hv[p] = dv[p];
 #endif
         }
     }
@@ -315,7 +325,7 @@ __kernel void segsort_large(__global KT *keys, ulong koff, __global VT *vals, ul
     ulong s = get_group_id(0);
     offs += ooff;
     ulong e = seg_end(offs, s, limit), b = min(offs[s], e), at = b - base, len = e - b;
-    if (len > SEG_TILE && len <= big)
-        seg_sort_long(keys + koff + at, vals + voff + at, tk + at, tv + at, len, (KT)mask0,
-                      (KT)mask1, lh, lc, lx, lor, land, lb);
+    seg_sort_long(keys + koff + at, vals + voff + at, tk + at, tv + at,
+                  len > SEG_TILE && len <= big ? len : 0, (KT)mask0, (KT)mask1, lh, lc, lx, lor,
+                  land, lb);
 }
