@@ -120,6 +120,7 @@ typedef struct {
     int sort_bits;      /* radix digit width */
     size_t sort_tile;   /* keys per sort tile */
     int sort_match;     /* NVIDIA: rank keys through __local masks, not ballots */
+    int segsort_host;   /* host-memory segmented sorts on the host's threads */
     int hist_local;     /* 1: privatised __local bins with local atomics */
     int nv_ptx;         /* NVIDIA inline PTX allowed */
     int zero_copy;      /* host calls' kernels use the caller's arrays in place

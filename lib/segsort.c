@@ -10,10 +10,11 @@
  * passes through scratch; and in the host API, where the offsets are
  * known, a segment long enough to fill the device by itself goes to the
  * device-wide radix sort (sort.c) instead. On CPUs (PoCL) the host API
- * sorts the segments on the host's threads, each serially: on 2 cores
- * that ran 2^24 u32 keys in segments of 4096 about 10x faster than the
- * kernels, which PoCL runs as loops over 256 items (see README). The
- * fallback does the same.
+ * sorts the segments on the host's threads, each serially (the plan's
+ * segsort_host: 9x faster than the kernels at 2^22 u32 keys in segments of
+ * 4096, 37x in segments of 1024, lib/plan.c has the figures); the _buffer
+ * and _array forms run the kernels there too, since they must not block.
+ * The fallback sorts on the host's threads.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -298,7 +299,7 @@ static gpgpu_status segsort(gpgpu_context *ctx, const char *func, gpgpu_type t, 
     unsigned char *v = value_size ? (unsigned char *)values + first * value_size : NULL;
     /* CPUs: the host's threads (only running out of host memory can stop
        them half way). */
-    if (ctx->host || ctx->tune.chunked || gpgpu__small_on_host(ctx, total)) {
+    if (ctx->host || ctx->tune.segsort_host || gpgpu__small_on_host(ctx, total)) {
         if (gpgpu__host_segsort(t, keys, values, value_size, offsets, nseg, offsets[nseg],
                                 flags) != GPGPU_SUCCESS)
             return gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "%s: no host memory", func);
