@@ -472,11 +472,17 @@ GPGPU_API gpgpu_status gpgpu_segmented_scan(gpgpu_context *ctx, gpgpu_type t, gp
 /**
  * gpgpu_sort of each segment on its own, in place: stable, ascending unless
  * flags has GPGPU_DESCENDING, floats in totalOrder; elements outside the
- * segments are untouched. On a device this first version sorts the spanned
- * elements by key and then by segment with the radix sort (two sorts, and
- * the keys gathered on the host): correct at every segment length, not yet
- * fast. Errors: INVALID_ARGUMENT (as gpgpu_segmented_reduce, unknown flags),
- * UNSUPPORTED, OUT_OF_MEMORY, OPENCL, BUILD; keys are unchanged on failure.
+ * segments are untouched. On a GPU each segment of up to a tile (4096
+ * 32-bit keys) is one work-group's, sorted in __local memory with its keys
+ * read and written once; longer ones are one group's each, by passes
+ * through scratch, or the device-wide radix sort's when one alone can fill
+ * the device; the spanned elements go through device scratch. On a CPU
+ * device (and the fallback) the host's threads sort the segments, each
+ * serially. Errors: INVALID_ARGUMENT (as gpgpu_segmented_reduce, unknown
+ * flags), UNSUPPORTED (64-bit keys without device support; on a GPU a
+ * segment of more than 2^32 - 1 elements), OUT_OF_MEMORY, OPENCL, BUILD;
+ * keys are unchanged on failure, except when the host's threads run out of
+ * memory half way.
  */
 GPGPU_API gpgpu_status gpgpu_segmented_sort(gpgpu_context *ctx, gpgpu_type t, void *keys,
                                             const size_t *offsets, size_t nseg,
@@ -657,6 +663,27 @@ GPGPU_API gpgpu_status gpgpu_sort_array(gpgpu_context *ctx, gpgpu_array *keys, u
  */
 GPGPU_API gpgpu_status gpgpu_sort_pairs_array(gpgpu_context *ctx, gpgpu_array *keys,
                                               gpgpu_array *values, unsigned flags);
+
+/**
+ * gpgpu_segmented_sort of an array, in place: offsets is a GPGPU_U64 array
+ * of nseg + 1 element indices (nseg = its length - 1; none when it has
+ * fewer than 2 elements), read on the device, unchecked, and clamped as in
+ * gpgpu_segmented_sort_buffer. Does not wait. Errors as
+ * gpgpu_segmented_sort, plus INVALID_ARGUMENT for offsets of another type.
+ * Since 0.2.
+ */
+GPGPU_API gpgpu_status gpgpu_segmented_sort_array(gpgpu_context *ctx, gpgpu_array *keys,
+                                                  const gpgpu_array *offsets, unsigned flags);
+
+/**
+ * gpgpu_segmented_sort_pairs of arrays: values (4- or 8-byte elements, keys'
+ * length, another array than keys) travel with their keys. Otherwise as
+ * gpgpu_segmented_sort_array. Since 0.2.
+ */
+GPGPU_API gpgpu_status gpgpu_segmented_sort_pairs_array(gpgpu_context *ctx, gpgpu_array *keys,
+                                                        gpgpu_array *values,
+                                                        const gpgpu_array *offsets,
+                                                        unsigned flags);
 
 /**
  * gpgpu_histogram of the whole array into nbins counters in host memory

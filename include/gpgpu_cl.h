@@ -178,6 +178,38 @@ GPGPU_API gpgpu_status gpgpu_segmented_scan_buffer(gpgpu_context *ctx, gpgpu_typ
                                                    cl_uint num_wait, const cl_event *wait,
                                                    cl_event *done);
 
+/** gpgpu_segmented_sort on a buffer, in place: offsets is a buffer of
+    nseg + 1 cl_ulong from offsets[offsets_offset], counting elements from
+    keys[offset]. The offsets stay on the device, unchecked, as in
+    gpgpu_segmented_reduce_buffer: an offset past the end of keys' buffer is
+    taken as that end and a decreasing one gives an empty segment (results
+    then unspecified where segments overlap, but nothing outside the buffers
+    is touched); a segment longer than 2^32 - 1 elements is left as it is.
+    A segment of up to 4096 keys (32-bit; fewer for 64-bit keys with
+    values) is one work-group's, sorted in __local memory; a longer one is
+    also one group's, by passes through scratch as large as keys' buffer
+    past offset: for a few very long segments gpgpu_sort_buffer on each is
+    faster. Since 0.2. */
+GPGPU_API gpgpu_status gpgpu_segmented_sort_buffer(gpgpu_context *ctx, gpgpu_type t,
+                                                   cl_mem keys, size_t offset, cl_mem offsets,
+                                                   size_t offsets_offset, size_t nseg,
+                                                   unsigned flags, cl_uint num_wait,
+                                                   const cl_event *wait, cl_event *done);
+
+/** gpgpu_segmented_sort_pairs on buffers: the offsets count elements from
+    keys[key_offset] and values[value_offset] alike (clamped to the shorter
+    of the two buffers); values (value_size 4 or 8 bytes) is another buffer
+    than keys. Otherwise as gpgpu_segmented_sort_buffer. Since 0.2. */
+GPGPU_API gpgpu_status gpgpu_segmented_sort_pairs_buffer(gpgpu_context *ctx,
+                                                         gpgpu_type key_type, cl_mem keys,
+                                                         size_t key_offset, cl_mem values,
+                                                         size_t value_offset,
+                                                         size_t value_size, cl_mem offsets,
+                                                         size_t offsets_offset, size_t nseg,
+                                                         unsigned flags, cl_uint num_wait,
+                                                         const cl_event *wait,
+                                                         cl_event *done);
+
 /** gpgpu_reduce_by_key on buffers: keys[keys_offset .. +n) and values[..],
     the runs' keys and values to keys_out[keys_out_offset ..] and
     values_out[values_out_offset ..] (room for n each; past the runs

@@ -340,6 +340,75 @@ gpgpu_status gpgpu_sort_pairs_array(gpgpu_context *ctx, gpgpu_array *keys, gpgpu
     return sort_call(ctx, __func__, keys, values, flags);
 }
 
+/* ---- segmented sort ------------------------------------------------------------- */
+
+/* The fallback: the host's threads over a size_t copy of the offsets. */
+static gpgpu_status segsort_host(gpgpu_context *ctx, const char *func, gpgpu_array *keys,
+                                 gpgpu_array *values, const gpgpu_array *offsets,
+                                 unsigned flags)
+{
+    const size_t nseg = offsets->n - 1, vs = values ? gpgpu__type(values->t)->size : 0;
+    size_t *offs = gpgpu__malloc(offsets->n * sizeof *offs);
+    if (!offs)
+        return gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "%s: no host memory", func);
+    for (size_t s = 0; s <= nseg; s++) {
+        uint64_t o = ((const uint64_t *)offsets->host)[s];
+        offs[s] = o < keys->n ? (size_t)o : keys->n;
+    }
+    gpgpu_status s = gpgpu__host_segsort(keys->t, keys->host, values ? values->host : NULL, vs,
+                                         offs, nseg, keys->n, flags);
+    free(offs);
+    return s == GPGPU_SUCCESS ? s : gpgpu__fail(ctx, s, "%s: no host memory", func);
+}
+
+/* Both segmented sorts once the arrays are checked (values NULL: keys only). */
+static gpgpu_status segsort_call(gpgpu_context *ctx, const char *func, gpgpu_array *keys,
+                                 gpgpu_array *values, const gpgpu_array *offsets,
+                                 unsigned flags)
+{
+    GPGPU__REQUIRE(ctx, flags == GPGPU_ASCENDING || flags == GPGPU_DESCENDING, func,
+                   "flags is %u; need GPGPU_ASCENDING or GPGPU_DESCENDING", (unsigned)flags);
+    GPGPU__REQUIRE(ctx, offsets->t == GPGPU_U64, func,
+                   "offsets holds %s elements; it must hold GPGPU_U64",
+                   gpgpu__type(offsets->t)->name);
+    const size_t vs = values ? gpgpu__type(values->t)->size : 0;
+    if (offsets->n < 2 || keys->n < 2)
+        return GPGPU_SUCCESS;
+    if (ctx->host)
+        return segsort_host(ctx, func, keys, values, offsets, flags);
+    if ((gpgpu__type(keys->t)->is_64 || vs == 8) && !ctx->int64)
+        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
+                           "%s: the device has no 64-bit integers for these keys or values",
+                           func);
+    call_begin(ctx);
+    return call_end(ctx, func,
+                    gpgpu__segsort_enqueue(ctx, keys->t, keys->buf, values ? values->buf : NULL,
+                                           vs, offsets->buf, offsets->n - 1, keys->n, flags));
+}
+
+gpgpu_status gpgpu_segmented_sort_array(gpgpu_context *ctx, gpgpu_array *keys,
+                                        const gpgpu_array *offsets, unsigned flags)
+{
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__TRY(check_array(ctx, __func__, "keys", keys));
+    GPGPU__TRY(check_array(ctx, __func__, "offsets", offsets));
+    return segsort_call(ctx, __func__, keys, NULL, offsets, flags);
+}
+
+gpgpu_status gpgpu_segmented_sort_pairs_array(gpgpu_context *ctx, gpgpu_array *keys,
+                                              gpgpu_array *values, const gpgpu_array *offsets,
+                                              unsigned flags)
+{
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__TRY(check_array(ctx, __func__, "keys", keys));
+    GPGPU__TRY(check_array(ctx, __func__, "values", values));
+    GPGPU__TRY(check_array(ctx, __func__, "offsets", offsets));
+    GPGPU__REQUIRE(ctx, values != keys, __func__,
+                   "values and keys are the same array; they must differ");
+    GPGPU__TRY(check_match(ctx, __func__, "values", keys, values, 0, 1));
+    return segsort_call(ctx, __func__, keys, values, offsets, flags);
+}
+
 /* ---- histogram ---------------------------------------------------------------------- */
 
 gpgpu_status gpgpu_histogram_array(gpgpu_context *ctx, const gpgpu_array *in, size_t nbins,

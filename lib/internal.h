@@ -120,6 +120,7 @@ typedef struct {
     int sort_bits;      /* radix digit width */
     size_t sort_tile;   /* keys per sort tile */
     int sort_match;     /* NVIDIA: rank keys through __local masks, not ballots */
+    int segsort_host;   /* host-memory segmented sorts on the host's threads */
     int hist_local;     /* 1: privatised __local bins with local atomics */
     int nv_ptx;         /* NVIDIA inline PTX allowed */
     int zero_copy;      /* host calls' kernels use the caller's arrays in place
@@ -455,6 +456,22 @@ gpgpu_status gpgpu__reduce_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op
    value_size 0 for none) in place. */
 gpgpu_status gpgpu__sort_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem keys, cl_mem values,
                                  size_t value_size, size_t n, unsigned flags);
+/* The same on keys[key_offset .. + n) and values[value_offset ..] (elements). */
+gpgpu_status gpgpu__sort_range_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem keys,
+                                       size_t key_offset, cl_mem values, size_t value_offset,
+                                       size_t value_size, size_t n, unsigned flags);
+/* Sorts each segment of keys[0 .. n) (with values, value_size 0 for none)
+   in place, offsets a buffer of nseg + 1 cl_ulong clamped to n
+   (segsort.c). */
+gpgpu_status gpgpu__segsort_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem keys, cl_mem values,
+                                    size_t value_size, cl_mem offsets, size_t nseg, size_t n,
+                                    unsigned flags);
+/* The host's threads sort each segment of host arrays, offsets clamped to
+   limit (overlapping clamped segments are sorted one after the other);
+   OUT_OF_MEMORY is the only failure. */
+gpgpu_status gpgpu__host_segsort(gpgpu_type t, void *keys, void *values, size_t value_size,
+                                 const size_t *offsets, size_t nseg, size_t limit,
+                                 unsigned flags);
 /* Select of in[in_off .. + n) into out[out_off ..], the kept count to
    count[count_off] as one cl_ulong; pred is clean (gpgpu__expr_clean). */
 gpgpu_status gpgpu__select_pred_enqueue(gpgpu_context *ctx, gpgpu_type t, const char *pred,

@@ -131,6 +131,23 @@ void gpgpu__plan_init(gpgpu_context *ctx)
         if (v && *v)
             t->small_host = (size_t)strtoull(v, NULL, 10); /* 0: none */
     }
+    /* The host API's segmented sort: on the host's threads, each sorting
+       whole segments serially (CPU devices), or by the kernels (GPUs;
+       segsort.c). PoCL, 2 shared cores (load 4.5), 2^22 u32 keys, median
+       of 3 (gpgpu-bench --op segmented_sort --api host | buffer): in
+       segments of 4096 the threads 65 ms, the kernels 604; of 1024, 64 ms
+       against 2398 (a group's tile is 4096 keys whatever the segment). A
+       serial C LSD sort of each segment took 53-74 ms in the same runs.
+       GPGPU_SEGSORT=host or device overrides. GPUs keep the host's
+       threads too until the kernels have been run and timed on one (they
+       were written after the last GPU session; the _buffer and _array
+       forms, which have no host copy to work on, use them). */
+    t->segsort_host = 1;
+    const char *segsort = getenv("GPGPU_SEGSORT");
+    if (segsort && !strcmp(segsort, "host"))
+        t->segsort_host = 1;
+    else if (segsort && !strcmp(segsort, "device"))
+        t->segsort_host = 0;
     const char *scan = getenv("GPGPU_SCAN");
     if (scan && !strcmp(scan, "multipass"))
         t->scan_single = 0;

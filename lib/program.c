@@ -98,21 +98,30 @@ static void to_disk(gpgpu_context *ctx, cl_program p, const char *key)
     free(bin);
 }
 
+/* The kernel file that file's program needs between common.cl and its own
+   source: the radix sorts share their key transform and ranking. */
+static const char *shared_source(const char *file)
+{
+    return !strcmp(file, "sort") || !strcmp(file, "segsort") ? gpgpu__kernel_source("radix")
+                                                               : "";
+}
+
 static gpgpu_status build(gpgpu_context *ctx, const char *file, const char *extra,
                           const char *options, cl_program *out)
 {
     const char *body = gpgpu__kernel_source(file);
     const char *common = gpgpu__kernel_source("common");
-    if (!body || !common)
+    const char *shared = shared_source(file);
+    if (!body || !common || !shared)
         return gpgpu__fail(ctx, GPGPU_ERROR_BUILD, "no kernel source called %s", file);
     char tune[512], all[2048];
     gpgpu__plan_options(ctx, tune, sizeof tune);
     if ((size_t)snprintf(all, sizeof all, "%s %s", tune, options) >= sizeof all)
         return gpgpu__fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT, "kernel options too long");
     /* extra first: common.cl tests MAP and expands USER_COMBINE in code */
-    const char *parts[] = {extra, "\n", common, "\n", body};
+    const char *parts[] = {extra, "\n", common, "\n", shared, "\n", body};
     char key[40];
-    disk_key(ctx, parts, 5, all, key);
+    disk_key(ctx, parts, 7, all, key);
 
     if (gpgpu__fault("clBuildProgram"))
         return gpgpu__fail(ctx, GPGPU_ERROR_BUILD, "building kernels/%s.cl: injected failure", file);
@@ -127,7 +136,7 @@ static gpgpu_status build(gpgpu_context *ctx, const char *file, const char *extr
         fprintf(stderr, "gpgpu: disk cache miss %s (%s): building\n", key, file);
     cl_int err = CL_OUT_OF_HOST_MEMORY;
     cl_program p = gpgpu__fault("clCreateProgramWithSource")
-                       ? NULL : clCreateProgramWithSource(ctx->cl, 5, parts, NULL, &err);
+                       ? NULL : clCreateProgramWithSource(ctx->cl, 7, parts, NULL, &err);
     if (!p)
         return gpgpu__cl_fail(ctx, err, "clCreateProgramWithSource");
     err = clBuildProgram(p, 1, &ctx->device, all, NULL, NULL);

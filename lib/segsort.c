@@ -1,75 +1,270 @@
 /*
- * segsort.c - gpgpu_segmented_sort and gpgpu_segmented_sort_pairs.
+ * segsort.c - gpgpu_segmented_sort, gpgpu_segmented_sort_pairs and their
+ * _buffer forms (the _array forms are in array.c): argument checks, the
+ * route, the passes (kernels/segsort.cl says how they split the work).
  *
- * A first, correct version built on the library's stable radix sort: the
- * spanned elements are sorted by key carrying their positions, then the
- * positions are sorted (stably) by the segment they came from, which leaves
- * each segment's elements in key order with ties in their original order;
- * the keys and values are then gathered on the host. One segment is sorted
- * in place directly. The fallback sorts each segment on its own.
+ * Strategy by segment length. On a GPU, a segment of at most one tile
+ * (SEG_WG work items times the items that fit __local memory: 4096 keys of
+ * 32 bits) is one work-group's, sorted in __local memory with its keys
+ * read and written once; a longer one is one group's too, sorted by LSD
+ * passes through scratch; and in the host API, where the offsets are
+ * known, a segment long enough to fill the device by itself goes to the
+ * device-wide radix sort (sort.c) instead (GPGPU_SEGSORT=device). By
+ * default the host API sorts the segments on the host's threads, each
+ * serially (the plan's segsort_host: on PoCL 9x faster than the kernels at
+ * 2^22 u32 keys in segments of 4096, 37x in segments of 1024, lib/plan.c
+ * has the figures; on GPUs until the kernels have been timed there); the
+ * _buffer and _array forms always run the kernels, since they must not
+ * block.
+ * The fallback sorts on the host's threads.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "segmented.h"
 
-/* The permutation of [0, m) that sorts each segment of the m elements
-   keys[0 .. m) (offsets rebased to 0 by first), in perm (4-byte entries
-   when psize is 4, else 8). */
-static gpgpu_status segment_permutation(gpgpu_context *ctx, gpgpu_type t, const void *keys,
-                                        const size_t *offsets, size_t nseg, size_t first,
-                                        size_t m, unsigned flags, void *perm, size_t psize)
+/* Items of a group: one per digit value of the 8-bit ranking. */
+enum { SEG_WG = 256, SEG_RADIX_BITS = 8, SEG_MAX_ITEMS = 16 };
+/* Host API: a segment of at least this many elements that also holds a
+   compute unit's share of the spanned elements goes to the device-wide
+   sort (its launches cost tens of microseconds). */
+enum { HUGE_MIN = 1 << 16 };
+
+/* Keys per item in segsort_small: SEG_MAX_ITEMS, or fewer to fit the
+   tile's keys (and 2-byte places of origin with values) in __local memory
+   beside the ranking counters (8 KiB), scan space (2 KiB) and the two
+   reduction arrays. */
+static size_t seg_items(const gpgpu_context *ctx, size_t ks, size_t vs)
 {
-    const size_t ksize = gpgpu__type(t)->size;
-    const size_t ssize = nseg <= UINT32_MAX ? 4 : 8;
-    void *k = gpgpu__malloc(m * ksize), *seg = gpgpu__malloc(m * ssize);
-    size_t *segof = gpgpu__malloc(m * sizeof *segof);
-    gpgpu_status s = GPGPU_ERROR_OUT_OF_MEMORY;
-    if (!k || !seg || !segof) {
-        gpgpu__fail(ctx, s, "out of host memory");
-        goto done;
+    size_t fixed = 8192 + 2048 + 2 * SEG_WG * ks + 256;
+    size_t per_item = SEG_WG * (ks + (vs ? 2 : 0)), items = SEG_MAX_ITEMS;
+    while (items > 1 && fixed + items * per_item > ctx->local_mem)
+        items--;
+    return items;
+}
+
+typedef struct {
+    gpgpu_type t;
+    size_t vs;
+    unsigned flags;
+    cl_mem keys, vals, offs;
+    cl_ulong koff, voff, ooff, nseg;
+    cl_ulong base, limit; /* offsets are clamped to limit and counted from base */
+    cl_ulong big;         /* segments longer than this are not sorted here */
+    int large;            /* some segment may be longer than a tile */
+} segsort_job;
+
+/* Segments per launch: one group each (kernels/segsort.cl says why there
+   is no loop over segments in a group). */
+enum { SEG_BATCH = 1 << 20 };
+
+/* Enqueues both kernels (the second only when a segment may need it), in
+   batches of SEG_BATCH segments. */
+static gpgpu_status segsort_enqueue(gpgpu_context *ctx, const segsort_job *j)
+{
+    if (j->nseg == 0 || j->limit <= j->base)
+        return GPGPU_SUCCESS;
+    const size_t ks = gpgpu__type(j->t)->size, items = seg_items(ctx, ks, j->vs);
+    char opts[256];
+    gpgpu__program *prog;
+    snprintf(opts, sizeof opts,
+             "-D KEY_BITS=%zu -D VAL_BYTES=%zu -D RADIX_BITS=%d -D TILE_WG=%d -D SEG_ITEMS=%zu",
+             ks * 8, j->vs, SEG_RADIX_BITS, SEG_WG, items);
+    GPGPU__TRY(gpgpu__program_get(ctx, "segsort", NULL, opts, &prog));
+    uint64_t m0, m1;
+    gpgpu__sort_masks(j->t, j->flags, &m0, &m1);
+    cl_ulong mask0 = m0, mask1 = m1;
+    cl_mem vals = j->vs ? j->vals : j->keys; /* keys only: never touched */
+    for (cl_ulong at = 0; at < j->nseg; at += SEG_BATCH) {
+        size_t groups = j->nseg - at < SEG_BATCH ? (size_t)(j->nseg - at) : SEG_BATCH;
+        cl_ulong ooff = j->ooff + at;
+        GPGPU__TRY(gpgpu__run(ctx, prog, "segsort_small", groups * SEG_WG, SEG_WG,
+                              GPGPU__ARG(j->keys), GPGPU__ARG(j->koff), GPGPU__ARG(vals),
+                              GPGPU__ARG(j->voff), GPGPU__ARG(j->offs), GPGPU__ARG(ooff),
+                              GPGPU__ARG(j->base), GPGPU__ARG(j->limit), GPGPU__ARG(mask0),
+                              GPGPU__ARG(mask1), GPGPU__END));
     }
-    memcpy(k, keys, m * ksize);
-    for (size_t i = 0; i < m; i++) {
-        if (psize == 4)
-            ((uint32_t *)perm)[i] = (uint32_t)i;
-        else
-            ((uint64_t *)perm)[i] = i;
+    if (!j->large || j->limit - j->base <= SEG_WG * items)
+        return GPGPU_SUCCESS;
+    const size_t span = (size_t)(j->limit - j->base);
+    cl_mem tk, tv;
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_KEYS, span * ks, &tk));
+    tv = tk;
+    if (j->vs)
+        GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_VALUES, span * j->vs, &tv));
+    for (cl_ulong at = 0; at < j->nseg; at += SEG_BATCH) {
+        size_t groups = j->nseg - at < SEG_BATCH ? (size_t)(j->nseg - at) : SEG_BATCH;
+        cl_ulong ooff = j->ooff + at;
+        GPGPU__TRY(gpgpu__run(ctx, prog, "segsort_large", groups * SEG_WG, SEG_WG,
+                              GPGPU__ARG(j->keys), GPGPU__ARG(j->koff), GPGPU__ARG(vals),
+                              GPGPU__ARG(j->voff), GPGPU__ARG(j->offs), GPGPU__ARG(ooff),
+                              GPGPU__ARG(j->base), GPGPU__ARG(j->limit), GPGPU__ARG(j->big),
+                              GPGPU__ARG(mask0), GPGPU__ARG(mask1), GPGPU__ARG(tk),
+                              GPGPU__ARG(tv), GPGPU__END));
     }
-    for (size_t g = 0; g < nseg; g++)
-        for (size_t i = offsets[g] - first; i < offsets[g + 1] - first; i++)
-            segof[i] = g;
-    s = gpgpu_sort_pairs(ctx, t, k, perm, psize, m, flags);
-    if (s != GPGPU_SUCCESS)
-        goto done;
-    for (size_t j = 0; j < m; j++) {
-        size_t from = psize == 4 ? ((uint32_t *)perm)[j] : (size_t)((uint64_t *)perm)[j];
-        if (ssize == 4)
-            ((uint32_t *)seg)[j] = (uint32_t)segof[from];
-        else
-            ((uint64_t *)seg)[j] = segof[from];
+    return GPGPU_SUCCESS;
+}
+
+gpgpu_status gpgpu__segsort_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem keys, cl_mem values,
+                                    size_t value_size, cl_mem offsets, size_t nseg, size_t n,
+                                    unsigned flags)
+{
+    segsort_job j = { t, value_size, flags, keys, values, offsets, 0, 0, 0, nseg, 0, n,
+                      UINT32_MAX, 1 };
+    return segsort_enqueue(ctx, &j);
+}
+
+/* ---- the host's threads ------------------------------------------------------ */
+
+typedef struct {
+    gpgpu_type t;
+    unsigned char *keys, *vals;
+    size_t vs, limit;
+    const size_t *offsets, *cut; /* part p sorts segments cut[p] .. cut[p + 1] - 1 */
+    unsigned flags;
+    gpgpu_status *status;        /* per part */
+} host_job;
+
+static void host_part(void *arg, size_t part)
+{
+    const host_job *h = arg;
+    const size_t ks = gpgpu__type(h->t)->size;
+    gpgpu_status s = GPGPU_SUCCESS;
+    for (size_t g = h->cut[part]; g < h->cut[part + 1] && s == GPGPU_SUCCESS; g++) {
+        size_t e = h->offsets[g + 1] < h->limit ? h->offsets[g + 1] : h->limit;
+        size_t b = h->offsets[g] < e ? h->offsets[g] : e;
+        s = gpgpu__host_sort(h->t, h->keys + b * ks, h->vals ? h->vals + b * h->vs : NULL,
+                             h->vs, e - b, h->flags);
     }
-    s = gpgpu_sort_pairs(ctx, ssize == 4 ? GPGPU_U32 : GPGPU_U64, seg, perm, psize, m,
-                         GPGPU_ASCENDING);
-done:
-    free(k);
-    free(seg);
-    free(segof);
+    h->status[part] = s;
+}
+
+gpgpu_status gpgpu__host_segsort(gpgpu_type t, void *keys, void *values, size_t value_size,
+                                 const size_t *offsets, size_t nseg, size_t limit,
+                                 unsigned flags)
+{
+    if (nseg == 0)
+        return GPGPU_SUCCESS;
+    /* Parts of about equal elements, a few per thread; one if small. */
+    size_t total = offsets[nseg] > offsets[0] ? offsets[nseg] - offsets[0] : 0, parts = 4 * gpgpu__host_threads();
+    if (parts > nseg)
+        parts = nseg;
+    int ordered = offsets[nseg] <= limit;
+    for (size_t g = 0; g < nseg && ordered; g++)
+        ordered = offsets[g] <= offsets[g + 1];
+    if (total < (1 << 15) || !ordered)
+        parts = 1; /* (segments of unchecked offsets may overlap: one thread) */
+    size_t *cut = malloc((parts + 1) * sizeof *cut);
+    gpgpu_status *status = malloc(parts * sizeof *status);
+    if (!cut || !status) {
+        free(cut);
+        free(status);
+        return GPGPU_ERROR_OUT_OF_MEMORY;
+    }
+    size_t p = 0;
+    cut[0] = 0;
+    for (size_t g = 0; g < nseg && p + 1 < parts; g++)
+        if ((offsets[g + 1] - offsets[0]) * (double)parts >= (double)total * (p + 1))
+            cut[++p] = g + 1;
+    parts = p + 1;
+    cut[parts] = nseg;
+    host_job h = { t, keys, values, value_size, limit, offsets, cut, flags, status };
+    gpgpu__parallel(parts, host_part, &h);
+    gpgpu_status s = GPGPU_SUCCESS;
+    for (size_t i = 0; i < parts; i++)
+        if (status[i] != GPGPU_SUCCESS)
+            s = status[i];
+    free(cut);
+    free(status);
     return s;
 }
 
-/* data[0 .. m) of size bytes each = data[perm[j]], through copy (room
-   for m elements): cannot fail. */
-static void gather(void *data, size_t size, const void *perm, size_t psize, size_t m,
-                   unsigned char *copy)
+/* ---- the host API ------------------------------------------------------------ */
+
+/* Is segment s of the host API one for the device-wide sort? */
+static int huge(const gpgpu_context *ctx, size_t len, size_t total)
 {
-    memcpy(copy, data, m * size);
-    for (size_t j = 0; j < m; j++) {
-        size_t from = psize == 4 ? ((const uint32_t *)perm)[j]
-                                 : (size_t)((const uint64_t *)perm)[j];
-        memcpy((unsigned char *)data + j * size, copy + from * size, size);
+    return len >= HUGE_MIN && len <= UINT32_MAX && len * (double)ctx->compute_units >= total;
+}
+
+/* The device half, ctx locked: the spanned keys (and values) and the
+   offsets go to scratch, are sorted there and come back, both arrays or
+   neither. */
+static gpgpu_status segsort_device(gpgpu_context *ctx, gpgpu_type t, unsigned char *k,
+                                   unsigned char *v, size_t vs, const size_t *offsets,
+                                   size_t nseg, size_t total, unsigned flags)
+{
+    const size_t ks = gpgpu__type(t)->size, first = offsets[0];
+    const size_t tile = SEG_WG * seg_items(ctx, ks, vs);
+    size_t longest = 0, cutoff = UINT32_MAX;
+    for (size_t g = 0; g < nseg; g++) {
+        size_t len = offsets[g + 1] - offsets[g];
+        longest = len > longest ? len : longest;
+        if (huge(ctx, len, total) && len - 1 < cutoff)
+            cutoff = len - 1;
     }
+    if (longest > UINT32_MAX)
+        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
+                           "segmented sort: at most 2^32 - 1 elements per segment on this "
+                           "device (one has %zu)", longest);
+    segsort_job j = { t, vs, flags, NULL, NULL, NULL, 0, 0, 0, nseg, first, offsets[nseg],
+                      cutoff, longest > tile };
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_HOST_ORIG, (nseg + 1) * sizeof(cl_ulong),
+                              &j.offs));
+    if (sizeof(size_t) == sizeof(cl_ulong)) {
+        GPGPU__TRY(gpgpu__write(ctx, j.offs, 0, (nseg + 1) * sizeof(cl_ulong), offsets));
+    } else {
+        for (size_t g = 0; g <= nseg; g++) {
+            cl_ulong o = offsets[g];
+            GPGPU__TRY(gpgpu__write(ctx, j.offs, g * sizeof o, sizeof o, &o));
+            GPGPU__TRY(gpgpu__finish(ctx));
+        }
+    }
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, total * ks, &j.keys));
+    GPGPU__TRY(gpgpu__upload(ctx, j.keys, 0, total * ks, k));
+    if (vs) {
+        GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_OUT, total * vs, &j.vals));
+        GPGPU__TRY(gpgpu__upload(ctx, j.vals, 0, total * vs, v));
+    }
+    GPGPU__TRY(segsort_enqueue(ctx, &j));
+    for (size_t g = 0; g < nseg; g++) {
+        size_t len = offsets[g + 1] - offsets[g], at = offsets[g] - first;
+        if (len > cutoff)
+            GPGPU__TRY(gpgpu__sort_range_enqueue(ctx, t, j.keys, at, j.vals, at, vs, len,
+                                                 flags));
+    }
+    GPGPU__TRY(gpgpu__finish(ctx));
+    if (!vs)
+        return gpgpu__download(ctx, j.keys, 0, total * ks, k, 1);
+    cl_mem bufs[2] = { j.keys, j.vals };
+    size_t bytes[2] = { total * ks, total * vs };
+    void *hosts[2] = { k, v };
+    return gpgpu__download_all(ctx, 2, bufs, bytes, hosts);
+}
+
+static gpgpu_status check_common(gpgpu_context *ctx, const char *func, gpgpu_type t,
+                                 size_t value_size, unsigned flags, int pairs)
+{
+    GPGPU__TRY(gpgpu__check_ctx(ctx, func));
+    GPGPU__TRY(gpgpu__check_type(ctx, func, pairs ? "key_type" : "t", t));
+    GPGPU__REQUIRE(ctx, flags == GPGPU_ASCENDING || flags == GPGPU_DESCENDING, func,
+                   "flags is %u; need GPGPU_ASCENDING or GPGPU_DESCENDING", (unsigned)flags);
+    if (pairs)
+        GPGPU__REQUIRE(ctx, value_size == 4 || value_size == 8, func,
+                       "value_size is %zu; need 4 or 8", value_size);
+    return GPGPU_SUCCESS;
+}
+
+/* 64-bit keys or values need the device's 64-bit integers. */
+static gpgpu_status check_int64(gpgpu_context *ctx, const char *func, gpgpu_type t, size_t vs)
+{
+    if (!ctx->host && (gpgpu__type(t)->is_64 || vs == 8) && !ctx->int64)
+        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
+                           "%s: the device has no 64-bit integers for %s keys or values", func,
+                           gpgpu__type(t)->name);
+    return GPGPU_SUCCESS;
 }
 
 static gpgpu_status segsort(gpgpu_context *ctx, const char *func, gpgpu_type t, void *keys,
@@ -77,10 +272,7 @@ static gpgpu_status segsort(gpgpu_context *ctx, const char *func, gpgpu_type t, 
                             size_t nseg, unsigned flags)
 {
     size_t total;
-    GPGPU__TRY(gpgpu__check_ctx(ctx, func));
-    GPGPU__TRY(gpgpu__check_type(ctx, func, "t", t));
-    GPGPU__REQUIRE(ctx, flags == GPGPU_ASCENDING || flags == GPGPU_DESCENDING, func,
-                   "flags is %u; need GPGPU_ASCENDING or GPGPU_DESCENDING", (unsigned)flags);
+    GPGPU__TRY(check_common(ctx, func, t, value_size, flags, values != NULL || value_size));
     GPGPU__REQUIRE(ctx, offsets != NULL || nseg == 0, func,
                    "offsets is NULL with nseg = %zu; it may be NULL only when nseg is 0", nseg);
     GPGPU__REQUIRE(ctx, nseg <= PTRDIFF_MAX / sizeof(size_t) - 1, func,
@@ -93,8 +285,6 @@ static gpgpu_status segsort(gpgpu_context *ctx, const char *func, gpgpu_type t, 
     GPGPU__REQUIRE(ctx, keys != NULL || total == 0, func,
                    "keys is NULL while the segments cover %zu elements; it may be NULL only when they cover none", total);
     if (value_size) {
-        GPGPU__REQUIRE(ctx, value_size == 4 || value_size == 8, func,
-                       "value_size is %zu; need 4 or 8", value_size);
         GPGPU__REQUIRE(ctx, values != NULL || total == 0, func,
                        "values is NULL while the segments cover %zu elements; it may be NULL only when they cover none", total);
         GPGPU__REQUIRE(ctx, (uintptr_t)values % value_size == 0, func,
@@ -103,38 +293,26 @@ static gpgpu_status segsort(gpgpu_context *ctx, const char *func, gpgpu_type t, 
                        "offsets[nseg] is %zu; at most %zu values of %zu bytes", offsets[nseg],
                        (size_t)PTRDIFF_MAX / value_size, value_size);
     }
+    GPGPU__TRY(check_int64(ctx, func, t, value_size));
     if (total < 2)
         return GPGPU_SUCCESS;
-    const size_t ksize = gpgpu__type(t)->size, first = offsets[0];
-    unsigned char *k = (unsigned char *)keys + first * ksize;
+    const size_t ks = gpgpu__type(t)->size, first = offsets[0];
+    unsigned char *k = (unsigned char *)keys + first * ks;
     unsigned char *v = value_size ? (unsigned char *)values + first * value_size : NULL;
-    if (ctx->host) { /* (only running out of host memory can stop it half way) */
-        for (size_t g = 0; g < nseg; g++)
-            GPGPU__TRY(gpgpu__host_sort(t, k + (offsets[g] - first) * ksize,
-                                        v ? v + (offsets[g] - first) * value_size : NULL,
-                                        value_size, offsets[g + 1] - offsets[g], flags));
+    /* CPUs: the host's threads (only running out of host memory can stop
+       them half way). */
+    if (ctx->host || ctx->tune.segsort_host || gpgpu__small_on_host(ctx, total)) {
+        if (gpgpu__host_segsort(t, keys, values, value_size, offsets, nseg, offsets[nseg],
+                                flags) != GPGPU_SUCCESS)
+            return gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "%s: no host memory", func);
         return GPGPU_SUCCESS;
     }
-    if (offsets[nseg - 1] == first || offsets[1] == offsets[nseg]) /* one non-empty segment */
-        return value_size ? gpgpu_sort_pairs(ctx, t, k, v, value_size, total, flags)
-                          : gpgpu_sort(ctx, t, k, total, flags);
-    const size_t psize = total <= UINT32_MAX ? 4 : 8;
-    const size_t widest = value_size > ksize ? value_size : ksize;
-    void *perm = gpgpu__malloc(total * psize);
-    unsigned char *copy = gpgpu__malloc(total * widest);
-    gpgpu_status s = GPGPU_ERROR_OUT_OF_MEMORY;
-    if (!perm || !copy)
-        gpgpu__fail(ctx, s, "out of host memory");
-    else
-        s = segment_permutation(ctx, t, k, offsets, nseg, first, total, flags, perm, psize);
-    if (s == GPGPU_SUCCESS) { /* nothing can fail from here on */
-        if (v)
-            gather(v, value_size, perm, psize, total, copy);
-        gather(k, ksize, perm, psize, total, copy);
-    }
-    free(perm);
-    free(copy);
-    return s;
+    gpgpu__lock(ctx);
+    gpgpu__begin(ctx, 0, NULL, NULL);
+    gpgpu_status s = segsort_device(ctx, t, k, v, value_size, offsets, nseg, total, flags);
+    gpgpu__end(ctx, NULL);
+    return gpgpu__host_call_end(ctx, value_size ? "gpgpu_segmented_sort_pairs"
+                                                : "gpgpu_segmented_sort", s);
 }
 
 gpgpu_status gpgpu_segmented_sort(gpgpu_context *ctx, gpgpu_type t, void *keys,
@@ -149,6 +327,87 @@ gpgpu_status gpgpu_segmented_sort_pairs(gpgpu_context *ctx, gpgpu_type key_type,
 {
     if (ctx && value_size == 0)
         return gpgpu__fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT,
-                           "%s: need value_size == 4 || value_size == 8", __func__);
+                           "%s: value_size is 0; need 4 or 8", __func__);
     return segsort(ctx, __func__, key_type, keys, values, value_size, offsets, nseg, flags);
+}
+
+/* ---- device buffers ---------------------------------------------------------- */
+
+/* Elements of elem bytes in buf from offset on (0 past its end). */
+static size_t elems_from(cl_mem buf, size_t offset, size_t elem)
+{
+    size_t bytes = 0;
+    clGetMemObjectInfo(buf, CL_MEM_SIZE, sizeof bytes, &bytes, NULL);
+    return bytes / elem > offset ? bytes / elem - offset : 0;
+}
+
+static gpgpu_status segsort_buffer(gpgpu_context *ctx, const char *func, segsort_job *j,
+                                   cl_uint num_wait, const cl_event *wait, cl_event *done)
+{
+    const size_t ks = gpgpu__type(j->t)->size;
+    GPGPU__REQUIRE(ctx, j->nseg == 0 || (j->keys != NULL && j->offs != NULL &&
+                                         (!j->vs || j->vals != NULL)), func,
+                   "keys, values or offsets is NULL with nseg = %llu; they may be NULL only when nseg is 0",
+                   (unsigned long long)j->nseg);
+    GPGPU__REQUIRE(ctx, !j->vs || j->keys != j->vals, func,
+                   "keys and values are the same buffer; they must be different buffers");
+    GPGPU__REQUIRE(ctx, j->nseg <= PTRDIFF_MAX / sizeof(cl_ulong) - 1, func,
+                   "nseg is %llu; at most %zu", (unsigned long long)j->nseg,
+                   (size_t)PTRDIFF_MAX / sizeof(cl_ulong) - 1);
+    GPGPU__TRY(check_int64(ctx, func, j->t, j->vs));
+    GPGPU__TRY(gpgpu__check_wait(ctx, func, num_wait, wait));
+    if (ctx->host)
+        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED, "%s: no OpenCL device", func);
+    if (j->nseg > 0) {
+        GPGPU__TRY(gpgpu__check_range(ctx, func, "offsets", j->offs, (size_t)j->ooff,
+                                      (size_t)j->nseg + 1, sizeof(cl_ulong)));
+        GPGPU__TRY(gpgpu__check_range(ctx, func, "keys", j->keys, (size_t)j->koff, 0, ks));
+        j->limit = elems_from(j->keys, (size_t)j->koff, ks);
+        if (j->vs) {
+            GPGPU__TRY(gpgpu__check_range(ctx, func, "values", j->vals, (size_t)j->voff, 0,
+                                          j->vs));
+            size_t vl = elems_from(j->vals, (size_t)j->voff, j->vs);
+            j->limit = vl < j->limit ? vl : j->limit;
+        }
+    }
+    gpgpu__lock(ctx);
+    gpgpu__begin(ctx, num_wait, wait, done);
+    gpgpu_status s = segsort_enqueue(ctx, j);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__end(ctx, done);
+    if (s != GPGPU_SUCCESS)
+        gpgpu__end(ctx, NULL);
+    else if (ctx->profile_print)
+        gpgpu__profile_print(ctx, j->vs ? "gpgpu_segmented_sort_pairs_buffer"
+                                        : "gpgpu_segmented_sort_buffer");
+    gpgpu__unlock(ctx);
+    return s;
+}
+
+gpgpu_status gpgpu_segmented_sort_buffer(gpgpu_context *ctx, gpgpu_type t, cl_mem keys,
+                                         size_t offset, cl_mem offsets, size_t offsets_offset,
+                                         size_t nseg, unsigned flags, cl_uint num_wait,
+                                         const cl_event *wait, cl_event *done)
+{
+    if (done)
+        *done = NULL;
+    GPGPU__TRY(check_common(ctx, __func__, t, 0, flags, 0));
+    segsort_job j = { t, 0, flags, keys, NULL, offsets, offset, 0, offsets_offset, nseg, 0, 0,
+                      UINT32_MAX, 1 };
+    return segsort_buffer(ctx, __func__, &j, num_wait, wait, done);
+}
+
+gpgpu_status gpgpu_segmented_sort_pairs_buffer(gpgpu_context *ctx, gpgpu_type key_type,
+                                               cl_mem keys, size_t key_offset, cl_mem values,
+                                               size_t value_offset, size_t value_size,
+                                               cl_mem offsets, size_t offsets_offset,
+                                               size_t nseg, unsigned flags, cl_uint num_wait,
+                                               const cl_event *wait, cl_event *done)
+{
+    if (done)
+        *done = NULL;
+    GPGPU__TRY(check_common(ctx, __func__, key_type, value_size, flags, 1));
+    segsort_job j = { key_type, value_size, flags, keys, values, offsets, key_offset,
+                      value_offset, offsets_offset, nseg, 0, 0, UINT32_MAX, 1 };
+    return segsort_buffer(ctx, __func__, &j, num_wait, wait, done);
 }

@@ -210,7 +210,14 @@ static gpgpu_status sort_enqueue(gpgpu_context *ctx, const sort_job *j)
 gpgpu_status gpgpu__sort_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem keys, cl_mem values,
                                  size_t value_size, size_t n, unsigned flags)
 {
-    sort_job j = { t, keys, values, 0, 0, value_size, n, flags };
+    return gpgpu__sort_range_enqueue(ctx, t, keys, 0, values, 0, value_size, n, flags);
+}
+
+gpgpu_status gpgpu__sort_range_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem keys,
+                                       size_t key_offset, cl_mem values, size_t value_offset,
+                                       size_t value_size, size_t n, unsigned flags)
+{
+    sort_job j = { t, keys, values, key_offset, value_offset, value_size, n, flags };
     return n < 2 ? GPGPU_SUCCESS : sort_enqueue(ctx, &j);
 }
 

@@ -500,6 +500,58 @@ static void case_sort_buffer(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, size
     free(got);
 }
 
+/* The segmented sort's _pairs_buffer form, keys at an offset: segments of
+   2, 0 and the rest, so that at 4099 a long segment (one group through
+   scratch) follows a short one (one group in __local memory); u32 values
+   hold each key's first index. Offsets in buf_bins, values in buf_scan.
+   Its kernels are the same in both layouts (groups of 256 whatever
+   GPGPU_WG): they run in the GPU one only, on 16-bit keys (two live
+   digits, two passes, half oclgrind's time; and ties for stability). */
+static void case_segsort_buffer(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, size_t n)
+{
+    const char *chunked = getenv("GPGPU_CHUNKED");
+    if (chunked && !strcmp(chunked, "1"))
+        return;
+    size_t size = gpgpu_type_size(t), head = n < 2 ? n : 2;
+    cl_ulong off[4] = {0, head, head, n};
+    unsigned char *k = malloc((n + 1) * size), *got = malloc((n + 1) * size);
+    uint32_t *v = malloc(n * sizeof *v), *vgot = malloc(n * sizeof *v);
+    if (!k || !got || !v || !vgot)
+        abort();
+    fill(t, k, n + 1, 29);
+    for (size_t i = 0; i < n; i++) {
+        v[i] = (uint32_t)i;
+        if (t == GPGPU_U32)
+            ((uint32_t *)k)[i + 1] &= 0xffff;
+    }
+    cl_command_queue q = gpgpu_queue(ctx);
+    clEnqueueWriteBuffer(q, buf_in, CL_TRUE, 0, (n + 1) * size, k, 0, NULL, NULL);
+    clEnqueueWriteBuffer(q, buf_scan, CL_TRUE, 0, n * sizeof *v, v, 0, NULL, NULL);
+    clEnqueueWriteBuffer(q, buf_bins, CL_TRUE, 0, sizeof off, off, 0, NULL, NULL);
+    unsigned desc = op == GPGPU_MAX ? GPGPU_DESCENDING : GPGPU_ASCENDING;
+    gpgpu_status s = gpgpu_segmented_sort_pairs_buffer(ctx, t, buf_in, 1, buf_scan, 0, sizeof *v,
+                                                       buf_bins, 0, 3, desc, 0, NULL, NULL);
+    if (s == GPGPU_SUCCESS) {
+        clEnqueueReadBuffer(q, buf_in, CL_TRUE, 0, (n + 1) * size, got, 0, NULL, NULL);
+        clEnqueueReadBuffer(q, buf_scan, CL_TRUE, 0, n * sizeof *v, vgot, 0, NULL, NULL);
+    }
+    int ok = s == GPGPU_SUCCESS && !memcmp(got, k, size);
+    for (size_t i = 0; ok && i < n; i++) {
+        int first = i == 0 || i == head;
+        ok = vgot[i] < n && (vgot[i] < head) == (i < head) &&
+             !memcmp(got + (i + 1) * size, k + (vgot[i] + 1) * size, size);
+        if (ok && !first) {
+            int c = (cmp_type = t, cmp_elem(got + i * size, got + (i + 1) * size));
+            ok = (desc ? c >= 0 : c <= 0) && (c != 0 || vgot[i] > vgot[i - 1]);
+        }
+    }
+    check(ok, "gpgpu_segmented_sort_pairs_buffer", t, n, ctx);
+    free(k);
+    free(got);
+    free(v);
+    free(vgot);
+}
+
 static void case_select(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, size_t n)
 {
     size_t size = gpgpu_type_size(t), count = 0, m = 0;
@@ -655,6 +707,7 @@ static const struct {
     {"sort", case_sort, SORT_KEYS, 300},
     {"sort_pairs", case_sort_pairs, FIRST, 300},
     {"sort_buffer", case_sort_buffer, FIRST, 300},
+    {"segsort_buffer", case_segsort_buffer, FIRST, 0},
     {"select", case_select, ALL, 0},
     {"transform_reduce", case_transform_reduce, ALL, 0},
     {"user_op", case_user_op, FIRST, 0},

@@ -428,7 +428,7 @@ static int is_cpu_device(bench *b)
 static int has_host_api(const bench_op *op)
 {
     static const char *const with[] = {"reduce", "scan", "sort", "sort_pairs", "histogram",
-                                       "transform_reduce", "select"};
+                                       "transform_reduce", "select", "segmented_sort"};
     for (size_t i = 0; i < sizeof with / sizeof *with; i++)
         if (!strcmp(op->name, with[i]))
             return 1;
