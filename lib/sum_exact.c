@@ -37,9 +37,9 @@ static gpgpu_status program(gpgpu_context *ctx, gpgpu_type t, const char *map,
     GPGPU__TRY(gpgpu__type_op_options(ctx, t, GPGPU_SUM, options, sizeof options, &op_src));
     if (map)
         snprintf(extra, sizeof extra, "#define MAP (%s)\n", map);
-    if (ctx->tune.chunked && ctx->fp64) { /* the vector path (sum_exact.cl) */
+    if (ctx->tune.chunked && ctx->fp64) { /* f32 blocks in double lanes (sum_exact.cl) */
         size_t used = strlen(options);
-        snprintf(options + used, sizeof options - used, " -D SX_FAST=1");
+        snprintf(options + used, sizeof options - used, " -D SX_DOUBLE=1");
     }
     return gpgpu__program_get(ctx, "sum_exact", map ? extra : NULL, options, prog);
 }
