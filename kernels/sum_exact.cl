@@ -405,41 +405,45 @@ static SX_HOT void sx_after(sx_win *w, sx_limbs *l, uint *steps)
    no test at all; otherwise it goes step by step through sx_step. */
 #define SX_BLK (SX_VW * 64)
 
-static SX_HOT SX_SN sx_hmax(STV v)
+/* The largest and smallest lanes of v. */
+static SX_HOT UT sx_hmax(UTV v)
 {
 #if SX_VW == 16
-    const SX_CAT(SX_SN, 8) a = max(v.lo, v.hi);
-    const SX_CAT(SX_SN, 4) b = max(a.lo, a.hi);
+    const SX_CAT(SX_UN, 8) a = max(v.lo, v.hi);
+    const SX_CAT(SX_UN, 4) b = max(a.lo, a.hi);
 #else
-    const SX_CAT(SX_SN, 4) b = max(v.lo, v.hi);
+    const SX_CAT(SX_UN, 4) b = max(v.lo, v.hi);
 #endif
-    const SX_CAT(SX_SN, 2) c = max(b.lo, b.hi);
+    const SX_CAT(SX_UN, 2) c = max(b.lo, b.hi);
     return max(c.x, c.y);
 }
 
-static SX_HOT SX_SN sx_hmin(STV v)
+static SX_HOT UT sx_hmin(UTV v)
 {
 #if SX_VW == 16
-    const SX_CAT(SX_SN, 8) a = min(v.lo, v.hi);
-    const SX_CAT(SX_SN, 4) b = min(a.lo, a.hi);
+    const SX_CAT(SX_UN, 8) a = min(v.lo, v.hi);
+    const SX_CAT(SX_UN, 4) b = min(a.lo, a.hi);
 #else
-    const SX_CAT(SX_SN, 4) b = min(v.lo, v.hi);
+    const SX_CAT(SX_UN, 4) b = min(v.lo, v.hi);
 #endif
-    const SX_CAT(SX_SN, 2) c = min(b.lo, b.hi);
+    const SX_CAT(SX_UN, 2) c = min(b.lo, b.hi);
     return min(c.x, c.y);
 }
 
 static SX_HOT void sx_block(sx_win *w, sx_limbs *l, __global const T *in)
 {
-    STV hi = 0, lo = (STV)SX_EXP_MAX;
+    /* magnitudes' bits shifted up by one: their order is the magnitudes';
+       minus one, zero wraps to the top and bounds nothing */
+    UTV hi = 0, lo = (UTV)(-(UT)1);
     for (uint j = 0; j < SX_BLK; j += SX_VW) {
         const UTV b = SX_AS_U(sx_map(SX_LOAD(in + j)));
-        const STV e = SX_AS_S((b >> (SX_MANT - 1)) & (UT)SX_EXP_MAX);
-        hi = max(hi, e);
-        lo = min(lo, select(e, (STV)SX_EXP_MAX, (b << 1) == 0));  /* zeros: no bound */
+        hi = max(hi, b << 1);
+        lo = min(lo, (b << 1) - 1);
         w->nz |= b != SX_SIGN;
     }
-    const int emax = (int)sx_hmax(hi), emin = (int)sx_hmin(lo);
+    const UT least = sx_hmin(lo);
+    const int emax = (int)(sx_hmax(hi) >> SX_MANT);
+    const int emin = least == -(UT)1 ? (int)SX_EXP_MAX : (int)((least + 1) >> SX_MANT);
     if (emax != (int)SX_EXP_MAX) {
         const int top = max(emax - 1, 0);
         if (top > w->pb + SX_D) {
