@@ -58,23 +58,27 @@
 #define KIND_PARTITION 1
 #define KIND_RUNS 2
 
-#if UNIQUE
-/* Equal bit patterns: -0.0 and +0.0 differ, a NaN equals its own bits. */
+/* Equal bit patterns: -0.0 and +0.0 differ, a NaN equals its own bits.
+   FLIP(x) differs from x in every bit: the element "before" in[0], so that
+   the first element needs no test of its own. */
 #if TYPE_ID == 2
 #define BITS(x) as_uint(x)
+#define FLIP(x) as_float(~as_uint(x))
 #elif TYPE_ID == 5
 #define BITS(x) as_ulong(x)
+#define FLIP(x) as_double(~as_ulong(x))
 #else
 #define BITS(x) (x)
-#endif
+#define FLIP(x) (~(x))
 #endif
 
-/* The flag of element k of the range (x = in[k], prev = in[k - 1] when
-   k > 0); first is the index the predicate sees for in[0]. */
+/* The flag of element k of the range (x = in[k], prev = in[k - 1], or
+   FLIP(in[0]) when k = 0); first is the index the predicate sees for
+   in[0]. */
 static inline uint keep(T prev, T x, ulong k, ulong first)
 {
 #if UNIQUE
-    return (uint)(k == 0) | (uint)(BITS(x) != BITS(prev)); /* no branch */
+    return (uint)(BITS(x) != BITS(prev)); /* no branch */
 #else
     const ulong i = first + k;
     return (PRED) ? 1u : 0u;
@@ -87,16 +91,18 @@ static inline uint keep(T prev, T x, ulong k, ulong first)
    in), on GPUs a load (the neighbour's, from cache). Only UNIQUE uses it:
    otherwise the compiler drops the load. */
 #if CHUNKED
-#define PREV(in, k, last) (last)
+#define PREV(in, k, last, x) (last)
 #else
-#define PREV(in, k, last) ((k) ? (in)[(k) - 1] : (T)0)
+#define PREV(in, k, last, x) ((k) ? (in)[(k) - 1] : FLIP(x))
 #endif
 
 /* The element before in[k], k <= n, for PREV on CPUs (an item whose share
    starts past the end reads nothing). */
 static inline T first_prev(__global const T *in, ulong k, ulong n)
 {
-    return (UNIQUE && k > 0 && k <= n) ? in[k - 1] : (T)0;
+    if (!UNIQUE || k > n || (k == 0 && n == 0))
+        return (T)0;
+    return k ? in[k - 1] : FLIP(in[0]);
 }
 
 /* Kept elements among this item's share of the tile starting at base. */
@@ -109,7 +115,7 @@ static inline uint count_share(__global const T *in, ulong base, ulong n, ulong 
         for (uint j = 0; j < SELECT_ITEMS; j++) {
             const ulong k = base + ELEM(lid, j);
             const T x = in[k];
-            c += keep(PREV(in, k, last), x, k, first);
+            c += keep(PREV(in, k, last, x), x, k, first);
             last = x;
         }
     } else {
@@ -117,7 +123,7 @@ static inline uint count_share(__global const T *in, ulong base, ulong n, ulong 
             const ulong k = base + ELEM(lid, j);
             if (k < n) {
                 const T x = in[k];
-                c += keep(PREV(in, k, last), x, k, first);
+                c += keep(PREV(in, k, last, x), x, k, first);
                 last = x;
             }
         }
@@ -268,7 +274,7 @@ static inline void scatter_rounds(__global const T *in, ulong base, ulong n, ulo
         const ulong k = base + ELEM(lid, j);
         const int inside = !checked || k < n;
         const T x = inside ? in[k] : (T)0;
-        const uint f = inside ? keep(PREV(in, k, x), x, k, first) : 0u;
+        const uint f = inside ? keep(PREV(in, k, x, x), x, k, first) : 0u;
         uint round;
         const ulong at = dst + group_scan_excl(f, s, &round);
         if (f)
