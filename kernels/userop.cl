@@ -260,28 +260,76 @@ void select_count(__global const T *in, ulong off, ulong n, ulong first,
         counts[get_group_id(0)] = total;
 }
 
+#if NV_PTX && WG % 32 == 0
+inline uint flag_ballot(uint pred)
+{
+    uint r;
+    asm volatile("{ .reg .pred p; setp.ne.u32 p, %1, 0; vote.sync.ballot.b32 %0, p, 0xffffffff; }"
+                 : "=r"(r) : "r"(pred));
+    return r;
+}
+
+/* The exclusive scan of one flag (0 or 1) per item over the group, for
+   round j; *total gets the group's count. A ballot per warp, the warps'
+   counts through s: round j uses half j % 2 of s, so one barrier a round
+   suffices (a warp can write a half again only after the next round's
+   barrier, which every warp reaches only once done reading it). Every item
+   must call it. */
+static inline uint group_flag_scan(uint f, __local uint *s, uint j, uint *total)
+{
+    const uint lid = get_local_id(0), lane = lid % 32, w = lid / 32;
+    const uint m = flag_ballot(f);
+    __local uint *counts = s + (j % 2) * (WG / 32);
+    if (lane == 0)
+        counts[w] = popcount(m);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint before = 0, all = 0;
+    for (uint u = 0; u < WG / 32; u++) {
+        const uint c = counts[u];
+        before += u < w ? c : 0u;
+        all += c;
+    }
+    *total = all;
+    return before + popcount(m & ((1u << lane) - 1));
+}
+#else
+/* The same as a scan of uints (j unused); s is reused at once. */
+#define group_flag_scan(f, s, j, total) group_scan_excl((f), (s), (total))
+#endif
+
 /* The rounds of one tile from base, whose first flagged element goes to
    out[dst] (total: flagged in the whole range, for KIND_PARTITION);
    checked only for the last tile and kind constant at each call (the
-   compiler specialises them). */
+   compiler specialises them). Every element and flag is loaded before the
+   first round: a load per round, between barriers, would leave one load in
+   flight per item. */
 static inline void scatter_rounds(__global const T *in, ulong base, ulong n, ulong first,
                                   __global T *out, __global ulong *heads, ulong dst,
                                   ulong total, __local uint *s, const int checked,
                                   const int kind)
 {
     const uint lid = get_local_id(0);
+    T xs[SELECT_ITEMS];
+    uint fs[SELECT_ITEMS];
+#pragma unroll
     for (uint j = 0; j < SELECT_ITEMS; j++) {
         const ulong k = base + ELEM(lid, j);
         const int inside = !checked || k < n;
-        const T x = inside ? in[k] : (T)0;
-        const uint f = inside ? keep(PREV(in, k, x, x), x, k, first) : 0u;
+        xs[j] = inside ? in[k] : (T)0;
+        fs[j] = inside ? keep(PREV(in, k, xs[j], xs[j]), xs[j], k, first) : 0u;
+    }
+#pragma unroll /* xs and fs stay in registers */
+    for (uint j = 0; j < SELECT_ITEMS; j++) {
+        const ulong k = base + ELEM(lid, j);
+        const T x = xs[j];
+        const uint f = fs[j];
         uint round;
-        const ulong at = dst + group_scan_excl(f, s, &round);
+        const ulong at = dst + group_flag_scan(f, s, j, &round);
         if (f)
             out[at] = x;
         if (f && kind == KIND_RUNS)
             heads[at] = k;
-        if (!f && inside && kind == KIND_PARTITION)
+        if (!f && (!checked || k < n) && kind == KIND_PARTITION)
             out[total + k - at] = x;
         dst += round;
     }
