@@ -8,7 +8,9 @@
 #   - the segmented, by-key and argmin ops and unique, run-length encode,
 #     partition, histogram over edges and exact sums at 2^28;
 #   - native CUB's segmented side (.gpu/cub_segmented, built on the CPU
-#     machine from bench/cub_segmented.cu) in the same command.
+#     machine from bench/cub_segmented.cu) and its unique, run-length
+#     encode, partition, select and range histogram (.gpu/cub_select, from
+#     bench/cub_select.cu) in the same command.
 # JSON lines to $OUT/final.jsonl, the particle step and CUB to text files.
 set -u
 out=${OUT:-.}
@@ -34,5 +36,6 @@ b --op histogram_edges --type f32 --n $n --bins 256
 b --op sum_exact --type f32 --n $n
 b --op sum_exact --type f64 --n $((n / 2))
 [ -x .gpu/cub_segmented ] && .gpu/cub_segmented 28 > "$out/cub_segmented.txt" 2>&1
+[ -x .gpu/cub_select ] && .gpu/cub_select 28 > "$out/cub_select.txt" 2>&1
 [ -x .gpu/cub_native ] && .gpu/cub_native 28 > "$out/cub_native.txt" 2>&1
 echo done

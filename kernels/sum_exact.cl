@@ -3,32 +3,52 @@
 
    A float is m * 2^p * 2^BASE with m an integer below 2^MANT and p >= 0
    (BASE = -149 for f32, -1074 for f64), so every sum of them is an integer
-   times 2^BASE. That integer is kept in SX_LIMBS signed 64-bit limbs of 32
-   bits each (limb j weighs 2^(32 j)): adding an element adds at most 32
-   bits to each of two (f32) or three (f64) limbs, integer additions that
-   are exact and associative, so any split of the input over items, groups,
-   chunks or devices gives the same integer. Limbs are carried into their
-   canonical form (every limb in [0, 2^32), the top one signed) every
-   SX_BLOCK elements, before they could overflow.
-     sum_exact_pass   each item sums its share into private limbs and
-                      writes them as one row (SX_LIMBS limbs, then the
-                      flags) on CPUs; on GPUs the group adds its items'
-                      limbs (a __local tree per limb) into one row
+   times 2^BASE. That integer is exact in SX_LIMBS signed 64-bit limbs of
+   32 bits each (limb j weighs 2^(32 j)); integer additions are exact and
+   associative, so any split of the input over lanes, items, groups, chunks
+   or devices gives the same integer, and the one rounding at the end gives
+   the same bits.
+
+   Limbs indexed by the data are slow (private arrays live in memory), so
+   the elements go first into a window: per lane of a step (SX_VW elements,
+   one vector load), one integer (64 bits for f32, 128 for f64) counted in
+   units of 2^pb, where pb (per work item) follows the largest exponent
+   seen: an element with pb <= p <= pb + SX_D adds m << (p - pb) with its
+   sign, a few integer operations. Real data spans few exponents, so nearly
+   every step takes that path. The others go through sx_slow: a larger
+   exponent moves the window up (its contents go to the limbs first; pb
+   only grows, so that happens at most once per exponent), a smaller one,
+   an inf or a NaN goes to the limbs (or flags) on its own. The window is
+   emptied into the limbs every SX_FLUSH steps, before a lane could
+   overflow, and the limbs are carried into canonical form (every limb in
+   [0, 2^32), the top one signed) every SX_CARRY steps, before a limb could.
+   CPUs take blocks in two passes (sx_block: the exponent range, then the
+   additions with no test); GPUs start every item of a group with the same
+   window (sx_group_start).
+     sum_exact_pass   each item sums its share. CPUs: each item writes one
+                      row (SX_LIMBS limbs, then the flags). GPUs: the group
+                      writes one row: when its items' windows share pb and
+                      none touched its limbs (the usual case), a 128-bit
+                      tree of the window sums; otherwise a tree per limb.
      sum_exact_final  one group adds the rows column by column, carries,
                       rounds and writes the result
    The element-to-item mapping is the plan's (CHUNKED), as in reduce.cl.
-   On CPUs with fp64 (SX_FAST) whole blocks go through double4 lanes first
-   (sx_block): the same exact integer, reached with vector arithmetic.
    Inf and NaN elements only set flags (SX_*); the rounding applies the
    special-value rules of GPGPU_SUM_EXACT in gpgpu.h. lib/sum_exact.c does
-   the same in plain C for the host fallback. */
+   the same arithmetic in plain C for the host fallback. */
 
 #pragma OPENCL FP_CONTRACT OFF
 
-#ifndef SX_FAST
-#define SX_FAST 0
+/* SX_DOUBLE (the host sets it on CPUs with fp64): sx_block adds f32 blocks
+   in double lanes (see there). */
+#ifndef SX_DOUBLE
+#define SX_DOUBLE 0
 #endif
-#if SX_FAST
+#if TYPE_ID != 2 || !CHUNKED
+#undef SX_DOUBLE
+#define SX_DOUBLE 0
+#endif
+#if SX_DOUBLE
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
 
@@ -38,29 +58,78 @@
 #define SX_EXP_MAX 255u
 #define SX_WIDTH 32
 typedef uint UT;
+#define SX_TN float
+#define SX_UN uint
+#define SX_SN int
 #define SX_BITS(x) as_uint(x)
 #define SX_FROM_BITS(b) as_float(b)
 #define SX_BASE (-149)
-#define SX_BITS4(v) as_int4(v)
-#define SX_SIGN4 ((int4)INT_MIN)
+/* Window: 2^SX_H additions of m < 2^24 shifted by at most SX_D stay below
+   2^62 per lane, so 4 lanes of WG <= 1024 items add up in 128 bits. */
+#if SX_DOUBLE
+#define SX_D 23         /* sx_block's 64 steps per lane add up exactly in a double */
+#else
+#define SX_D 26
+#endif
+#define SX_H 12
 #elif TYPE_ID == 5
 #define SX_LIMBS 68     /* 2098 bits of range + 64 of growth + sign */
 #define SX_MANT 53
 #define SX_EXP_MAX 2047u
 #define SX_WIDTH 64
 typedef ulong UT;
+#define SX_TN double
+#define SX_UN ulong
+#define SX_SN long
 #define SX_BITS(x) as_ulong(x)
 #define SX_FROM_BITS(b) as_double(b)
 #define SX_BASE (-1074)
-#define SX_BITS4(v) as_long4(v)
-#define SX_SIGN4 ((long4)LONG_MIN)
+/* Window: 2^SX_H additions of m < 2^53 shifted by at most SX_D stay below
+   2^113 per lane (128-bit lanes), so 4 lanes of WG <= 1024 items add up in
+   128 bits. */
+#define SX_D 50
+#define SX_H 10
 #else
 #error "GPGPU_SUM_EXACT is for F32 and F64"
 #endif
 
+/* Lanes per step: what fills the CPU's vector registers; 4 on GPUs (one
+   16- or 32-byte load per item, and few registers). Unoptimised builds
+   (oclgrind's checks) take 8 f32 lanes: oclgrind 21.10 reports a vload16's
+   lanes as uninitialised, and its checker crashes on 16 lanes built from
+   smaller loads. The sums are the same integers at any width. */
+#ifndef SX_VW
+#if CHUNKED && TYPE_ID == 2 && defined(__OPTIMIZE__)
+#define SX_VW 16
+#elif CHUNKED
+#define SX_VW 8
+#else
+#define SX_VW 4
+#endif
+#endif
+#define SX_CAT_(a, b) a##b
+#define SX_CAT(a, b) SX_CAT_(a, b)
+typedef SX_CAT(SX_TN, SX_VW) TV;        /* the step's elements */
+typedef SX_CAT(SX_UN, SX_VW) UTV;       /* their bits */
+typedef SX_CAT(SX_SN, SX_VW) STV;       /* signed, and masks */
+typedef SX_CAT(long, SX_VW) LV;
+typedef SX_CAT(ulong, SX_VW) ULV;
+#define SX_AS_U(v) SX_CAT(as_, SX_CAT(SX_UN, SX_VW))(v)
+#define SX_AS_S(v) SX_CAT(as_, SX_CAT(SX_SN, SX_VW))(v)
+#define SX_LOAD(p) SX_CAT(vload, SX_VW)(0, p)
+#define SX_STORE(v, p) SX_CAT(vstore, SX_VW)(v, 0, p)
+
 #define SX_ROW (SX_LIMBS + 1)
+/* The hot path must be inlined (a CPU compiler passes vectors to a call
+   through memory); the rare one must not be, to keep the loop small. */
+#define SX_HOT inline __attribute__((always_inline))
+#define SX_COLD __attribute__((noinline))
 #define SX_M32 0xffffffffl
-#define SX_BLOCK (1u << 28)     /* additions of < 2^33 per limb between carries */
+#define SX_FLUSH (1u << SX_H)   /* steps between emptying the window */
+#define SX_CARRY (1u << 22)     /* steps between carries: each step adds at most
+                                   3 * SX_VW values below 2^32 to a limb */
+#define SX_SIGN ((UT)1 << (SX_WIDTH - 1))
+#define SX_FRAC (((UT)1 << (SX_MANT - 1)) - 1)
 
 #define SX_NAN 1u
 #define SX_PINF 2u
@@ -68,28 +137,49 @@ typedef ulong UT;
 #define SX_NOT_NEG_ZERO 8u      /* an element other than -0.0 */
 #define SX_SEEN 16u             /* any element */
 
-static inline void sx_add(long *acc, uint *flags, T x)
+/* ---- the limbs -------------------------------------------------------------- */
+
+/* acc += sg * c * 2^q for c < 2^32. */
+static inline void sx_put(long *acc, uint q, ulong c, long sg)
 {
-    const UT b = SX_BITS(x), sign = (UT)1 << (SX_WIDTH - 1);
-    const uint e = (uint)(b >> (SX_MANT - 1)) & SX_EXP_MAX;
-    UT m = b & (((UT)1 << (SX_MANT - 1)) - 1);
-    *flags |= SX_SEEN | (b != sign ? SX_NOT_NEG_ZERO : 0u);
-    if (e == SX_EXP_MAX) {
-        *flags |= m ? SX_NAN : (b & sign) ? SX_NINF : SX_PINF;
-        return;
-    }
-    const uint p = e ? e - 1 : 0u, k = p >> 5, s = p & 31;
-    const long sg = (b & sign) ? -1 : 1;
-    m |= e ? (UT)1 << (SX_MANT - 1) : (UT)0;
-#if SX_MANT == 24
-    const ulong v = (ulong)m << s;
+    const uint k = q >> 5;
+    const ulong v = c << (q & 31);
     acc[k] += sg * (long)(v & SX_M32);
     acc[k + 1] += sg * (long)(v >> 32);
-#else
-    const ulong v0 = (m & SX_M32) << s, v1 = (m >> 32) << s;
-    acc[k] += sg * (long)(v0 & SX_M32);
-    acc[k + 1] += sg * (long)((v0 >> 32) + (v1 & SX_M32));
-    acc[k + 2] += sg * (long)(v1 >> 32);
+}
+
+/* acc += (hi:lo) * 2^q, a signed 128-bit integer. */
+static inline void sx_put128(long *acc, uint q, ulong lo, long hi)
+{
+    const long sg = hi < 0 ? -1 : 1;
+    ulong h = (ulong)hi;
+    if (hi < 0) {               /* the magnitude */
+        lo = ~lo + 1;
+        h = ~h + (lo == 0);
+    }
+    sx_put(acc, q, lo & SX_M32, sg);
+    sx_put(acc, q + 32, lo >> 32, sg);
+    sx_put(acc, q + 64, h & SX_M32, sg);
+    sx_put(acc, q + 96, h >> 32, sg);
+}
+
+/* One element straight into the limbs (or the flags). */
+static inline void sx_add(long *acc, uint *flags, T x)
+{
+    const UT b = SX_BITS(x);
+    const uint e = (uint)(b >> (SX_MANT - 1)) & SX_EXP_MAX;
+    UT m = b & SX_FRAC;
+    *flags |= SX_SEEN | (b != SX_SIGN ? SX_NOT_NEG_ZERO : 0u);
+    if (e == SX_EXP_MAX) {
+        *flags |= m ? SX_NAN : (b & SX_SIGN) ? SX_NINF : SX_PINF;
+        return;
+    }
+    const uint p = e ? e - 1 : 0u;
+    const long sg = (b & SX_SIGN) ? -1 : 1;
+    m |= e ? (UT)1 << (SX_MANT - 1) : (UT)0;
+    sx_put(acc, p, (ulong)m & SX_M32, sg);
+#if SX_MANT > 32
+    sx_put(acc, p + 32, (ulong)m >> 32, sg);
 #endif
 }
 
@@ -106,139 +196,476 @@ static inline void sx_carry(long *acc)
     acc[SX_LIMBS - 1] += carry;
 }
 
-#if SX_FAST
-/* ---- the CPU fast path: error-free splitting in double4 lanes ------------- */
+/* ---- the window ------------------------------------------------------------- */
 
-/* Elements per block, and M with 2^M = the values each lane adds per level. */
-#define SX_FB 4096
-#define SX_M 10
-#define SX_W (53 - SX_M)    /* bits one level takes */
+typedef struct {
+    LV lo;          /* f32: the lanes; f64: their low words */
+    ULV hi;         /* f64: the high words */
+    LV nneg;        /* f64: negative elements added as ~x (two's complement
+                       less one): the lane is hi:lo + nneg */
+    STV nz;         /* lanes that saw an element other than -0.0 */
+    int pb;         /* the unit's position: 2^(pb + BASE) */
+} sx_win;
 
-/* acc += v for a finite double v that is a multiple of 2^SX_BASE (all the
-   level sums are: they are sums of parts of the elements). */
-static inline void sx_add_double(long *acc, double v)
+/* The limbs of an item start untouched (GPUs: zeroed on first use only,
+   since most items never need them). */
+typedef struct {
+    long acc[SX_LIMBS];
+    uint flags;
+    int used;
+} sx_limbs;
+
+static inline void sx_touch(sx_limbs *l)
 {
-    const ulong b = as_ulong(v);
-    const int e = (int)(b >> 52) & 2047;
-    ulong m = (b & ((1ul << 52) - 1)) | (e ? 1ul << 52 : 0ul);
-    int off = (e ? e - 1075 : -1074) - SX_BASE;
-    if (off < 0) {          /* trailing zeros only: v is a multiple of 2^SX_BASE */
-        m >>= -off;
-        off = 0;
+    if (!l->used) {
+        for (uint j = 0; j < SX_LIMBS; j++)
+            l->acc[j] = 0;
+        l->used = 1;
     }
-    const uint k = (uint)off >> 5, s = (uint)off & 31;
-    const long sg = (b >> 63) ? -1 : 1;
-    const ulong v0 = (m & SX_M32) << s, v1 = (m >> 32) << s;
-    acc[k] += sg * (long)(v0 & SX_M32);
-    acc[k + 1] += sg * (long)((v0 >> 32) + (v1 & SX_M32));
-    if (v1 >> 32)
-        acc[k + 2] += sg * (long)(v1 >> 32);
 }
 
-/* SX_FB elements from p into acc. With 2^k0 above every |x| times 2^M,
-   level j (sigma = 2^(k0 - j W)) takes q = (sigma + r) - sigma from the
-   rest r: q and r - q are exact, q is a multiple of 2^(k - 53) at most
-   2^(k - M), so the 2^M q's of a lane add up exactly in double. Three
-   levels take 3 W bits below the top (the third needs no splitting: what
-   is left after two adds up exactly as it is): a block whose values span
-   more, or with inf or NaN, or near the ends of the double range, goes
-   element by element instead. Each lane's level sums then go into the
-   limbs. */
-static inline void sx_block(__global const T *p, long *acc, uint *flags)
+/* Lane l of the window as a signed 128-bit hi:lo. */
+static inline void sx_lane(const sx_win *w, uint l, ulong *lo, long *hi)
 {
-    double4 hi = 0, lo = INFINITY;
-    long4 bad = 0, some = 0;
-    for (uint j = 0; j < SX_FB / 4; j++) {
-        const T4 v = MAP4(vload4(j, p));
-        const double4 a = fabs(convert_double4(v));
-        hi = fmax(hi, a);
-        lo = fmin(lo, select(a, (double4)INFINITY, a == 0));
-        bad |= isnan(a) | isinf(a);
-        some |= convert_long4(SX_BITS4(v) != SX_SIGN4);
+    long a[SX_VW], n[SX_VW];
+    ulong h[SX_VW];
+    SX_STORE(w->lo, a);
+    SX_STORE(w->hi, h);
+    SX_STORE(w->nneg, n);
+#if SX_MANT == 24
+    *lo = (ulong)a[l];
+    *hi = a[l] >> 63;
+#else
+    *lo = (ulong)a[l] + (ulong)n[l];
+    *hi = (long)(h[l] + (*lo < (ulong)n[l]));
+#endif
+}
+
+static inline int sx_empty(const sx_win *w)
+{
+    return !any(w->lo != 0) && !any(w->hi != 0) && !any(w->nneg != 0);
+}
+
+/* Empties the window into the limbs. */
+static SX_COLD void sx_flush(sx_win *w, sx_limbs *l)
+{
+    if (sx_empty(w))
+        return;
+    sx_touch(l);
+    for (uint j = 0; j < SX_VW; j++) {
+        ulong lo;
+        long hi;
+        sx_lane(w, j, &lo, &hi);
+        sx_put128(l->acc, (uint)w->pb, lo, hi);
     }
-    const double top = fmax(fmax(hi.s0, hi.s1), fmax(hi.s2, hi.s3));
-    const double bottom = fmin(fmin(lo.s0, lo.s1), fmin(lo.s2, lo.s3));
-    const int k0 = ilogb(top) + 1 + SX_M;
-    const int lsb = ilogb(bottom) - (SX_MANT - 1);
-    if (any(bad) || top == 0 || k0 > 1023 || k0 - 2 * SX_W < -1000 || k0 - 53 - 2 * SX_W > lsb) {
-        for (uint j = 0; j < SX_FB; j++)
-            sx_add(acc, flags, MAP1(p[j]));
+    w->lo = 0;
+    w->hi = 0;
+    w->nneg = 0;
+}
+
+/* The fields of a step's elements: bits b, exponent field e, significand m
+   with its hidden bit, position p, and which lanes the window takes (ok). */
+#define SX_FIELDS(v)                                                         \
+    const UTV b = SX_AS_U(v);                                                    \
+    const STV e = SX_AS_S((b >> (SX_MANT - 1)) & (UT)SX_EXP_MAX);                \
+    const UTV m = (b & SX_FRAC) | (SX_AS_U(e != 0) & ((UT)1 << (SX_MANT - 1)));  \
+    const STV p = e + (e != 0); /* e - 1, or 0 for subnormals */
+
+/* Lanes whose element the window at pb takes: finite, and zero or within
+   SX_D above pb. */
+static SX_HOT STV sx_ok(STV e, UTV m, STV p, int pb)
+{
+    return ((SX_AS_U(p - pb) <= (UT)SX_D) | (m == 0)) & (e != (STV)SX_EXP_MAX);
+}
+
+/* Adds the lanes that ok marks (the others must be masked to zero by it). */
+static SX_HOT void sx_win_add(sx_win *w, UTV b, UTV m, STV p, STV ok)
+{
+    const STV d = (p - w->pb) & ok;
+    const UTV mm = m & SX_AS_U(ok);
+#if SX_MANT == 24
+    const LV x = SX_CAT(convert_long, SX_VW)(mm) << SX_CAT(convert_long, SX_VW)(d);
+    const LV neg = SX_CAT(convert_long, SX_VW)(SX_AS_S(b) >> 31);
+    w->lo += (x ^ neg) - neg;
+#else
+    const ULV s = SX_AS_U(d);
+    const LV neg = SX_AS_S(b) >> 63;
+    const ULV xlo = (mm << s) ^ SX_AS_U(neg);
+    const ULV xhi = ((mm >> 1) >> (63 - s)) ^ SX_AS_U(neg);
+    const ULV lo = SX_AS_U(w->lo) + xlo;
+    w->hi += xhi - SX_AS_U(lo < xlo);       /* a true compare is -1 */
+    w->lo = SX_AS_S(lo);
+    w->nneg -= neg;
+#endif
+}
+
+/* Every lane of a mask set, without a branch per lane. */
+static SX_HOT int sx_all(STV ok)
+{
+#if SX_VW == 16
+    const SX_CAT(SX_SN, 8) a = ok.s01234567 & ok.s89abcdef;
+    const SX_CAT(SX_SN, 4) b = a.lo & a.hi;
+#elif SX_VW == 8
+    const SX_CAT(SX_SN, 4) b = ok.lo & ok.hi;
+#else
+    const SX_CAT(SX_SN, 4) b = ok;
+#endif
+    const SX_CAT(SX_SN, 2) c = b.lo & b.hi;
+    return (c.x & c.y) != 0;
+}
+
+/* A step with a lane the window does not take: move the window up to the
+   largest finite nonzero exponent if it is above, add what fits, and put
+   the rest (smaller exponents, inf, NaN) into the limbs one by one. */
+static SX_COLD void sx_slow(sx_win *w, sx_limbs *l, TV v)
+{
+    SX_FIELDS(v)
+    const STV live = (e != (STV)SX_EXP_MAX) & (m != 0);
+    SX_SN top[SX_VW], o[SX_VW];
+    T x[SX_VW];
+    SX_STORE(select((STV)-1, p, live), top);
+    int hi = -1;
+    for (uint j = 0; j < SX_VW; j++)
+        hi = max(hi, (int)top[j]);
+    if (hi > w->pb + SX_D && sx_empty(w)) {
+        w->pb = max(hi - SX_D / 2, 0);  /* room above for the item's first elements */
+    } else if (hi > w->pb + SX_D) {
+        sx_flush(w, l);
+        w->pb = hi - SX_D;
+    }
+    const STV ok = sx_ok(e, m, p, w->pb);
+    sx_win_add(w, b, m, p, ok);
+    if (sx_all(ok))
+        return;
+    SX_STORE(v, x);
+    SX_STORE(ok, o);
+    sx_touch(l);
+    for (uint j = 0; j < SX_VW; j++)
+        if (!o[j])
+            sx_add(l->acc, &l->flags, x[j]);
+}
+
+/* One step: SX_VW elements. */
+static SX_HOT void sx_step(sx_win *w, sx_limbs *l, TV v)
+{
+    SX_FIELDS(v)
+    w->nz |= b != SX_SIGN;
+    const STV ok = sx_ok(e, m, p, w->pb);
+    if (sx_all(ok)) {
+        sx_win_add(w, b, m, p, (STV)-1);    /* no masks to apply */
+    } else {
+        sx_win t = *w;      /* only the copy's address escapes: w stays in registers */
+        sx_slow(&t, l, v);
+        *w = t;
+    }
+}
+
+/* One element as a step: -0.0 in the other lanes adds nothing and leaves
+   the flags as they are. */
+static inline TV sx_one(T x)
+{
+    TV v = (TV)(-(T)0);
+    v.s0 = x;
+    return v;
+}
+
+/* MAP on every lane of a step. */
+#ifdef MAP
+static inline TV sx_map(TV v)
+{
+    T x[SX_VW];
+    SX_STORE(v, x);
+    for (uint j = 0; j < SX_VW; j++)
+        x[j] = MAP1(x[j]);
+    return SX_LOAD(x);
+}
+#else
+#define sx_map(v) (v)
+#endif
+
+/* After each step: empty the window and carry the limbs in time. */
+static SX_HOT void sx_after(sx_win *w, sx_limbs *l, uint *steps)
+{
+    const uint s = ++*steps;
+    if ((s & (SX_FLUSH - 1)) == 0) {
+        sx_win t = *w;
+        sx_flush(&t, l);
+        *w = t;
+    }
+    if ((s & (SX_CARRY - 1)) == 0 && l->used)
+        sx_carry(l->acc);
+}
+
+#if CHUNKED
+/* CPUs: a block of SX_BLK elements in two passes. The first only finds
+   the block's exponent range: a light loop that keeps many loads in flight
+   and brings the block into the L1 cache (one pass that does the window's
+   work per load leaves the core waiting on memory). When the whole block
+   fits the window (moved up first if needed), the second pass adds it with
+   no test at all; otherwise it goes step by step through sx_step. */
+#define SX_BLK (SX_VW * 64)
+
+/* The largest and smallest lanes of v. */
+static SX_HOT UT sx_hmax(UTV v)
+{
+#if SX_VW == 16
+    const SX_CAT(SX_UN, 8) a = max(v.lo, v.hi);
+    const SX_CAT(SX_UN, 4) b = max(a.lo, a.hi);
+#else
+    const SX_CAT(SX_UN, 4) b = max(v.lo, v.hi);
+#endif
+    const SX_CAT(SX_UN, 2) c = max(b.lo, b.hi);
+    return max(c.x, c.y);
+}
+
+static SX_HOT UT sx_hmin(UTV v)
+{
+#if SX_VW == 16
+    const SX_CAT(SX_UN, 8) a = min(v.lo, v.hi);
+    const SX_CAT(SX_UN, 4) b = min(a.lo, a.hi);
+#else
+    const SX_CAT(SX_UN, 4) b = min(v.lo, v.hi);
+#endif
+    const SX_CAT(SX_UN, 2) c = min(b.lo, b.hi);
+    return min(c.x, c.y);
+}
+
+static SX_HOT void sx_block(sx_win *w, sx_limbs *l, __global const T *in)
+{
+    /* magnitudes' bits shifted up by one: their order is the magnitudes';
+       minus one, zero wraps to the top and bounds nothing */
+    UTV hi = 0, lo = (UTV)(-(UT)1);
+    for (uint j = 0; j < SX_BLK; j += SX_VW) {
+        const UTV b = SX_AS_U(sx_map(SX_LOAD(in + j)));
+        hi = max(hi, b << 1);
+        lo = min(lo, (b << 1) - 1);
+        w->nz |= b != SX_SIGN;
+    }
+    const UT least = sx_hmin(lo);
+    const int emax = (int)(sx_hmax(hi) >> SX_MANT);
+    const int emin = least == -(UT)1 ? (int)SX_EXP_MAX : (int)((least + 1) >> SX_MANT);
+    if (emax != (int)SX_EXP_MAX) {
+        const int top = max(emax - 1, 0);
+        if (top > w->pb + SX_D) {
+            sx_win t = *w;
+            sx_flush(&t, l);
+            *w = t;
+            w->pb = top - SX_D;
+        }
+        if (max(emin - 1, 0) >= w->pb) {
+#if SX_DOUBLE
+            /* Every element is a multiple of 2^pb units below 2^(pb + SX_D + 24):
+               64 of them per lane add up exactly in a double, which scaled
+               by 2^-pb units is the integer the window adds. */
+            SX_CAT(double, SX_VW) sum = 0;
+            for (uint j = 0; j < SX_BLK; j += SX_VW)
+                sum += SX_CAT(convert_double, SX_VW)(sx_map(SX_LOAD(in + j)));
+            const double unit = as_double((ulong)(1023 - SX_BASE - w->pb) << 52);
+            w->lo += SX_CAT(convert_long, SX_VW)(sum * unit);
+#else
+            for (uint j = 0; j < SX_BLK; j += SX_VW) {
+                SX_FIELDS(sx_map(SX_LOAD(in + j)))
+                sx_win_add(w, b, m, p, (STV)-1);
+            }
+#endif
+            return;
+        }
+    }
+    for (uint j = 0; j < SX_BLK; j += SX_VW)
+        sx_step(w, l, sx_map(SX_LOAD(in + j)));
+}
+#endif
+
+/* What the item saw besides its numbers. */
+static inline uint sx_flags(const sx_win *w, const sx_limbs *l, uint steps)
+{
+    return l->flags | (steps ? SX_SEEN : 0u) | (any(w->nz != 0) ? SX_NOT_NEG_ZERO : 0u);
+}
+
+/* The sum of the item's window lanes as a signed 128-bit hi:lo. */
+static inline void sx_win_total(const sx_win *w, ulong *lo, long *hi)
+{
+    ulong tl = 0;
+    long th = 0;
+    for (uint j = 0; j < SX_VW; j++) {
+        ulong a;
+        long h;
+        sx_lane(w, j, &a, &h);
+        tl += a;
+        th += h + (tl < a);
+    }
+    *lo = tl;
+    *hi = th;
+}
+
+
+#if !CHUNKED
+/* Limb j of sg * |hi:lo| * 2^pb (the part of that magnitude's 32-bit
+   chunks that falls in limb j, with the sign). */
+static inline long sx_limb_of(ulong lo, long hi, int pb, uint j)
+{
+    const long sg = hi < 0 ? -1 : 1;
+    ulong h = (ulong)hi;
+    if (hi < 0) {
+        lo = ~lo + 1;
+        h = ~h + (lo == 0);
+    }
+    const int i = (int)j - (pb >> 5);
+    const uint s = (uint)pb & 31;
+    ulong c[6] = {0, lo & SX_M32, lo >> 32, h & SX_M32, h >> 32, 0};
+    if (i < 0 || i > 4)
+        return 0;
+    return sg * (long)(((c[i + 1] << s) | (c[i] >> (32 - s))) & SX_M32);
+}
+
+/* The group's row. t: 3 * WG longs, sh: 2 ints of __local memory. Every
+   item must call it (barriers); which way it goes is the same for all. */
+static void sx_group_row(sx_win *w, sx_limbs *l, uint steps, __global long *row,
+                         __local long *t, __local int *sh)
+{
+    const uint lid = get_local_id(0);
+    const long flags = sx_flags(w, l, steps);
+    if (lid == 0) {
+        sh[0] = w->pb;
+        sh[1] = SX_VW * WG > 4096;      /* the 128-bit bound: 2^12 lanes at most */
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (w->pb != sh[0] || l->used)
+        atomic_or(&sh[1], 1);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (!sh[1]) {
+        /* one window for all: a 128-bit tree of the items' sums */
+        ulong lo;
+        long hi;
+        sx_win_total(w, &lo, &hi);
+        t[lid] = (long)lo;
+        t[WG + lid] = hi;
+        t[2 * WG + lid] = flags;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint d = WG / 2; d > 0; d >>= 1) {
+            if (lid < d) {
+                const ulong a = (ulong)t[lid], s = a + (ulong)t[lid + d];
+                t[WG + lid] += t[WG + lid + d] + (s < a);
+                t[lid] = (long)s;
+                t[2 * WG + lid] |= t[2 * WG + lid + d];
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        for (uint j = lid; j < SX_ROW; j += WG)
+            row[j] = j < SX_LIMBS ? sx_limb_of((ulong)t[0], t[WG], sh[0], j) : t[2 * WG];
         return;
     }
-    *flags |= SX_SEEN | (any(some) ? SX_NOT_NEG_ZERO : 0u);
-    const double4 s0 = ldexp(1.0, k0), s1 = ldexp(1.0, k0 - SX_W);
-    double4 a0 = 0, a1 = 0, a2 = 0;
-    for (uint j = 0; j < SX_FB / 4; j++) {
-        double4 r = convert_double4(MAP4(vload4(j, p)));
-        double4 q = (s0 + r) - s0;
-        a0 += q;
-        r -= q;
-        q = (s1 + r) - s1;
-        a1 += q;
-        r -= q;
-        a2 += r;            /* the rest fits the third level exactly */
+    /* a tree per limb (then the flags) over the items' own limbs */
+    sx_flush(w, l);
+    sx_touch(l);
+    sx_carry(l->acc);
+    for (uint j = 0; j < SX_ROW; j++) {
+        t[lid] = j < SX_LIMBS ? l->acc[j] : flags;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint d = WG / 2; d > 0; d >>= 1) {
+            if (lid < d)
+                t[lid] = j < SX_LIMBS ? t[lid] + t[lid + d] : t[lid] | t[lid + d];
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (lid == 0)
+            row[j] = t[0];
+        barrier(CLK_LOCAL_MEM_FENCE);
     }
-    const double l[12] = {a0.s0, a0.s1, a0.s2, a0.s3, a1.s0, a1.s1,
-                          a1.s2, a1.s3, a2.s0, a2.s1, a2.s2, a2.s3};
-    for (uint j = 0; j < 12; j++)
-        sx_add_double(acc, l[j]);
 }
+#endif
+
+#if !CHUNKED
+/* GPUs: the window every item of the group starts with, from the largest
+   exponent of the group's first step (2 binades of room above it), so
+   that the items of a group usually end with the same window and the
+   group's row is one 128-bit tree (sx_group_row). Every item must call it
+   (barriers). */
+static int sx_group_start(__global const TV *v, ulong nvec, __local int *top)
+{
+    const ulong gid = get_global_id(0);
+    if (get_local_id(0) == 0)
+        *top = -1;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (gid < nvec) {
+        SX_FIELDS(sx_map(v[gid]))
+        const STV live = (e != (STV)SX_EXP_MAX) & (m != 0);
+        SX_SN tops[SX_VW];
+        SX_STORE(select((STV)-1, p, live), tops);
+        int hi = -1;
+        for (uint j = 0; j < SX_VW; j++)
+            hi = max(hi, (int)tops[j]);
+        atomic_max(top, hi);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return max(*top - (SX_D - 2), 0);
+}
+
 #endif
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void sum_exact_pass(__global const T *in, ulong off, ulong n, __global long *rows, ulong row0)
 {
-    long acc[SX_LIMBS];
-    uint flags = 0, since = 0;
-    for (uint j = 0; j < SX_LIMBS; j++)
-        acc[j] = 0;
+    sx_win w;
+    sx_limbs l;
+    w.lo = 0;
+    w.hi = 0;
+    w.nneg = 0;
+    w.nz = 0;
+    w.pb = 0;
+    l.flags = 0;
+    l.used = 0;
+    uint steps = 0;
     in += off;
     const ulong gid = get_global_id(0), items = get_global_size(0);
 #if CHUNKED
     const ulong per = (n + items - 1) / items;
-    const ulong begin = min(gid * per, n), end = min(begin + per, n), step = 1;
-#else
-    const ulong begin = gid, end = n, step = items;
-#endif
+    const ulong begin = min(gid * per, n), end = min(begin + per, n);
     ulong i = begin;
-#if SX_FAST
-    for (; i + SX_FB <= end; i += SX_FB) {
-        sx_block(in + i, acc, &flags);
-        sx_carry(acc);
+    for (; i + SX_BLK <= end; i += SX_BLK) {
+        sx_block(&w, &l, in + i);
+        for (uint j = 0; j < SX_BLK / SX_VW; j++)   /* folds into one test per block */
+            sx_after(&w, &l, &steps);
     }
-#endif
-    for (; i < end; i += step) {
-        sx_add(acc, &flags, MAP1(in[i]));
-        if (++since == SX_BLOCK) {
-            sx_carry(acc);
-            since = 0;
-        }
+    for (; i + SX_VW <= end; i += SX_VW) {
+        sx_step(&w, &l, sx_map(SX_LOAD(in + i)));
+        sx_after(&w, &l, &steps);
     }
-    sx_carry(acc);
-#if CHUNKED
+    for (; i < end; i++) {
+        sx_step(&w, &l, sx_one(MAP1(in[i])));
+        sx_after(&w, &l, &steps);
+    }
+    sx_win last = w;    /* w's own address never escapes (see sx_step) */
+    sx_flush(&last, &l);
+    sx_touch(&l);
+    sx_carry(l.acc);
     /* one row per item: no barrier in the kernel, so that a CPU compiler
-       keeps acc private to the item's loop */
+       keeps the item's state private to its loop */
     __global long *mine = rows + (row0 + gid) * SX_ROW;
     for (uint j = 0; j < SX_LIMBS; j++)
-        mine[j] = acc[j];
-    mine[SX_LIMBS] = flags;
+        mine[j] = l.acc[j];
+    mine[SX_LIMBS] = sx_flags(&last, &l, steps);
 #else
-    /* the group's row: each limb (then the flags) summed (or'ed) over items */
-    __local long tree[WG];
-    const uint lid = get_local_id(0);
-    __global long *row = rows + (row0 + get_group_id(0)) * SX_ROW;
-    for (uint j = 0; j < SX_ROW; j++) {
-        tree[lid] = j < SX_LIMBS ? acc[j] : (long)flags;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (uint d = WG / 2; d > 0; d >>= 1) {
-            if (lid < d)
-                tree[lid] = j < SX_LIMBS ? tree[lid] + tree[lid + d] : tree[lid] | tree[lid + d];
-            barrier(CLK_LOCAL_MEM_FENCE);
-        }
-        if (lid == 0)
-            row[j] = tree[0];
-        barrier(CLK_LOCAL_MEM_FENCE);
+    const ulong head = min((ulong)((SX_VW - (off & (SX_VW - 1))) & (SX_VW - 1)), n);
+    const ulong nvec = (n - head) / SX_VW, tail = head + SX_VW * nvec;
+    __global const TV *v = (__global const TV *)(in + head);
+    __local int top;
+    w.pb = sx_group_start(v, nvec, &top);
+    for (ulong j = gid; j < nvec; j += items) {
+        sx_step(&w, &l, sx_map(v[j]));
+        sx_after(&w, &l, &steps);
     }
+    if (gid < head) {
+        sx_step(&w, &l, sx_one(MAP1(in[gid])));
+        sx_after(&w, &l, &steps);
+    }
+    if (gid < n - tail) {
+        sx_step(&w, &l, sx_one(MAP1(in[tail + gid])));
+        sx_after(&w, &l, &steps);
+    }
+    __local long t[3 * WG];
+    __local int sh[2];
+    sx_win last = w;    /* w's own address never escapes (see sx_step) */
+    sx_group_row(&last, &l, steps, rows + (row0 + get_group_id(0)) * SX_ROW, t, sh);
 #endif
 }
 
@@ -301,23 +728,35 @@ static inline T sx_round(long *a, uint flags)
     return SX_FROM_BITS(bits | (neg ? sign : (UT)0));
 }
 
+/* Partial column sums per item slot q (SX_NQ slots per column), so that
+   the rows are read by many items, adjacent items at adjacent words. */
+#define SX_NQ (WG >= SX_ROW ? WG / SX_ROW : 1)
+
 /* One group: limb j of the result is the sum of column j of the rows. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void sum_exact_final(__global const long *rows, ulong nrows, __global T *out, ulong out_off)
 {
-    __local long col[SX_ROW];
-    for (uint j = get_local_id(0); j < SX_ROW; j += WG) {
+    __local long part[SX_ROW * SX_NQ];
+    const uint lid = get_local_id(0);
+    for (uint cell = lid; cell < SX_ROW * SX_NQ; cell += WG) {
+        const uint c = cell % SX_ROW, q = cell / SX_ROW;
         long s = 0;
-        for (ulong r = 0; r < nrows; r++)
-            s = j < SX_LIMBS ? s + rows[r * SX_ROW + j] : s | rows[r * SX_ROW + j];
-        col[j] = s;
+        for (ulong r = q; r < nrows; r += SX_NQ)
+            s = c < SX_LIMBS ? s + rows[r * SX_ROW + c] : s | rows[r * SX_ROW + c];
+        part[cell] = s;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (get_local_id(0) == 0) {
+    if (lid == 0) {
         long a[SX_LIMBS];
+        uint flags = 0;
         for (uint j = 0; j < SX_LIMBS; j++)
-            a[j] = col[j];
+            a[j] = 0;
+        for (uint q = 0; q < SX_NQ; q++) {
+            for (uint j = 0; j < SX_LIMBS; j++)
+                a[j] += part[q * SX_ROW + j];
+            flags |= (uint)part[q * SX_ROW + SX_LIMBS];
+        }
         sx_carry(a);
-        out[out_off] = sx_round(a, (uint)col[SX_LIMBS]);
+        out[out_off] = sx_round(a, flags);
     }
 }

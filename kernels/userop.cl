@@ -1,7 +1,7 @@
 /* userop.cl - stream compaction and what is built on it: select (kept
    elements in order), partition (kept, then the others, both in order) and
-   runs (the first element of each run of equal bit patterns, with the run
-   heads' positions for run-length encoding).
+   runs (the first element of each run of equal bit patterns, and for
+   run-length encoding the length of each run).
 
    The flag of an element is the caller's predicate PRED, an expression in x
    (the element) and i (its index in the input), or with -D UNIQUE=1 "the
@@ -18,9 +18,13 @@
                        the last part writes the total.
      partition_scatter the same, and each other element k to
                        total + k - (flagged before k).
-     runs_scatter      select_scatter that also writes the position of each
-                       flagged element (a run head) to heads[].
-     runs_lengths      lengths[r] = heads[r + 1] - heads[r] (n for the last).
+     runs_scatter      select_scatter that also writes the run lengths
+                       whose next head is in the same part; the part's last
+                       run gets its head's position instead, and firsts[part]
+                       the part's first head (RUN_NONE if it has none)
+     runs_fixup        the length of each part's last run: the first head
+                       of the next part that has one, or n, less the
+                       position stored there.
    Evaluating the flag twice costs less than storing flags: it is cheap and
    the input is read, not written.
 
@@ -58,23 +62,30 @@
 #define KIND_PARTITION 1
 #define KIND_RUNS 2
 
-#if UNIQUE
-/* Equal bit patterns: -0.0 and +0.0 differ, a NaN equals its own bits. */
+/* No run head (yet) in a part. */
+#define RUN_NONE ULONG_MAX
+
+/* Equal bit patterns: -0.0 and +0.0 differ, a NaN equals its own bits.
+   FLIP(x) differs from x in every bit: the element "before" in[0], so that
+   the first element needs no test of its own. */
 #if TYPE_ID == 2
 #define BITS(x) as_uint(x)
+#define FLIP(x) as_float(~as_uint(x))
 #elif TYPE_ID == 5
 #define BITS(x) as_ulong(x)
+#define FLIP(x) as_double(~as_ulong(x))
 #else
 #define BITS(x) (x)
-#endif
+#define FLIP(x) (~(x))
 #endif
 
-/* The flag of element k of the range (x = in[k], prev = in[k - 1] when
-   k > 0); first is the index the predicate sees for in[0]. */
+/* The flag of element k of the range (x = in[k], prev = in[k - 1], or
+   FLIP(in[0]) when k = 0); first is the index the predicate sees for
+   in[0]. */
 static inline uint keep(T prev, T x, ulong k, ulong first)
 {
 #if UNIQUE
-    return (uint)(k == 0) | (uint)(BITS(x) != BITS(prev)); /* no branch */
+    return (uint)(BITS(x) != BITS(prev)); /* no branch */
 #else
     const ulong i = first + k;
     return (PRED) ? 1u : 0u;
@@ -87,16 +98,18 @@ static inline uint keep(T prev, T x, ulong k, ulong first)
    in), on GPUs a load (the neighbour's, from cache). Only UNIQUE uses it:
    otherwise the compiler drops the load. */
 #if CHUNKED
-#define PREV(in, k, last) (last)
+#define PREV(in, k, last, x) (last)
 #else
-#define PREV(in, k, last) ((k) ? (in)[(k) - 1] : (T)0)
+#define PREV(in, k, last, x) ((k) ? (in)[(k) - 1] : FLIP(x))
 #endif
 
 /* The element before in[k], k <= n, for PREV on CPUs (an item whose share
    starts past the end reads nothing). */
 static inline T first_prev(__global const T *in, ulong k, ulong n)
 {
-    return (UNIQUE && k > 0 && k <= n) ? in[k - 1] : (T)0;
+    if (!UNIQUE || k > n || (k == 0 && n == 0))
+        return (T)0;
+    return k ? in[k - 1] : FLIP(in[0]);
 }
 
 /* Kept elements among this item's share of the tile starting at base. */
@@ -109,7 +122,7 @@ static inline uint count_share(__global const T *in, ulong base, ulong n, ulong 
         for (uint j = 0; j < SELECT_ITEMS; j++) {
             const ulong k = base + ELEM(lid, j);
             const T x = in[k];
-            c += keep(PREV(in, k, last), x, k, first);
+            c += keep(PREV(in, k, last, x), x, k, first);
             last = x;
         }
     } else {
@@ -117,7 +130,7 @@ static inline uint count_share(__global const T *in, ulong base, ulong n, ulong 
             const ulong k = base + ELEM(lid, j);
             if (k < n) {
                 const T x = in[k];
-                c += keep(PREV(in, k, last), x, k, first);
+                c += keep(PREV(in, k, last, x), x, k, first);
                 last = x;
             }
         }
@@ -139,8 +152,8 @@ void select_count(__global const T *in, ulong off, ulong n, ulong first,
 #define SELECT_UNROLL 8
 #endif
 
-/* Each item writes its own run [dst, limit) of the output (and of heads
-   for KIND_RUNS). The loops have no data-dependent branch (a random
+/* Each item writes its own run [dst, limit) of the output. The loops have
+   no data-dependent branch (a random
    predicate would mispredict half the time): every element is stored at
    dst, which advances only past flagged ones. A store while dst < limit is
    in this item's own range and is overwritten by its next flagged element;
@@ -150,7 +163,7 @@ void select_count(__global const T *in, ulong off, ulong n, ulong first,
    each call, so the compiler specialises the loops. */
 static inline void scatter_part(__global const T *in, ulong n, ulong first,
                                 __global const ulong *incl, __global T *out,
-                                __global ulong *heads, __global ulong *count, const int kind)
+                                __global ulong *count)
 {
     const ulong part = get_global_id(0);
     const ulong begin = part * SELECT_ITEMS, end = min(begin + SELECT_ITEMS, n);
@@ -162,8 +175,6 @@ static inline void scatter_part(__global const T *in, ulong n, ulong first,
         for (uint u = 0; u < SELECT_UNROLL; u++) {
             const T x = in[k + u];
             out[dst] = x;
-            if (kind == KIND_RUNS)
-                heads[dst] = k + u;
             dst += keep(last, x, k + u, first);
             last = x;
         }
@@ -171,8 +182,6 @@ static inline void scatter_part(__global const T *in, ulong n, ulong first,
     for (; k < end && dst < limit; k++) {
         const T x = in[k];
         out[dst] = x;
-        if (kind == KIND_RUNS)
-            heads[dst] = k;
         dst += keep(last, x, k, first);
         last = x;
     }
@@ -185,15 +194,45 @@ void select_scatter(__global const T *in, ulong off, ulong n, ulong first,
                     __global const ulong *incl, __global T *out, ulong out_off,
                     __global ulong *count, ulong count_off)
 {
-    scatter_part(in + off, n, first, incl, out + out_off, 0, count + count_off, KIND_SELECT);
+    scatter_part(in + off, n, first, incl, out + out_off, count + count_off);
 }
 
+/* The heads of the item's part to out from dst, with the lengths of the
+   runs that end in the part (a branch per head: run-length encoding is
+   not on the CPUs' fast path). */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void runs_scatter(__global const T *in, ulong off, ulong n, ulong first,
                   __global const ulong *incl, __global T *out, ulong out_off,
-                  __global ulong *count, ulong count_off, __global ulong *heads)
+                  __global ulong *count, ulong count_off, __global ulong *lengths,
+                  ulong lengths_off, __global ulong *firsts)
 {
-    scatter_part(in + off, n, first, incl, out + out_off, heads, count + count_off, KIND_RUNS);
+    const ulong part = get_global_id(0);
+    const ulong begin = part * SELECT_ITEMS, end = min(begin + SELECT_ITEMS, n);
+    const ulong limit = incl[part];
+    ulong dst = part ? incl[part - 1] : 0, prev = RUN_NONE;
+    in += off;
+    out += out_off;
+    lengths += lengths_off;
+    T last = first_prev(in, begin, n);
+    for (ulong k = begin; k < end; k++) {
+        const T x = in[k];
+        if (keep(last, x, k, first)) {
+            out[dst] = x;
+            if (prev == RUN_NONE)
+                firsts[part] = k;
+            else
+                lengths[dst - 1] = k - prev;
+            prev = k;
+            dst++;
+        }
+        last = x;
+    }
+    if (prev == RUN_NONE)
+        firsts[part] = RUN_NONE;
+    else
+        lengths[limit - 1] = prev;
+    if (part == get_global_size(0) - 1)
+        count[count_off] = limit;
 }
 
 /* Every element is written: flagged ones from dst, the others from
@@ -254,45 +293,165 @@ void select_count(__global const T *in, ulong off, ulong n, ulong first,
         counts[get_group_id(0)] = total;
 }
 
+/* Rounds whose elements an item loads before their scans: all of a GPU
+   tile's (16), in batches where the plan makes tiles longer (a CPU forced
+   into this layout), so that the unrolled loops stay small. */
+#if SELECT_ITEMS % 16 == 0
+#define SELECT_BATCH 16
+#elif SELECT_ITEMS % 8 == 0
+#define SELECT_BATCH 8
+#elif SELECT_ITEMS % 4 == 0
+#define SELECT_BATCH 4
+#elif SELECT_ITEMS % 2 == 0
+#define SELECT_BATCH 2
+#else
+#define SELECT_BATCH 1
+#endif
+
+#if NV_PTX && WG % 32 == 0
+inline uint flag_ballot(uint pred)
+{
+    uint r;
+    asm volatile("{ .reg .pred p; setp.ne.u32 p, %1, 0; vote.sync.ballot.b32 %0, p, 0xffffffff; }"
+                 : "=r"(r) : "r"(pred));
+    return r;
+}
+
+/* The exclusive scan of one flag (0 or 1) per item over the group, for
+   round j; *total gets the group's count. A ballot per warp, the warps'
+   counts through s: round j uses half j % 2 of s, so one barrier a round
+   suffices (a warp can write a half again only after the next round's
+   barrier, which every warp reaches only once done reading it). Every item
+   must call it. */
+static inline uint group_flag_scan(uint f, __local uint *s, uint j, uint *total)
+{
+    const uint lid = get_local_id(0), lane = lid % 32, w = lid / 32;
+    const uint m = flag_ballot(f);
+    __local uint *counts = s + (j % 2) * (WG / 32);
+    if (lane == 0)
+        counts[w] = popcount(m);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint before = 0, all = 0;
+    for (uint u = 0; u < WG / 32; u++) {
+        const uint c = counts[u];
+        before += u < w ? c : 0u;
+        all += c;
+    }
+    *total = all;
+    return before + popcount(m & ((1u << lane) - 1));
+}
+/* group_flag_scan for run heads: also the item of the flagged element
+   before this one in the round (*before) and of the round's last one
+   (*last), -1 where there is none. s: 2 * (WG / 32) words. */
+static inline uint group_flag_heads(uint f, __local uint *s, uint j, uint *total, int *before,
+                                    int *last)
+{
+    const uint lid = get_local_id(0), lane = lid % 32, w = lid / 32;
+    const uint m = flag_ballot(f), below = m & ((1u << lane) - 1);
+    __local uint *masks = s + (j % 2) * (WG / 32);
+    if (lane == 0)
+        masks[w] = m;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint pre = 0, all = 0;
+    int b = below ? (int)(w * 32 + 31 - clz(below)) : -1, l = -1;
+    for (uint u = 0; u < WG / 32; u++) {
+        const uint mu = masks[u], c = popcount(mu);
+        pre += u < w ? c : 0u;
+        all += c;
+        if (mu && u < w && !below)
+            b = (int)(u * 32 + 31 - clz(mu));
+        if (mu)
+            l = (int)(u * 32 + 31 - clz(mu));
+    }
+    *total = all;
+    *before = b;
+    *last = l;
+    return pre + popcount(below);
+}
+#else
+/* The same as a scan of uints (j unused); s is reused at once. */
+#define group_flag_scan(f, s, j, total) group_scan_excl((f), (s), (total))
+
+/* The first of s[0 .. hi) at least v (s ascending). */
+static inline uint lower_bound(__local const uint *s, uint hi, uint v)
+{
+    uint lo = 0;
+    while (lo < hi) {
+        const uint mid = (lo + hi) / 2;
+        if (s[mid] < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* group_flag_scan for run heads, as above: the scan's inclusive sums stay in
+   half j % 2 of s (2 * WG words) until two rounds later, and the r-th
+   flagged item is the first whose sum reaches r. */
+static inline uint group_flag_heads(uint f, __local uint *s, uint j, uint *total, int *before,
+                                    int *last)
+{
+    __local uint *h = s + (j % 2) * WG;
+    const uint r = group_scan_excl(f, h, total);
+    *before = r ? (int)lower_bound(h, get_local_id(0), r) : -1;
+    *last = *total ? (int)lower_bound(h, WG, *total) : -1;
+    return r;
+}
+#endif
+
 /* The rounds of one tile from base, whose first flagged element goes to
    out[dst] (total: flagged in the whole range, for KIND_PARTITION);
    checked only for the last tile and kind constant at each call (the
-   compiler specialises them). */
+   compiler specialises them). A batch's elements and flags are loaded
+   before its rounds: a load per round, between barriers, would leave one
+   load in flight per item. */
 static inline void scatter_rounds(__global const T *in, ulong base, ulong n, ulong first,
-                                  __global T *out, __global ulong *heads, ulong dst,
-                                  ulong total, __local uint *s, const int checked,
-                                  const int kind)
+                                  __global T *out, ulong dst, ulong total, __local uint *s,
+                                  const int checked, const int kind)
 {
     const uint lid = get_local_id(0);
-    for (uint j = 0; j < SELECT_ITEMS; j++) {
-        const ulong k = base + ELEM(lid, j);
-        const int inside = !checked || k < n;
-        const T x = inside ? in[k] : (T)0;
-        const uint f = inside ? keep(PREV(in, k, x), x, k, first) : 0u;
-        uint round;
-        const ulong at = dst + group_scan_excl(f, s, &round);
-        if (f)
-            out[at] = x;
-        if (f && kind == KIND_RUNS)
-            heads[at] = k;
-        if (!f && inside && kind == KIND_PARTITION)
-            out[total + k - at] = x;
-        dst += round;
+    for (uint jb = 0; jb < SELECT_ITEMS; jb += SELECT_BATCH) {
+        T xs[SELECT_BATCH];
+        uint fs[SELECT_BATCH];
+#if NV_PTX
+#pragma unroll
+#endif
+        for (uint u = 0; u < SELECT_BATCH; u++) {
+            const ulong k = base + ELEM(lid, jb + u);
+            const int inside = !checked || k < n;
+            xs[u] = inside ? in[k] : (T)0;
+            fs[u] = inside ? keep(PREV(in, k, xs[u], xs[u]), xs[u], k, first) : 0u;
+        }
+#if NV_PTX /* xs and fs stay in registers (PoCL 3.1's LLVM 15 crashes unrolling these) */
+#pragma unroll
+#endif
+        for (uint u = 0; u < SELECT_BATCH; u++) {
+            const ulong k = base + ELEM(lid, jb + u);
+            const T x = xs[u];
+            const uint f = fs[u];
+            uint round;
+            const ulong at = dst + group_flag_scan(f, s, jb + u, &round);
+            if (f)
+                out[at] = x;
+            if (!f && (!checked || k < n) && kind == KIND_PARTITION)
+                out[total + k - at] = x;
+            dst += round;
+        }
     }
 }
 
 static inline void scatter_tile(__global const T *in, ulong off, ulong n, ulong first,
                                 __global const ulong *incl, __global T *out,
-                                __global ulong *heads, __global ulong *count, __local uint *s,
-                                const int kind)
+                                __global ulong *count, __local uint *s, const int kind)
 {
     const ulong group = get_group_id(0), last = get_num_groups(0) - 1, base = group * TILE;
     const ulong dst = group ? incl[group - 1] : 0, total = incl[last];
     in += off;
     if (base + TILE <= n)
-        scatter_rounds(in, base, n, first, out, heads, dst, total, s, 0, kind);
+        scatter_rounds(in, base, n, first, out, dst, total, s, 0, kind);
     else
-        scatter_rounds(in, base, n, first, out, heads, dst, total, s, 1, kind);
+        scatter_rounds(in, base, n, first, out, dst, total, s, 1, kind);
     if (group == last && get_local_id(0) == 0)
         *count = total;
 }
@@ -303,17 +462,7 @@ void select_scatter(__global const T *in, ulong off, ulong n, ulong first,
                     __global ulong *count, ulong count_off)
 {
     __local uint s[WG];
-    scatter_tile(in, off, n, first, incl, out + out_off, 0, count + count_off, s, KIND_SELECT);
-}
-
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void runs_scatter(__global const T *in, ulong off, ulong n, ulong first,
-                  __global const ulong *incl, __global T *out, ulong out_off,
-                  __global ulong *count, ulong count_off, __global ulong *heads)
-{
-    __local uint s[WG];
-    scatter_tile(in, off, n, first, incl, out + out_off, heads, count + count_off, s,
-                 KIND_RUNS);
+    scatter_tile(in, off, n, first, incl, out + out_off, count + count_off, s, KIND_SELECT);
 }
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
@@ -322,26 +471,98 @@ void partition_scatter(__global const T *in, ulong off, ulong n, ulong first,
                        __global ulong *count, ulong count_off)
 {
     __local uint s[WG];
-    scatter_tile(in, off, n, first, incl, out + out_off, 0, count + count_off, s,
-                 KIND_PARTITION);
+    scatter_tile(in, off, n, first, incl, out + out_off, count + count_off, s, KIND_PARTITION);
+}
+
+/* The heads of one tile from base to out from dst, with the lengths of the
+   runs that end in the tile: each head finds the one before it in its
+   round (group_flag_heads), or in prev, the tile's last head so far
+   (uniform over the group). The tile's first head goes to *firsts, its
+   last one's position to lengths[end - 1] (RUN_NONE to *firsts if it has
+   none). */
+static inline void runs_rounds(__global const T *in, ulong base, ulong n, __global T *out,
+                               __global ulong *lengths, __global ulong *firsts, ulong dst,
+                               ulong end, __local uint *s, const int checked)
+{
+    const uint lid = get_local_id(0);
+    ulong prev = RUN_NONE;
+    for (uint jb = 0; jb < SELECT_ITEMS; jb += SELECT_BATCH) {
+        T xs[SELECT_BATCH];
+        uint fs[SELECT_BATCH];
+#if NV_PTX
+#pragma unroll
+#endif
+        for (uint u = 0; u < SELECT_BATCH; u++) {
+            const ulong k = base + ELEM(lid, jb + u);
+            const int inside = !checked || k < n;
+            xs[u] = inside ? in[k] : (T)0;
+            fs[u] = inside ? keep(PREV(in, k, xs[u], xs[u]), xs[u], k, 0) : 0u;
+        }
+#if NV_PTX /* xs and fs stay in registers (PoCL 3.1's LLVM 15 crashes unrolling these) */
+#pragma unroll
+#endif
+        for (uint u = 0; u < SELECT_BATCH; u++) {
+            const uint j = jb + u;
+            const ulong k = base + ELEM(lid, j);
+            uint round;
+            int before, last;
+            const uint r = group_flag_heads(fs[u], s, j, &round, &before, &last);
+            if (fs[u]) {
+                const ulong head = before >= 0 ? base + ELEM(before, j) : prev;
+                out[dst + r] = xs[u];
+                if (head == RUN_NONE)
+                    *firsts = k;
+                else
+                    lengths[dst + r - 1] = k - head;
+            }
+            prev = last >= 0 ? base + ELEM(last, j) : prev;
+            dst += round;
+        }
+    }
+    if (lid == 0) {
+        if (prev == RUN_NONE)
+            *firsts = RUN_NONE;
+        else
+            lengths[end - 1] = prev;
+    }
+}
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void runs_scatter(__global const T *in, ulong off, ulong n, ulong first,
+                  __global const ulong *incl, __global T *out, ulong out_off,
+                  __global ulong *count, ulong count_off, __global ulong *lengths,
+                  ulong lengths_off, __global ulong *firsts)
+{
+    __local uint s[2 * WG];
+    const ulong group = get_group_id(0), last = get_num_groups(0) - 1, base = group * TILE;
+    const ulong dst = group ? incl[group - 1] : 0, end = incl[group];
+    in += off;
+    out += out_off;
+    lengths += lengths_off;
+    if (base + TILE <= n)
+        runs_rounds(in, base, n, out, lengths, firsts + group, dst, end, s, 0);
+    else
+        runs_rounds(in, base, n, out, lengths, firsts + group, dst, end, s, 1);
+    if (group == last && get_local_id(0) == 0)
+        count[count_off] = incl[last];
 }
 
 #endif
 
-/* Run lengths from the heads that runs_scatter wrote: run r (of
-   nruns = count[count_off]) is heads[r + 1] - heads[r] long, the last one
-   n - heads[r]. Launched over the scatter's grid: run r sits where element r
-   would. */
+/* The last run of each part that has one: runs_scatter left its head's
+   position in its length; the run ends at the first head of the next part
+   that has one (each such part q fixes the run before its first head,
+   incl[q - 1] - 1) or, for the last run, at n. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void runs_lengths(__global const ulong *heads, ulong n, __global const ulong *count,
-                  ulong count_off, __global ulong *lengths, ulong lengths_off)
+void runs_fixup(__global const ulong *incl, __global const ulong *firsts, ulong nparts,
+                ulong n, __global const ulong *count, ulong count_off, __global ulong *lengths,
+                ulong lengths_off)
 {
-    const ulong base = get_group_id(0) * TILE, nruns = count[count_off];
-    const uint lid = get_local_id(0);
+    const ulong nruns = count[count_off];
     lengths += lengths_off;
-    for (uint j = 0; j < SELECT_ITEMS; j++) {
-        const ulong r = base + ELEM(lid, j);
-        if (r < nruns)
-            lengths[r] = (r + 1 < nruns ? heads[r + 1] : n) - heads[r];
-    }
+    for (ulong q = get_global_id(0); q < nparts; q += get_global_size(0))
+        if (q > 0 && firsts[q] != RUN_NONE && incl[q - 1] > 0)
+            lengths[incl[q - 1] - 1] = firsts[q] - lengths[incl[q - 1] - 1];
+    if (get_global_id(0) == 0 && nruns > 0)
+        lengths[nruns - 1] = n - lengths[nruns - 1];
 }

@@ -494,7 +494,7 @@ gpgpu_status gpgpu__expr_clean(gpgpu_context *ctx, const char *what, const char 
 int gpgpu__overlap(size_t a, size_t an, size_t b, size_t bn);
 
 /* What the scatter writes: the flagged elements (SELECT), then the others
-   after them (PARTITION), or the flagged ones and their positions (RUNS). */
+   after them (PARTITION), or the flagged ones and the runs' lengths (RUNS). */
 typedef enum { GPGPU__SELECT, GPGPU__PARTITION, GPGPU__RUNS } gpgpu__select_kind;
 
 typedef struct {
@@ -511,16 +511,22 @@ size_t gpgpu__select_tiles(const gpgpu__select_plan *p, size_t n);
 /* Entries of the counts scratch for n elements. */
 size_t gpgpu__select_parts(const gpgpu__select_plan *p, size_t n);
 
+/* Where RUNS writes the run lengths (ulongs, from lengths_off), and its
+   scratch: firsts, gpgpu__select_parts(p, n) ulongs. */
+typedef struct {
+    cl_mem lengths, firsts;
+    cl_ulong lengths_off;
+} gpgpu__runs_out;
+
 /* Compaction of in[in_off .. +n) into out[out_off ..], the flagged count to
    count[count_off] as a ulong. first is the index the predicate sees for
    in[in_off]. counts holds gpgpu__select_parts(p, n) ulongs (scratch);
-   heads (RUNS only, else NULL) gets the position in the range of each
-   flagged element, as ulongs. No locking. */
+   runs (RUNS only, else NULL) gets the length of each run. No locking. */
 gpgpu_status gpgpu__select_enqueue(gpgpu_context *ctx, const gpgpu__select_plan *p,
                                    gpgpu__select_kind kind, cl_mem in, cl_ulong in_off,
                                    cl_ulong n, cl_ulong first, cl_mem out, cl_ulong out_off,
                                    cl_mem count, cl_ulong count_off, cl_mem counts,
-                                   cl_mem heads);
+                                   const gpgpu__runs_out *runs);
 
 /* ---- GPGPU_SUM_EXACT on F32 and F64 (sum_exact.c) ------------------------ */
 

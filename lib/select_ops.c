@@ -2,8 +2,9 @@
    compaction (gpgpu__select_enqueue, userop.c) with another flag or another
    scatter kernel (kernels/userop.cl).
      unique      flag: the bits differ from the previous element's
-     run-length  unique, plus each run head's position (heads scratch), then
-                 lengths[r] = heads[r + 1] - heads[r] (runs_lengths)
+     run-length  unique, plus the length of each run: written by the scatter
+                 when the run ends in the same part, else fixed up after it
+                 from the next part's first head (runs_fixup)
      partition   the caller's predicate; the scatter also writes each other
                  element k to total + k - (flagged before k)
    Host memory goes through the device in chunks (gpgpu__chunk_elems); a run
@@ -56,20 +57,6 @@ static size_t host_runs(size_t size, const void *in, size_t n, void *values, uin
 
 /* ---- device enqueues ----------------------------------------------------- */
 
-/* lengths[lengths_off + r] for the count[count_off] runs whose heads
-   (positions in a range of n elements) runs_scatter wrote. */
-static gpgpu_status lengths_enqueue(gpgpu_context *ctx, const gpgpu__select_plan *p,
-                                    cl_mem heads, cl_ulong n, cl_mem count, cl_ulong count_off,
-                                    cl_mem lengths, cl_ulong lengths_off)
-{
-    if (n == 0)
-        return GPGPU_SUCCESS;
-    size_t tiles = gpgpu__select_tiles(p, n);
-    return gpgpu__run(ctx, p->prog, "runs_lengths", tiles * p->wg, p->wg, GPGPU__ARG(heads),
-                      GPGPU__ARG(n), GPGPU__ARG(count), GPGPU__ARG(count_off),
-                      GPGPU__ARG(lengths), GPGPU__ARG(lengths_off), GPGPU__END);
-}
-
 /* What the three _buffer forms share once their own arguments are checked:
    range checks, lock, the launches and the done event. pred NULL is the
    unique flag; lengths (RUNS only) gets the run lengths. */
@@ -85,18 +72,17 @@ typedef struct {
 static gpgpu_status compact_buffer_enqueue(gpgpu_context *ctx, const compact_job *j)
 {
     gpgpu__select_plan p;
-    cl_mem counts, heads = NULL;
+    cl_mem counts;
+    gpgpu__runs_out runs = {j->lengths, NULL, j->lengths_off};
     GPGPU__TRY(gpgpu__select_plan_get(ctx, j->t, j->pred, &p));
-    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_AUX, gpgpu__select_parts(&p, j->n) * sizeof(cl_ulong),
-                              &counts));
+    const size_t parts = gpgpu__select_parts(&p, j->n);
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_AUX, parts * sizeof(cl_ulong), &counts));
     if (j->kind == GPGPU__RUNS)
-        GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_KEYS, j->n * sizeof(cl_ulong), &heads));
-    GPGPU__TRY(gpgpu__select_enqueue(ctx, &p, j->kind, j->in, j->in_off, j->n, 0, j->out,
-                                     j->out_off, j->count, j->count_off, counts, heads));
-    if (j->kind == GPGPU__RUNS)
-        GPGPU__TRY(lengths_enqueue(ctx, &p, heads, j->n, j->count, j->count_off, j->lengths,
-                                   j->lengths_off));
-    return GPGPU_SUCCESS;
+        GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_KEYS, parts * sizeof(cl_ulong),
+                                  &runs.firsts));
+    return gpgpu__select_enqueue(ctx, &p, j->kind, j->in, j->in_off, j->n, 0, j->out,
+                                 j->out_off, j->count, j->count_off, counts,
+                                 j->kind == GPGPU__RUNS ? &runs : NULL);
 }
 
 static gpgpu_status compact_buffer_call(gpgpu_context *ctx, const compact_job *j,
@@ -136,7 +122,8 @@ static gpgpu_status runs_host_api(gpgpu_context *ctx, gpgpu_type t, const void *
     const size_t chunk = gpgpu__chunk_elems(ctx, size), len0 = n < chunk ? n : chunk;
     const gpgpu__select_kind kind = lengths ? GPGPU__RUNS : GPGPU__SELECT;
     gpgpu__select_plan p;
-    cl_mem src, dst, aux, heads = NULL, lens = NULL;
+    cl_mem src, dst, aux;
+    gpgpu__runs_out runs = {NULL, NULL, 0};
     GPGPU__TRY(gpgpu__select_plan_get(ctx, t, NULL, &p));
     /* aux: the parts' counts, then the number of runs after them */
     const size_t parts = gpgpu__select_parts(&p, len0);
@@ -144,8 +131,10 @@ static gpgpu_status runs_host_api(gpgpu_context *ctx, gpgpu_type t, const void *
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_OUT, len0 * size, &dst));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_AUX, (parts + 1) * sizeof(cl_ulong), &aux));
     if (lengths) {
-        GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_KEYS, len0 * sizeof(cl_ulong), &heads));
-        GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_VALUES, len0 * sizeof(cl_ulong), &lens));
+        GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_KEYS, parts * sizeof(cl_ulong),
+                                  &runs.firsts));
+        GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_VALUES, len0 * sizeof(cl_ulong),
+                                  &runs.lengths));
     }
     size_t total = 0, first = 0;
     char *v = values;
@@ -154,13 +143,12 @@ static gpgpu_status runs_host_api(gpgpu_context *ctx, gpgpu_type t, const void *
         cl_ulong got;
         GPGPU__TRY(gpgpu__write(ctx, src, 0, len * size, (const char *)in + first * size));
         GPGPU__TRY(gpgpu__select_enqueue(ctx, &p, kind, src, 0, len, 0, dst, 0, aux, parts, aux,
-                                         heads));
-        if (lengths)
-            GPGPU__TRY(lengths_enqueue(ctx, &p, heads, len, aux, parts, lens, 0));
+                                         lengths ? &runs : NULL));
         GPGPU__TRY(gpgpu__read(ctx, aux, parts * sizeof got, sizeof got, &got));
         GPGPU__TRY(gpgpu__read(ctx, dst, 0, (size_t)got * size, v + total * size));
         if (lengths)
-            GPGPU__TRY(gpgpu__read(ctx, lens, 0, (size_t)got * sizeof *lengths, lengths + total));
+            GPGPU__TRY(gpgpu__read(ctx, runs.lengths, 0, (size_t)got * sizeof *lengths,
+                                   lengths + total));
         if (total > 0 && bits_at(v, total - 1, size) == bits_at(v, total, size)) {
             got--;
             memmove(v + total * size, v + (total + 1) * size, (size_t)got * size);

@@ -2,8 +2,10 @@
    to nearest even, the same bits on every device, plan and chunking.
 
    kernels/sum_exact.cl says how: the sum is an integer times 2^BASE, kept
-   in 32-bit limbs of signed 64-bit words whose additions are exact. The
-   device writes one row of limbs (and flags) per work-group; the host API
+   in 32-bit limbs of signed 64-bit words whose additions are exact (the
+   kernels add most elements into a narrower integer window first). The
+   device writes one row of limbs (and flags) per work-group, or per work
+   item on CPUs; the host API
    runs the pass over each chunk of a large input into rows of one scratch
    buffer, so that one final launch adds every row and rounds once. The
    plain-C fallback below does the same arithmetic in one thread. */
@@ -37,9 +39,9 @@ static gpgpu_status program(gpgpu_context *ctx, gpgpu_type t, const char *map,
     GPGPU__TRY(gpgpu__type_op_options(ctx, t, GPGPU_SUM, options, sizeof options, &op_src));
     if (map)
         snprintf(extra, sizeof extra, "#define MAP (%s)\n", map);
-    if (ctx->tune.chunked && ctx->fp64) { /* the vector path (sum_exact.cl) */
+    if (ctx->tune.chunked && ctx->fp64) { /* f32 blocks in double lanes (sum_exact.cl) */
         size_t used = strlen(options);
-        snprintf(options + used, sizeof options - used, " -D SX_FAST=1");
+        snprintf(options + used, sizeof options - used, " -D SX_DOUBLE=1");
     }
     return gpgpu__program_get(ctx, "sum_exact", map ? extra : NULL, options, prog);
 }

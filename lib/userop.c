@@ -361,7 +361,7 @@ gpgpu_status gpgpu__select_enqueue(gpgpu_context *ctx, const gpgpu__select_plan 
                                    gpgpu__select_kind kind, cl_mem in, cl_ulong in_off,
                                    cl_ulong n, cl_ulong first, cl_mem out, cl_ulong out_off,
                                    cl_mem count, cl_ulong count_off, cl_mem counts,
-                                   cl_mem heads)
+                                   const gpgpu__runs_out *runs)
 {
     static const char *const scatter[] = {"select_scatter", "partition_scatter",
                                           "runs_scatter"};
@@ -375,12 +375,21 @@ gpgpu_status gpgpu__select_enqueue(gpgpu_context *ctx, const gpgpu__select_plan 
                           GPGPU__ARG(counts), GPGPU__END));
     GPGPU__TRY(gpgpu__scan_enqueue(ctx, GPGPU_U64, GPGPU_SUM, GPGPU_INCLUSIVE, counts, 0, counts,
                                    0, tiles * p->parts, NULL, 0));
-    if (kind == GPGPU__RUNS)
-        return gpgpu__run(ctx, p->prog, scatter[kind], tiles * p->wg, p->wg, GPGPU__ARG(in),
-                          GPGPU__ARG(in_off), GPGPU__ARG(n), GPGPU__ARG(first),
-                          GPGPU__ARG(counts), GPGPU__ARG(out), GPGPU__ARG(out_off),
-                          GPGPU__ARG(count), GPGPU__ARG(count_off), GPGPU__ARG(heads),
+    if (kind == GPGPU__RUNS) {
+        const cl_ulong parts = tiles * p->parts;
+        GPGPU__TRY(gpgpu__run(ctx, p->prog, scatter[kind], tiles * p->wg, p->wg,
+                              GPGPU__ARG(in), GPGPU__ARG(in_off), GPGPU__ARG(n),
+                              GPGPU__ARG(first), GPGPU__ARG(counts), GPGPU__ARG(out),
+                              GPGPU__ARG(out_off), GPGPU__ARG(count), GPGPU__ARG(count_off),
+                              GPGPU__ARG(runs->lengths), GPGPU__ARG(runs->lengths_off),
+                              GPGPU__ARG(runs->firsts), GPGPU__END));
+        const size_t fix = (parts + p->wg - 1) / p->wg * p->wg;
+        return gpgpu__run(ctx, p->prog, "runs_fixup", fix, p->wg, GPGPU__ARG(counts),
+                          GPGPU__ARG(runs->firsts), GPGPU__ARG(parts), GPGPU__ARG(n),
+                          GPGPU__ARG(count), GPGPU__ARG(count_off),
+                          GPGPU__ARG(runs->lengths), GPGPU__ARG(runs->lengths_off),
                           GPGPU__END);
+    }
     return gpgpu__run(ctx, p->prog, scatter[kind], tiles * p->wg, p->wg, GPGPU__ARG(in),
                       GPGPU__ARG(in_off), GPGPU__ARG(n), GPGPU__ARG(first), GPGPU__ARG(counts),
                       GPGPU__ARG(out), GPGPU__ARG(out_off), GPGPU__ARG(count),

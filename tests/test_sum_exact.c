@@ -218,10 +218,11 @@ START_TEST(same_bits_on_every_device_and_plan)
         unsetenv(envs[k][0]);
     tu_assert_ok(st);
     tu_assert_ok(st2);
-    for (int is_f32 = 0; is_f32 < 2; is_f32++) {
+    for (int wide = 0; wide < 4; wide++) { /* narrow data: one window for a whole group */
+        const int is_f32 = wide & 1;
         for (size_t k = 0; k < NSIZES; k++) {
-            uint64_t seed = tu_seed_for(840 + is_f32, sizes[k]);
-            void *in = wide_input(is_f32, sizes[k], is_f32 ? 100 : 600, seed);
+            uint64_t seed = tu_seed_for(840 + (uint64_t)wide, sizes[k]);
+            void *in = wide_input(is_f32, sizes[k], wide < 2 ? 2 : is_f32 ? 100 : 600, seed);
             double want = ref_sum_exact(is_f32, in, sizes[k]);
             double a = run(tu_ctx, is_f32, in, sizes[k]), b = run(host, is_f32, in, sizes[k]);
             double c = run(gpu, is_f32, in, sizes[k]), d = run(few, is_f32, in, sizes[k]);
@@ -237,10 +238,13 @@ START_TEST(same_bits_on_every_device_and_plan)
 }
 END_TEST
 
-/* On CPUs whole blocks of 4096 elements go through double lanes
-   (sum_exact.cl's sx_block) when their values span few enough bits. One
-   work item (GPGPU_WG=1, GPGPU_GROUPS=1) sees every block: spans around
-   the limit of that path, ties, subnormals and specials inside blocks. */
+/* On CPUs whole blocks of 1024 (f32) or 512 (f64) elements go through the
+   window with no per-element test (f32 in double lanes) when their values
+   span few enough bits (sum_exact.cl's sx_block), and the window is emptied
+   into the limbs every 2^12 (f32) or 2^10 (f64) steps of 16 or 8 elements.
+   One work item (GPGPU_WG=1, GPGPU_GROUPS=1) sees every block and more than
+   one emptying: spans around the limits of those paths, ties, subnormals
+   and specials inside blocks. */
 START_TEST(vector_blocks_are_exact)
 {
     static const int spans[] = {0, 8, 20, 40, 50, 60, 70, 80, 90, 110, 200};
@@ -255,7 +259,7 @@ START_TEST(vector_blocks_are_exact)
     tu_assert_ok(st);
     gpgpu_context *saved = tu_ctx;
     tu_ctx = one;
-    const size_t n = 3 * 4096 + 17;
+    const size_t n = 5 * 16384 + 17;
     for (int is_f32 = 0; is_f32 < 2; is_f32++) {
         for (size_t k = 0; k < sizeof spans / sizeof *spans; k++) {
             uint64_t seed = tu_seed_for(860 + is_f32, (uint64_t)spans[k]);
