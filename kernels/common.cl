@@ -134,3 +134,42 @@ static inline T group_reduce(T x, __local T *tree)
     barrier(CLK_LOCAL_MEM_FENCE); /* tree may be reused by the caller */
     return r;
 }
+
+/* The 64-bit status words of decoupled look-backs (scan.cl, sort.cl), read
+   and written by accesses that are not data races: PTX volatile loads and
+   stores on NVIDIA (relaxed, system scope: morally strong in PTX's memory
+   model, and as fast as plain ones), 64-bit atomics elsewhere where the
+   device has them (a plain store racing a plain load is a data race under
+   OpenCL 1.2, and oclgrind says so), volatile accesses otherwise. Each word
+   carries a flag and its value together, so no other ordering is needed. */
+#if NV_PTX
+static inline ulong status_load(__global ulong *p)
+{
+    ulong v;
+    asm volatile("ld.volatile.global.u64 %0, [%1];" : "=l"(v) : "l"((ulong)p) : "memory");
+    return v;
+}
+static inline void status_store(__global ulong *p, ulong v)
+{
+    asm volatile("st.volatile.global.u64 [%0], %1;" : : "l"((ulong)p), "l"(v) : "memory");
+}
+#elif defined(cl_khr_int64_base_atomics)
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+static inline ulong status_load(__global ulong *p)
+{
+    return atom_or((__global volatile ulong *)p, 0ul);
+}
+static inline void status_store(__global ulong *p, ulong v)
+{
+    atom_xchg((__global volatile ulong *)p, v);
+}
+#else
+static inline ulong status_load(__global ulong *p)
+{
+    return *(__global volatile ulong *)p;
+}
+static inline void status_store(__global ulong *p, ulong v)
+{
+    *(__global volatile ulong *)p = v;
+}
+#endif

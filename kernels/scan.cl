@@ -430,16 +430,6 @@ void scan_single(__global const T *in, ulong in_off, __global T *out, ulong out_
 #endif
 
 #if NV_PTX
-inline ulong lb_load(__global ulong *p)
-{
-    ulong v;
-    asm volatile("ld.volatile.global.u64 %0, [%1];" : "=l"(v) : "l"((ulong)p) : "memory");
-    return v;
-}
-inline void lb_store(__global ulong *p, ulong v)
-{
-    asm volatile("st.volatile.global.u64 [%0], %1;" : : "l"((ulong)p), "l"(v) : "memory");
-}
 inline uint lb_ballot(uint pred)
 {
     uint r;
@@ -459,25 +449,6 @@ inline T lb_shfl_down(T x, uint off)
     asm volatile("shfl.sync.down.b32 %0, %1, %2, 0x1f, 0xffffffff;"
                  : "=r"(r) : "r"(TO_WORDS(x)), "r"(off));
     return FROM_WORDS(r);
-}
-#elif defined(cl_khr_int64_base_atomics)
-#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
-inline ulong lb_load(__global ulong *p)
-{
-    return atom_or((__global volatile ulong *)p, 0ul);
-}
-inline void lb_store(__global ulong *p, ulong v)
-{
-    atom_xchg((__global volatile ulong *)p, v);
-}
-#else
-inline ulong lb_load(__global ulong *p)
-{
-    return *(__global volatile ulong *)p;
-}
-inline void lb_store(__global ulong *p, ulong v)
-{
-    *(__global volatile ulong *)p = v;
 }
 #endif
 
@@ -526,10 +497,10 @@ inline T lb_look_back(__global ulong *st, uint t, uint lane)
     T acc = IDENTITY;
     for (int k = (int)t - 1;; k -= 32) {
         int mine = k - (int)lane;
-        ulong s = mine >= 0 ? lb_load(&st[mine]) : (LB_INC | TO_WORDS(IDENTITY));
+        ulong s = mine >= 0 ? status_load(&st[mine]) : (LB_INC | TO_WORDS(IDENTITY));
         while (lb_ballot(!(s & LB_FLAGS)))
             if (!(s & LB_FLAGS))
-                s = lb_load(&st[mine]);
+                s = status_load(&st[mine]);
         uint incs = lb_ballot((s & LB_FLAGS) == LB_INC);
         uint last = incs ? 31 - clz(incs & (0u - incs)) : 31;
         T v = lane <= last ? FROM_WORDS((uint)s) : IDENTITY;
@@ -562,14 +533,14 @@ inline T lb_look_back(__global ulong *st, uint t, uint lane)
 #pragma unroll
         for (uint j = 0; j < SCAN_LB; j++) {
             int mine = k - (int)(32 * j + lane);
-            s[j] = mine >= 0 ? lb_load(&st[mine]) : (LB_INC | TO_WORDS(IDENTITY));
+            s[j] = mine >= 0 ? status_load(&st[mine]) : (LB_INC | TO_WORDS(IDENTITY));
         }
         do {
             silent = 0;
 #pragma unroll
             for (uint j = 0; j < SCAN_LB; j++)
                 if (!(s[j] & LB_FLAGS)) {
-                    s[j] = lb_load(&st[k - (int)(32 * j + lane)]);
+                    s[j] = status_load(&st[k - (int)(32 * j + lane)]);
                     silent |= !(s[j] & LB_FLAGS);
                 }
         } while (lb_ballot(silent));
@@ -597,7 +568,7 @@ inline T lb_look_back(__global ulong *st, uint t, uint lane)
     T acc = IDENTITY;
     (void)lane;
     for (uint k = t; k > 0;) {
-        ulong s = lb_load(&st[k - 1]);
+        ulong s = status_load(&st[k - 1]);
         if (!(s & LB_FLAGS))
             continue;
         acc = COMBINE(FROM_WORDS((uint)s), acc);
@@ -670,11 +641,11 @@ void scan_lookback(__global const T *in, ulong in_off, __global T *out, ulong ou
             p = has_seed ? seed[seed_off] : IDENTITY;
         } else {
             if (lid == 0)
-                lb_store(&st[t], lb_word(LB_AGG, total));
+                status_store(&st[t], lb_word(LB_AGG, total));
             p = lb_look_back(st, t, lid);
         }
         if (lid == 0) {
-            lb_store(&st[t], lb_word(LB_INC, COMBINE(p, total)));
+            status_store(&st[t], lb_word(LB_INC, COMBINE(p, total)));
             prefix = p;
         }
     }

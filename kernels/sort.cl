@@ -552,47 +552,11 @@ __kernel void sort_buckets(__global KT *ak, __global VT *av, ulong n, __global K
 #error "a key's place among its warp's keys must fit the 16 bits it has beside its digit"
 #endif
 
-/* Status words of the decoupled look-back: a tile's count of one digit
-   (AGG) or that plus the counts of every earlier tile (INC), 0: not yet.
-   They are published and polled by accesses that are not data races:
-   PTX volatile loads and stores on NVIDIA (relaxed, system scope: morally
-   strong in PTX's memory model, and as fast as plain ones), 64-bit atomics
-   elsewhere where the device has them (a plain store racing a plain load is
-   a data race under OpenCL 1.2, and oclgrind says so). The word carries
-   flag and count together, so no other ordering is needed. */
+/* Status words of the decoupled look-back (status_load and status_store,
+   common.cl): a tile's count of one digit (AGG) or that plus the counts of
+   every earlier tile (INC), 0: not yet. */
 #define LB_AGG (1ul << 62)
 #define LB_INC (2ul << 62)
-#if NV_PTX
-inline ulong sort_lb_load(__global ulong *p)
-{
-    ulong v;
-    asm volatile("ld.volatile.global.u64 %0, [%1];" : "=l"(v) : "l"((ulong)p) : "memory");
-    return v;
-}
-inline void sort_lb_store(__global ulong *p, ulong v)
-{
-    asm volatile("st.volatile.global.u64 [%0], %1;" : : "l"((ulong)p), "l"(v) : "memory");
-}
-#elif defined(cl_khr_int64_base_atomics)
-#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
-inline ulong sort_lb_load(__global ulong *p)
-{
-    return atom_or((__global volatile ulong *)p, 0ul);
-}
-inline void sort_lb_store(__global ulong *p, ulong v)
-{
-    atom_xchg((__global volatile ulong *)p, v);
-}
-#else
-inline ulong sort_lb_load(__global ulong *p)
-{
-    return *(__global volatile ulong *)p;
-}
-inline void sort_lb_store(__global ulong *p, ulong v)
-{
-    *(__global volatile ulong *)p = v;
-}
-#endif
 
 /* Item v's exclusive prefix for digit v over the tiles before t: their
    status words, latest first, until one holds an inclusive prefix. */
@@ -600,7 +564,7 @@ inline uint sort_lookback(__global ulong *st, uint t, uint v)
 {
     uint excl = 0;
     for (uint k = t; k > 0;) {
-        ulong s = sort_lb_load(&st[(ulong)(k - 1) * RADIX + v]);
+        ulong s = status_load(&st[(ulong)(k - 1) * RADIX + v]);
         if (!(s & (LB_AGG | LB_INC)))
             continue;
         excl += (uint)s;
@@ -708,13 +672,13 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
         lc[u * RADIX + lid] = sum;
         sum += c;
     }
-    sort_lb_store(&st[(ulong)t * RADIX + lid], (t ? LB_AGG : LB_INC) | sum);
+    status_store(&st[(ulong)t * RADIX + lid], (t ? LB_AGG : LB_INC) | sum);
     uint at = sort_wg_scan(sum, lx, &total);
     for (uint u = 0; u < SORT_WARPS; u++)
         lc[u * RADIX + lid] += at;
     uint excl = sort_lookback(st, t, lid);
     if (t)
-        sort_lb_store(&st[(ulong)t * RADIX + lid], LB_INC | (excl + sum));
+        status_store(&st[(ulong)t * RADIX + lid], LB_INC | (excl + sum));
     /* output position of tile place p with digit v: lo[v] + p (mod 2^32) */
     lo[lid] = (uint)plan[PLAN_WORDS + d * RADIX + lid] + excl - at;
     barrier(CLK_LOCAL_MEM_FENCE);

@@ -76,44 +76,36 @@ static size_t tiles_of(const scan_plan *p, size_t n)
     return (n + p->tile - 1) / p->tile;
 }
 
-/* The look-back state lives in one scratch buffer, zeroed as a whole: the
-   flags (the ticket, then one per tile), then from the next even word the
-   published values, two per tile (kernels/scan.cl). Zeroing the values is
-   not needed for results, but oclgrind takes an atomic_xchg's stored value as
-   tainted by what it replaces, so never-written slots would be reported. */
-static gpgpu_status scan_single(gpgpu_context *ctx, const scan_plan *p, size_t size,
-                                cl_int inclusive, cl_mem in, cl_ulong in_off, cl_mem out,
-                                cl_ulong out_off, cl_ulong n, scan_seed seed)
+/* The single passes: one launch of `kernel` over every tile, with its
+   look-back state in one scratch buffer of `bytes`, zeroed as a whole
+   (kernels/scan.cl says what it holds). */
+static gpgpu_status scan_one_pass(gpgpu_context *ctx, const scan_plan *p, const char *kernel,
+                                  size_t bytes, cl_int inclusive, cl_mem in, cl_ulong in_off,
+                                  cl_mem out, cl_ulong out_off, cl_ulong n, scan_seed seed)
 {
-    size_t tiles = tiles_of(p, n);
-    size_t bytes = ((tiles + 2) & ~(size_t)1) * sizeof(cl_uint) + 2 * tiles * size;
     cl_mem state;
     cl_uint zero = 0;
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS2, bytes, &state));
     GPGPU__TRY(gpgpu__fill(ctx, state, 0, bytes, &zero, sizeof zero));
-    return gpgpu__run(ctx, p->prog, "scan_single", tiles * p->wg, p->wg, GPGPU__ARG(in),
+    return gpgpu__run(ctx, p->prog, kernel, tiles_of(p, n) * p->wg, p->wg, GPGPU__ARG(in),
                       GPGPU__ARG(in_off), GPGPU__ARG(out), GPGPU__ARG(out_off), GPGPU__ARG(n),
                       GPGPU__ARG(inclusive), GPGPU__ARG(seed.buf), GPGPU__ARG(seed.off),
                       GPGPU__ARG(seed.has), GPGPU__ARG(state), GPGPU__END);
 }
 
-/* GPUs, 32-bit integers: one launch whose tiles find their prefixes from
-   one 64-bit status word per earlier tile (kernels/scan.cl, scan_lookback):
-   the ticket, then the tiles' words, zeroed first. */
-static gpgpu_status scan_lookback(gpgpu_context *ctx, const scan_plan *p, cl_int inclusive,
-                                  cl_mem in, cl_ulong in_off, cl_mem out, cl_ulong out_off,
-                                  cl_ulong n, scan_seed seed)
+/* CPUs, scan_single: the flags (the ticket, then one per tile), then from
+   the next even word the published values, two per tile. Zeroing the
+   values is not needed for results, but oclgrind takes an atomic_xchg's
+   stored value as tainted by what it replaces, so never-written slots
+   would be reported.
+   GPUs, scan_lookback (32-bit integers): the ticket, then one 64-bit
+   status word per tile. */
+static size_t one_pass_bytes(const gpgpu_context *ctx, const scan_plan *p, size_t size, size_t n)
 {
     size_t tiles = tiles_of(p, n);
-    size_t bytes = (1 + tiles) * sizeof(cl_ulong);
-    cl_mem state;
-    cl_uint zero = 0;
-    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS2, bytes, &state));
-    GPGPU__TRY(gpgpu__fill(ctx, state, 0, bytes, &zero, sizeof zero));
-    return gpgpu__run(ctx, p->prog, "scan_lookback", tiles * p->wg, p->wg, GPGPU__ARG(in),
-                      GPGPU__ARG(in_off), GPGPU__ARG(out), GPGPU__ARG(out_off), GPGPU__ARG(n),
-                      GPGPU__ARG(inclusive), GPGPU__ARG(seed.buf), GPGPU__ARG(seed.off),
-                      GPGPU__ARG(seed.has), GPGPU__ARG(state), GPGPU__END);
+    if (!ctx->tune.chunked)
+        return (1 + tiles) * sizeof(cl_ulong);
+    return ((tiles + 2) & ~(size_t)1) * sizeof(cl_uint) + 2 * tiles * size;
 }
 
 /* Elements of scratch the multi-pass scan of n needs: one total per tile at
@@ -176,9 +168,9 @@ gpgpu_status gpgpu__scan_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
     cl_int inclusive = kind == GPGPU_INCLUSIVE;
     scan_seed seed = { init_buf ? init_buf : in, init_off, init_buf != NULL };
     if (use_single(ctx, t, n))
-        return ctx->tune.chunked
-                   ? scan_single(ctx, &p, size, inclusive, in, in_off, out, out_off, n, seed)
-                   : scan_lookback(ctx, &p, inclusive, in, in_off, out, out_off, n, seed);
+        return scan_one_pass(ctx, &p, ctx->tune.chunked ? "scan_single" : "scan_lookback",
+                             one_pass_bytes(ctx, &p, size, n), inclusive, in, in_off, out,
+                             out_off, n, seed);
     cl_mem part = in;
     size_t parts = multipass_scratch(&p, n);
     if (parts)
