@@ -167,7 +167,10 @@ gpgpu_status gpgpu__scan_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
     size_t size = gpgpu__type(t)->size;
     cl_int inclusive = kind == GPGPU_INCLUSIVE;
     scan_seed seed = { init_buf ? init_buf : in, init_off, init_buf != NULL };
-    if (use_single(ctx, t, n))
+    /* scan_lookback holds an item's elements in registers: a plan with
+       more than 64 per item (a CPU's tiles forced onto the GPU layout)
+       takes the multi-pass path. */
+    if (use_single(ctx, t, n) && (ctx->tune.chunked || p.tile / p.wg <= 64))
         return scan_one_pass(ctx, &p, ctx->tune.chunked ? "scan_single" : "scan_lookback",
                              one_pass_bytes(ctx, &p, size, n), inclusive, in, in_off, out,
                              out_off, n, seed);
