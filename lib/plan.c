@@ -4,8 +4,11 @@
    item), then overridable from the environment for experiments:
      GPGPU_WG, GPGPU_GROUPS, GPGPU_SCAN_TILE, GPGPU_SORT_TILE (elements; small
      tiles let oclgrind see several at small sizes),
-     GPGPU_CHUNKED=0|1, GPGPU_SCAN=multipass|single,
-     GPGPU_SORT_BITS, GPGPU_HIST=local|private, GPGPU_PTX=0|1,
+     GPGPU_CHUNKED=0|1, GPGPU_SCAN=multipass|single, GPGPU_SCAN_LB (GPUs:
+     windows of 32 tiles a look-back round reads), GPGPU_SCAN_SINGLE_MAX
+     (GPUs: single pass up to this many elements), GPGPU_SORT_BITS,
+     GPGPU_SORT_MATCH=0|1 (NVIDIA: rank by __local masks or by ballots),
+     GPGPU_SEGSORT=host|device, GPGPU_HIST=local|private, GPGPU_PTX=0|1,
      GPGPU_ZERO_COPY=0|1 (host calls use the caller's arrays in place),
      GPGPU_STAGE_BYTES, GPGPU_STAGE_MIN (the staging ring's slot size and
      the smallest array it takes), GPGPU_HOST_READS=0|1 (integer
