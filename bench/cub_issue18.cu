@@ -12,14 +12,7 @@
 #include <cstdlib>
 #include <vector>
 
-#define CK(x)                                                                  \
-    do {                                                                       \
-        cudaError_t e_ = (x);                                                  \
-        if (e_ != cudaSuccess) {                                               \
-            fprintf(stderr, "CUDA error %s at line %d\n", cudaGetErrorString(e_), __LINE__); \
-            exit(1);                                                           \
-        }                                                                      \
-    } while (0)
+#include "cub_common.cuh"
 
 // Random 32-bit words by a hash of the index (the same generator in every case).
 __device__ uint32_t mix(uint64_t i, uint32_t seed)
@@ -45,29 +38,6 @@ __global__ void fill_f32(float *a, size_t n, uint32_t seed)
         a[i] = (mix(i, seed) >> 8) * (1.0f / 16777216.0f);
 }
 
-template <class F> static float median_ms(F f, int reps = 10)
-{
-    cudaEvent_t a, b;
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
-    f();
-    f();
-    CK(cudaDeviceSynchronize());
-    std::vector<float> t;
-    for (int r = 0; r < reps; r++) {
-        CK(cudaEventRecord(a));
-        f();
-        CK(cudaEventRecord(b));
-        CK(cudaEventSynchronize(b));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, a, b));
-        t.push_back(ms);
-    }
-    std::sort(t.begin(), t.end());
-    CK(cudaEventDestroy(a));
-    CK(cudaEventDestroy(b));
-    return t[t.size() / 2];
-}
 
 static void line(const char *op, const char *type, size_t n, const char *what, float ms)
 {
@@ -84,18 +54,18 @@ int main(int argc, char **argv)
     if (lgs.empty())
         lgs = {20, 24, 28};
     cudaDeviceProp p;
-    CK(cudaGetDeviceProperties(&p, 0));
+    CHECK(cudaGetDeviceProperties(&p, 0));
     fprintf(stderr, "device %s, CCCL %d.%d.%d\n", p.name, CCCL_MAJOR_VERSION, CCCL_MINOR_VERSION,
             CCCL_PATCH_VERSION);
     for (int lg : lgs) {
         size_t n = (size_t)1 << lg;
         uint64_t *k0, *k1, *v0, *v1;   // room for n 64-bit words each
         unsigned long long *hist;
-        CK(cudaMalloc(&k0, n * 8));
-        CK(cudaMalloc(&k1, n * 8));
-        CK(cudaMalloc(&v0, n * 8));
-        CK(cudaMalloc(&v1, n * 8));
-        CK(cudaMalloc(&hist, 4097 * sizeof *hist));
+        CHECK(cudaMalloc(&k0, n * 8));
+        CHECK(cudaMalloc(&k1, n * 8));
+        CHECK(cudaMalloc(&v0, n * 8));
+        CHECK(cudaMalloc(&v1, n * 8));
+        CHECK(cudaMalloc(&hist, 4097 * sizeof *hist));
         uint32_t *a = (uint32_t *)k0, *b = (uint32_t *)k1, *va = (uint32_t *)v0, *vb = (uint32_t *)v1;
         float *f = (float *)v0;
         int *h32 = (int *)hist;
@@ -109,36 +79,36 @@ int main(int argc, char **argv)
         cub::DeviceHistogram::HistogramEven(nullptr, t2, f, h32, 257, 0.0f, 1.0f, ni); tb = std::max(tb, t2);
         cub::DeviceHistogram::HistogramEven(nullptr, t2, a, h32, 4097, 0u, 0xffffffffu, ni); tb = std::max(tb, t2);
         void *tmp;
-        CK(cudaMalloc(&tmp, tb));
+        CHECK(cudaMalloc(&tmp, tb));
         float ms;
         fill_u32<<<4096, 256>>>(a, n, 1);
-        ms = median_ms([&] { cudaMemcpyAsync(b, a, n * 4, cudaMemcpyDeviceToDevice); });
+        ms = time_ms([&] { cudaMemcpyAsync(b, a, n * 4, cudaMemcpyDeviceToDevice); });
         line("copy", "u32", n, "D2D", ms);
-        ms = median_ms([&] { cub::DeviceScan::ExclusiveSum(tmp, tb, a, b, ni); });
+        ms = time_ms([&] { cub::DeviceScan::ExclusiveSum(tmp, tb, a, b, ni); });
         line("scan", "u32", n, "ExclusiveSum", ms);
-        ms = median_ms([&] { cub::DeviceScan::InclusiveSum(tmp, tb, a, b, ni); });
+        ms = time_ms([&] { cub::DeviceScan::InclusiveSum(tmp, tb, a, b, ni); });
         line("scan", "u32", n, "InclusiveSum", ms);
         // sorts: keys restored from the fill before each call would add a
         // copy; CUB reads a and writes b, so a stays random across runs.
-        ms = median_ms([&] { cub::DeviceRadixSort::SortKeys(tmp, tb, a, b, ni); });
+        ms = time_ms([&] { cub::DeviceRadixSort::SortKeys(tmp, tb, a, b, ni); });
         line("sort", "u32", n, "SortKeys", ms);
         fill_u32<<<4096, 256>>>(va, n, 2);
-        ms = median_ms([&] { cub::DeviceRadixSort::SortPairs(tmp, tb, a, b, va, vb, ni); });
+        ms = time_ms([&] { cub::DeviceRadixSort::SortPairs(tmp, tb, a, b, va, vb, ni); });
         line("sort_pairs", "u32", n, "SortPairs", ms);
         fill_f32<<<4096, 256>>>(f, n, 3);
-        ms = median_ms([&] { cub::DeviceHistogram::HistogramEven(tmp, tb, f, h32, 257, 0.0f, 1.0f, ni); });
+        ms = time_ms([&] { cub::DeviceHistogram::HistogramEven(tmp, tb, f, h32, 257, 0.0f, 1.0f, ni); });
         line("histogram", "f32", n, "HistogramEven 256 bins", ms);
-        ms = median_ms([&] { cub::DeviceHistogram::HistogramEven(tmp, tb, a, h32, 4097, 0u, 0xffffffffu, ni); });
+        ms = time_ms([&] { cub::DeviceHistogram::HistogramEven(tmp, tb, a, h32, 4097, 0u, 0xffffffffu, ni); });
         line("histogram", "u32", n, "HistogramEven 4096 bins", ms);
         fill_u64<<<4096, 256>>>(k0, n, 4);
-        ms = median_ms([&] { cub::DeviceRadixSort::SortKeys(tmp, tb, k0, k1, ni); }, 5);
+        ms = time_ms([&] { cub::DeviceRadixSort::SortKeys(tmp, tb, k0, k1, ni); }, 5);
         line("sort", "u64", n, "SortKeys", ms);
-        CK(cudaFree(tmp));
-        CK(cudaFree(k0));
-        CK(cudaFree(k1));
-        CK(cudaFree(v0));
-        CK(cudaFree(v1));
-        CK(cudaFree(hist));
+        CHECK(cudaFree(tmp));
+        CHECK(cudaFree(k0));
+        CHECK(cudaFree(k1));
+        CHECK(cudaFree(v0));
+        CHECK(cudaFree(v1));
+        CHECK(cudaFree(hist));
     }
     return 0;
 }

@@ -23,39 +23,7 @@
 #include <cstring>
 #include <vector>
 
-#define CHECK(x)                                                                   \
-    do {                                                                           \
-        cudaError_t e_ = (x);                                                      \
-        if (e_ != cudaSuccess) {                                                   \
-            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x,        \
-                         cudaGetErrorString(e_));                                  \
-            std::exit(1);                                                          \
-        }                                                                          \
-    } while (0)
-
-// Median device time in ms of f() over 10 runs after one warm-up.
-template <class F> static double time_ms(F f)
-{
-    cudaEvent_t a, b;
-    CHECK(cudaEventCreate(&a));
-    CHECK(cudaEventCreate(&b));
-    f();
-    CHECK(cudaDeviceSynchronize());
-    std::vector<float> t;
-    for (int r = 0; r < 10; r++) {
-        CHECK(cudaEventRecord(a));
-        f();
-        CHECK(cudaEventRecord(b));
-        CHECK(cudaEventSynchronize(b));
-        float ms = 0;
-        CHECK(cudaEventElapsedTime(&ms, a, b));
-        t.push_back(ms);
-    }
-    std::sort(t.begin(), t.end());
-    CHECK(cudaEventDestroy(a));
-    CHECK(cudaEventDestroy(b));
-    return t[t.size() / 2];
-}
+#include "cub_common.cuh"
 
 static void report(const char *op, const char *type, size_t n, size_t count, int ok, double ms)
 {

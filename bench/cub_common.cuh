@@ -1,0 +1,46 @@
+// cub_common.cuh - what the native CUB programs in bench/ share: a CUDA
+// error check and the timing of one call (CUDA events around it, data
+// already on the GPU, median of `reps` runs after a warm-up).
+#ifndef GPGPU_BENCH_CUB_COMMON_CUH
+#define GPGPU_BENCH_CUB_COMMON_CUH
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#define CHECK(x)                                                                   \
+    do {                                                                           \
+        cudaError_t e_ = (x);                                                      \
+        if (e_ != cudaSuccess) {                                                   \
+            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x,        \
+                         cudaGetErrorString(e_));                                  \
+            std::exit(1);                                                          \
+        }                                                                          \
+    } while (0)
+
+// Median device time in ms of f() over reps runs after one warm-up.
+template <class F> static double time_ms(F f, int reps = 10)
+{
+    cudaEvent_t a, b;
+    CHECK(cudaEventCreate(&a));
+    CHECK(cudaEventCreate(&b));
+    f();
+    CHECK(cudaDeviceSynchronize());
+    std::vector<float> t;
+    for (int r = 0; r < reps; r++) {
+        CHECK(cudaEventRecord(a));
+        f();
+        CHECK(cudaEventRecord(b));
+        CHECK(cudaEventSynchronize(b));
+        float ms = 0;
+        CHECK(cudaEventElapsedTime(&ms, a, b));
+        t.push_back(ms);
+    }
+    std::sort(t.begin(), t.end());
+    CHECK(cudaEventDestroy(a));
+    CHECK(cudaEventDestroy(b));
+    return t[t.size() / 2];
+}
+
+#endif
