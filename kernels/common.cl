@@ -173,3 +173,27 @@ static inline void status_store(__global ulong *p, ulong v)
     *(__global volatile ulong *)p = v;
 }
 #endif
+
+/* NVIDIA warp collectives through inline PTX, for every lane of a full
+   warp (the kernels that use them keep whole warps converged there). */
+#if NV_PTX
+static inline uint nv_ballot(uint pred)
+{
+    uint r;
+    asm volatile("{ .reg .pred p; setp.ne.u32 p, %1, 0; vote.sync.ballot.b32 %0, p, 0xffffffff; }"
+                 : "=r"(r) : "r"(pred));
+    return r;
+}
+static inline uint nv_shfl_up(uint x, uint off)
+{
+    uint r;
+    asm volatile("shfl.sync.up.b32 %0, %1, %2, 0, 0xffffffff;" : "=r"(r) : "r"(x), "r"(off));
+    return r;
+}
+static inline uint nv_shfl_down(uint x, uint off)
+{
+    uint r;
+    asm volatile("shfl.sync.down.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(x), "r"(off));
+    return r;
+}
+#endif

@@ -70,13 +70,6 @@ inline uint sort_digit(KT x, uint d)
 #define SORT_WARPS (TILE_WG / 32)
 
 #if NV_PTX
-inline uint sort_shfl_up(uint x, uint off)
-{
-    uint r;
-    asm volatile("shfl.sync.up.b32 %0, %1, %2, 0, 0xffffffff;" : "=r"(r) : "r"(x), "r"(off));
-    return r;
-}
-
 /* Exclusive scan of one value per item over the group (TILE_WG items);
    *total gets the sum. Every item must call it; ls (SORT_WARPS words) is
    not reused afterwards. Warps scan by shuffles: two barriers in all. */
@@ -84,7 +77,7 @@ inline uint sort_wg_scan(uint x, __local uint *ls, uint *total)
 {
     uint lid = get_local_id(0), lane = lid % 32, w = lid / 32, inc = x, before = 0, all = 0;
     for (uint off = 1; off < 32; off <<= 1) {
-        uint y = sort_shfl_up(inc, off);
+        uint y = nv_shfl_up(inc, off);
         if (lane >= off)
             inc += y;
     }
@@ -122,14 +115,6 @@ inline uint sort_wg_scan(uint x, __local uint *ls, uint *total)
 /* The (warp, digit) counters lc[w * RADIX + v]: the leaders of one ballot
    round hold different digits, so their updates fall in different banks. */
 #if NV_PTX
-inline uint sort_ballot(uint pred)
-{
-    uint r;
-    asm volatile("{ .reg .pred p; setp.ne.u32 p, %1, 0; vote.sync.ballot.b32 %0, p, 0xffffffff; }"
-                 : "=r"(r) : "r"(pred));
-    return r;
-}
-
 /* Keys of warp w with digit v before this one (in lane order) plus those of
    earlier calls: one ballot per digit bit finds the lanes with the same
    digit (the match.any instruction is much slower), their highest lane
@@ -137,11 +122,11 @@ inline uint sort_ballot(uint pred)
    others. v == RADIX (no key) takes part but counts nowhere. */
 inline uint sort_rank(uint v, uint lane, uint w, __local uint *lc, __local uint *lx)
 {
-    uint m = sort_ballot(v < RADIX), pre = 0;
+    uint m = nv_ballot(v < RADIX), pre = 0;
     if (v == RADIX)
         m = ~m;
     for (uint b = 0; b < RADIX_BITS; b++) {
-        uint bit = (v >> b) & 1, votes = sort_ballot(bit);
+        uint bit = (v >> b) & 1, votes = nv_ballot(bit);
         m &= bit ? votes : ~votes;
     }
     uint leader = 31 - clz(m);

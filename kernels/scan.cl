@@ -430,25 +430,13 @@ void scan_single(__global const T *in, ulong in_off, __global T *out, ulong out_
 #endif
 
 #if NV_PTX
-inline uint lb_ballot(uint pred)
-{
-    uint r;
-    asm volatile("{ .reg .pred p; setp.ne.u32 p, %1, 0; vote.sync.ballot.b32 %0, p, 0xffffffff; }"
-                 : "=r"(r) : "r"(pred));
-    return r;
-}
 inline T lb_shfl_up(T x, uint off)
 {
-    uint r;
-    asm volatile("shfl.sync.up.b32 %0, %1, %2, 0, 0xffffffff;" : "=r"(r) : "r"(TO_WORDS(x)), "r"(off));
-    return FROM_WORDS(r);
+    return FROM_WORDS(nv_shfl_up(TO_WORDS(x), off));
 }
 inline T lb_shfl_down(T x, uint off)
 {
-    uint r;
-    asm volatile("shfl.sync.down.b32 %0, %1, %2, 0x1f, 0xffffffff;"
-                 : "=r"(r) : "r"(TO_WORDS(x)), "r"(off));
-    return FROM_WORDS(r);
+    return FROM_WORDS(nv_shfl_down(TO_WORDS(x), off));
 }
 #endif
 
@@ -498,10 +486,10 @@ inline T lb_look_back(__global ulong *st, uint t, uint lane)
     for (int k = (int)t - 1;; k -= 32) {
         int mine = k - (int)lane;
         ulong s = mine >= 0 ? status_load(&st[mine]) : (LB_INC | TO_WORDS(IDENTITY));
-        while (lb_ballot(!(s & LB_FLAGS)))
+        while (nv_ballot(!(s & LB_FLAGS)))
             if (!(s & LB_FLAGS))
                 s = status_load(&st[mine]);
-        uint incs = lb_ballot((s & LB_FLAGS) == LB_INC);
+        uint incs = nv_ballot((s & LB_FLAGS) == LB_INC);
         uint last = incs ? 31 - clz(incs & (0u - incs)) : 31;
         T v = lane <= last ? FROM_WORDS((uint)s) : IDENTITY;
         for (uint off = 1; off < 32; off <<= 1) {
@@ -543,10 +531,10 @@ inline T lb_look_back(__global ulong *st, uint t, uint lane)
                     s[j] = status_load(&st[k - (int)(32 * j + lane)]);
                     silent |= !(s[j] & LB_FLAGS);
                 }
-        } while (lb_ballot(silent));
+        } while (nv_ballot(silent));
 #pragma unroll
         for (uint j = 0; j < SCAN_LB; j++) {
-            uint incs = lb_ballot((s[j] & LB_FLAGS) == LB_INC);
+            uint incs = nv_ballot((s[j] & LB_FLAGS) == LB_INC);
             uint last = incs ? 31 - clz(incs & (0u - incs)) : 31;
             T v = lane <= last ? FROM_WORDS((uint)s[j]) : IDENTITY;
             for (uint off = 1; off < 32; off <<= 1) {

@@ -309,14 +309,6 @@ void select_count(__global const T *in, ulong off, ulong n, ulong first,
 #endif
 
 #if NV_PTX && WG % 32 == 0
-inline uint flag_ballot(uint pred)
-{
-    uint r;
-    asm volatile("{ .reg .pred p; setp.ne.u32 p, %1, 0; vote.sync.ballot.b32 %0, p, 0xffffffff; }"
-                 : "=r"(r) : "r"(pred));
-    return r;
-}
-
 /* The exclusive scan of one flag (0 or 1) per item over the group, for
    round j; *total gets the group's count. A ballot per warp, the warps'
    counts through s: round j uses half j % 2 of s, so one barrier a round
@@ -326,7 +318,7 @@ inline uint flag_ballot(uint pred)
 static inline uint group_flag_scan(uint f, __local uint *s, uint j, uint *total)
 {
     const uint lid = get_local_id(0), lane = lid % 32, w = lid / 32;
-    const uint m = flag_ballot(f);
+    const uint m = nv_ballot(f);
     __local uint *counts = s + (j % 2) * (WG / 32);
     if (lane == 0)
         counts[w] = popcount(m);
@@ -347,7 +339,7 @@ static inline uint group_flag_heads(uint f, __local uint *s, uint j, uint *total
                                     int *last)
 {
     const uint lid = get_local_id(0), lane = lid % 32, w = lid / 32;
-    const uint m = flag_ballot(f), below = m & ((1u << lane) - 1);
+    const uint m = nv_ballot(f), below = m & ((1u << lane) - 1);
     __local uint *masks = s + (j % 2) * (WG / 32);
     if (lane == 0)
         masks[w] = m;
