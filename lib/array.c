@@ -292,6 +292,15 @@ gpgpu_status gpgpu_scan_array(gpgpu_context *ctx, gpgpu_op op, gpgpu_scan_kind k
 
 /* ---- sort -------------------------------------------------------------------------- */
 
+/* The sorts' kernels move 64-bit keys or 8-byte values as 64-bit integers. */
+static gpgpu_status sort_words_ok(gpgpu_context *ctx, const char *func, gpgpu_type kt, size_t vs)
+{
+    if ((gpgpu__type(kt)->is_64 || vs == 8) && !ctx->int64)
+        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
+                           "%s: the device has no 64-bit integers for these keys or values",
+                           func);
+    return GPGPU_SUCCESS;
+}
 /* Both sorts once checked (values NULL: keys only). */
 static gpgpu_status sort_call(gpgpu_context *ctx, const char *func, gpgpu_array *keys,
                               gpgpu_array *values, unsigned flags)
@@ -305,10 +314,7 @@ static gpgpu_status sort_call(gpgpu_context *ctx, const char *func, gpgpu_array 
             return gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "%s: no host memory", func);
         return GPGPU_SUCCESS;
     }
-    if ((gpgpu__type(keys->t)->is_64 || vs == 8) && !ctx->int64)
-        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
-                           "%s: the device has no 64-bit integers for these keys or values",
-                           func);
+    GPGPU__TRY(sort_words_ok(ctx, func, keys->t, vs));
     call_begin(ctx);
     return call_end(ctx, func,
                     gpgpu__sort_enqueue(ctx, keys->t, keys->buf, values ? values->buf : NULL,
@@ -376,10 +382,7 @@ static gpgpu_status segsort_call(gpgpu_context *ctx, const char *func, gpgpu_arr
         return GPGPU_SUCCESS;
     if (ctx->host)
         return segsort_host(ctx, func, keys, values, offsets, flags);
-    if ((gpgpu__type(keys->t)->is_64 || vs == 8) && !ctx->int64)
-        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
-                           "%s: the device has no 64-bit integers for these keys or values",
-                           func);
+    GPGPU__TRY(sort_words_ok(ctx, func, keys->t, vs));
     call_begin(ctx);
     return call_end(ctx, func,
                     gpgpu__segsort_enqueue(ctx, keys->t, keys->buf, values ? values->buf : NULL,
