@@ -1,5 +1,5 @@
 // cub_common.cuh - what the native CUB programs in bench/ share: a CUDA
-// error check and the timing of one call (CUDA events around it, data
+// error check, CUB temp storage grown as needed, and the timing of one call (CUDA events around it, data
 // already on the GPU, median of `reps` runs after a warm-up).
 #ifndef GPGPU_BENCH_CUB_COMMON_CUH
 #define GPGPU_BENCH_CUB_COMMON_CUH
@@ -41,6 +41,20 @@ template <class F> static double time_ms(F f, int reps = 10)
     CHECK(cudaEventDestroy(a));
     CHECK(cudaEventDestroy(b));
     return t[t.size() / 2];
+}
+
+// CUB temp storage of at least bytes, grown as needed.
+static inline void *temp(size_t bytes)
+{
+    static void *p = nullptr;
+    static size_t have = 0;
+    if (bytes > have) {
+        if (p)
+            CHECK(cudaFree(p));
+        CHECK(cudaMalloc(&p, bytes));
+        have = bytes;
+    }
+    return p;
 }
 
 #endif

@@ -53,20 +53,6 @@ __global__ void run_keys(uint32_t *k, size_t n, size_t len)
         k[i] = (uint32_t)(i / len);
 }
 
-// Temp storage of at least bytes, grown as needed.
-static void *temp(size_t bytes)
-{
-    static void *p = nullptr;
-    static size_t have = 0;
-    if (bytes > have) {
-        if (p)
-            CHECK(cudaFree(p));
-        CHECK(cudaMalloc(&p, bytes));
-        have = bytes;
-    }
-    return p;
-}
-
 int main(int argc, char **argv)
 {
     const int lg = argc > 1 ? std::atoi(argv[1]) : 28;

@@ -68,20 +68,6 @@ struct positive {
     __host__ __device__ bool operator()(uint32_t x) const { return x > 0; }
 };
 
-// Temp storage of at least bytes, grown as needed.
-static void *temp(size_t bytes)
-{
-    static void *p = nullptr;
-    static size_t have = 0;
-    if (bytes > have) {
-        if (p)
-            CHECK(cudaFree(p));
-        CHECK(cudaMalloc(&p, bytes));
-        have = bytes;
-    }
-    return p;
-}
-
 static size_t read_count(const uint64_t *d)
 {
     uint64_t c = 0;
