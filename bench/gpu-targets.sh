@@ -1,0 +1,94 @@
+#!/bin/sh
+# The GPU targets of issues 16, 17 and 18 with native CUB in the same device
+# command, sized to fit one 600 s device call (from the project root, after
+# `source .gpu/env.sh`; build the CUB programs on the CPU machine first:
+#   for p in cub_issue18 cub_segmented cub_select; do
+#       nvcc -O3 -arch=sm_90 -std=c++17 bench/$p.cu -o .gpu/$p; done
+# and stage the suites with bench/gpu-stage-tests.sh).
+#   PARTS="tests seg select sort scan hist small cub peers" (default: all)
+# Every step is stamped with its start time in $OUT/log.txt, so a cut-off
+# run still says what it reached. JSON lines: $OUT/ours.jsonl (gpgpu-bench,
+# _buffer forms timed by kernel events, median of 5), $OUT/cub.jsonl (native
+# CUB, CUDA events, median of 10), $OUT/peers.jsonl (CuPy and PyTorch).
+#   python3 bench/ratios.py ours.jsonl peers.jsonl cub.jsonl
+set -u
+out=${OUT:-.}
+parts=${PARTS:-tests seg select sort scan hist small cub peers}
+n=$((1 << 28))
+: > "$out/ours.jsonl"
+: > "$out/cub.jsonl"
+t0=$(date +%s)
+stamp() { echo "$(( $(date +%s) - t0 ))s $*" >> "$out/log.txt"; }
+b() { stamp "bench $*"; timeout 120 gpgpu-bench --json --repeat 5 "$@" >> "$out/ours.jsonl" 2>> "$out/err.txt" || echo "rc=$? $*" >> "$out/err.txt"; }
+has() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
+{
+    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+    gpgpu-info | grep -E "^plan|default device"
+    date -u +%Y-%m-%dT%H:%MZ
+} > "$out/device.txt" 2>&1
+if has tests; then
+    stamp tests
+    OUT=$out timeout 240 sh .gpu/tests/run.sh > /dev/null 2>&1 || echo "tests cut: rc=$?" >> "$out/log.txt"
+fi
+if has seg; then
+    # issue 16: 2^16 and 2^22 segments of equal length, runs of 8 and 256,
+    # segmented sort of 2^16 segments, argmin
+    b --op segmented_reduce --type u32 --n $n --input seg4096
+    b --op segmented_reduce --type u32 --n $n --input seg64
+    b --op reduce_by_key --type u32 --n $n --input seg8
+    b --op reduce_by_key --type u32 --n $n --input seg256
+    b --op segmented_sort --type u32 --n $n --input seg4096
+    b --op argmin --type u32 --n $n
+    stamp cub_segmented
+    [ -x .gpu/cub_segmented ] && timeout 90 .gpu/cub_segmented 28 >> "$out/cub.jsonl" 2>> "$out/err.txt"
+fi
+if has select; then
+    # issue 17: unique, run-length encode, partition, uneven-edge histogram,
+    # exact sums (each beside GPGPU_SUM on the same data in its note)
+    for op in unique run_length_encode partition; do
+        b --op $op --type u32 --n $n
+    done
+    b --op histogram_edges --type f32 --n $n --bins 256
+    b --op sum_exact --type f32 --n $n
+    b --op sum_exact --type f64 --n $n
+    stamp cub_select
+    [ -x .gpu/cub_select ] && timeout 90 .gpu/cub_select 28 >> "$out/cub.jsonl" 2>> "$out/err.txt"
+fi
+if has sort; then
+    b --op sort --type u32 --n $n
+    b --op sort_pairs --type u32 --n $n
+    b --op sort --type u64 --n $n
+fi
+if has scan; then
+    b --op scan --type u32 --input exclusive --n $n
+    GPGPU_SCAN=single GPGPU_SCAN_SINGLE_MAX=$n GPGPU_SCAN_LB=2 b --op scan --type u32 --input exclusive --n $n
+    GPGPU_SCAN=single GPGPU_SCAN_SINGLE_MAX=$n GPGPU_SCAN_LB=2 GPGPU_SCAN_TILE=8192 b --op scan --type u32 --input exclusive --n $n
+fi
+if has hist; then
+    b --op histogram --type f32 --bins 256 --n $n
+    b --op histogram --type u32 --bins 4096 --n $n
+fi
+if has small; then
+    for lg in 16 20 22; do
+        b --op scan --type u32 --n $((1 << lg))
+        b --op scan --type u32 --input exclusive --n $((1 << lg))
+        b --op sort --type u32 --n $((1 << lg))
+    done
+fi
+if has cub; then
+    stamp cub_issue18
+    [ -x .gpu/cub_issue18 ] && timeout 120 .gpu/cub_issue18 ${CUB_LG:-20 28} >> "$out/cub.jsonl" 2> "$out/cub-device.txt"
+fi
+if has peers; then
+    stamp peers
+    timeout 120 python3 .gpu/cub_peers.py ${PEERS_LG:-20} > "$out/peers.jsonl" 2>&1
+fi
+if has profile; then
+    stamp profile
+    {
+        GPGPU_PROFILE=1 gpgpu-bench --op sort --type u32 --n $n --repeat 1
+        GPGPU_PROFILE=1 gpgpu-bench --op sort_pairs --type u32 --n $n --repeat 1
+        GPGPU_PROFILE=1 gpgpu-bench --op scan --type u32 --input exclusive --n $n --repeat 1
+    } > /dev/null 2> "$out/profile.txt"
+fi
+stamp done
