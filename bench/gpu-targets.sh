@@ -5,7 +5,8 @@
 #   for p in cub_issue18 cub_segmented cub_select; do
 #       nvcc -O3 -arch=sm_90 -std=c++17 bench/$p.cu -o .gpu/$p; done
 # and stage the suites with bench/gpu-stage-tests.sh).
-#   PARTS="tests seg select sort scan hist small cub peers" (default: all)
+#   PARTS="suites18 tests seg select sort sort64 scan hist small cub peers
+#          probe64 profile16 profile" (default: the targets)
 # Every step is stamped with its start time in $OUT/log.txt, so a cut-off
 # run still says what it reached. JSON lines: $OUT/ours.jsonl (gpgpu-bench,
 # _buffer forms timed by kernel events, median of 5), $OUT/cub.jsonl (native
@@ -26,9 +27,15 @@ has() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
     gpgpu-info | grep -E "^plan|default device"
     date -u +%Y-%m-%dT%H:%MZ
 } > "$out/device.txt" 2>&1
+if has suites18; then
+    stamp suites18
+    (cd .gpu/tests && export top_builddir="$PWD" GPGPU_TEST_DEVICES=default && mkdir -p tests/.cache &&
+     for t in test_scan test_histogram test_sort; do timeout 60 ./$t > "$out/$t.log" 2>&1; echo "$t rc=$? $(grep -E '^[0-9]+%' "$out/$t.log")"; done;
+     GPGPU_PTX=0 timeout 60 ./test_sort > "$out/test_sort_ptx0.log" 2>&1; echo "test_sort PTX=0 rc=$? $(grep -E '^[0-9]+%' "$out/test_sort_ptx0.log")") > "$out/suites18.txt" 2>&1
+fi
 if has tests; then
     stamp tests
-    OUT=$out timeout 240 sh .gpu/tests/run.sh > /dev/null 2>&1 || echo "tests cut: rc=$?" >> "$out/log.txt"
+    OUT=$out timeout ${TESTS_S:-240} sh .gpu/tests/run.sh > /dev/null 2>&1 || echo "tests cut: rc=$?" >> "$out/log.txt"
 fi
 if has seg; then
     # issue 16: 2^16 and 2^22 segments of equal length, runs of 8 and 256,
@@ -57,6 +64,8 @@ fi
 if has sort; then
     b --op sort --type u32 --n $n
     b --op sort_pairs --type u32 --n $n
+fi
+if has sort64; then
     b --op sort --type u64 --n $n
 fi
 if has scan; then
@@ -82,6 +91,28 @@ fi
 if has peers; then
     stamp peers
     timeout 120 python3 .gpu/cub_peers.py ${PEERS_LG:-20} > "$out/peers.jsonl" 2>&1
+fi
+if has probe64; then
+    # 64-bit keys and f64 exact sums at growing n: where does the time go?
+    for lg in 26 27; do
+        b --op sort --type u64 --n $((1 << lg))
+        b --op sum_exact --type f64 --n $((1 << lg))
+    done
+    stamp "probe64 profiles"
+    GPGPU_PROFILE=1 timeout 40 gpgpu-bench --op sort --type u64 --n $((1 << 27)) --repeat 1 > /dev/null 2> "$out/profile64.txt"
+    GPGPU_PROFILE=1 timeout 40 gpgpu-bench --op sum_exact --type f64 --n $((1 << 27)) --repeat 1 > /dev/null 2>> "$out/profile64.txt"
+    stamp "probe64 2^28"
+    GPGPU_PROFILE=1 timeout 40 gpgpu-bench --op sum_exact --type f64 --n $n --repeat 1 > "$out/f64-28.txt" 2>&1
+    echo "rc=$?" >> "$out/f64-28.txt"
+fi
+if has profile16; then
+    stamp profile16
+    {
+        GPGPU_PROFILE=1 gpgpu-bench --op reduce_by_key --type u32 --n $n --input seg8 --repeat 1
+        GPGPU_PROFILE=1 gpgpu-bench --op unique --type u32 --n $n --repeat 1
+        GPGPU_PROFILE=1 gpgpu-bench --op run_length_encode --type u32 --n $n --repeat 1
+        GPGPU_PROFILE=1 gpgpu-bench --op sum_exact --type f32 --n $n --repeat 1
+    } > /dev/null 2> "$out/profile16.txt"
 fi
 if has profile; then
     stamp profile
