@@ -215,6 +215,17 @@ gpgpu_status gpgpu__write(gpgpu_context *ctx, cl_mem buf, size_t offset, size_t 
     return GPGPU_SUCCESS;
 }
 
+/* Fills of 2^31 bytes or more hang NVIDIA's OpenCL driver (a 2^28-element
+   f64 exact sum and u64 sort never returned on the H200 and the H100; the
+   same was reported against pyopencl, issue 395), so a fill goes out in
+   pieces of at most 1 GiB, each a whole number of patterns; the queue is
+   in order, so the first piece carries the wait list and the last one the
+   caller's event. */
+#ifndef GPGPU__FILL_PIECE /* smaller in a test build, to run the pieces on PoCL */
+#define GPGPU__FILL_PIECE ((size_t)1 << 30)
+#endif
+#define FILL_PIECE ((size_t)GPGPU__FILL_PIECE)
+
 gpgpu_status gpgpu__fill(gpgpu_context *ctx, cl_mem buf, size_t offset, size_t bytes,
                          const void *pattern, size_t pattern_size)
 {
@@ -222,12 +233,20 @@ gpgpu_status gpgpu__fill(gpgpu_context *ctx, cl_mem buf, size_t offset, size_t b
     cl_uint nwait = gpgpu__take_wait(ctx, &wait);
     if (bytes == 0)
         return GPGPU_SUCCESS;
-    cl_int err = gpgpu__fault("clEnqueueFillBuffer")
-                     ? CL_OUT_OF_RESOURCES
-                     : clEnqueueFillBuffer(ctx->queue, buf, pattern, pattern_size, offset, bytes,
-                                           nwait, wait, track(ctx));
-    if (err != CL_SUCCESS)
-        return gpgpu__cl_fail(ctx, err, "clEnqueueFillBuffer");
+    size_t piece = FILL_PIECE - FILL_PIECE % pattern_size;
+    for (size_t done = 0; done < bytes;) {
+        size_t now = bytes - done < piece ? bytes - done : piece;
+        int last = done + now == bytes;
+        cl_int err = gpgpu__fault("clEnqueueFillBuffer")
+                         ? CL_OUT_OF_RESOURCES
+                         : clEnqueueFillBuffer(ctx->queue, buf, pattern, pattern_size,
+                                               offset + done, now, done ? 0 : nwait,
+                                               done ? NULL : wait,
+                                               last ? track(ctx) : NULL);
+        if (err != CL_SUCCESS)
+            return gpgpu__cl_fail(ctx, err, "clEnqueueFillBuffer");
+        done += now;
+    }
     return GPGPU_SUCCESS;
 }
 

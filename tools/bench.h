@@ -96,6 +96,8 @@ void bench_fill(gpgpu_type t, void *buf, size_t n, uint64_t seed, const char *pa
 
 /* Device buffer of bytes holding host (NULL: uninitialised); NULL on failure. */
 cl_mem bench_buffer(bench *b, size_t bytes, const void *host);
+/* A step on stderr with the time since the start (GPGPU_BENCH_TRACE=1). */
+void bench_trace(const char *fmt, ...);
 /* Blocking read of a whole buffer into host; 0 on success. */
 int bench_read(bench *b, cl_mem buf, size_t bytes, void *host);
 

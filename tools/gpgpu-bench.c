@@ -6,8 +6,11 @@
                [--repeat R] [--json]
    Times come from OpenCL event timestamps (first kernel start to last kernel
    end of a call, median of R calls after a warm-up); on the host fallback
-   from the wall clock. */
+   from the wall clock. GPGPU_BENCH_TRACE=1 prints each step (buffers,
+   copies, calls, reads) with the time since the start on stderr, to find
+   where a run that does not finish is. */
 #include <math.h>
+#include <stdarg.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +41,21 @@ static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
+static double trace_t0 = -1;
+
+void bench_trace(const char *fmt, ...)
+{
+    if (trace_t0 < 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "[trace %10.1f ms] ", now_ms() - trace_t0);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    fflush(stderr);
+    va_end(ap);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -53,11 +71,14 @@ double bench_time_prepared(bench *b, void (*prepare)(void *arg),
     for (int r = -1; r < b->repeat; r++) {
         if (prepare)
             prepare(arg);
+        bench_trace("call %d of %d", r + 2, b->repeat + 1);
         double start = now_ms();
         gpgpu_status s = call(arg);
+        bench_trace("call %d enqueued: %s", r + 2, gpgpu_status_string(s));
         if (s == GPGPU_SUCCESS && b->queue)
             s = clFinish(b->queue) == CL_SUCCESS ? GPGPU_SUCCESS : GPGPU_ERROR_OPENCL;
         double wall = now_ms() - start;
+        bench_trace("call %d done: %.3f ms", r + 2, wall);
         if (s != GPGPU_SUCCESS) {
             fprintf(stderr, "gpgpu-bench: %s: %s\n", gpgpu_status_string(s),
                     gpgpu_last_error(b->ctx));
@@ -197,8 +218,10 @@ void bench_fill(gpgpu_type t, void *buf, size_t n, uint64_t seed, const char *pa
 cl_mem bench_buffer(bench *b, size_t bytes, const void *host)
 {
     cl_int err;
+    bench_trace("buffer of %zu bytes%s", bytes, host ? ", copied from the host" : "");
     cl_mem m = clCreateBuffer(b->cl, CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0),
                               bytes ? bytes : 16, (void *)host, &err);
+    bench_trace("buffer: %s", m ? "made" : "failed");
     if (!m)
         fprintf(stderr, "gpgpu-bench: clCreateBuffer(%zu bytes): error %d\n", bytes, (int)err);
     return m;
@@ -206,8 +229,11 @@ cl_mem bench_buffer(bench *b, size_t bytes, const void *host)
 
 int bench_read(bench *b, cl_mem buf, size_t bytes, void *host)
 {
-    return clEnqueueReadBuffer(b->queue, buf, CL_TRUE, 0, bytes, host, 0, NULL, NULL) ==
-                   CL_SUCCESS ? 0 : -1;
+    bench_trace("read of %zu bytes", bytes);
+    int rc = clEnqueueReadBuffer(b->queue, buf, CL_TRUE, 0, bytes, host, 0, NULL, NULL) ==
+                     CL_SUCCESS ? 0 : -1;
+    bench_trace("read: %s", rc ? "failed" : "done");
+    return rc;
 }
 
 gpgpu_array *bench_array(bench *b, gpgpu_type t, size_t n, const void *host)
@@ -235,7 +261,13 @@ static double copy_gbps(bench *b, size_t bytes)
     double best = 0;
     if (src && dst) {
         cl_uchar zero = 1;
-        clEnqueueFillBuffer(b->queue, src, &zero, 1, 0, bytes, 0, NULL, NULL);
+        bench_trace("copy bandwidth: fill");
+        /* in pieces below 2^31 bytes: larger fills hang NVIDIA's driver */
+        for (size_t off = 0; off < bytes; off += (size_t)1 << 30)
+            clEnqueueFillBuffer(b->queue, src, &zero, 1, off,
+                                bytes - off < ((size_t)1 << 30) ? bytes - off : (size_t)1 << 30,
+                                0, NULL, NULL);
+        bench_trace("copy bandwidth: copies");
         double t[9];
         int r;
         for (r = 0; r < 9; r++) {
@@ -253,6 +285,7 @@ static double copy_gbps(bench *b, size_t bytes)
             qsort(t, 9, sizeof t[0], cmp_double);
             best = 2.0 * (double)bytes / (t[4] * 1e6);
         }
+        bench_trace("copy bandwidth: %.1f GB/s", best);
     }
     if (src)
         clReleaseMemObject(src);
@@ -377,8 +410,10 @@ static int run_case(bench *b, const output *o, const bench_op *op, gpgpu_type t,
 {
     bench_result r;
     memset(&r, 0, sizeof r);
+    bench_trace("%s: start", op->name);
     if (op->run(b, t, n, p, &r))
         return -1;
+    bench_trace("%s: %.3f ms, %s", op->name, r.ms, r.verified ? "verified" : "NOT verified");
     double gelems = (double)n / (r.ms * 1e6), gbps = r.bytes / (r.ms * 1e6);
     const char *tn = p->pattern && !strcmp(p->pattern, "rgba8") ? "rgba8" : type_names[t];
     if (o->json) {
@@ -535,6 +570,8 @@ int main(int argc, char **argv)
     }
     if (b.repeat < 1)
         b.repeat = 1;
+    if (getenv("GPGPU_BENCH_TRACE") && atoi(getenv("GPGPU_BENCH_TRACE")) > 0)
+        trace_t0 = now_ms();
     gpgpu_status s = gpgpu_context_create(&b.ctx, o.device);
     if (s != GPGPU_SUCCESS) {
         fprintf(stderr, "gpgpu-bench: %s: %s\n", gpgpu_status_string(s), gpgpu_last_error(NULL));
