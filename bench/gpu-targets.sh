@@ -105,6 +105,14 @@ if has probe64; then
     GPGPU_PROFILE=1 timeout 40 gpgpu-bench --op sum_exact --type f64 --n $n --repeat 1 > "$out/f64-28.txt" 2>&1
     echo "rc=$?" >> "$out/f64-28.txt"
 fi
+if has trace64; then
+    stamp trace64
+    GPGPU_BENCH_TRACE=1 timeout 60 gpgpu-bench --op sum_exact --type f64 --n $n --repeat 5 --json >> "$out/ours.jsonl" 2> "$out/trace64.txt"
+    echo "rc=$?" >> "$out/trace64.txt"
+    stamp trace64 sort
+    GPGPU_BENCH_TRACE=1 timeout 90 gpgpu-bench --op sort --type u64 --n $n --repeat 5 --json >> "$out/ours.jsonl" 2>> "$out/trace64.txt"
+    echo "rc=$?" >> "$out/trace64.txt"
+fi
 if has profile16; then
     stamp profile16
     {
@@ -123,3 +131,5 @@ if has profile; then
     } > /dev/null 2> "$out/profile.txt"
 fi
 stamp done
+# the device call brings back only a few files: everything in one archive
+(cd "$out" && tar czf results.tgz --exclude results.tgz . && find . -type f ! -name results.tgz ! -name log.txt -delete)

@@ -89,6 +89,11 @@ double bench_time_prepared(bench *b, void (*prepare)(void *arg),
         size_t nk = b->api == BENCH_API_HOST ? 0 : gpgpu_profile(b->ctx, &k);
         if (r >= 0)
             t[r] = nk ? (double)(k[nk - 1].end_ns - k[0].start_ns) * 1e-6 : wall;
+        for (size_t i = 0; trace_t0 >= 0 && r == b->repeat - 1 && i < nk; i++)
+            bench_trace("  kernel %-24s global %9zu local %4zu  start %8.3f ms  run %8.3f ms",
+                        k[i].kernel, k[i].global_size, k[i].local_size,
+                        (double)(k[i].start_ns - k[0].start_ns) * 1e-6,
+                        (double)(k[i].end_ns - k[i].start_ns) * 1e-6);
     }
     qsort(t, (size_t)b->repeat, sizeof *t, cmp_double);
     double m = t[b->repeat / 2];
