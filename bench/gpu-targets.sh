@@ -114,13 +114,20 @@ if has trace64; then
     echo "rc=$?" >> "$out/trace64.txt"
 fi
 if has profile16; then
+    # per-kernel times of the last timed call (_buffer forms print no
+    # GPGPU_PROFILE table): the targets that were missed
     stamp profile16
-    {
-        GPGPU_PROFILE=1 gpgpu-bench --op reduce_by_key --type u32 --n $n --input seg8 --repeat 1
-        GPGPU_PROFILE=1 gpgpu-bench --op unique --type u32 --n $n --repeat 1
-        GPGPU_PROFILE=1 gpgpu-bench --op run_length_encode --type u32 --n $n --repeat 1
-        GPGPU_PROFILE=1 gpgpu-bench --op sum_exact --type f32 --n $n --repeat 1
-    } > /dev/null 2> "$out/profile16.txt"
+    for c in "reduce_by_key --input seg8" "reduce_by_key --input seg256" "unique" \
+             "run_length_encode" "partition" "select" "segmented_sort --input seg4096"; do
+        echo "== $c" >> "$out/profile16.txt"
+        GPGPU_BENCH_TRACE=1 timeout 60 gpgpu-bench --op $c --type u32 --n $n --repeat 3 2>&1 > /dev/null | grep -E "kernel|: [0-9.]+ ms," >> "$out/profile16.txt"
+    done
+    for t in f32 f64; do
+        echo "== sum_exact $t" >> "$out/profile16.txt"
+        GPGPU_BENCH_TRACE=1 timeout 60 gpgpu-bench --op sum_exact --type $t --n $n --repeat 3 2>&1 > /dev/null | grep -E "kernel|: [0-9.]+ ms," >> "$out/profile16.txt"
+    done
+    echo "== scan exclusive" >> "$out/profile16.txt"
+    GPGPU_BENCH_TRACE=1 timeout 60 gpgpu-bench --op scan --input exclusive --type u32 --n $n --repeat 3 2>&1 > /dev/null | grep -E "kernel|: [0-9.]+ ms," >> "$out/profile16.txt"
 fi
 if has profile; then
     stamp profile
@@ -132,4 +139,4 @@ if has profile; then
 fi
 stamp done
 # the device call brings back only a few files: everything in one archive
-(cd "$out" && tar czf results.tgz --exclude results.tgz . && find . -type f ! -name results.tgz ! -name log.txt -delete)
+(cd "$out" && tar czf /tmp/results.tgz . && mv /tmp/results.tgz . && find . -type f ! -name results.tgz ! -name log.txt -delete)
