@@ -22,6 +22,8 @@
                        whose next head is in the same part; the part's last
                        run gets its head's position instead, and firsts[part]
                        the part's first head (RUN_NONE if it has none)
+                       (GPUs: positions only, then runs_lengths turns
+                       them into lengths within each tile)
      runs_fixup        the length of each part's last run: the first head
                        of the next part that has one, or n, less the
                        position stored there.
@@ -332,64 +334,9 @@ static inline uint group_flag_scan(uint f, __local uint *s, uint j, uint *total)
     *total = all;
     return before + popcount(m & ((1u << lane) - 1));
 }
-/* group_flag_scan for run heads: also the item of the flagged element
-   before this one in the round (*before) and of the round's last one
-   (*last), -1 where there is none. s: 2 * (WG / 32) words. */
-static inline uint group_flag_heads(uint f, __local uint *s, uint j, uint *total, int *before,
-                                    int *last)
-{
-    const uint lid = get_local_id(0), lane = lid % 32, w = lid / 32;
-    const uint m = nv_ballot(f), below = m & ((1u << lane) - 1);
-    __local uint *masks = s + (j % 2) * (WG / 32);
-    if (lane == 0)
-        masks[w] = m;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    uint pre = 0, all = 0;
-    int b = below ? (int)(w * 32 + 31 - clz(below)) : -1, l = -1;
-    for (uint u = 0; u < WG / 32; u++) {
-        const uint mu = masks[u], c = popcount(mu);
-        pre += u < w ? c : 0u;
-        all += c;
-        if (mu && u < w && !below)
-            b = (int)(u * 32 + 31 - clz(mu));
-        if (mu)
-            l = (int)(u * 32 + 31 - clz(mu));
-    }
-    *total = all;
-    *before = b;
-    *last = l;
-    return pre + popcount(below);
-}
 #else
 /* The same as a scan of uints (j unused); s is reused at once. */
 #define group_flag_scan(f, s, j, total) group_scan_excl((f), (s), (total))
-
-/* The first of s[0 .. hi) at least v (s ascending). */
-static inline uint lower_bound(__local const uint *s, uint hi, uint v)
-{
-    uint lo = 0;
-    while (lo < hi) {
-        const uint mid = (lo + hi) / 2;
-        if (s[mid] < v)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-/* group_flag_scan for run heads, as above: the scan's inclusive sums stay in
-   half j % 2 of s (2 * WG words) until two rounds later, and the r-th
-   flagged item is the first whose sum reaches r. */
-static inline uint group_flag_heads(uint f, __local uint *s, uint j, uint *total, int *before,
-                                    int *last)
-{
-    __local uint *h = s + (j % 2) * WG;
-    const uint r = group_scan_excl(f, h, total);
-    *before = r ? (int)lower_bound(h, get_local_id(0), r) : -1;
-    *last = *total ? (int)lower_bound(h, WG, *total) : -1;
-    return r;
-}
 #endif
 
 /* The rounds of one tile from base, whose first flagged element goes to
@@ -400,9 +347,11 @@ static inline uint group_flag_heads(uint f, __local uint *s, uint j, uint *total
    load in flight per item. */
 static inline void scatter_rounds(__global const T *in, ulong base, ulong n, ulong first,
                                   __global T *out, ulong dst, ulong total, __local uint *s,
+                                  __global ulong *heads, __global ulong *firsts,
                                   const int checked, const int kind)
 {
     const uint lid = get_local_id(0);
+    const ulong dst0 = dst;
     for (uint jb = 0; jb < SELECT_ITEMS; jb += SELECT_BATCH) {
         T xs[SELECT_BATCH];
         uint fs[SELECT_BATCH];
@@ -426,6 +375,11 @@ static inline void scatter_rounds(__global const T *in, ulong base, ulong n, ulo
             const ulong at = dst + group_flag_scan(f, s, jb + u, &round);
             if (f)
                 out[at] = x;
+            if (f && kind == KIND_RUNS) {
+                heads[at] = k;
+                if (at == dst0)
+                    *firsts = k;
+            }
             if (!f && (!checked || k < n) && kind == KIND_PARTITION)
                 out[total + k - at] = x;
             dst += round;
@@ -441,9 +395,9 @@ static inline void scatter_tile(__global const T *in, ulong off, ulong n, ulong 
     const ulong dst = group ? incl[group - 1] : 0, total = incl[last];
     in += off;
     if (base + TILE <= n)
-        scatter_rounds(in, base, n, first, out, dst, total, s, 0, kind);
+        scatter_rounds(in, base, n, first, out, dst, total, s, NULL, NULL, 0, kind);
     else
-        scatter_rounds(in, base, n, first, out, dst, total, s, 1, kind);
+        scatter_rounds(in, base, n, first, out, dst, total, s, NULL, NULL, 1, kind);
     if (group == last && get_local_id(0) == 0)
         *count = total;
 }
@@ -466,77 +420,54 @@ void partition_scatter(__global const T *in, ulong off, ulong n, ulong first,
     scatter_tile(in, off, n, first, incl, out + out_off, count + count_off, s, KIND_PARTITION);
 }
 
-/* The heads of one tile from base to out from dst, with the lengths of the
-   runs that end in the tile: each head finds the one before it in its
-   round (group_flag_heads), or in prev, the tile's last head so far
-   (uniform over the group). The tile's first head goes to *firsts, its
-   last one's position to lengths[end - 1] (RUN_NONE to *firsts if it has
-   none). */
-static inline void runs_rounds(__global const T *in, ulong base, ulong n, __global T *out,
-                               __global ulong *lengths, __global ulong *firsts, ulong dst,
-                               ulong end, __local uint *s, const int checked)
-{
-    const uint lid = get_local_id(0);
-    ulong prev = RUN_NONE;
-    for (uint jb = 0; jb < SELECT_ITEMS; jb += SELECT_BATCH) {
-        T xs[SELECT_BATCH];
-        uint fs[SELECT_BATCH];
-#if NV_PTX
-#pragma unroll
-#endif
-        for (uint u = 0; u < SELECT_BATCH; u++) {
-            const ulong k = base + ELEM(lid, jb + u);
-            const int inside = !checked || k < n;
-            xs[u] = inside ? in[k] : (T)0;
-            fs[u] = inside ? keep(PREV(in, k, xs[u], xs[u]), xs[u], k, 0) : 0u;
-        }
-#if NV_PTX /* xs and fs stay in registers (PoCL 3.1's LLVM 15 crashes unrolling these) */
-#pragma unroll
-#endif
-        for (uint u = 0; u < SELECT_BATCH; u++) {
-            const uint j = jb + u;
-            const ulong k = base + ELEM(lid, j);
-            uint round;
-            int before, last;
-            const uint r = group_flag_heads(fs[u], s, j, &round, &before, &last);
-            if (fs[u]) {
-                const ulong head = before >= 0 ? base + ELEM(before, j) : prev;
-                out[dst + r] = xs[u];
-                if (head == RUN_NONE)
-                    *firsts = k;
-                else
-                    lengths[dst + r - 1] = k - head;
-            }
-            prev = last >= 0 ? base + ELEM(last, j) : prev;
-            dst += round;
-        }
-    }
-    if (lid == 0) {
-        if (prev == RUN_NONE)
-            *firsts = RUN_NONE;
-        else
-            lengths[end - 1] = prev;
-    }
-}
-
+/* Run-length encoding on GPUs in two steps, so that the scatter costs what
+   select's does (finding, for each head, the head before it across the
+   round's warps took four times as long): runs_scatter writes each head's
+   value to out and its position to lengths, the tile's first head's
+   position to firsts[tile] (RUN_NONE if it has none); runs_lengths then
+   turns the positions into lengths within each tile, leaving the tile's
+   last head's position for runs_fixup, as the CPUs' runs_scatter does. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void runs_scatter(__global const T *in, ulong off, ulong n, ulong first,
                   __global const ulong *incl, __global T *out, ulong out_off,
                   __global ulong *count, ulong count_off, __global ulong *lengths,
                   ulong lengths_off, __global ulong *firsts)
 {
-    __local uint s[2 * WG];
+    __local uint s[WG];
     const ulong group = get_group_id(0), last = get_num_groups(0) - 1, base = group * TILE;
     const ulong dst = group ? incl[group - 1] : 0, end = incl[group];
     in += off;
     out += out_off;
     lengths += lengths_off;
+    if (get_local_id(0) == 0 && end == dst)
+        firsts[group] = RUN_NONE;
     if (base + TILE <= n)
-        runs_rounds(in, base, n, out, lengths, firsts + group, dst, end, s, 0);
+        scatter_rounds(in, base, n, 0, out, dst, 0, s, lengths, firsts + group, 0, KIND_RUNS);
     else
-        runs_rounds(in, base, n, out, lengths, firsts + group, dst, end, s, 1);
+        scatter_rounds(in, base, n, 0, out, dst, 0, s, lengths, firsts + group, 1, KIND_RUNS);
     if (group == last && get_local_id(0) == 0)
         count[count_off] = incl[last];
+}
+
+/* Tile g's heads are lengths[incl[g - 1] .. incl[g]), positions: each but
+   the last becomes the distance to the next. In rounds of WG heads: every
+   item reads its two positions, then (after the barrier) writes; a round
+   writes below the first position that the next round reads, and groups
+   touch disjoint ranges. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void runs_lengths(__global const ulong *incl, __global ulong *lengths, ulong lengths_off)
+{
+    const ulong group = get_group_id(0);
+    const ulong begin = group ? incl[group - 1] : 0, end = incl[group];
+    lengths += lengths_off;
+    for (ulong c = begin; c + 1 < end; c += WG) {
+        const ulong i = c + get_local_id(0);
+        const int mine = i + 1 < end;
+        const ulong len = mine ? lengths[i + 1] - lengths[i] : 0;
+        barrier(CLK_GLOBAL_MEM_FENCE);
+        if (mine)
+            lengths[i] = len;
+    }
 }
 
 #endif

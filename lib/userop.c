@@ -383,6 +383,10 @@ gpgpu_status gpgpu__select_enqueue(gpgpu_context *ctx, const gpgpu__select_plan 
                               GPGPU__ARG(out_off), GPGPU__ARG(count), GPGPU__ARG(count_off),
                               GPGPU__ARG(runs->lengths), GPGPU__ARG(runs->lengths_off),
                               GPGPU__ARG(runs->firsts), GPGPU__END));
+        if (p->parts == 1) /* GPU layout: the scatter wrote the heads' positions */
+            GPGPU__TRY(gpgpu__run(ctx, p->prog, "runs_lengths", tiles * p->wg, p->wg,
+                                  GPGPU__ARG(counts), GPGPU__ARG(runs->lengths),
+                                  GPGPU__ARG(runs->lengths_off), GPGPU__END));
         const size_t fix = (parts + p->wg - 1) / p->wg * p->wg;
         return gpgpu__run(ctx, p->prog, "runs_fixup", fix, p->wg, GPGPU__ARG(counts),
                           GPGPU__ARG(runs->firsts), GPGPU__ARG(parts), GPGPU__ARG(n),

@@ -366,6 +366,7 @@ START_TEST(coalesced_layout_on_any_device)
     for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++) {
         check_runs(GPGPU_U32, ns[k], RUNS, 0);
         check_runs(GPGPU_F64, ns[k], SPECIALS, 0);
+        check_runs(GPGPU_I32, ns[k], ALL_EQUAL, 0); /* tiles without a head */
         check_partition(&partition_cases[2], ns[k], 0);
     }
     restore_ctx();
