@@ -635,6 +635,62 @@ static inline void key_put(__global uint *k, ulong i, ulong v, const int wide)
    counts add, flags or, and a flagged right operand drops the value on its
    left. sc[] and sv[] keep every item's inclusive pair for the caller (the
    exclusive pair of item l is item l - 1's). Every item must call it. */
+#define RUN_PAIR(pc, pv, c, v)                                                 \
+    do {                                                                       \
+        (v) = ((c) & RUN_HEAD) ? (v) : COMBINE((pv), (v));                     \
+        (c) = (((pc) & ~RUN_HEAD) + ((c) & ~RUN_HEAD)) | (((pc) | (c)) & RUN_HEAD); \
+    } while (0)
+
+#if NV_PTX && WG % 32 == 0
+/* On NVIDIA: shuffles within each warp, then each warp folds the totals of
+   the warps before it (three barriers in place of 2 log2(WG) + 1). */
+static inline ulong run_shfl_ul(ulong x, uint d)
+{
+    return (ulong)nv_shfl_up((uint)x, d) | (ulong)nv_shfl_up((uint)(x >> 32), d) << 32;
+}
+
+static inline T run_shfl_t(T x, uint d)
+{
+    union { T t; uint w[sizeof(T) / 4]; } a, b;
+    a.t = x;
+    for (uint i = 0; i < sizeof(T) / 4; i++)
+        b.w[i] = nv_shfl_up(a.w[i], d);
+    return b.t;
+}
+
+static inline void group_run_scan(ulong *c, T *v, __local ulong *sc, __local T *sv)
+{
+    const uint lid = get_local_id(0), lane = lid % 32, w = lid / 32;
+#pragma unroll
+    for (uint d = 1; d < 32; d <<= 1) {
+        const ulong pc = run_shfl_ul(*c, d);
+        const T pv = run_shfl_t(*v, d);
+        if (lane >= d)
+            RUN_PAIR(pc, pv, *c, *v);
+    }
+    if (lane == 31) {
+        sc[w] = *c;
+        sv[w] = *v;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (w) {
+        ulong pc = sc[0];
+        T pv = sv[0];
+        for (uint u = 1; u < w; u++) {
+            ulong qc = sc[u];
+            T qv = sv[u];
+            RUN_PAIR(pc, pv, qc, qv);
+            pc = qc;
+            pv = qv;
+        }
+        RUN_PAIR(pc, pv, *c, *v);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    sc[lid] = *c;
+    sv[lid] = *v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+#else
 static inline void group_run_scan(ulong *c, T *v, __local ulong *sc, __local T *sv)
 {
     const uint lid = get_local_id(0);
@@ -650,14 +706,14 @@ static inline void group_run_scan(ulong *c, T *v, __local ulong *sc, __local T *
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         if (lid >= d) {
-            *v = (*c & RUN_HEAD) ? *v : COMBINE(pv, *v);
-            *c = ((pc & ~RUN_HEAD) + (*c & ~RUN_HEAD)) | ((pc | *c) & RUN_HEAD);
+            RUN_PAIR(pc, pv, *c, *v);
             sc[lid] = *c;
             sv[lid] = *v;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 }
+#endif
 
 /* What a (flag, value) prefix makes of the running value carry. */
 #define RUN_APPLY(c, v, carry) (((c) & RUN_HEAD) ? (v) : COMBINE((carry), (v)))
@@ -786,6 +842,9 @@ static inline void rbk_chunk(__global const uint *keys, __global const T *vals, 
     ulong runs = 0;         /* runs headed in the chunk before the sub-tile */
     for (ulong s = b; s < e; s += RBK_SUB) {
         const uint len = (uint)min((ulong)RBK_SUB, e - s);
+#if NV_PTX /* every round's loads in flight at once (PoCL's LLVM 15 crashes unrolling it) */
+#pragma unroll
+#endif
         for (uint j = 0; j < RBK_ITEMS; j++) {
             const uint x = j * WG + lid;
             const ulong g = s + x;
