@@ -339,6 +339,65 @@ static inline uint group_flag_scan(uint f, __local uint *s, uint j, uint *total)
 #define group_flag_scan(f, s, j, total) group_scan_excl((f), (s), (total))
 #endif
 
+#ifndef SELECT_WARPS
+#define SELECT_WARPS 1
+#endif
+
+#if NV_PTX && WG % 32 == 0 && SELECT_BATCH == SELECT_ITEMS && SELECT_WARPS
+/* On NVIDIA each warp owns a contiguous 32 * SELECT_ITEMS elements of the
+   tile (round j: lane l takes element j * 32 + l of them, 128 coalesced
+   bytes per warp), so that its flagged elements land in one contiguous
+   stretch of out: one barrier per tile exchanges the warps' counts, and the
+   writes need only each round's ballot (the round-major order below takes
+   a barrier per round). Same arguments and results as below. */
+#define WELEM(lid, j) ((ulong)((lid) / 32) * (32 * SELECT_ITEMS) + (j) * 32 + (lid) % 32)
+
+static inline void scatter_rounds(__global const T *in, ulong base, ulong n, ulong first,
+                                  __global T *out, ulong dst, ulong total, __local uint *s,
+                                  __global ulong *heads, __global ulong *firsts,
+                                  const int checked, const int kind)
+{
+    const uint lid = get_local_id(0), lane = lid % 32, w = lid / 32;
+    const uint below = (1u << lane) - 1u;
+    const ulong dst0 = dst;
+    T xs[SELECT_ITEMS];
+    uint fs[SELECT_ITEMS], ms[SELECT_ITEMS];
+#pragma unroll
+    for (uint u = 0; u < SELECT_ITEMS; u++) {
+        const ulong k = base + WELEM(lid, u);
+        const int inside = !checked || k < n;
+        xs[u] = inside ? in[k] : (T)0;
+        fs[u] = inside ? keep(PREV(in, k, xs[u], xs[u]), xs[u], k, first) : 0u;
+    }
+    uint mine = 0;
+#pragma unroll
+    for (uint u = 0; u < SELECT_ITEMS; u++) {
+        ms[u] = nv_ballot(fs[u]);
+        mine += popcount(ms[u]);
+    }
+    if (lane == 0)
+        s[w] = mine;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    ulong at0 = dst;
+    for (uint v = 0; v < w; v++)
+        at0 += s[v];
+#pragma unroll
+    for (uint u = 0; u < SELECT_ITEMS; u++) {
+        const ulong k = base + WELEM(lid, u);
+        const ulong at = at0 + popcount(ms[u] & below);
+        if (fs[u])
+            out[at] = xs[u];
+        if (fs[u] && kind == KIND_RUNS) {
+            heads[at] = k;
+            if (at == dst0)
+                *firsts = k;
+        }
+        if (!fs[u] && (!checked || k < n) && kind == KIND_PARTITION)
+            out[total + k - at] = xs[u];
+        at0 += popcount(ms[u]);
+    }
+}
+#else
 /* The rounds of one tile from base, whose first flagged element goes to
    out[dst] (total: flagged in the whole range, for KIND_PARTITION);
    checked only for the last tile and kind constant at each call (the
@@ -386,6 +445,7 @@ static inline void scatter_rounds(__global const T *in, ulong base, ulong n, ulo
         }
     }
 }
+#endif
 
 static inline void scatter_tile(__global const T *in, ulong off, ulong n, ulong first,
                                 __global const ulong *incl, __global T *out,

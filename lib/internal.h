@@ -120,6 +120,7 @@ typedef struct {
     int sort_bits;      /* radix digit width */
     size_t sort_tile;   /* keys per sort tile */
     int sort_match;     /* NVIDIA: rank keys through __local masks, not ballots */
+    int select_warps;   /* NVIDIA: compaction with a contiguous stretch per warp */
     int segsort_host;   /* host-memory segmented sorts on the host's threads */
     int hist_local;     /* 1: privatised __local bins with local atomics */
     int nv_ptx;         /* NVIDIA inline PTX allowed */

@@ -52,6 +52,7 @@ void gpgpu__plan_init(gpgpu_context *ctx)
 {
     gpgpu__tuning *t = &ctx->tune;
     int cpu = (ctx->type & CL_DEVICE_TYPE_CPU) != 0;
+    t->select_warps = 1; /* only NVIDIA's kernels (NV_PTX) look at it */
     if (cpu) {
         /* PoCL runs a group as a loop over its items: a few items, each
            streaming its own chunk, and a few groups per core to balance. */
@@ -124,6 +125,7 @@ void gpgpu__plan_init(gpgpu_context *ctx)
     t->chunked = env_flag("GPGPU_CHUNKED", t->chunked);
     t->sort_bits = (int)env_size("GPGPU_SORT_BITS", (size_t)t->sort_bits);
     t->sort_match = env_flag("GPGPU_SORT_MATCH", t->sort_match);
+    t->select_warps = env_flag("GPGPU_SELECT_WARPS", t->select_warps);
     t->nv_ptx = t->nv_ptx && env_flag("GPGPU_PTX", 1);
     t->zero_copy = env_flag("GPGPU_ZERO_COPY", t->zero_copy);
     t->stage_bytes = env_size("GPGPU_STAGE_BYTES", t->stage_bytes);

@@ -340,8 +340,8 @@ gpgpu_status gpgpu__select_plan_get(gpgpu_context *ctx, gpgpu_type t, const char
     p->tile = p->wg * items;
     p->parts = ctx->tune.chunked ? p->wg : 1;
     size_t used = strlen(options);
-    snprintf(options + used, sizeof options - used, " -D SELECT_ITEMS=%zu%s", items,
-             pred ? "" : " -D UNIQUE=1");
+    snprintf(options + used, sizeof options - used, " -D SELECT_ITEMS=%zu%s%s", items,
+             pred ? "" : " -D UNIQUE=1", ctx->tune.select_warps ? "" : " -D SELECT_WARPS=0");
     if (pred)
         snprintf(extra, sizeof extra, "#define PRED (%s)\n", pred);
     return gpgpu__program_get(ctx, "userop", pred ? extra : NULL, options, &p->prog);
