@@ -33,6 +33,32 @@ if has suites18; then
      for t in test_scan test_histogram test_sort; do timeout 60 ./$t > "$out/$t.log" 2>&1; echo "$t rc=$? $(grep -E '^[0-9]+%' "$out/$t.log")"; done;
      GPGPU_PTX=0 timeout 60 ./test_sort > "$out/test_sort_ptx0.log" 2>&1; echo "test_sort PTX=0 rc=$? $(grep -E '^[0-9]+%' "$out/test_sort_ptx0.log")") > "$out/suites18.txt" 2>&1
 fi
+if has suites5; then
+    # the suites that the session's kernel changes touch, on the GPU
+    stamp suites5
+    (cd .gpu/tests && export top_builddir="$PWD" GPGPU_TEST_DEVICES=default && mkdir -p tests/.cache &&
+     for t in test_select_ops test_userop test_segmented test_scan test_histogram test_sum_exact; do
+         timeout 90 ./$t > "$out/$t.log" 2>&1; echo "$t rc=$? $(grep -E '^[0-9]+%' "$out/$t.log" | tr '\n' ' ')"; done;
+     GPGPU_SELECT_WARPS=0 timeout 90 ./test_select_ops > "$out/test_select_ops_w0.log" 2>&1
+     echo "test_select_ops SELECT_WARPS=0 rc=$? $(grep -E '^[0-9]+%' "$out/test_select_ops_w0.log" | tr '\n' ' ')") > "$out/suites5.txt" 2>&1
+fi
+if has changed; then
+    # the kernels changed after the first run, with native CUB beside them
+    b --op reduce_by_key --type u32 --n $n --input seg8
+    b --op reduce_by_key --type u32 --n $n --input seg256
+    for op in unique run_length_encode partition select; do
+        b --op $op --type u32 --n $n
+        GPGPU_SELECT_WARPS=0 b --op $op --type u32 --n $n
+    done
+    b --op sum_exact --type f64 --n $n
+    b --op sort --type u64 --n $n
+    stamp cub_segmented
+    [ -x .gpu/cub_segmented ] && timeout 90 .gpu/cub_segmented 28 >> "$out/cub.jsonl" 2>> "$out/err.txt"
+    stamp cub_select
+    [ -x .gpu/cub_select ] && timeout 90 .gpu/cub_select 28 >> "$out/cub.jsonl" 2>> "$out/err.txt"
+    stamp "cub_issue18 (u64)"
+    [ -x .gpu/cub_issue18 ] && timeout 90 .gpu/cub_issue18 28 >> "$out/cub.jsonl" 2>> "$out/err.txt"
+fi
 if has tests; then
     stamp tests
     OUT=$out timeout ${TESTS_S:-240} sh .gpu/tests/run.sh > /dev/null 2>&1 || echo "tests cut: rc=$?" >> "$out/log.txt"
