@@ -614,6 +614,19 @@ void index_pass(__global const T *in, ulong off, ulong n, __global const ulong *
 #define RBK_SUB_MIN (sizeof(T) == 4 ? 4096 : 2048)
 #define RBK_ITEMS (RBK_SUB_MIN / WG ? RBK_SUB_MIN / WG : 1)
 #define RBK_SUB (WG * RBK_ITEMS)
+/* NVIDIA: the head flags as one ballot per warp and round, so that an item
+   reads its RBK_ITEMS flags in one __local load (a byte each had lanes
+   4 words apart, a 4-way bank conflict on every read) */
+#if TYPE_ID >= 3 /* RBK_ITEMS for the preprocessor: 8-byte types from 3 on */
+#define RBK_ITEMS_PP (2048 / WG)
+#else
+#define RBK_ITEMS_PP (4096 / WG)
+#endif
+#if NV_PTX && WG % 32 == 0 && RBK_ITEMS_PP >= 1 && RBK_ITEMS_PP <= 32 && 32 % RBK_ITEMS_PP == 0
+#define RBK_BITS 1
+#else
+#define RBK_BITS 0
+#endif
 #define RUN_HEAD 0x8000000000000000ul   /* flag bit of a packed (flag, count) */
 
 static inline ulong key_at(__global const uint *k, ulong i, const int wide)
@@ -838,6 +851,9 @@ static inline void rbk_chunk(__global const uint *keys, __global const T *vals, 
                              __local T *sv)
 {
     const uint lid = get_local_id(0);
+#if RBK_BITS
+    __local uint *lfw = (__local uint *)lf; /* bit x % 32 of word x / 32: x heads a run */
+#endif
     T carry = IDENTITY;     /* the running value at the sub-tile's start */
     ulong runs = 0;         /* runs headed in the chunk before the sub-tile */
     for (ulong s = b; s < e; s += RBK_SUB) {
@@ -854,16 +870,28 @@ static inline void rbk_chunk(__global const uint *keys, __global const T *vals, 
                 f = g == 0 || key_at(keys, g, wide) != key_at(keys, g - 1, wide);
                 v = vals[g];
             }
+#if RBK_BITS
+            const uint m = nv_ballot(f);
+            if (lid % 32 == 0)
+                lfw[x / 32] = m;
+#else
             lf[x] = f;
+#endif
             lv[x + x / 32] = v;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         const uint first = lid * RBK_ITEMS;
+#if RBK_BITS /* the item's RBK_ITEMS flags in one word's bits */
+        const uint bits = lfw[first / 32] >> (first % 32);
+#define RBK_FLAG(k) ((bits >> (k)) & 1u)
+#else
+#define RBK_FLAG(k) lf[first + (k)]
+#endif
         ulong c = 0;
         T v = IDENTITY;
         for (uint k = 0; k < RBK_ITEMS; k++) {
             const uint x = first + k;
-            if (lf[x]) {
+            if (RBK_FLAG(k)) {
                 c++;
                 v = IDENTITY;
             }
@@ -876,7 +904,7 @@ static inline void rbk_chunk(__global const uint *keys, __global const T *vals, 
         ulong r = runs + (xc & ~RUN_HEAD);
         for (uint k = 0; k < RBK_ITEMS; k++) {
             const uint x = first + k;
-            if (x < len && lf[x]) {
+            if (x < len && RBK_FLAG(k)) {
                 if (r)
                     tv[b + r - 1] = acc;
                 else
@@ -922,7 +950,8 @@ void rbk_chunks(__global const uint *keys, ulong key_off, int wide, __global con
     __local ulong *sc = NULL;
 #else
     __local T lv[RBK_SUB + RBK_SUB / 32];
-    __local uchar lf[RBK_SUB];
+    __local uint lf4[RBK_SUB / 4];
+    __local uchar *lf = (__local uchar *)lf4;
     __local ulong sc[WG];
     __local T sv[WG];
 #endif

@@ -1064,7 +1064,15 @@ static long count_points(const char *name, const char *spec)
 {
     char log[4200], line[512];
     const char *top = getenv("top_builddir");
-    snprintf(log, sizeof log, "%s/tests/.cache/test_faults-%s.count", top ? top : ".", name);
+    /* one log per scenario and device: the host pass must not overwrite
+       the log of a failure on the default device */
+    char dev[64];
+    snprintf(dev, sizeof dev, "%s", spec);
+    for (char *c = dev; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9')))
+            *c = '_';
+    snprintf(log, sizeof log, "%s/tests/.cache/test_faults-%s-%s.count", top ? top : ".", name,
+             dev);
     int rc = run_child(name, spec, 0, log);
     long n = -1;
     FILE *f = fopen(log, "r");
