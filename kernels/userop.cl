@@ -510,23 +510,33 @@ void runs_scatter(__global const T *in, ulong off, ulong n, ulong first,
 }
 
 /* Tile g's heads are lengths[incl[g - 1] .. incl[g]), positions: each but
-   the last becomes the distance to the next. In rounds of WG heads: every
-   item reads its two positions, then (after the barrier) writes; a round
-   writes below the first position that the next round reads, and groups
-   touch disjoint ranges. */
+   the last becomes the distance to the next. A tile has at most TILE
+   heads, SELECT_ITEMS per item: every item loads all of its pairs (in
+   flight together), then after one barrier writes them; groups touch
+   disjoint ranges. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void runs_lengths(__global const ulong *incl, __global ulong *lengths, ulong lengths_off)
 {
     const ulong group = get_group_id(0);
     const ulong begin = group ? incl[group - 1] : 0, end = incl[group];
+    const uint lid = get_local_id(0);
+    ulong len[SELECT_ITEMS];
     lengths += lengths_off;
-    for (ulong c = begin; c + 1 < end; c += WG) {
-        const ulong i = c + get_local_id(0);
-        const int mine = i + 1 < end;
-        const ulong len = mine ? lengths[i + 1] - lengths[i] : 0;
-        barrier(CLK_GLOBAL_MEM_FENCE);
-        if (mine)
-            lengths[i] = len;
+#if NV_PTX
+#pragma unroll
+#endif
+    for (uint j = 0; j < SELECT_ITEMS; j++) {
+        const ulong i = begin + (ulong)j * WG + lid;
+        len[j] = i + 1 < end ? lengths[i + 1] - lengths[i] : 0;
+    }
+    barrier(CLK_GLOBAL_MEM_FENCE);
+#if NV_PTX
+#pragma unroll
+#endif
+    for (uint j = 0; j < SELECT_ITEMS; j++) {
+        const ulong i = begin + (ulong)j * WG + lid;
+        if (i + 1 < end)
+            lengths[i] = len[j];
     }
 }
 
