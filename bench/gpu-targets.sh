@@ -59,6 +59,22 @@ if has changed; then
     stamp "cub_issue18 (u64)"
     [ -x .gpu/cub_issue18 ] && timeout 90 .gpu/cub_issue18 28 >> "$out/cub.jsonl" 2>> "$out/err.txt"
 fi
+if has last; then
+    stamp last
+    (cd .gpu/tests && export top_builddir="$PWD" GPGPU_TEST_DEVICES=default && mkdir -p tests/.cache &&
+     for t in test_segmented test_select_ops; do
+         timeout 60 ./$t > "$out/$t.log" 2>&1; echo "$t rc=$? $(grep -E '^[0-9]+%' "$out/$t.log" | tr '\n' ' ')"; done) > "$out/suites-last.txt" 2>&1
+    for c in "reduce_by_key --input seg8" "reduce_by_key --input seg256" "run_length_encode" "unique"; do
+        stamp "$c"
+        GPGPU_BENCH_TRACE=1 timeout 40 gpgpu-bench --op $c --type u32 --n $n --repeat 5 --json 2> "$out/trace.tmp" >> "$out/ours.jsonl"
+        grep -E "kernel" "$out/trace.tmp" | sed 's/\[trace *[0-9.]* ms\] *//' >> "$out/profile-last.txt"
+    done
+    rm -f "$out/trace.tmp"
+    stamp cub_segmented
+    [ -x .gpu/cub_segmented ] && timeout 40 .gpu/cub_segmented 28 >> "$out/cub.jsonl" 2>> "$out/err.txt"
+    stamp cub_select
+    [ -x .gpu/cub_select ] && timeout 40 .gpu/cub_select 28 >> "$out/cub.jsonl" 2>> "$out/err.txt"
+fi
 if has tests; then
     stamp tests
     OUT=$out timeout ${TESTS_S:-240} sh .gpu/tests/run.sh > /dev/null 2>&1 || echo "tests cut: rc=$?" >> "$out/log.txt"
