@@ -87,6 +87,7 @@ static void call_begin(gpgpu_context *ctx)
 {
     gpgpu__lock(ctx);
     gpgpu__begin(ctx, 0, NULL, NULL);
+    ctx->prints_own = 1;
 }
 
 /* Ends a call begun by call_begin with status s: prints the profile if

@@ -164,6 +164,7 @@ struct gpgpu_context {
     int can_profile;             /* the queue has CL_QUEUE_PROFILING_ENABLE */
     int profiling;               /* gpgpu_set_profiling */
     int profile_print;           /* GPGPU_PROFILE=1 */
+    int prints_own;              /* this call prints its own profile table */
 
     char name[256];              /* device name */
     char platform_name[256];

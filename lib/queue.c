@@ -42,10 +42,19 @@ void gpgpu__begin(gpgpu_context *ctx, cl_uint num_wait, const cl_event *wait,
 {
     gpgpu__profile_clear(ctx);
     drop_last(ctx);
+    ctx->prints_own = 0;
     ctx->route = NULL;
     ctx->track = done != NULL;
     ctx->wait_n = num_wait;
     ctx->wait = wait;
+}
+
+/* GPGPU_PROFILE=1: the table of a _buffer call that succeeded, unless its
+   caller prints one under its own name (host calls, _array calls, sorts). */
+static void end_print(gpgpu_context *ctx)
+{
+    if (ctx->profile_print && !ctx->prints_own)
+        gpgpu__profile_print(ctx, "a _buffer call");
 }
 
 gpgpu_status gpgpu__end(gpgpu_context *ctx, cl_event *done)
@@ -55,17 +64,21 @@ gpgpu_status gpgpu__end(gpgpu_context *ctx, cl_event *done)
     ctx->track = 0;
     if (!done) {
         drop_last(ctx);
+        end_print(ctx);
         return GPGPU_SUCCESS;
     }
     *done = ctx->last;
     ctx->last = NULL;
-    if (*done)
+    if (*done) {
+        end_print(ctx);
         return GPGPU_SUCCESS;
+    }
     if (gpgpu__fault("clEnqueueMarkerWithWaitList"))
         return gpgpu__cl_fail(ctx, CL_OUT_OF_RESOURCES, "clEnqueueMarkerWithWaitList");
     cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, nwait, wait, done);
     if (err != CL_SUCCESS)
         return gpgpu__cl_fail(ctx, err, "clEnqueueMarkerWithWaitList");
+    end_print(ctx);
     return GPGPU_SUCCESS;
 }
 

@@ -309,6 +309,7 @@ static gpgpu_status segsort(gpgpu_context *ctx, const char *func, gpgpu_type t, 
     }
     gpgpu__lock(ctx);
     gpgpu__begin(ctx, 0, NULL, NULL);
+    ctx->prints_own = 1;
     gpgpu_status s = segsort_device(ctx, t, k, v, value_size, offsets, nseg, total, flags);
     gpgpu__end(ctx, NULL);
     return gpgpu__host_call_end(ctx, value_size ? "gpgpu_segmented_sort_pairs"
@@ -372,6 +373,7 @@ static gpgpu_status segsort_buffer(gpgpu_context *ctx, const char *func, segsort
     }
     gpgpu__lock(ctx);
     gpgpu__begin(ctx, num_wait, wait, done);
+    ctx->prints_own = 1;
     gpgpu_status s = segsort_enqueue(ctx, j);
     if (s == GPGPU_SUCCESS)
         s = gpgpu__end(ctx, done);

@@ -288,6 +288,7 @@ static gpgpu_status sort_buffer(gpgpu_context *ctx, const char *func, const sort
     GPGPU__TRY(gpgpu__check_wait(ctx, func, num_wait, wait));
     gpgpu__lock(ctx);
     gpgpu__begin(ctx, num_wait, wait, done);
+    ctx->prints_own = 1;
     gpgpu_status s = j->n < 2 ? GPGPU_SUCCESS : sort_enqueue(ctx, j);
     if (s == GPGPU_SUCCESS)
         s = gpgpu__end(ctx, done);
@@ -407,6 +408,7 @@ static gpgpu_status sort_host_call(gpgpu_context *ctx, gpgpu_type t, void *keys,
     size_t ks = gpgpu__type(t)->size;
     gpgpu__lock(ctx);
     gpgpu__begin(ctx, 0, NULL, NULL);
+    ctx->prints_own = 1;
     gpgpu_status s = gpgpu__in_place(ctx, n * ks) && (!value_size || gpgpu__in_place(ctx, n * value_size))
                          ? sort_in_place(ctx, &j, keys, values)
                          : sort_host_copy(ctx, &j, keys, values);
