@@ -1,5 +1,6 @@
 // cub_common.cuh - what the native CUB programs in bench/ share: a CUDA
-// error check, CUB temp storage grown as needed, and the timing of one call (CUDA events around it, data
+// error check, CUB temp storage grown as needed, and the timing of one call
+// (time_cub: a CUB call with its temp-storage query) (CUDA events around it, data
 // already on the GPU, median of `reps` runs after a warm-up).
 #ifndef GPGPU_BENCH_CUB_COMMON_CUH
 #define GPGPU_BENCH_CUB_COMMON_CUH
@@ -55,6 +56,17 @@ static inline void *temp(size_t bytes)
         have = bytes;
     }
     return p;
+}
+
+// Median device time in ms of one CUB device call, written once as
+// f(temp, bytes): called first with temp == nullptr for the temp-storage
+// size, then timed on temp storage of that size.
+template <class F> static double time_cub(F f, int reps = 10)
+{
+    size_t bytes = 0;
+    CHECK(f(nullptr, bytes));
+    void *t = temp(bytes);
+    return time_ms([&] { CHECK(f(t, bytes)); }, reps);
 }
 
 #endif

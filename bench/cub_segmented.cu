@@ -71,24 +71,17 @@ int main(int argc, char **argv)
     for (int slg : {16, 22}) {
         const size_t nseg = (size_t)1 << slg, len = n / nseg;
         iota_offsets<<<1024, 256>>>(off, nseg, len, n);
-        size_t bytes = 0;
-        CHECK(cub::DeviceSegmentedReduce::Sum(nullptr, bytes, x, y, (int)nseg, off, off + 1));
-        void *t = temp(bytes);
-        double ms = time_ms([&] {
-            CHECK(cub::DeviceSegmentedReduce::Sum(t, bytes, x, y, (int)nseg, off, off + 1));
+        double ms = time_cub([&](void *t, size_t &bytes) {
+            return cub::DeviceSegmentedReduce::Sum(t, bytes, x, y, (int)nseg, off, off + 1);
         });
         report("segmented_reduce", n, "segments", nseg, ms);
     }
 
     for (size_t len : {(size_t)8, (size_t)256}) {
         run_keys<<<1024, 256>>>(keys, n, len);
-        size_t bytes = 0;
-        CHECK(cub::DeviceReduce::ReduceByKey(nullptr, bytes, keys, kout, x, y, nruns,
-                                             cuda::std::plus<>{}, n));
-        void *t = temp(bytes);
-        double ms = time_ms([&] {
-            CHECK(cub::DeviceReduce::ReduceByKey(t, bytes, keys, kout, x, y, nruns, cuda::std::plus<>{},
-                                                 n));
+        double ms = time_cub([&](void *t, size_t &bytes) {
+            return cub::DeviceReduce::ReduceByKey(t, bytes, keys, kout, x, y, nruns,
+                                                  cuda::std::plus<>{}, n);
         });
         report("reduce_by_key", n, "run_length", len, ms);
     }
@@ -96,13 +89,9 @@ int main(int argc, char **argv)
     {
         const size_t nseg = (size_t)1 << 16, len = n / nseg;
         iota_offsets<<<1024, 256>>>(off, nseg, len, n);
-        size_t bytes = 0;
-        CHECK(cub::DeviceSegmentedSort::StableSortKeys(nullptr, bytes, x, y, (int64_t)n,
-                                                       (int64_t)nseg, off, off + 1));
-        void *t = temp(bytes);
-        double ms = time_ms([&] {
-            CHECK(cub::DeviceSegmentedSort::StableSortKeys(t, bytes, x, y, (int64_t)n,
-                                                           (int64_t)nseg, off, off + 1));
+        double ms = time_cub([&](void *t, size_t &bytes) {
+            return cub::DeviceSegmentedSort::StableSortKeys(t, bytes, x, y, (int64_t)n,
+                                                            (int64_t)nseg, off, off + 1);
         });
         report("segmented_sort", n, "segments", nseg, ms);
     }
@@ -112,11 +101,9 @@ int main(int argc, char **argv)
         int64_t *at;
         CHECK(cudaMalloc(&best, sizeof *best));
         CHECK(cudaMalloc(&at, sizeof *at));
-        size_t bytes = 0;
-        CHECK(cub::DeviceReduce::ArgMin(nullptr, bytes, x, best, at, (int64_t)n));
-        void *t = temp(bytes);
-        double ms =
-            time_ms([&] { CHECK(cub::DeviceReduce::ArgMin(t, bytes, x, best, at, (int64_t)n)); });
+        double ms = time_cub([&](void *t, size_t &bytes) {
+            return cub::DeviceReduce::ArgMin(t, bytes, x, best, at, (int64_t)n);
+        });
         report("argmin", n, "segments", 1, ms);
         CHECK(cudaFree(at));
         CHECK(cudaFree(best));

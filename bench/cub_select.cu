@@ -108,48 +108,37 @@ int main(int argc, char **argv)
     CHECK(cudaMemcpy(lev, levels.data(), (nbins + 1) * 4, cudaMemcpyHostToDevice));
 
     {
-        size_t bytes = 0;
-        CHECK(cub::DeviceSelect::Unique(nullptr, bytes, x, y, cnt, (int64_t)n));
-        void *t = temp(bytes);
-        double ms = time_ms([&] { CHECK(cub::DeviceSelect::Unique(t, bytes, x, y, cnt, (int64_t)n)); });
+        double ms = time_cub([&](void *t, size_t &bytes) {
+            return cub::DeviceSelect::Unique(t, bytes, x, y, cnt, (int64_t)n);
+        });
         size_t got = read_count(cnt);
         report("unique", "u32", n, got, got == runs, ms);
     }
     {
-        size_t bytes = 0;
-        CHECK(cub::DeviceRunLengthEncode::Encode(nullptr, bytes, x, y, len, cnt, (int64_t)n));
-        void *t = temp(bytes);
-        double ms = time_ms(
-            [&] { CHECK(cub::DeviceRunLengthEncode::Encode(t, bytes, x, y, len, cnt, (int64_t)n)); });
+        double ms = time_cub([&](void *t, size_t &bytes) {
+            return cub::DeviceRunLengthEncode::Encode(t, bytes, x, y, len, cnt, (int64_t)n);
+        });
         size_t got = read_count(cnt);
         report("run_length_encode", "u32", n, got, got == runs, ms);
     }
     {
-        size_t bytes = 0;
-        CHECK(cub::DevicePartition::If(nullptr, bytes, x, y, cnt, (int64_t)n, positive{}));
-        void *t = temp(bytes);
-        double ms = time_ms(
-            [&] { CHECK(cub::DevicePartition::If(t, bytes, x, y, cnt, (int64_t)n, positive{})); });
+        double ms = time_cub([&](void *t, size_t &bytes) {
+            return cub::DevicePartition::If(t, bytes, x, y, cnt, (int64_t)n, positive{});
+        });
         size_t got = read_count(cnt);
         report("partition", "u32", n, got, got == kept, ms);
     }
     {
-        size_t bytes = 0;
-        CHECK(cub::DeviceSelect::If(nullptr, bytes, x, y, cnt, (int64_t)n, positive{}));
-        void *t = temp(bytes);
-        double ms = time_ms(
-            [&] { CHECK(cub::DeviceSelect::If(t, bytes, x, y, cnt, (int64_t)n, positive{})); });
+        double ms = time_cub([&](void *t, size_t &bytes) {
+            return cub::DeviceSelect::If(t, bytes, x, y, cnt, (int64_t)n, positive{});
+        });
         size_t got = read_count(cnt);
         report("select", "u32", n, got, got == kept, ms);
     }
     {
-        size_t bytes = 0;
-        CHECK(cub::DeviceHistogram::HistogramRange(nullptr, bytes, fx, bins, (int)nbins + 1, lev,
-                                                   (int64_t)n));
-        void *t = temp(bytes);
-        double ms = time_ms([&] {
-            CHECK(cub::DeviceHistogram::HistogramRange(t, bytes, fx, bins, (int)nbins + 1, lev,
-                                                       (int64_t)n));
+        double ms = time_cub([&](void *t, size_t &bytes) {
+            return cub::DeviceHistogram::HistogramRange(t, bytes, fx, bins, (int)nbins + 1, lev,
+                                                        (int64_t)n);
         });
         std::vector<unsigned long long> hb(nbins);
         CHECK(cudaMemcpy(hb.data(), bins, nbins * sizeof *bins, cudaMemcpyDeviceToHost));
