@@ -609,20 +609,20 @@ void index_pass(__global const T *in, ulong off, ulong n, __global const ulong *
    head flag, into __local memory; each item then owns RBK_ITEMS consecutive
    elements there, and the group scans the items' (heads, tail) pairs. */
 
-/* A sub-tile of 4096 (2048 for 8-byte values) elements, so that its
-   __local copy stays within 48 KiB for any WG up to 1024. */
-#define RBK_SUB_MIN (sizeof(T) == 4 ? 4096 : 2048)
+/* A sub-tile of 4096 (2048 for 8-byte values: TYPE_ID 3 on) elements, so
+   that its __local copy stays within 48 KiB for any WG up to 1024. Sized
+   from TYPE_ID rather than sizeof(T), so that #if can use RBK_ITEMS. */
+#if TYPE_ID >= 3
+#define RBK_SUB_MIN 2048
+#else
+#define RBK_SUB_MIN 4096
+#endif
 #define RBK_ITEMS (RBK_SUB_MIN / WG ? RBK_SUB_MIN / WG : 1)
 #define RBK_SUB (WG * RBK_ITEMS)
 /* NVIDIA: the head flags as one ballot per warp and round, so that an item
    reads its RBK_ITEMS flags in one __local load (a byte each had lanes
    4 words apart, a 4-way bank conflict on every read) */
-#if TYPE_ID >= 3 /* RBK_ITEMS for the preprocessor: 8-byte types from 3 on */
-#define RBK_ITEMS_PP (2048 / WG)
-#else
-#define RBK_ITEMS_PP (4096 / WG)
-#endif
-#if NV_PTX && WG % 32 == 0 && RBK_ITEMS_PP >= 1 && RBK_ITEMS_PP <= 32 && 32 % RBK_ITEMS_PP == 0
+#if NV_PTX && WG % 32 == 0 && RBK_ITEMS <= 32 && 32 % RBK_ITEMS == 0
 #define RBK_BITS 1
 #else
 #define RBK_BITS 0
