@@ -235,9 +235,8 @@ gpgpu_status gpgpu__write(gpgpu_context *ctx, cl_mem buf, size_t offset, size_t 
    in order, so the first piece carries the wait list and the last one the
    caller's event. */
 #ifndef GPGPU__FILL_PIECE /* smaller in a test build, to run the pieces on PoCL */
-#define GPGPU__FILL_PIECE ((size_t)1 << 30)
+#define GPGPU__FILL_PIECE (1 << 30)
 #endif
-#define FILL_PIECE ((size_t)GPGPU__FILL_PIECE)
 
 gpgpu_status gpgpu__fill(gpgpu_context *ctx, cl_mem buf, size_t offset, size_t bytes,
                          const void *pattern, size_t pattern_size)
@@ -246,7 +245,7 @@ gpgpu_status gpgpu__fill(gpgpu_context *ctx, cl_mem buf, size_t offset, size_t b
     cl_uint nwait = gpgpu__take_wait(ctx, &wait);
     if (bytes == 0)
         return GPGPU_SUCCESS;
-    size_t piece = FILL_PIECE - FILL_PIECE % pattern_size;
+    const size_t piece = (size_t)GPGPU__FILL_PIECE - (size_t)GPGPU__FILL_PIECE % pattern_size;
     for (size_t done = 0; done < bytes;) {
         size_t now = bytes - done < piece ? bytes - done : piece;
         int last = done + now == bytes;
