@@ -715,6 +715,81 @@ GPGPU_API gpgpu_status gpgpu_select_array(gpgpu_context *ctx, const char *predic
                                           const gpgpu_array *in, gpgpu_array *out,
                                           size_t *count);
 
+/*
+ * The segmented, by-key and compaction primitives on arrays (since 0.2).
+ * Offsets are a GPGPU_U64 array of nseg + 1 element indices (nseg = its
+ * length - 1; no segment when it has fewer than 2 elements), read where
+ * the array lives: on a device unchecked and clamped as in the _buffer
+ * forms (an offset past in's length is that length; a decreasing one gives
+ * unspecified results but touches nothing outside the arrays); on the host
+ * fallback clamped the same way and checked (a decreasing offset is
+ * INVALID_ARGUMENT). The calls that hand a count or value back wait for
+ * it; the others return with their work enqueued. Outputs are other arrays
+ * than the inputs unless a function says otherwise (INVALID_ARGUMENT).
+ * Errors as the host-memory functions, plus the array rules above.
+ */
+
+/** gpgpu_reduce_index of the whole array: *value (one element of in's
+    type) and *index (SIZE_MAX for none). Waits for both. */
+GPGPU_API gpgpu_status gpgpu_reduce_index_array(gpgpu_context *ctx, gpgpu_op op,
+                                                const gpgpu_array *in, void *value,
+                                                size_t *index);
+
+/** gpgpu_segmented_reduce: out (in's type, at least nseg elements)
+    receives each segment's reduce in out[0 .. nseg). Does not wait. */
+GPGPU_API gpgpu_status gpgpu_segmented_reduce_array(gpgpu_context *ctx, gpgpu_op op,
+                                                    const gpgpu_array *in,
+                                                    const gpgpu_array *offsets,
+                                                    gpgpu_array *out);
+
+/** gpgpu_segmented_scan: out has in's type and length, and may be in (in
+    place); elements outside the segments are left as they are in out. Does
+    not wait. */
+GPGPU_API gpgpu_status gpgpu_segmented_scan_array(gpgpu_context *ctx, gpgpu_op op,
+                                                  gpgpu_scan_kind kind, const gpgpu_array *in,
+                                                  gpgpu_array *out,
+                                                  const gpgpu_array *offsets);
+
+/** gpgpu_reduce_by_key: keys (I32, U32, I64 or U64) and values of one
+    length; keys_out of keys' type and values_out of values' type, each at
+    least that long, receive the runs. Waits for *nruns. */
+GPGPU_API gpgpu_status gpgpu_reduce_by_key_array(gpgpu_context *ctx, gpgpu_op op,
+                                                 const gpgpu_array *keys,
+                                                 const gpgpu_array *values,
+                                                 gpgpu_array *keys_out,
+                                                 gpgpu_array *values_out, size_t *nruns);
+
+/** gpgpu_scan_by_key: out has values' type and length and may be values (in
+    place), never keys. Does not wait. */
+GPGPU_API gpgpu_status gpgpu_scan_by_key_array(gpgpu_context *ctx, gpgpu_op op,
+                                               gpgpu_scan_kind kind, const gpgpu_array *keys,
+                                               const gpgpu_array *values, gpgpu_array *out);
+
+/** gpgpu_unique: the run heads of in to out (in's type, at least as long,
+    another array), their number to *count. Waits for *count. */
+GPGPU_API gpgpu_status gpgpu_unique_array(gpgpu_context *ctx, const gpgpu_array *in,
+                                          gpgpu_array *out, size_t *count);
+
+/** gpgpu_run_length_encode: values (in's type) and lengths (GPGPU_U64), each
+    at least in's length and another array, receive the runs. Waits for
+    *nruns. */
+GPGPU_API gpgpu_status gpgpu_run_length_encode_array(gpgpu_context *ctx, const gpgpu_array *in,
+                                                     gpgpu_array *values, gpgpu_array *lengths,
+                                                     size_t *nruns);
+
+/** gpgpu_partition: out (in's type, at least as long, another array)
+    receives the selected elements then the others; *count how many were
+    selected. Waits for *count. UNSUPPORTED on the host fallback. */
+GPGPU_API gpgpu_status gpgpu_partition_array(gpgpu_context *ctx, const char *predicate,
+                                             const gpgpu_array *in, gpgpu_array *out,
+                                             size_t *count);
+
+/** gpgpu_histogram_edges of the whole array into nbins counters in host
+    memory (overwritten). Waits for the bins. */
+GPGPU_API gpgpu_status gpgpu_histogram_edges_array(gpgpu_context *ctx, const gpgpu_array *in,
+                                                   const double *edges, size_t nbins,
+                                                   uint64_t *bins);
+
 #ifdef __cplusplus
 }
 #endif

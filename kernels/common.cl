@@ -196,4 +196,10 @@ static inline uint nv_shfl_down(uint x, uint off)
     asm volatile("shfl.sync.down.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(x), "r"(off));
     return r;
 }
+static inline uint nv_shfl_idx(uint x, uint src)
+{
+    uint r;
+    asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(x), "r"(src));
+    return r;
+}
 #endif

@@ -627,6 +627,13 @@ void index_pass(__global const T *in, ulong off, ulong n, __global const ulong *
 #else
 #define RBK_BITS 0
 #endif
+/* NVIDIA: a unit is one warp, not a group (rbk_warp below) */
+#if !CHUNKED && NV_PTX && WG % 32 == 0
+#define RBK_WARP 1
+#define RBK_ROUNDS 8 /* rounds of 32 elements whose loads go out together */
+#else
+#define RBK_WARP 0
+#endif
 #define RUN_HEAD 0x8000000000000000ul   /* flag bit of a packed (flag, count) */
 
 static inline ulong key_at(__global const uint *k, ulong i, const int wide)
@@ -928,6 +935,90 @@ static inline void rbk_chunk(__global const uint *keys, __global const T *vals, 
 }
 #endif
 
+#if RBK_WARP
+static inline ulong run_idx_ul(ulong x, uint src)
+{
+    return (ulong)nv_shfl_idx((uint)x, src) | (ulong)nv_shfl_idx((uint)(x >> 32), src) << 32;
+}
+
+static inline T run_idx_t(T x, uint src)
+{
+    union { T t; uint w[sizeof(T) / 4]; } a, b;
+    a.t = x;
+    for (uint i = 0; i < sizeof(T) / 4; i++)
+        b.w[i] = nv_shfl_idx(a.w[i], src);
+    return b.t;
+}
+
+/* One unit's chunk [b, e) by one warp, with no barrier and no __local
+   memory: round by round, 32 consecutive elements (one per lane, loads
+   coalesced, RBK_ROUNDS rounds in flight). A lane's head flag compares its
+   key with the lane below's (a shuffle; lane 0 takes the previous round's
+   last key), the ballot of the flags gives each head its run's ordinal,
+   and a segmented scan by shuffles within the round gives each lane the
+   value of its run so far. A head writes its key and the value of the run
+   before it (that run's end), as the group path does. */
+static inline void rbk_warp(__global const uint *keys, __global const T *vals, ulong b,
+                            ulong e, __global uint *tk, __global T *tv, __global T *part,
+                            __global ulong *cnt, ulong u, ulong units, const int wide)
+{
+    const uint lane = get_local_id(0) % 32, below = (1u << lane) - 1;
+    T carry = IDENTITY;         /* the open run's value before the round */
+    ulong runs = 0;             /* heads in the chunk before the round */
+    ulong last = b ? key_at(keys, b - 1, wide) : 0; /* the key before the round */
+    for (ulong s = b; s < e; s += 32 * RBK_ROUNDS) {
+        ulong k[RBK_ROUNDS];
+        T v[RBK_ROUNDS];
+#pragma unroll
+        for (uint j = 0; j < RBK_ROUNDS; j++) {
+            const ulong g = s + j * 32 + lane;
+            k[j] = g < e ? key_at(keys, g, wide) : 0;
+            v[j] = g < e ? vals[g] : IDENTITY;
+        }
+#pragma unroll
+        for (uint j = 0; j < RBK_ROUNDS; j++) {
+            const ulong g = s + j * 32 + lane;
+            ulong pk = run_shfl_ul(k[j], 1);
+            if (lane == 0)
+                pk = last;
+            last = run_idx_ul(k[j], 31);
+            const uint head = g < e && (g == 0 || k[j] != pk);
+            const uint heads = nv_ballot(head);
+            const uint mine = heads & (below | (1u << lane));
+            const int start = mine ? 31 - (int)clz(mine) : -1; /* this lane's run's first lane */
+            T x = v[j];
+#pragma unroll
+            for (uint d = 1; d < 32; d <<= 1) {
+                const T y = run_shfl_t(x, d);
+                if ((int)lane - (int)d >= start && lane >= d)
+                    x = COMBINE(y, x);
+            }
+            if (start < 0)
+                x = COMBINE(carry, x);
+            T prev = run_shfl_t(x, 1);
+            if (lane == 0)
+                prev = carry;
+            if (head) {
+                const ulong r = runs + popcount(heads & below);
+                if (r)
+                    tv[b + r - 1] = prev;
+                else
+                    part[u] = prev;
+                key_put(tk, b + r, k[j], wide);
+            }
+            carry = run_idx_t(x, 31);
+            runs += popcount(heads);
+        }
+    }
+    if (lane == 0) {
+        if (!runs)
+            part[u] = carry;
+        part[units + u] = carry;
+        cnt[u] = runs;
+    }
+}
+#endif
+
 /* CPUs launch the units as groups of one work item: PoCL would otherwise
    run a group's items in vector lanes, each in its own chunk, and take the
    per-element path in every lane whenever one lane needs it. */
@@ -944,6 +1035,13 @@ void rbk_chunks(__global const uint *keys, ulong key_off, int wide, __global con
                 ulong val_off, ulong n, ulong per, ulong units, __global uint *tk,
                 __global T *tv, __global T *part, __global ulong *cnt)
 {
+#if RBK_WARP
+    const ulong u = get_global_id(0) / 32;
+    if (u >= units)
+        return; /* whole warps leave: the launch rounds units * 32 up to WG */
+    const ulong b = min(u * per, n), e = min(b + per, n);
+    rbk_warp(keys + (key_off << wide), vals + val_off, b, e, tk, tv, part, cnt, u, units, wide);
+#else
 #if CHUNKED
     __local T *lv = NULL, *sv = NULL;
     __local uchar *lf = NULL;
@@ -968,6 +1066,7 @@ void rbk_chunks(__global const uint *keys, ulong key_off, int wide, __global con
 #else
     /* one copy: PoCL's compiler fails on two copies of a loop with barriers */
     rbk_chunk(keys, vals, b, e, tk, tv, part, cnt, u, units, wide, lv, lf, sc, sv);
+#endif
 #endif
 }
 

@@ -120,6 +120,7 @@ typedef SX_CAT(ulong, SX_VW) ULV;
 #define SX_STORE(v, p) SX_CAT(vstore, SX_VW)(v, 0, p)
 
 #define SX_ROW (SX_LIMBS + 1)
+#define SX_BATCH 4              /* GPUs: steps loaded together */
 /* The hot path must be inlined (a CPU compiler passes vectors to a call
    through memory); the rare one must not be, to keep the loop small. */
 #define SX_HOT inline __attribute__((always_inline))
@@ -650,7 +651,22 @@ void sum_exact_pass(__global const T *in, ulong off, ulong n, __global long *row
     __global const TV *v = (__global const TV *)(in + head);
     __local int top;
     w.pb = sx_group_start(v, nvec, &top);
-    for (ulong j = gid; j < nvec; j += items) {
+    ulong j = gid;
+    /* SX_BATCH steps' loads go out before any of them is added: a step's
+       sx_slow is a call, past which the compiler does not move a load, so
+       one load at a time was in flight per item */
+    for (; j + (SX_BATCH - 1) * items < nvec; j += SX_BATCH * items) {
+        TV x[SX_BATCH];
+#pragma unroll
+        for (uint k = 0; k < SX_BATCH; k++)
+            x[k] = v[j + k * items];
+#pragma unroll
+        for (uint k = 0; k < SX_BATCH; k++) {
+            sx_step(&w, &l, sx_map(x[k]));
+            sx_after(&w, &l, &steps);
+        }
+    }
+    for (; j < nvec; j += items) {
         sx_step(&w, &l, sx_map(v[j]));
         sx_after(&w, &l, &steps);
     }

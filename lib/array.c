@@ -17,18 +17,9 @@
 
 #include "histogram.h"
 
-struct gpgpu_array {
-    gpgpu_context *ctx;  /* the owner: calls on other contexts are refused */
-    gpgpu_type t;
-    size_t n;
-    cl_mem buf;          /* OpenCL devices */
-    void *host;          /* the host fallback */
-};
-
 /* ---- checks ----------------------------------------------------------------- */
 
-/* a is not NULL and belongs to ctx; what names the parameter. */
-static gpgpu_status check_array(gpgpu_context *ctx, const char *func, const char *what,
+gpgpu_status gpgpu__array_check(gpgpu_context *ctx, const char *func, const char *what,
                                 const gpgpu_array *a)
 {
     if (!a)
@@ -39,9 +30,7 @@ static gpgpu_status check_array(gpgpu_context *ctx, const char *func, const char
     return GPGPU_SUCCESS;
 }
 
-/* b (parameter what) has a's type and at least a's length (exactly, when
-   same_length). */
-static gpgpu_status check_match(gpgpu_context *ctx, const char *func, const char *what,
+gpgpu_status gpgpu__array_match(gpgpu_context *ctx, const char *func, const char *what,
                                 const gpgpu_array *a, const gpgpu_array *b, int same_type,
                                 int same_length)
 {
@@ -83,22 +72,25 @@ static gpgpu_status user_op_on_host(gpgpu_context *ctx, const char *func)
 
 /* ---- the bracket around a device call --------------------------------------- */
 
-static void call_begin(gpgpu_context *ctx)
+void gpgpu__array_begin(gpgpu_context *ctx)
 {
     gpgpu__lock(ctx);
     gpgpu__begin(ctx, 0, NULL, NULL);
     ctx->prints_own = 1;
 }
 
-/* Ends a call begun by call_begin with status s: prints the profile if
-   asked, unlocks, returns s. */
-static gpgpu_status call_end(gpgpu_context *ctx, const char *func, gpgpu_status s)
+gpgpu_status gpgpu__array_end(gpgpu_context *ctx, const char *func, gpgpu_status s)
 {
     gpgpu__end(ctx, NULL);
     if (s == GPGPU_SUCCESS && ctx->profile_print)
         gpgpu__profile_print(ctx, func);
     gpgpu__unlock(ctx);
     return s;
+}
+
+gpgpu_status gpgpu__array_result(gpgpu_context *ctx, size_t bytes, cl_mem *slot)
+{
+    return gpgpu__scratch(ctx, GPGPU__SLOT_OUT, bytes, slot);
 }
 
 /* ---- handles ------------------------------------------------------------------ */
@@ -168,7 +160,7 @@ gpgpu_status gpgpu_array_write(gpgpu_context *ctx, gpgpu_array *a, size_t offset
                                const void *host, size_t n)
 {
     GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
-    GPGPU__TRY(check_array(ctx, __func__, "a", a));
+    GPGPU__TRY(gpgpu__array_check(ctx, __func__, "a", a));
     GPGPU__TRY(check_range(ctx, __func__, a, offset, host, n));
     const size_t size = gpgpu__type(a->t)->size;
     if (ctx->host) {
@@ -176,7 +168,7 @@ gpgpu_status gpgpu_array_write(gpgpu_context *ctx, gpgpu_array *a, size_t offset
             gpgpu__parallel_copy((char *)a->host + offset * size, host, n * size);
         return GPGPU_SUCCESS;
     }
-    call_begin(ctx);
+    gpgpu__array_begin(ctx);
     /* Where the device shares host memory one copy is all it takes; else
        the host calls' routes (staging ring, or one DMA from pinned memory). */
     gpgpu_status s = ctx->tune.zero_copy
@@ -187,14 +179,14 @@ gpgpu_status gpgpu_array_write(gpgpu_context *ctx, gpgpu_array *a, size_t offset
         s = gpgpu__finish(ctx);
     if (s != GPGPU_SUCCESS)
         clFinish(ctx->queue); /* nothing may still read host */
-    return call_end(ctx, __func__, s);
+    return gpgpu__array_end(ctx, __func__, s);
 }
 
 gpgpu_status gpgpu_array_read(gpgpu_context *ctx, const gpgpu_array *a, size_t offset,
                               void *host, size_t n)
 {
     GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
-    GPGPU__TRY(check_array(ctx, __func__, "a", a));
+    GPGPU__TRY(gpgpu__array_check(ctx, __func__, "a", a));
     GPGPU__TRY(check_range(ctx, __func__, a, offset, host, n));
     const size_t size = gpgpu__type(a->t)->size;
     if (ctx->host) {
@@ -202,13 +194,13 @@ gpgpu_status gpgpu_array_read(gpgpu_context *ctx, const gpgpu_array *a, size_t o
             gpgpu__parallel_copy(host, (const char *)a->host + offset * size, n * size);
         return GPGPU_SUCCESS;
     }
-    call_begin(ctx);
+    gpgpu__array_begin(ctx);
     gpgpu_status s = ctx->tune.zero_copy
                          ? gpgpu__read(ctx, a->buf, offset * size, n * size, host)
                          : gpgpu__download(ctx, a->buf, offset * size, n * size, host, 0);
     if (s != GPGPU_SUCCESS)
         clFinish(ctx->queue); /* nothing may still write host */
-    return call_end(ctx, __func__, s);
+    return gpgpu__array_end(ctx, __func__, s);
 }
 
 /* ---- reduce and transform_reduce ---------------------------------------------- */
@@ -220,20 +212,20 @@ static gpgpu_status reduce_call(gpgpu_context *ctx, const char *func, gpgpu_op o
 {
     const size_t size = gpgpu__type(in->t)->size;
     cl_mem out;
-    call_begin(ctx);
+    gpgpu__array_begin(ctx);
     gpgpu_status s = gpgpu__scratch(ctx, GPGPU__SLOT_OUT, size, &out);
     if (s == GPGPU_SUCCESS)
         s = gpgpu__reduce_enqueue(ctx, in->t, op, map, in->buf, 0, in->n, out, 0);
     if (s == GPGPU_SUCCESS)
         s = gpgpu__read(ctx, out, 0, size, result);
-    return call_end(ctx, func, s);
+    return gpgpu__array_end(ctx, func, s);
 }
 
 gpgpu_status gpgpu_reduce_array(gpgpu_context *ctx, gpgpu_op op, const gpgpu_array *in,
                                 void *result)
 {
     GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
-    GPGPU__TRY(check_array(ctx, __func__, "in", in));
+    GPGPU__TRY(gpgpu__array_check(ctx, __func__, "in", in));
     GPGPU__TRY(gpgpu__check_op(ctx, __func__, op));
     GPGPU__REQUIRE(ctx, result != NULL, __func__,
                    "result is NULL; need room for one element");
@@ -253,7 +245,7 @@ gpgpu_status gpgpu_transform_reduce_array(gpgpu_context *ctx, const char *map, g
     GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
     GPGPU__REQUIRE(ctx, map != NULL, __func__,
                    "map is NULL");
-    GPGPU__TRY(check_array(ctx, __func__, "in", in));
+    GPGPU__TRY(gpgpu__array_check(ctx, __func__, "in", in));
     GPGPU__TRY(gpgpu__check_op(ctx, __func__, op));
     GPGPU__REQUIRE(ctx, result != NULL, __func__,
                    "result is NULL; need room for one element");
@@ -269,12 +261,12 @@ gpgpu_status gpgpu_scan_array(gpgpu_context *ctx, gpgpu_op op, gpgpu_scan_kind k
                               const gpgpu_array *in, gpgpu_array *out)
 {
     GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
-    GPGPU__TRY(check_array(ctx, __func__, "in", in));
-    GPGPU__TRY(check_array(ctx, __func__, "out", out));
+    GPGPU__TRY(gpgpu__array_check(ctx, __func__, "in", in));
+    GPGPU__TRY(gpgpu__array_check(ctx, __func__, "out", out));
     GPGPU__TRY(gpgpu__check_op(ctx, __func__, op));
     GPGPU__REQUIRE(ctx, kind == GPGPU_EXCLUSIVE || kind == GPGPU_INCLUSIVE, __func__,
                    "kind is %d; need GPGPU_EXCLUSIVE or GPGPU_INCLUSIVE", (int)kind);
-    GPGPU__TRY(check_match(ctx, __func__, "out", in, out, 1, 1));
+    GPGPU__TRY(gpgpu__array_match(ctx, __func__, "out", in, out, 1, 1));
     if (ctx->host) {
         if (op >= GPGPU_OP_USER)
             return user_op_on_host(ctx, __func__);
@@ -283,12 +275,12 @@ gpgpu_status gpgpu_scan_array(gpgpu_context *ctx, gpgpu_op op, gpgpu_scan_kind k
     }
     char opts[512];
     const char *extra;
-    call_begin(ctx);
+    gpgpu__array_begin(ctx);
     /* The operator and type are checked even when there is nothing to scan. */
     gpgpu_status s = gpgpu__type_op_options(ctx, in->t, op, opts, sizeof opts, &extra);
     if (s == GPGPU_SUCCESS)
         s = gpgpu__scan_enqueue(ctx, in->t, op, kind, in->buf, 0, out->buf, 0, in->n, NULL, 0);
-    return call_end(ctx, __func__, s);
+    return gpgpu__array_end(ctx, __func__, s);
 }
 
 /* ---- sort -------------------------------------------------------------------------- */
@@ -316,8 +308,8 @@ static gpgpu_status sort_call(gpgpu_context *ctx, const char *func, gpgpu_array 
         return GPGPU_SUCCESS;
     }
     GPGPU__TRY(sort_words_ok(ctx, func, keys->t, vs));
-    call_begin(ctx);
-    return call_end(ctx, func,
+    gpgpu__array_begin(ctx);
+    return gpgpu__array_end(ctx, func,
                     gpgpu__sort_enqueue(ctx, keys->t, keys->buf, values ? values->buf : NULL,
                                         vs, keys->n, flags));
 }
@@ -325,7 +317,7 @@ static gpgpu_status sort_call(gpgpu_context *ctx, const char *func, gpgpu_array 
 gpgpu_status gpgpu_sort_array(gpgpu_context *ctx, gpgpu_array *keys, unsigned flags)
 {
     GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
-    GPGPU__TRY(check_array(ctx, __func__, "keys", keys));
+    GPGPU__TRY(gpgpu__array_check(ctx, __func__, "keys", keys));
     GPGPU__REQUIRE(ctx, (flags & ~(unsigned)GPGPU_DESCENDING) == 0, __func__,
                    "flags is 0x%x; only GPGPU_DESCENDING (0x%x) may be set",
                    (unsigned)flags, (unsigned)GPGPU_DESCENDING);
@@ -336,14 +328,14 @@ gpgpu_status gpgpu_sort_pairs_array(gpgpu_context *ctx, gpgpu_array *keys, gpgpu
                                     unsigned flags)
 {
     GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
-    GPGPU__TRY(check_array(ctx, __func__, "keys", keys));
-    GPGPU__TRY(check_array(ctx, __func__, "values", values));
+    GPGPU__TRY(gpgpu__array_check(ctx, __func__, "keys", keys));
+    GPGPU__TRY(gpgpu__array_check(ctx, __func__, "values", values));
     GPGPU__REQUIRE(ctx, (flags & ~(unsigned)GPGPU_DESCENDING) == 0, __func__,
                    "flags is 0x%x; only GPGPU_DESCENDING (0x%x) may be set",
                    (unsigned)flags, (unsigned)GPGPU_DESCENDING);
     GPGPU__REQUIRE(ctx, values != keys, __func__,
                    "values and keys are the same pointer; they must differ");
-    GPGPU__TRY(check_match(ctx, __func__, "values", keys, values, 0, 1));
+    GPGPU__TRY(gpgpu__array_match(ctx, __func__, "values", keys, values, 0, 1));
     return sort_call(ctx, __func__, keys, values, flags);
 }
 
@@ -384,8 +376,8 @@ static gpgpu_status segsort_call(gpgpu_context *ctx, const char *func, gpgpu_arr
     if (ctx->host)
         return segsort_host(ctx, func, keys, values, offsets, flags);
     GPGPU__TRY(sort_words_ok(ctx, func, keys->t, vs));
-    call_begin(ctx);
-    return call_end(ctx, func,
+    gpgpu__array_begin(ctx);
+    return gpgpu__array_end(ctx, func,
                     gpgpu__segsort_enqueue(ctx, keys->t, keys->buf, values ? values->buf : NULL,
                                            vs, offsets->buf, offsets->n - 1, keys->n, flags));
 }
@@ -394,8 +386,8 @@ gpgpu_status gpgpu_segmented_sort_array(gpgpu_context *ctx, gpgpu_array *keys,
                                         const gpgpu_array *offsets, unsigned flags)
 {
     GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
-    GPGPU__TRY(check_array(ctx, __func__, "keys", keys));
-    GPGPU__TRY(check_array(ctx, __func__, "offsets", offsets));
+    GPGPU__TRY(gpgpu__array_check(ctx, __func__, "keys", keys));
+    GPGPU__TRY(gpgpu__array_check(ctx, __func__, "offsets", offsets));
     return segsort_call(ctx, __func__, keys, NULL, offsets, flags);
 }
 
@@ -404,12 +396,12 @@ gpgpu_status gpgpu_segmented_sort_pairs_array(gpgpu_context *ctx, gpgpu_array *k
                                               unsigned flags)
 {
     GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
-    GPGPU__TRY(check_array(ctx, __func__, "keys", keys));
-    GPGPU__TRY(check_array(ctx, __func__, "values", values));
-    GPGPU__TRY(check_array(ctx, __func__, "offsets", offsets));
+    GPGPU__TRY(gpgpu__array_check(ctx, __func__, "keys", keys));
+    GPGPU__TRY(gpgpu__array_check(ctx, __func__, "values", values));
+    GPGPU__TRY(gpgpu__array_check(ctx, __func__, "offsets", offsets));
     GPGPU__REQUIRE(ctx, values != keys, __func__,
                    "values and keys are the same array; they must differ");
-    GPGPU__TRY(check_match(ctx, __func__, "values", keys, values, 0, 1));
+    GPGPU__TRY(gpgpu__array_match(ctx, __func__, "values", keys, values, 0, 1));
     return segsort_call(ctx, __func__, keys, values, offsets, flags);
 }
 
@@ -420,7 +412,7 @@ gpgpu_status gpgpu_histogram_array(gpgpu_context *ctx, const gpgpu_array *in, si
 {
     gpgpu__hist_params p;
     GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
-    GPGPU__TRY(check_array(ctx, __func__, "in", in));
+    GPGPU__TRY(gpgpu__array_check(ctx, __func__, "in", in));
     GPGPU__REQUIRE(ctx, bins != NULL, __func__,
                    "bins is NULL");
     GPGPU__TRY(gpgpu__histogram_rule(ctx, __func__, in->t, nbins, lo, hi, &p));
@@ -429,13 +421,13 @@ gpgpu_status gpgpu_histogram_array(gpgpu_context *ctx, const gpgpu_array *in, si
         return GPGPU_SUCCESS;
     }
     cl_mem out;
-    call_begin(ctx);
+    gpgpu__array_begin(ctx);
     gpgpu_status s = gpgpu__scratch(ctx, GPGPU__SLOT_OUT, nbins * sizeof *bins, &out);
     if (s == GPGPU_SUCCESS)
         s = gpgpu__histogram_enqueue(ctx, in->t, in->buf, 0, in->n, &p, out, 0, 0);
     if (s == GPGPU_SUCCESS)
         s = gpgpu__read(ctx, out, 0, nbins * sizeof *bins, bins);
-    return call_end(ctx, __func__, s);
+    return gpgpu__array_end(ctx, __func__, s);
 }
 
 /* ---- select --------------------------------------------------------------------------- */
@@ -447,20 +439,20 @@ gpgpu_status gpgpu_select_array(gpgpu_context *ctx, const char *predicate,
     GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
     GPGPU__REQUIRE(ctx, predicate != NULL, __func__,
                    "predicate is NULL");
-    GPGPU__TRY(check_array(ctx, __func__, "in", in));
-    GPGPU__TRY(check_array(ctx, __func__, "out", out));
+    GPGPU__TRY(gpgpu__array_check(ctx, __func__, "in", in));
+    GPGPU__TRY(gpgpu__array_check(ctx, __func__, "out", out));
     GPGPU__REQUIRE(ctx, count != NULL, __func__,
                    "count is NULL; need room for the count");
     /* Work items would overwrite elements that others have yet to read. */
     GPGPU__REQUIRE(ctx, out != in, __func__,
                    "out and in are the same array; they must differ (out != in)");
-    GPGPU__TRY(check_match(ctx, __func__, "out", in, out, 1, 0));
+    GPGPU__TRY(gpgpu__array_match(ctx, __func__, "out", in, out, 1, 0));
     GPGPU__TRY(gpgpu__expr_clean(ctx, "predicate", predicate, pred));
     if (ctx->host)
         return user_op_on_host(ctx, __func__);
     cl_mem kept;
     cl_ulong got = 0;
-    call_begin(ctx);
+    gpgpu__array_begin(ctx);
     gpgpu_status s = gpgpu__scratch(ctx, GPGPU__SLOT_OUT, sizeof got, &kept);
     if (s == GPGPU_SUCCESS)
         s = gpgpu__select_pred_enqueue(ctx, in->t, pred, in->buf, 0, in->n, out->buf, 0, kept, 0);
@@ -468,5 +460,5 @@ gpgpu_status gpgpu_select_array(gpgpu_context *ctx, const char *predicate,
         s = gpgpu__read(ctx, kept, 0, sizeof got, &got);
     if (s == GPGPU_SUCCESS)
         *count = (size_t)got;
-    return call_end(ctx, __func__, s);
+    return gpgpu__array_end(ctx, __func__, s);
 }

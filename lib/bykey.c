@@ -69,8 +69,10 @@ static gpgpu_status runs_find(gpgpu_context *ctx, gpgpu_type key_type, cl_mem ke
 
 /* CPUs: elements a work item should have at least. GPUs: a group's chunk
    is a whole number of sub-tiles (as RBK_SUB in segmented.cl), and there
-   are at most RBK_GROUPS groups per tune.groups. */
-enum { RBK_PER_ITEM = 4096, RBK_GROUPS = 4 };
+   are at most RBK_GROUPS groups per tune.groups. NVIDIA: a warp's chunk is
+   a whole number of RBK_WARP_STEP elements (32 lanes times RBK_ROUNDS), one
+   warp for each that the plan's groups hold. */
+enum { RBK_PER_ITEM = 4096, RBK_GROUPS = 4, RBK_WARP_STEP = 32 * 8 };
 
 /* The reduce by key of keys[key_off .. +n) and values[val_off ..] into
    kout[kout_off ..] and vout[vout_off ..], the number of runs to
@@ -87,8 +89,13 @@ static gpgpu_status rbk_enqueue(gpgpu_context *ctx, gpgpu_type key_type, gpgpu_t
                  vs = gpgpu__type(value_type)->size;
     const cl_int wide = ks == 8;
     cl_ulong units, per;
-    size_t global, local = wg;
-    if (ctx->tune.chunked) {
+    size_t global, local = wg, move_global;
+    if (ctx->tune.nv_ptx && !ctx->tune.chunked && wg % 32 == 0) { /* RBK_WARP */
+        const size_t warps = ctx->tune.groups * (wg / 32);
+        per = gpgpu__div_up(gpgpu__div_up(n, warps), RBK_WARP_STEP) * RBK_WARP_STEP;
+        units = gpgpu__div_up(n, per);
+        global = gpgpu__div_up(units * 32, wg) * wg;
+    } else if (ctx->tune.chunked) {
         size_t groups = gpgpu__div_up(n, wg * RBK_PER_ITEM);
         groups = groups < ctx->tune.groups ? groups : ctx->tune.groups;
         units = groups * wg;
@@ -102,6 +109,7 @@ static gpgpu_status rbk_enqueue(gpgpu_context *ctx, gpgpu_type key_type, gpgpu_t
         units = gpgpu__div_up(n, per);
         global = units * wg;
     }
+    move_global = ctx->tune.chunked ? units : units * wg; /* rbk_move: a group per unit */
     cl_mem tk, tv, part, cnt;
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_KEYS, n * ks, &tk));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_VALUES, n * vs, &tv));
@@ -115,7 +123,7 @@ static gpgpu_status rbk_enqueue(gpgpu_context *ctx, gpgpu_type key_type, gpgpu_t
     GPGPU__TRY(gpgpu__run(ctx, prog, "rbk_carry", wg, wg, GPGPU__ARG(part), GPGPU__ARG(cnt),
                           GPGPU__ARG(units), GPGPU__ARG(vout), GPGPU__ARG(vout_off),
                           GPGPU__ARG(nruns), GPGPU__ARG(nruns_off), GPGPU__END));
-    return gpgpu__run(ctx, prog, "rbk_move", global, local, GPGPU__ARG(tk), GPGPU__ARG(tv),
+    return gpgpu__run(ctx, prog, "rbk_move", move_global, local, GPGPU__ARG(tk), GPGPU__ARG(tv),
                       GPGPU__ARG(cnt), GPGPU__ARG(per), GPGPU__ARG(units), GPGPU__ARG(wide),
                       GPGPU__ARG(kout), GPGPU__ARG(kout_off), GPGPU__ARG(vout),
                       GPGPU__ARG(vout_off), GPGPU__END);
@@ -403,4 +411,84 @@ gpgpu_status gpgpu_scan_by_key_buffer(gpgpu_context *ctx, gpgpu_type key_type, c
         s = gpgpu__end(ctx, done);
     gpgpu__unlock(ctx);
     return s;
+}
+
+/* ---- device arrays ------------------------------------------------------------ */
+
+/* What both array forms check: keys' type, values of keys' length, op. */
+static gpgpu_status bykey_arrays_check(gpgpu_context *ctx, const char *func, gpgpu_op op,
+                                       const gpgpu_array *keys, const gpgpu_array *values)
+{
+    GPGPU__TRY(gpgpu__check_ctx(ctx, func));
+    GPGPU__TRY(gpgpu__array_check(ctx, func, "keys", keys));
+    GPGPU__TRY(gpgpu__array_check(ctx, func, "values", values));
+    GPGPU__TRY(gpgpu__check_op(ctx, func, op));
+    GPGPU__REQUIRE(ctx, key_type_ok(keys->t), func,
+                   "keys holds %s elements; need GPGPU_I32, GPGPU_U32, GPGPU_I64 or GPGPU_U64",
+                   gpgpu__type(keys->t)->name);
+    GPGPU__REQUIRE(ctx, values != keys, func,
+                   "values and keys are the same array; they must differ");
+    return gpgpu__array_match(ctx, func, "values", keys, values, 0, 1);
+}
+
+gpgpu_status gpgpu_reduce_by_key_array(gpgpu_context *ctx, gpgpu_op op, const gpgpu_array *keys,
+                                       const gpgpu_array *values, gpgpu_array *keys_out,
+                                       gpgpu_array *values_out, size_t *nruns)
+{
+    GPGPU__TRY(bykey_arrays_check(ctx, __func__, op, keys, values));
+    GPGPU__TRY(gpgpu__array_check(ctx, __func__, "keys_out", keys_out));
+    GPGPU__TRY(gpgpu__array_check(ctx, __func__, "values_out", values_out));
+    GPGPU__REQUIRE(ctx, nruns != NULL, __func__,
+                   "nruns is NULL; need room for the number of runs");
+    GPGPU__REQUIRE(ctx, keys_out != keys && keys_out != values && values_out != keys &&
+                        values_out != values && keys_out != values_out, __func__,
+                   "keys_out or values_out is keys, values or the other; the outputs must be arrays of their own");
+    GPGPU__TRY(gpgpu__array_match(ctx, __func__, "keys_out", keys, keys_out, 1, 0));
+    GPGPU__TRY(gpgpu__array_match(ctx, __func__, "values_out", values, values_out, 1, 0));
+    const size_t n = keys->n;
+    if (ctx->host) {
+        if (op >= GPGPU_OP_USER)
+            return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
+                               "%s: user-defined operators need an OpenCL device", __func__);
+        *nruns = gpgpu__host_reduce_by_key(keys->t, keys->host, values->t, op, values->host, n,
+                                           keys_out->host, values_out->host);
+        return GPGPU_SUCCESS;
+    }
+    cl_mem count;
+    cl_ulong runs = 0;
+    gpgpu__array_begin(ctx);
+    gpgpu_status s = gpgpu__array_result(ctx, sizeof runs, &count);
+    if (s == GPGPU_SUCCESS)
+        s = rbk_buffers(ctx, keys->t, keys->buf, 0, values->t, op, values->buf, 0, n,
+                        keys_out->buf, 0, values_out->buf, 0, count, 0);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__read(ctx, count, 0, sizeof runs, &runs);
+    if (s == GPGPU_SUCCESS)
+        *nruns = (size_t)runs;
+    return gpgpu__array_end(ctx, __func__, s);
+}
+
+gpgpu_status gpgpu_scan_by_key_array(gpgpu_context *ctx, gpgpu_op op, gpgpu_scan_kind kind,
+                                     const gpgpu_array *keys, const gpgpu_array *values,
+                                     gpgpu_array *out)
+{
+    GPGPU__TRY(bykey_arrays_check(ctx, __func__, op, keys, values));
+    GPGPU__TRY(gpgpu__array_check(ctx, __func__, "out", out));
+    GPGPU__REQUIRE(ctx, kind == GPGPU_EXCLUSIVE || kind == GPGPU_INCLUSIVE, __func__,
+                   "kind is %d; need GPGPU_EXCLUSIVE or GPGPU_INCLUSIVE", (int)kind);
+    GPGPU__REQUIRE(ctx, out != keys, __func__,
+                   "out and keys are the same array; out may be values, never keys");
+    GPGPU__TRY(gpgpu__array_match(ctx, __func__, "out", values, out, 1, 1));
+    if (ctx->host) {
+        if (op >= GPGPU_OP_USER)
+            return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
+                               "%s: user-defined operators need an OpenCL device", __func__);
+        gpgpu__host_scan_by_key(keys->t, keys->host, values->t, op, kind, values->host,
+                                out->host, keys->n);
+        return GPGPU_SUCCESS;
+    }
+    gpgpu__array_begin(ctx);
+    return gpgpu__array_end(ctx, __func__,
+                            sbk_buffers(ctx, keys->t, keys->buf, 0, values->t, op, kind,
+                                        values->buf, 0, keys->n, out->buf, 0));
 }

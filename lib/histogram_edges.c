@@ -259,3 +259,44 @@ gpgpu_status gpgpu_histogram_edges_buffer(gpgpu_context *ctx, gpgpu_type t, cl_m
     free(cuts);
     return s;
 }
+
+/* ---- device arrays --------------------------------------------------------------- */
+
+gpgpu_status gpgpu_histogram_edges_array(gpgpu_context *ctx, const gpgpu_array *in,
+                                         const double *edges, size_t nbins, uint64_t *bins)
+{
+    gpgpu__hist_params p;
+    void *cuts;
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__TRY(gpgpu__array_check(ctx, __func__, "in", in));
+    GPGPU__REQUIRE(ctx, edges != NULL, __func__, "edges is NULL");
+    GPGPU__REQUIRE(ctx, bins != NULL, __func__, "bins is NULL");
+    GPGPU__REQUIRE(ctx, nbins > 0, __func__, "nbins is 0; need at least 1");
+    GPGPU__REQUIRE(ctx, nbins <= GPGPU__HIST_MAX_BINS, __func__, "nbins is %zu; at most %zu",
+                   nbins, (size_t)GPGPU__HIST_MAX_BINS);
+    GPGPU__REQUIRE(ctx, (uintptr_t)bins % sizeof *bins == 0, __func__,
+                   "bins is %p; it must be aligned to %zu bytes, the size of one element",
+                   (const void *)bins, (size_t)(sizeof *bins));
+    GPGPU__TRY(check_edges(ctx, __func__, edges, nbins));
+    if (!ctx->host)
+        GPGPU__TRY(gpgpu__type_supported(ctx, in->t));
+    GPGPU__TRY(edges_params(ctx, in->t, edges, nbins, &p, &cuts));
+    p.cuts_mem = NULL;
+    if (ctx->host) {
+        host_edges(in->t, in->host, in->n, &p, bins);
+        free(cuts);
+        return GPGPU_SUCCESS;
+    }
+    cl_mem out;
+    gpgpu__array_begin(ctx);
+    gpgpu_status s = gpgpu__array_result(ctx, nbins * sizeof *bins, &out);
+    if (s == GPGPU_SUCCESS)
+        s = cuts_upload(ctx, in->t, &p);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__histogram_enqueue(ctx, in->t, in->buf, 0, in->n, &p, out, 0, 0);
+    cuts_release(&p);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__read(ctx, out, 0, nbins * sizeof *bins, bins);
+    free(cuts);
+    return gpgpu__array_end(ctx, __func__, s);
+}

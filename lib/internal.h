@@ -546,4 +546,33 @@ gpgpu_status gpgpu__sum_exact_host_api(gpgpu_context *ctx, gpgpu_type t, const c
 /* The plain-C fallback. */
 void gpgpu__host_sum_exact(gpgpu_type t, const void *in, size_t n, void *result);
 
+/* ---- device arrays (array.c) --------------------------------------------- */
+
+/* The handle behind gpgpu_array: the modules' own _array forms (segmented.c,
+   bykey.c, select_ops.c, histogram_edges.c) reach in like array.c does. */
+struct gpgpu_array {
+    gpgpu_context *ctx;  /* the owner: calls on other contexts are refused */
+    gpgpu_type t;
+    size_t n;
+    cl_mem buf;          /* OpenCL devices */
+    void *host;          /* the host fallback */
+};
+
+/* a is not NULL and belongs to ctx; what names the parameter. */
+gpgpu_status gpgpu__array_check(gpgpu_context *ctx, const char *func, const char *what,
+                                const gpgpu_array *a);
+/* b (parameter what) has a's type (when same_type) and at least a's length
+   (exactly, when same_length). */
+gpgpu_status gpgpu__array_match(gpgpu_context *ctx, const char *func, const char *what,
+                                const gpgpu_array *a, const gpgpu_array *b, int same_type,
+                                int same_length);
+/* The bracket around an array call's enqueues: begin locks and starts the
+   call; end finishes it with status s (printing the profile if asked),
+   unlocks and returns s. */
+void gpgpu__array_begin(gpgpu_context *ctx);
+gpgpu_status gpgpu__array_end(gpgpu_context *ctx, const char *func, gpgpu_status s);
+/* One cl_ulong (or up to 16 bytes) the call reads back to host, from a
+   scratch slot no enqueue uses (ctx locked). */
+gpgpu_status gpgpu__array_result(gpgpu_context *ctx, size_t bytes, cl_mem *slot);
+
 #endif /* GPGPU_INTERNAL_H */

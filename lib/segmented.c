@@ -510,3 +510,129 @@ gpgpu_status gpgpu_reduce_index_buffer(gpgpu_context *ctx, gpgpu_type t, gpgpu_o
     gpgpu__unlock(ctx);
     return s;
 }
+
+/* ---- device arrays ---------------------------------------------------------------- */
+
+/* The fallback's offsets: a size_t copy of offsets' U64 elements, each
+   clamped to n and then checked as the host calls check theirs. */
+static gpgpu_status offsets_on_host(gpgpu_context *ctx, const char *func, gpgpu_type t,
+                                    const gpgpu_array *offsets, size_t n, size_t **out)
+{
+    const size_t nseg = offsets->n - 1;
+    size_t total, *o = gpgpu__malloc(offsets->n * sizeof *o);
+    *out = NULL;
+    if (!o)
+        return gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "%s: no host memory", func);
+    for (size_t s = 0; s <= nseg; s++) {
+        const uint64_t v = ((const uint64_t *)offsets->host)[s];
+        o[s] = v < n ? (size_t)v : n;
+    }
+    gpgpu_status st = gpgpu__offsets_check(ctx, func, t, o, nseg, &total);
+    if (st != GPGPU_SUCCESS) {
+        free(o);
+        return st;
+    }
+    *out = o;
+    return GPGPU_SUCCESS;
+}
+
+/* Both segmented array calls once their arrays are checked. */
+static gpgpu_status segmented_array_call(gpgpu_context *ctx, const char *func, gpgpu_op op,
+                                         int scan, gpgpu_scan_kind kind, const gpgpu_array *in,
+                                         const gpgpu_array *offsets, gpgpu_array *out)
+{
+    GPGPU__REQUIRE(ctx, offsets->t == GPGPU_U64, func,
+                   "offsets holds %s elements; it must hold GPGPU_U64",
+                   gpgpu__type(offsets->t)->name);
+    const size_t nseg = offsets->n < 2 ? 0 : offsets->n - 1;
+    if (!scan)
+        GPGPU__REQUIRE(ctx, out->n >= nseg, func,
+                       "out has %zu elements; it needs one per segment (%zu)", out->n, nseg);
+    if (ctx->host) {
+        size_t *o;
+        if (op >= GPGPU_OP_USER)
+            return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
+                               "%s: user-defined operators need an OpenCL device", func);
+        if (nseg == 0)
+            return GPGPU_SUCCESS;
+        GPGPU__TRY(offsets_on_host(ctx, func, in->t, offsets, in->n, &o));
+        if (scan)
+            gpgpu__host_segmented_scan(in->t, op, kind, in->host, out->host, o, nseg);
+        else
+            gpgpu__host_segmented_reduce(in->t, op, in->host, o, nseg, out->host);
+        free(o);
+        return GPGPU_SUCCESS;
+    }
+    gpgpu__segments sg = { in->buf, 0, offsets->buf, 0, nseg, 0, in->n, out->buf, 0,
+                           nseg ? in->n / nseg : 0, 0 };
+    gpgpu__array_begin(ctx);
+    gpgpu_status s = gpgpu__check_type_op(ctx, in->t, op);
+    if (s == GPGPU_SUCCESS && nseg > 0)
+        s = gpgpu__segmented_enqueue(ctx, in->t, op, scan, kind, &sg);
+    return gpgpu__array_end(ctx, func, s);
+}
+
+gpgpu_status gpgpu_segmented_reduce_array(gpgpu_context *ctx, gpgpu_op op, const gpgpu_array *in,
+                                          const gpgpu_array *offsets, gpgpu_array *out)
+{
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__TRY(gpgpu__array_check(ctx, __func__, "in", in));
+    GPGPU__TRY(gpgpu__array_check(ctx, __func__, "offsets", offsets));
+    GPGPU__TRY(gpgpu__array_check(ctx, __func__, "out", out));
+    GPGPU__TRY(gpgpu__check_op(ctx, __func__, op));
+    GPGPU__REQUIRE(ctx, out != in && out != offsets, __func__,
+                   "out is the same array as %s; it must be another", out == in ? "in" : "offsets");
+    GPGPU__REQUIRE(ctx, out->t == in->t, __func__,
+                   "out holds %s elements; it must hold %s like the input",
+                   gpgpu__type(out->t)->name, gpgpu__type(in->t)->name);
+    return segmented_array_call(ctx, __func__, op, 0, GPGPU_EXCLUSIVE, in, offsets, out);
+}
+
+gpgpu_status gpgpu_segmented_scan_array(gpgpu_context *ctx, gpgpu_op op, gpgpu_scan_kind kind,
+                                        const gpgpu_array *in, gpgpu_array *out,
+                                        const gpgpu_array *offsets)
+{
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__TRY(gpgpu__array_check(ctx, __func__, "in", in));
+    GPGPU__TRY(gpgpu__array_check(ctx, __func__, "out", out));
+    GPGPU__TRY(gpgpu__array_check(ctx, __func__, "offsets", offsets));
+    GPGPU__TRY(gpgpu__check_op(ctx, __func__, op));
+    GPGPU__REQUIRE(ctx, kind == GPGPU_EXCLUSIVE || kind == GPGPU_INCLUSIVE, __func__,
+                   "kind is %d; need GPGPU_EXCLUSIVE or GPGPU_INCLUSIVE", (int)kind);
+    GPGPU__REQUIRE(ctx, offsets != in && offsets != out, __func__,
+                   "offsets is the same array as %s; it must be another",
+                   offsets == in ? "in" : "out");
+    GPGPU__TRY(gpgpu__array_match(ctx, __func__, "out", in, out, 1, 1));
+    return segmented_array_call(ctx, __func__, op, 1, kind, in, offsets, out);
+}
+
+gpgpu_status gpgpu_reduce_index_array(gpgpu_context *ctx, gpgpu_op op, const gpgpu_array *in,
+                                      void *value, size_t *index)
+{
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__TRY(gpgpu__array_check(ctx, __func__, "in", in));
+    GPGPU__TRY(index_check(ctx, __func__, in->t, op));
+    GPGPU__REQUIRE(ctx, value != NULL && index != NULL, __func__,
+                   "value or index is NULL; need room for one element in each");
+    if (ctx->host) {
+        gpgpu__host_reduce_index(in->t, op, in->host, in->n, value, index);
+        return GPGPU_SUCCESS;
+    }
+    const size_t size = gpgpu__type(in->t)->size;
+    cl_mem res;
+    cl_ulong got[2];
+    gpgpu__array_begin(ctx);
+    gpgpu_status s = gpgpu__type_supported(ctx, in->t);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__array_result(ctx, sizeof got, &res);
+    /* the value in the first word, the index in the second */
+    if (s == GPGPU_SUCCESS)
+        s = index_enqueue(ctx, in->t, op, in->buf, 0, in->n, res, 0, res, 1);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__read(ctx, res, 0, sizeof got, got);
+    if (s == GPGPU_SUCCESS) {
+        memcpy(value, got, size);
+        *index = got[1] == CL_ULONG_MAX ? SIZE_MAX : (size_t)got[1];
+    }
+    return gpgpu__array_end(ctx, __func__, s);
+}

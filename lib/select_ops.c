@@ -380,3 +380,89 @@ gpgpu_status gpgpu_partition_buffer(gpgpu_context *ctx, gpgpu_type t, const char
                      in_offset, n, out_offset, count_offset, 0};
     return compact_buffer_call(ctx, &j, num_wait, wait, done);
 }
+
+/* ---- device arrays ------------------------------------------------------------- */
+
+/* The three array forms once checked: j's buffers are the arrays'; the
+   count comes back through the result slot. */
+static gpgpu_status compact_array_call(gpgpu_context *ctx, compact_job *j, size_t *count)
+{
+    cl_ulong got = 0;
+    gpgpu__array_begin(ctx);
+    gpgpu_status s = gpgpu__array_result(ctx, sizeof got, &j->count);
+    if (s == GPGPU_SUCCESS)
+        s = compact_buffer_enqueue(ctx, j);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__read(ctx, j->count, 0, sizeof got, &got);
+    if (s == GPGPU_SUCCESS)
+        *count = (size_t)got;
+    return gpgpu__array_end(ctx, j->func, s);
+}
+
+/* in and out (what names it) checked, another array than in, in's type and
+   at least its length. */
+static gpgpu_status compact_arrays_check(gpgpu_context *ctx, const char *func, const char *what,
+                                         const gpgpu_array *in, const gpgpu_array *out,
+                                         const size_t *count)
+{
+    GPGPU__TRY(gpgpu__check_ctx(ctx, func));
+    GPGPU__TRY(gpgpu__array_check(ctx, func, "in", in));
+    GPGPU__TRY(gpgpu__array_check(ctx, func, what, out));
+    GPGPU__REQUIRE(ctx, count != NULL, func, "the count is NULL; need room for it");
+    /* Work items would overwrite elements that others have yet to read. */
+    GPGPU__REQUIRE(ctx, out != in, func, "%s and in are the same array; they must differ",
+                   what);
+    return gpgpu__array_match(ctx, func, what, in, out, 1, 0);
+}
+
+gpgpu_status gpgpu_unique_array(gpgpu_context *ctx, const gpgpu_array *in, gpgpu_array *out,
+                                size_t *count)
+{
+    GPGPU__TRY(compact_arrays_check(ctx, __func__, "out", in, out, count));
+    if (ctx->host) {
+        *count = host_runs(gpgpu__type(in->t)->size, in->host, in->n, out->host, NULL);
+        return GPGPU_SUCCESS;
+    }
+    compact_job j = {__func__, in->t, NULL, GPGPU__SELECT, in->buf, out->buf, NULL, NULL,
+                     0, in->n, 0, 0, 0};
+    return compact_array_call(ctx, &j, count);
+}
+
+gpgpu_status gpgpu_run_length_encode_array(gpgpu_context *ctx, const gpgpu_array *in,
+                                           gpgpu_array *values, gpgpu_array *lengths,
+                                           size_t *nruns)
+{
+    GPGPU__TRY(compact_arrays_check(ctx, __func__, "values", in, values, nruns));
+    GPGPU__TRY(gpgpu__array_check(ctx, __func__, "lengths", lengths));
+    GPGPU__REQUIRE(ctx, lengths->t == GPGPU_U64, __func__,
+                   "lengths holds %s elements; it must hold GPGPU_U64",
+                   gpgpu__type(lengths->t)->name);
+    GPGPU__REQUIRE(ctx, lengths != in && lengths != values, __func__,
+                   "lengths is the same array as %s; it must be another",
+                   lengths == in ? "in" : "values");
+    GPGPU__TRY(gpgpu__array_match(ctx, __func__, "lengths", in, lengths, 0, 0));
+    if (ctx->host) {
+        *nruns = host_runs(gpgpu__type(in->t)->size, in->host, in->n, values->host,
+                           lengths->host);
+        return GPGPU_SUCCESS;
+    }
+    compact_job j = {__func__, in->t, NULL, GPGPU__RUNS, in->buf, values->buf, NULL,
+                     lengths->buf, 0, in->n, 0, 0, 0};
+    return compact_array_call(ctx, &j, nruns);
+}
+
+gpgpu_status gpgpu_partition_array(gpgpu_context *ctx, const char *predicate,
+                                   const gpgpu_array *in, gpgpu_array *out, size_t *count)
+{
+    char pred[GPGPU__EXPR_MAX + 1];
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__REQUIRE(ctx, predicate != NULL, __func__, "predicate is NULL");
+    GPGPU__TRY(compact_arrays_check(ctx, __func__, "out", in, out, count));
+    GPGPU__TRY(gpgpu__expr_clean(ctx, "predicate", predicate, pred));
+    if (ctx->host)
+        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
+                           "%s: predicates need an OpenCL device", __func__);
+    compact_job j = {__func__, in->t, pred, GPGPU__PARTITION, in->buf, out->buf, NULL, NULL,
+                     0, in->n, 0, 0, 0};
+    return compact_array_call(ctx, &j, count);
+}
