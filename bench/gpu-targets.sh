@@ -66,7 +66,7 @@ if has last; then
          timeout 60 ./$t > "$out/$t.log" 2>&1; echo "$t rc=$? $(grep -E '^[0-9]+%' "$out/$t.log" | tr '\n' ' ')"; done) > "$out/suites-last.txt" 2>&1
     for c in "reduce_by_key --input seg8" "reduce_by_key --input seg256" "run_length_encode" "unique"; do
         stamp "$c"
-        GPGPU_BENCH_TRACE=1 timeout 40 gpgpu-bench --op $c --type u32 --n $n --repeat 5 --json 2> "$out/trace.tmp" >> "$out/ours.jsonl"
+        GPGPU_BENCH_TRACE=1 timeout 40 gpgpu-bench --type u32 --op $c --n $n --repeat 5 --json 2> "$out/trace.tmp" >> "$out/ours.jsonl"
         grep -E "kernel" "$out/trace.tmp" | sed 's/\[trace *[0-9.]* ms\] *//' >> "$out/profile-last.txt"
     done
     rm -f "$out/trace.tmp"
@@ -74,6 +74,41 @@ if has last; then
     [ -x .gpu/cub_segmented ] && timeout 40 .gpu/cub_segmented 28 >> "$out/cub.jsonl" 2>> "$out/err.txt"
     stamp cub_select
     [ -x .gpu/cub_select ] && timeout 40 .gpu/cub_select 28 >> "$out/cub.jsonl" 2>> "$out/err.txt"
+fi
+if has s6; then
+    # session 6: the warp-per-unit reduce_by_key, the batched exact sum and
+    # the _array forms, on the GPU (suites, then targets with CUB beside)
+    stamp s6-suites
+    (cd .gpu/tests && export top_builddir="$PWD" GPGPU_TEST_DEVICES=default && mkdir -p tests/.cache &&
+     for t in test_segmented test_array_ops test_sum_exact test_select_ops; do
+         timeout 90 ./$t > "$out/$t.log" 2>&1; echo "$t rc=$? $(grep -E '^[0-9]+%' "$out/$t.log" | tr '\n' ' ')"; done;
+     GPGPU_PTX=0 timeout 90 ./test_segmented > "$out/test_segmented_ptx0.log" 2>&1
+     echo "test_segmented PTX=0 rc=$? $(grep -E '^[0-9]+%' "$out/test_segmented_ptx0.log" | tr '\n' ' ')") > "$out/suites6.txt" 2>&1
+    for c in "reduce_by_key --input seg8" "reduce_by_key --input seg256" "sum_exact --type f32" "sum_exact --type f64"; do
+        stamp "$c"
+        GPGPU_BENCH_TRACE=1 timeout 40 gpgpu-bench --type u32 --op $c --n $n --repeat 5 --json 2> "$out/trace.tmp" >> "$out/ours.jsonl"
+        grep -E "kernel" "$out/trace.tmp" | sed 's/\[trace *[0-9.]* ms\] *//' >> "$out/profile6.txt"
+    done
+    rm -f "$out/trace.tmp"
+    GPGPU_PTX=0 b --op reduce_by_key --type u32 --n $n --input seg8
+    stamp cub_segmented
+    [ -x .gpu/cub_segmented ] && timeout 40 .gpu/cub_segmented 28 >> "$out/cub.jsonl" 2>> "$out/err.txt"
+    stamp cub_select
+    [ -x .gpu/cub_select ] && timeout 40 .gpu/cub_select 28 >> "$out/cub.jsonl" 2>> "$out/err.txt"
+fi
+if has api6; then
+    # the public calls users make: host memory and device arrays, each next
+    # to its baseline in the same form (the notes give the ratios)
+    for api in host array; do
+        for c in "segmented_reduce --input seg4096" "reduce_by_key --input seg8" \
+                 "reduce_by_key --input seg256" "argmin" "unique" "run_length_encode" \
+                 "partition" "sum_exact --type f32" "sum_exact --type f64"; do
+            stamp "$api $c"
+            timeout 90 gpgpu-bench --json --repeat 5 --api $api --n $((1 << ${API_LG:-26})) --type u32 --op $c >> "$out/api.jsonl" 2>> "$out/err.txt" || echo "rc=$? $api $c" >> "$out/err.txt"
+        done
+        stamp "$api histogram_edges"
+        timeout 90 gpgpu-bench --json --repeat 5 --api $api --n $((1 << ${API_LG:-26})) --op histogram_edges --type f32 --bins 256 >> "$out/api.jsonl" 2>> "$out/err.txt"
+    done
 fi
 if has tests; then
     stamp tests

@@ -226,13 +226,19 @@ gpgpu_status gpgpu_reduce_array(gpgpu_context *ctx, gpgpu_op op, const gpgpu_arr
 {
     GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
     GPGPU__TRY(gpgpu__array_check(ctx, __func__, "in", in));
-    GPGPU__TRY(gpgpu__check_op(ctx, __func__, op));
+    GPGPU__REQUIRE(ctx, GPGPU__REDUCE_OP(op), __func__,
+                   "op is %d; need GPGPU_SUM, GPGPU_MIN, GPGPU_MAX, GPGPU_SUM_EXACT or an "
+                   "operator from gpgpu_op_define", (int)op);
     GPGPU__REQUIRE(ctx, result != NULL, __func__,
                    "result is NULL; need room for one element");
     if (ctx->host) {
         if (op >= GPGPU_OP_USER)
             return user_op_on_host(ctx, __func__);
-        gpgpu__host_reduce(in->t, op, in->host, in->n, result);
+        if (op == GPGPU_SUM_EXACT && gpgpu__type(in->t)->is_float)
+            gpgpu__host_sum_exact(in->t, in->host, in->n, result);
+        else
+            gpgpu__host_reduce(in->t, op == GPGPU_SUM_EXACT ? GPGPU_SUM : op, in->host, in->n,
+                               result);
         return GPGPU_SUCCESS;
     }
     return reduce_call(ctx, __func__, op, NULL, in, result);
@@ -246,7 +252,9 @@ gpgpu_status gpgpu_transform_reduce_array(gpgpu_context *ctx, const char *map, g
     GPGPU__REQUIRE(ctx, map != NULL, __func__,
                    "map is NULL");
     GPGPU__TRY(gpgpu__array_check(ctx, __func__, "in", in));
-    GPGPU__TRY(gpgpu__check_op(ctx, __func__, op));
+    GPGPU__REQUIRE(ctx, GPGPU__REDUCE_OP(op), __func__,
+                   "op is %d; need GPGPU_SUM, GPGPU_MIN, GPGPU_MAX, GPGPU_SUM_EXACT or an "
+                   "operator from gpgpu_op_define", (int)op);
     GPGPU__REQUIRE(ctx, result != NULL, __func__,
                    "result is NULL; need room for one element");
     GPGPU__TRY(gpgpu__expr_clean(ctx, "map", map, m));

@@ -4,13 +4,17 @@
    gpgpu_scan, a serial C loop, gpgpu_sort of the whole array), which the
    note gives as a ratio.
 
-   segmented_sort times the form --api names (_buffer by kernel events,
-   the host call or the _array form), its input restored untimed before
-   each call, beside gpgpu_sort of the whole array in the same form and a
-   serial C sort of each segment (an LSD radix sort, the loop a user would
-   write), whose result the library's must equal. On a GPU above 2^24 keys
-   the serial sort is skipped (seconds of the machine for nothing) and each
-   segment is checked in one pass instead: in order and the same keys.
+   Each op times the form --api names (_buffer by kernel events, the host
+   call on host arrays by the wall clock, or the _array form), and its flat
+   counterpart in the same form; the check reads what the timed call wrote,
+   untimed.
+
+   segmented_sort's input is restored untimed before each call; it is timed
+   beside gpgpu_sort of the whole array and a serial C sort of each segment
+   (an LSD radix sort, the loop a user would write), whose result the
+   library's must equal. On a GPU above 2^24 keys the serial sort is skipped
+   (seconds of the machine for nothing) and each segment is checked in one
+   pass instead: in order and the same keys.
 
    --input segL (default seg1024) sets the segment length, or the run
    length for the by-key ops: every segment (run) has L elements, the last
@@ -37,17 +41,45 @@ typedef struct {
     int which;              /* the call: see call() */
     size_t n, nseg;
     const void *in;         /* host data */
-    void *out, *out2;       /* host outputs */
+    void *out, *out2;       /* host outputs (and the _array forms' values) */
     size_t *offsets, runs, index;
     const void *keys;
-    cl_mem din, doffs, dout, didx, dkeys, dkout;
+    cl_mem din, doffs, dout, didx, dkeys, dkout;            /* --api buffer */
+    gpgpu_array *ain, *aoffs, *aout, *akeys, *akout;        /* --api array */
 } seg_case;
 
 enum { SEG_REDUCE, SEG_SCAN, FLAT_REDUCE, FLAT_SCAN, BY_KEY_REDUCE, BY_KEY_SCAN, INDEX };
 
+/* The _array forms: outputs to other arrays than the inputs (the rule of
+   the array calls), counts and single values to host memory. */
+static gpgpu_status array_call(seg_case *c)
+{
+    gpgpu_context *ctx = c->b->ctx;
+    switch (c->which) {
+    case SEG_REDUCE:
+        return gpgpu_segmented_reduce_array(ctx, c->op, c->ain, c->aoffs, c->aout);
+    case SEG_SCAN:
+        return gpgpu_segmented_scan_array(ctx, c->op, GPGPU_INCLUSIVE, c->ain, c->aout,
+                                          c->aoffs);
+    case FLAT_REDUCE:
+        return gpgpu_reduce_array(ctx, c->op, c->ain, c->out);
+    case FLAT_SCAN:
+        return gpgpu_scan_array(ctx, c->op, GPGPU_INCLUSIVE, c->ain, c->aout);
+    case BY_KEY_REDUCE:
+        return gpgpu_reduce_by_key_array(ctx, c->op, c->akeys, c->ain, c->akout, c->aout,
+                                         &c->runs);
+    case BY_KEY_SCAN:
+        return gpgpu_scan_by_key_array(ctx, c->op, GPGPU_INCLUSIVE, c->akeys, c->ain, c->aout);
+    default:
+        return gpgpu_reduce_index_array(ctx, GPGPU_MIN, c->ain, c->out, &c->index);
+    }
+}
+
 static gpgpu_status call(void *arg)
 {
     seg_case *c = arg;
+    if (c->ain)
+        return array_call(c);
     gpgpu_context *ctx = c->b->ctx;
     int dev = c->din != NULL;
     switch (c->which) {
@@ -159,21 +191,26 @@ static int run_which(bench *b, gpgpu_type t, size_t n, const bench_params *p, be
         return -1;
     }
     const size_t len = seg_len(p), nseg = (n + len - 1) / len;
-    uint32_t *x = malloc(n * 4 + 4), *out = malloc(n * 4 + 4), *keys = NULL, *kout = NULL;
+    const int by_key = which == BY_KEY_REDUCE || which == BY_KEY_SCAN;
+    /* bench_host_alloc: the host call's arrays are pinned with --pinned */
+    uint32_t *x = bench_host_alloc(b, n * 4 + 4), *out = bench_host_alloc(b, n * 4 + 4);
+    uint32_t *keys = NULL, *kout = NULL;
     size_t *offsets = malloc((nseg + 1) * sizeof *offsets);
+    cl_ulong *o64 = malloc((nseg + 1) * sizeof *o64);
     seg_case c = { b, t, which == INDEX ? GPGPU_MIN : GPGPU_SUM, which, n, nseg, x, out, NULL,
-                   offsets, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
+                   offsets, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+                   NULL, NULL, NULL, NULL, NULL };
     int rc = -1;
-    if (!x || !out || !offsets)
+    if (!x || !out || !offsets || !o64)
         goto done;
     bench_fill(t, x, n, b->seed, NULL);
     for (size_t s = 0; s <= nseg; s++)
-        offsets[s] = s * len < n ? s * len : n;
+        o64[s] = offsets[s] = s * len < n ? s * len : n;
     double base_ms = -1;
     const char *base = "";
-    if (which == BY_KEY_REDUCE || which == BY_KEY_SCAN) {
-        keys = malloc(n * 4 + 4);
-        kout = malloc(n * 4 + 4);
+    if (by_key) {
+        keys = bench_host_alloc(b, n * 4 + 4);
+        kout = bench_host_alloc(b, n * 4 + 4);
         if (!keys || !kout)
             goto done;
         for (size_t i = 0; i < n; i++)
@@ -184,23 +221,30 @@ static int run_which(bench *b, gpgpu_type t, size_t n, const bench_params *p, be
         base_ms = serial_by_key_ms(keys, x, n, kout, out, &runs);
         base = "a serial C loop";
     }
-    if (b->queue) {
-        cl_ulong *o64 = malloc((nseg + 1) * sizeof *o64);
-        if (!o64)
-            goto done;
-        for (size_t s = 0; s <= nseg; s++)
-            o64[s] = offsets[s];
+    if (BENCH_ON_BUFFERS(b)) {
         c.din = bench_buffer(b, n * 4 + 4, x);
         c.doffs = bench_buffer(b, (nseg + 1) * 8, o64);
         c.dout = bench_buffer(b, n * 4 + 4, NULL);
         c.didx = bench_buffer(b, 8, NULL);
-        free(o64);
         if (!c.din || !c.doffs || !c.dout || !c.didx)
             goto done;
-        if (keys) {
+        if (by_key) {
             c.dkeys = bench_buffer(b, n * 4 + 4, keys);
             c.dkout = bench_buffer(b, n * 4 + 4, NULL);
             if (!c.dkeys || !c.dkout)
+                goto done;
+        }
+    } else if (BENCH_ON_ARRAYS(b)) {
+        /* offsets arrays are GPGPU_U64 whatever size_t is */
+        c.ain = bench_array(b, t, n, x);
+        c.aoffs = bench_array(b, GPGPU_U64, nseg + 1, o64);
+        c.aout = bench_array(b, t, n, NULL);
+        if (!c.ain || !c.aoffs || !c.aout)
+            goto done;
+        if (by_key) {
+            c.akeys = bench_array(b, GPGPU_U32, n, keys);
+            c.akout = bench_array(b, GPGPU_U32, n, NULL);
+            if (!c.akeys || !c.akout)
                 goto done;
         }
     }
@@ -212,18 +256,37 @@ static int run_which(bench *b, gpgpu_type t, size_t n, const bench_params *p, be
                                  : "gpgpu_reduce";
         c.which = which;
     }
+    /* Poisoned outputs, so that the check sees only what the timed call
+       wrote: the counterpart wrote the same places (a flat scan of one
+       segment is its segmented scan, the serial loop's sums are the runs'). */
+    memset(out, 0xa5, n * 4 + 4);
+    c.runs = c.index = SIZE_MAX;
+    if ((c.dout && clEnqueueWriteBuffer(b->queue, c.dout, CL_TRUE, 0, n * 4 + 4, out, 0, NULL,
+                                        NULL) != CL_SUCCESS) ||
+        (c.aout && gpgpu_array_write(b->ctx, c.aout, 0, out, n) != GPGPU_SUCCESS)) {
+        fprintf(stderr, "gpgpu-bench: clearing the output failed\n");
+        goto done;
+    }
     r->ms = bench_time(b, call, &c);
     if (r->ms < 0 || base_ms < 0)
         goto done;
+    /* The outputs the timed call left on the device; the host calls wrote
+       out, runs and index themselves, and so did the _array forms that wait
+       (reduce_by_key's count, argmin's value and index). */
+    size_t outs = which == SEG_REDUCE || which == BY_KEY_REDUCE ? nseg
+                  : which == INDEX                              ? 1
+                                                                : n;
     if (c.din) {
-        size_t outs = which == SEG_REDUCE || which == BY_KEY_REDUCE ? nseg
-                      : which == INDEX                              ? 1
-                                                                    : n;
         cl_ulong i = 0;
         if (bench_read(b, c.dout, outs * 4, out) ||
             ((which == INDEX || which == BY_KEY_REDUCE) && bench_read(b, c.didx, 8, &i)))
             goto done;
         c.index = c.runs = (size_t)i;
+    }
+    if (c.ain && which != INDEX &&
+        gpgpu_array_read(b->ctx, c.aout, 0, out, outs) != GPGPU_SUCCESS) {
+        fprintf(stderr, "gpgpu-bench: reading the output: %s\n", gpgpu_last_error(b->ctx));
+        goto done;
     }
     if (which == BY_KEY_REDUCE) {
         c.which = SEG_REDUCE; /* the runs are the segments */
@@ -235,8 +298,7 @@ static int run_which(bench *b, gpgpu_type t, size_t n, const bench_params *p, be
         r->verified = check_u32(&c, x);
     }
     const int twice = which == SEG_SCAN || which == BY_KEY_SCAN;
-    r->bytes = (double)n * 4 * (twice ? 2 : 1) +
-               (which == BY_KEY_REDUCE || which == BY_KEY_SCAN ? (double)n * 4 : 0);
+    r->bytes = (double)n * 4 * (twice ? 2 : 1) + (by_key ? (double)n * 4 : 0);
     snprintf(r->note, sizeof r->note, "len %zu: %.2fx %s (%.3f ms)", len, base_ms / r->ms, base,
              base_ms);
     rc = 0;
@@ -253,11 +315,21 @@ done:
         clReleaseMemObject(c.dkeys);
     if (c.dkout)
         clReleaseMemObject(c.dkout);
-    free(x);
-    free(out);
-    free(keys);
-    free(kout);
+    gpgpu_array_destroy(c.ain);
+    gpgpu_array_destroy(c.aoffs);
+    gpgpu_array_destroy(c.aout);
+    gpgpu_array_destroy(c.akeys);
+    gpgpu_array_destroy(c.akout);
+    if (x)
+        bench_host_free(b, x);
+    if (out)
+        bench_host_free(b, out);
+    if (keys)
+        bench_host_free(b, keys);
+    if (kout)
+        bench_host_free(b, kout);
     free(offsets);
+    free(o64);
     return rc;
 }
 

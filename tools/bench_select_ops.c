@@ -1,11 +1,15 @@
 /* bench_select_ops.c - gpgpu-bench's unique, run_length_encode, partition,
    histogram_edges and sum_exact. Each times its reference in the same run
-   on the same data and says how it compares in the note:
+   on the same data, in the same form (--api: _buffer, host call or _array),
+   and says how it compares in the note:
      unique, run_length_encode, partition   against gpgpu_select "x > 0"
      sum_exact                              against GPGPU_SUM
      histogram_edges                        against gpgpu_histogram, even bins
    Inputs: runs of two on average (each element repeats the one before with
-   probability 1/2), half of them positive (zero for unsigned types). */
+   probability 1/2), half of them positive (zero for unsigned types). The
+   check reads what the timed call wrote (untimed) and compares it with a
+   plain loop. On the host fallback select's predicate has no device: unique
+   and run_length_encode run without the comparison, partition not at all. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,17 +26,39 @@ typedef struct {
     size_t n, nbins;
     const void *hin;
     void *hout;
-    uint64_t *hlen;
+    uint64_t *hlen;             /* run lengths or bins */
     const double *edges;
     size_t count;
-    cl_mem in, out, len, cnt;   /* NULL on the host fallback */
+    cl_mem in, out, len, cnt;   /* --api buffer */
+    gpgpu_array *ain, *aout, *alen; /* --api array: bins and sums go to hlen and hout */
 } case_;
+
+/* The _array forms: outputs to other arrays than the input (the rule of the
+   array calls); counts, bins and sums to host memory, waited for. */
+static gpgpu_status array_call(case_ *c)
+{
+    gpgpu_context *ctx = c->b->ctx;
+    const double lo = c->edges[0], hi = c->edges[c->nbins];
+    switch (c->k) {
+    case UNIQUE: return gpgpu_unique_array(ctx, c->ain, c->aout, &c->count);
+    case RLE: return gpgpu_run_length_encode_array(ctx, c->ain, c->aout, c->alen, &c->count);
+    case PARTITION: return gpgpu_partition_array(ctx, "x > 0", c->ain, c->aout, &c->count);
+    case SELECT: return gpgpu_select_array(ctx, "x > 0", c->ain, c->aout, &c->count);
+    case EDGES: return gpgpu_histogram_edges_array(ctx, c->ain, c->edges, c->nbins, c->hlen);
+    case EVEN: return gpgpu_histogram_array(ctx, c->ain, c->nbins, lo, hi, c->hlen);
+    case EXACT: return gpgpu_reduce_array(ctx, GPGPU_SUM_EXACT, c->ain, c->hout);
+    case SUM: return gpgpu_reduce_array(ctx, GPGPU_SUM, c->ain, c->hout);
+    }
+    return GPGPU_ERROR_INVALID_ARGUMENT;
+}
 
 static gpgpu_status call(void *arg)
 {
     case_ *c = arg;
     gpgpu_context *ctx = c->b->ctx;
     const double lo = c->edges[0], hi = c->edges[c->nbins];
+    if (c->ain)
+        return array_call(c);
     if (!c->in) {
         switch (c->k) {
         case UNIQUE: return gpgpu_unique(ctx, c->t, c->hin, c->n, c->hout, &c->count);
@@ -91,32 +117,76 @@ static void fill(gpgpu_type t, void *buf, size_t n, uint64_t seed)
     }
 }
 
-/* The number of runs (unique, rle), of positive elements (partition) or
-   counted samples (edges) on the host, for the check. */
-static size_t host_count(kind k, gpgpu_type t, const void *in, size_t n)
+/* Element i of in as a double: exact for the 32-bit types and floats; a
+   64-bit integer may round, but never across an edge here (every edge is
+   in [-0.5, 1], where doubles hold each integer exactly). */
+static double as_double(gpgpu_type t, const void *in, size_t i)
 {
-    size_t size = gpgpu_type_size(t), c = 0;
-    for (size_t i = 0; i < n; i++) {
-        const char *x = (const char *)in + i * size;
-        if (k == PARTITION) {
-            int64_t s = 0;
-            double f = 0;
-            if (t == GPGPU_F32)
-                f = ((const float *)in)[i];
-            else if (t == GPGPU_F64)
-                f = ((const double *)in)[i];
-            else if (t == GPGPU_I32)
-                s = ((const int32_t *)in)[i];
-            else if (t == GPGPU_I64)
-                s = ((const int64_t *)in)[i];
-            else
-                s = memcmp(x, "\0\0\0\0\0\0\0\0", size) != 0;
-            c += f > 0 || s > 0;
-        } else {
-            c += i == 0 || memcmp(x, x - size, size) != 0;
-        }
+    switch (t) {
+    case GPGPU_I32: return ((const int32_t *)in)[i];
+    case GPGPU_U32: return ((const uint32_t *)in)[i];
+    case GPGPU_F32: return ((const float *)in)[i];
+    case GPGPU_I64: return (double)((const int64_t *)in)[i];
+    case GPGPU_U64: return (double)((const uint64_t *)in)[i];
+    case GPGPU_F64: return ((const double *)in)[i];
     }
-    return c;
+    return 0;
+}
+
+/* Whether out (the count run heads of unique and rle, all n elements of
+   partition) and len (rle's run lengths, or the bins of edges) are what a
+   plain loop over the input gives. */
+static int verify(const case_ *c, const void *out, const uint64_t *len)
+{
+    const size_t size = gpgpu_type_size(c->t), n = c->n;
+    const char *in = c->hin, *o = out;
+    if (c->k == EDGES) {
+        uint64_t *want = calloc(c->nbins, sizeof *want);
+        if (!want)
+            return 0;
+        for (size_t i = 0; i < n; i++) {
+            double x = as_double(c->t, in, i);
+            if (!(x >= c->edges[0] && x <= c->edges[c->nbins]))
+                continue;
+            size_t lo = 0, hi = c->nbins; /* the last edge <= x, at most nbins - 1 */
+            while (hi - lo > 1) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (c->edges[mid] <= x)
+                    lo = mid;
+                else
+                    hi = mid;
+            }
+            want[lo]++;
+        }
+        int ok = !memcmp(want, len, c->nbins * sizeof *want);
+        free(want);
+        return ok;
+    }
+    if (c->k == PARTITION) { /* the positive elements in order, then the others in order */
+        size_t sel = 0, rest = c->count;
+        if (c->count > n)
+            return 0;
+        for (size_t i = 0; i < n; i++) {
+            size_t at = as_double(c->t, in, i) > 0 ? sel++ : rest++;
+            if (at >= n || memcmp(in + i * size, o + at * size, size))
+                return 0;
+        }
+        return sel == c->count;
+    }
+    /* unique, rle: the run heads, and with rle the runs' lengths */
+    size_t runs = 0, head = 0;
+    for (size_t i = 0; i <= n; i++) {
+        if (i < n && i > 0 && !memcmp(in + i * size, in + (i - 1) * size, size))
+            continue;
+        if (i > 0) { /* the run [head, i) ends */
+            if (runs >= c->count || memcmp(in + head * size, o + runs * size, size) ||
+                (c->k == RLE && len[runs] != i - head))
+                return 0;
+            runs++;
+        }
+        head = i;
+    }
+    return runs == c->count;
 }
 
 /* Times k and its reference on the same data. */
@@ -124,46 +194,62 @@ static int run_pair(bench *b, kind k, kind ref, gpgpu_type t, size_t n, const be
                     bench_result *r)
 {
     size_t size = gpgpu_type_size(t), nbins = p->bins ? p->bins : 256;
-    void *hin = malloc(n * size + 1), *hout = malloc(n * size + 8);
-    uint64_t *hlen = malloc((n > nbins ? n : nbins) * 8 + 8);
+    size_t nlen = n > nbins ? n : nbins;
+    /* bench_host_alloc: the host call's arrays are pinned with --pinned */
+    void *hin = bench_host_alloc(b, n * size + 1), *hout = bench_host_alloc(b, n * size + 8);
+    uint64_t *hlen = bench_host_alloc(b, nlen * 8 + 8);
     double *edges = malloc((nbins + 1) * sizeof *edges);
-    case_ c = {b, k, t, n, nbins, hin, hout, hlen, edges, 0, NULL, NULL, NULL, NULL};
+    case_ c = {b, k, t, n, nbins, hin, hout, hlen, edges, 0, NULL, NULL, NULL, NULL,
+               NULL, NULL, NULL};
     int rc = -1;
     if (!hin || !hout || !hlen || !edges)
         goto done;
     fill(t, hin, n, b->seed);
     for (size_t i = 0; i <= nbins; i++) /* uneven: denser near the low end */
         edges[i] = -0.5 + 1.5 * pow((double)i / (double)nbins, 2);
-    if (b->queue) {
+    const int compacts = k == UNIQUE || k == RLE || k == PARTITION;
+    if (BENCH_ON_BUFFERS(b)) {
         c.in = bench_buffer(b, n * size + 1, hin);
         c.out = bench_buffer(b, n * size + 8, NULL);
-        c.len = bench_buffer(b, (n > nbins ? n : nbins) * 8 + 8, NULL);
+        c.len = bench_buffer(b, nlen * 8 + 8, NULL);
         c.cnt = bench_buffer(b, sizeof(cl_ulong), NULL);
         if (!c.in || !c.out || !c.len || !c.cnt)
+            goto done;
+    } else if (BENCH_ON_ARRAYS(b)) {
+        c.ain = bench_array(b, t, n, hin);
+        if (!c.ain || (compacts && !(c.aout = bench_array(b, t, n, NULL))) ||
+            (k == RLE && !(c.alen = bench_array(b, GPGPU_U64, n, NULL))))
             goto done;
     }
     r->ms = bench_time(b, call, &c);
     if (r->ms < 0)
         goto done;
-    if (b->queue && k != EDGES && k != EXACT) {
-        cl_ulong got;
-        if (bench_read(b, c.cnt, sizeof got, &got))
+    /* What the timed call left on the device back to hout and hlen; the
+       host calls wrote them, and the counts, themselves, and the _array
+       forms the counts, bins and sums. */
+    if (c.in) {
+        cl_ulong got = 0;
+        if (compacts && bench_read(b, c.cnt, sizeof got, &got))
             goto done;
         c.count = (size_t)got;
     }
-    if (b->queue && k == EXACT && bench_read(b, c.out, size, hout))
+    const size_t outs = k == PARTITION ? n : c.count;
+    if (c.in && ((compacts && c.count <= n && bench_read(b, c.out, outs * size, hout)) ||
+                 (k == RLE && c.count <= n && bench_read(b, c.len, c.count * 8, hlen)) ||
+                 (k == EDGES && bench_read(b, c.len, nbins * 8, hlen)) ||
+                 (k == EXACT && bench_read(b, c.out, size, hout))))
         goto done;
+    if (c.ain && compacts && c.count <= n &&
+        (gpgpu_array_read(b->ctx, c.aout, 0, hout, outs) != GPGPU_SUCCESS ||
+         (k == RLE && gpgpu_array_read(b->ctx, c.alen, 0, hlen, c.count) != GPGPU_SUCCESS))) {
+        fprintf(stderr, "gpgpu-bench: reading the output: %s\n", gpgpu_last_error(b->ctx));
+        goto done;
+    }
     if (k == EXACT)
         r->verified = bench_check_sum(t, hin, n, 0, 1e-6, hout);
-    else if (k == EDGES)
-        r->verified = 1; /* tests/test_histogram_edges.c checks the bins */
     else
-        r->verified = c.count == host_count(k, t, hin, n);
+        r->verified = verify(&c, hout, hlen);
     size_t kept = c.count;
-    c.k = ref;
-    double ref_ms = bench_time(b, call, &c);
-    if (ref_ms < 0)
-        goto done;
     switch (k) {
     case EXACT: r->bytes = (double)n * size; break;
     case EDGES: r->bytes = (double)n * size; break;
@@ -173,8 +259,16 @@ static int run_pair(bench *b, kind k, kind ref, gpgpu_type t, size_t n, const be
     }
     static const char *const names[] = {"unique", "rle", "partition", "select x > 0",
                                         "edges", "even-bin histogram", "exact", "GPGPU_SUM"};
-    snprintf(r->note, sizeof r->note, "%s %.3f ms: %.2fx of it", names[ref], ref_ms,
-             r->ms > 0 ? ref_ms / r->ms : 0.0);
+    if (!b->queue && ref == SELECT) { /* predicates need a device (partition failed above) */
+        snprintf(r->note, sizeof r->note, "no %s on the host fallback", names[ref]);
+    } else {
+        c.k = ref;
+        double ref_ms = bench_time(b, call, &c);
+        if (ref_ms < 0)
+            goto done;
+        snprintf(r->note, sizeof r->note, "%s %.3f ms: %.2fx of it", names[ref], ref_ms,
+                 r->ms > 0 ? ref_ms / r->ms : 0.0);
+    }
     rc = 0;
 done:
     if (c.in)
@@ -185,9 +279,15 @@ done:
         clReleaseMemObject(c.len);
     if (c.cnt)
         clReleaseMemObject(c.cnt);
-    free(hin);
-    free(hout);
-    free(hlen);
+    gpgpu_array_destroy(c.ain);
+    gpgpu_array_destroy(c.aout);
+    gpgpu_array_destroy(c.alen);
+    if (hin)
+        bench_host_free(b, hin);
+    if (hout)
+        bench_host_free(b, hout);
+    if (hlen)
+        bench_host_free(b, hlen);
     free(edges);
     return rc;
 }
