@@ -74,10 +74,74 @@ enum { GPGPU_SUM = 0, GPGPU_MIN = 1, GPGPU_MAX = 2, GPGPU_OP_USER = 16 };
  * finite sum that rounds past the largest finite value gives the inf of its
  * sign. An exact zero is +0.0, unless n > 0 and every element is -0.0.
  * On integer types it is GPGPU_SUM. Needs 64-bit integers on the device.
- * Scan does not take it (INVALID_ARGUMENT); gpgpu_mpi_reduce does not yet
- * take it on floats (UNSUPPORTED).
+ * Scan does not take it (INVALID_ARGUMENT). gpgpu_mpi_reduce takes it: there
+ * the bits do not depend on how the array is split over the ranks (the
+ * ranks add the partial sums below, then round once).
  */
 enum { GPGPU_SUM_EXACT = 3 };
+
+/**
+ * A partial exact sum: the exact, unrounded sum of some F32 or F64
+ * elements, for adding sums of pieces of an array (on several devices,
+ * threads or processes) and rounding once at the end. Partials add exactly
+ * (associative and commutative: any grouping and order of the pieces gives
+ * the same partial), and the rounded total has the bits that gpgpu_reduce
+ * with GPGPU_SUM_EXACT gives for the whole array, for any cut into pieces,
+ * empty ones included, and any device or the host fallback per piece.
+ * Plain data of fixed size (552 bytes): copy it with memcpy, or send it as
+ * bytes to a process of the same byte order and library version. Its
+ * fields are the library's (the sum as an integer in 32-bit limbs, the
+ * special values seen, the type): fill them only through the functions
+ * below, which refuse a partial they did not write (INVALID_ARGUMENT).
+ * These functions take no context; on failure gpgpu_last_error(NULL) (in
+ * this thread) gives the detail, except for gpgpu_exact_partial_sum, whose
+ * detail is gpgpu_last_error(ctx) once ctx is not NULL. Since 0.2.
+ */
+typedef struct {
+    int64_t limb[68];   /* the sum as an integer times 2^-149 (F32) or 2^-1074 (F64) */
+    uint32_t flags;     /* NaN, +inf, -inf, an element other than -0.0, any element */
+    uint32_t type;      /* GPGPU_F32 or GPGPU_F64 */
+} gpgpu_exact_partial;
+
+/**
+ * *p = the empty sum of type t (F32 or F64), a start for
+ * gpgpu_exact_partial_add; it rounds to +0.0. Errors: INVALID_ARGUMENT (p
+ * NULL, t not GPGPU_F32 or GPGPU_F64). Since 0.2.
+ */
+GPGPU_API gpgpu_status gpgpu_exact_partial_init(gpgpu_exact_partial *p, gpgpu_type t);
+
+/**
+ * *p = the exact, unrounded sum of in[0 .. n) (host memory, n == 0 allowed:
+ * the empty sum), computed on ctx's device by the passes of gpgpu_reduce's
+ * GPGPU_SUM_EXACT (the host adds their rows instead of the final rounding),
+ * or in plain C on the host fallback. t is GPGPU_F32 or GPGPU_F64.
+ * Errors: INVALID_ARGUMENT (NULL ctx or p, NULL in with n > 0, misaligned
+ * in, t not GPGPU_F32 or GPGPU_F64), UNSUPPORTED (F64 or 64-bit integers
+ * missing on the device), OUT_OF_MEMORY, OPENCL, BUILD; *p is unchanged on
+ * failure. Since 0.2.
+ */
+GPGPU_API gpgpu_status gpgpu_exact_partial_sum(gpgpu_context *ctx, gpgpu_type t,
+                                               const void *in, size_t n,
+                                               gpgpu_exact_partial *p);
+
+/**
+ * *acc += *p, exactly (the special values seen are merged too); p may be
+ * acc. Both must be partials of the same type. Errors: INVALID_ARGUMENT
+ * (NULL acc or p, a partial of another type, one these functions did not
+ * write); *acc is unchanged on failure. Since 0.2.
+ */
+GPGPU_API gpgpu_status gpgpu_exact_partial_add(gpgpu_exact_partial *acc,
+                                               const gpgpu_exact_partial *p);
+
+/**
+ * *result (one element of p's type) = the sum that p holds, rounded once
+ * to nearest even with GPGPU_SUM_EXACT's rules for NaN, infinities,
+ * overflow and zeros: bit for bit what gpgpu_reduce with GPGPU_SUM_EXACT
+ * gives for the concatenation of the pieces whose partials were added.
+ * p is not changed. Errors: INVALID_ARGUMENT (NULL p or result, a partial
+ * these functions did not write). Since 0.2.
+ */
+GPGPU_API gpgpu_status gpgpu_exact_partial_round(const gpgpu_exact_partial *p, void *result);
 
 typedef enum { GPGPU_EXCLUSIVE, GPGPU_INCLUSIVE } gpgpu_scan_kind;
 

@@ -80,7 +80,15 @@ GPGPU_API const char *gpgpu_mpi_last_error(void);
  * GPGPU_SUM/MIN/MAX; for a user-defined operator on rank 0's device, then
  * broadcast), so a float reduce is deterministic for a given distribution of
  * the data over the ranks and devices. No non-empty rank: the identity.
- * Errors: those of gpgpu_reduce, from any rank.
+ * GPGPU_SUM_EXACT on F32 and F64 does not depend on the distribution at
+ * all: each rank takes the exact, unrounded sum of its part
+ * (gpgpu_exact_partial_sum), one MPI_Allgather gives every rank all of
+ * them, and every rank adds them exactly and rounds once: bit for bit what
+ * gpgpu_reduce with GPGPU_SUM_EXACT gives for the global array on one
+ * device, whatever the split (empty ranks included; all empty: +0.0) and
+ * whichever devices the ranks use.
+ * Errors: those of gpgpu_reduce (for GPGPU_SUM_EXACT on floats, of
+ * gpgpu_exact_partial_sum), from any rank.
  */
 GPGPU_API gpgpu_status gpgpu_mpi_reduce(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t,
                                         gpgpu_op op, const void *in, size_t n, void *result);

@@ -8,8 +8,15 @@
    item on CPUs; the host API
    runs the pass over each chunk of a large input into rows of one scratch
    buffer, so that one final launch adds every row and rounds once. The
-   plain-C fallback below does the same arithmetic in one thread. */
+   plain-C fallback below does the same arithmetic in one thread.
+
+   gpgpu_exact_partial_sum (gpgpu.h) stops before the rounding: the same
+   passes write the rows, the host reads them back and adds them column by
+   column into one canonical integer; gpgpu_exact_partial_add adds two such
+   integers and gpgpu_exact_partial_round rounds once, as the final kernel
+   does (libgpgpu-mpi adds the ranks' partials so). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -44,6 +51,11 @@ static gpgpu_status program(gpgpu_context *ctx, gpgpu_type t, const char *map,
         snprintf(options + used, sizeof options - used, " -D SX_DOUBLE=1");
     }
     return gpgpu__program_get(ctx, "sum_exact", map ? extra : NULL, options, prog);
+}
+
+gpgpu_status gpgpu__sum_exact_program(gpgpu_context *ctx, gpgpu_type t, gpgpu__program **prog)
+{
+    return program(ctx, t, NULL, prog);
 }
 
 /* Rows one pass writes: one per work item when chunked, else per group. */
@@ -86,27 +98,51 @@ gpgpu_status gpgpu__sum_exact_enqueue(gpgpu_context *ctx, gpgpu_type t, const ch
     return final(ctx, prog, rows, nrows, result, result_off);
 }
 
-gpgpu_status gpgpu__sum_exact_host_api(gpgpu_context *ctx, gpgpu_type t, const char *map,
-                                       const void *in, size_t n, void *result)
+/* The pass over host memory in[0 .. n), chunk by chunk, into rows of one
+   scratch buffer: *rows and their number *nrows, for *prog's final kernel
+   or for the host to read back. */
+static gpgpu_status host_rows(gpgpu_context *ctx, gpgpu_type t, const char *map, const void *in,
+                              size_t n, gpgpu__program **prog, cl_mem *rows, size_t *nrows)
 {
     const size_t size = gpgpu__type(t)->size, chunk = gpgpu__chunk_elems(ctx, size);
     const size_t nchunks = n ? (n + chunk - 1) / chunk : 1;
-    const size_t groups = groups_for(ctx, n < chunk ? n : chunk), nrows = rows_of(ctx, groups);
-    gpgpu__program *prog;
-    cl_mem buf, rows, out;
-    GPGPU__TRY(program(ctx, t, map, &prog));
+    const size_t groups = groups_for(ctx, n < chunk ? n : chunk), per = rows_of(ctx, groups);
+    cl_mem buf;
+    GPGPU__TRY(program(ctx, t, map, prog));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, (n < chunk ? n : chunk) * size, &buf));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS2,
-                              nchunks * nrows * (limbs_of(t) + 1) * sizeof(cl_long), &rows));
-    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_OUT, size, &out));
+                              nchunks * per * (limbs_of(t) + 1) * sizeof(cl_long), rows));
+    if (gpgpu__in_place(ctx, n * size)) { /* shared memory: the pass reads in where it is */
+        size_t off;
+        cl_mem view;
+        GPGPU__TRY(gpgpu__host_view(ctx, in, n * size, 0, &view, &off));
+        gpgpu__note_route(ctx, "zero-copy");
+        gpgpu_status s = pass(ctx, *prog, view, off / size, n, groups, *rows, 0);
+        clReleaseMemObject(view); /* the pass, once enqueued, keeps it */
+        *nrows = per;
+        return s;
+    }
     for (size_t c = 0; c < nchunks; c++) {
         size_t first = c * chunk, len = n - first < chunk ? n - first : chunk;
-        GPGPU__TRY(gpgpu__write(ctx, buf, 0, len * size, (const char *)in + first * size));
-        GPGPU__TRY(pass(ctx, prog, buf, 0, len, groups, rows, c * nrows));
+        GPGPU__TRY(gpgpu__upload(ctx, buf, 0, len * size, (const char *)in + first * size));
+        GPGPU__TRY(pass(ctx, *prog, buf, 0, len, groups, *rows, c * per));
         if (nchunks > 1) /* the next write reuses buf: wait for this pass */
             GPGPU__TRY(gpgpu__finish(ctx));
     }
-    GPGPU__TRY(final(ctx, prog, rows, nchunks * nrows, out, 0));
+    *nrows = nchunks * per;
+    return GPGPU_SUCCESS;
+}
+
+gpgpu_status gpgpu__sum_exact_host_api(gpgpu_context *ctx, gpgpu_type t, const char *map,
+                                       const void *in, size_t n, void *result)
+{
+    const size_t size = gpgpu__type(t)->size;
+    gpgpu__program *prog;
+    cl_mem rows, out;
+    size_t nrows;
+    GPGPU__TRY(host_rows(ctx, t, map, in, n, &prog, &rows, &nrows));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_OUT, size, &out));
+    GPGPU__TRY(final(ctx, prog, rows, nrows, out, 0));
     return gpgpu__read(ctx, out, 0, size, result);
 }
 
@@ -210,12 +246,18 @@ static uint64_t sx_round(const sx_format *f, int64_t *a, unsigned flags)
     return bits | (neg ? sign : 0);
 }
 
-void gpgpu__host_sum_exact(gpgpu_type t, const void *in, size_t n, void *result)
+static const sx_format sx_f32 = {12, 24, 255, 32}, sx_f64 = {68, 53, 2047, 64};
+
+static const sx_format *sx_format_of(gpgpu_type t)
 {
-    static const sx_format f32 = {12, 24, 255, 32}, f64 = {68, 53, 2047, 64};
-    const sx_format *f = t == GPGPU_F32 ? &f32 : &f64;
-    int64_t acc[SX_MAX_LIMBS] = {0};
-    unsigned flags = 0;
+    return t == GPGPU_F32 ? &sx_f32 : &sx_f64;
+}
+
+/* acc (canonical on entry, zero for a new sum) += in[0 .. n), flags |= what
+   the elements set; acc is canonical again on return. */
+static void sx_accumulate(gpgpu_type t, const void *in, size_t n, int64_t *acc, unsigned *flags)
+{
+    const sx_format *f = sx_format_of(t);
     for (size_t i = 0; i < n; i++) {
         uint64_t b;
         if (t == GPGPU_F32) {
@@ -225,16 +267,168 @@ void gpgpu__host_sum_exact(gpgpu_type t, const void *in, size_t n, void *result)
         } else {
             memcpy(&b, (const char *)in + 8 * i, 8);
         }
-        sx_add(f, acc, &flags, b);
+        sx_add(f, acc, flags, b);
         if ((i + 1) % (1u << 28) == 0)
             sx_carry(acc, f->limbs);
     }
     sx_carry(acc, f->limbs);
-    uint64_t bits = sx_round(f, acc, flags);
+}
+
+/* The rounded sum of canonical limbs a (changed) into result, one element
+   of t. */
+static void sx_store(gpgpu_type t, int64_t *a, unsigned flags, void *result)
+{
+    uint64_t bits = sx_round(sx_format_of(t), a, flags);
     if (t == GPGPU_F32) {
         uint32_t w = (uint32_t)bits;
         memcpy(result, &w, 4);
     } else {
         memcpy(result, &bits, 8);
     }
+}
+
+void gpgpu__host_sum_exact(gpgpu_type t, const void *in, size_t n, void *result)
+{
+    int64_t acc[SX_MAX_LIMBS] = {0};
+    unsigned flags = 0;
+    sx_accumulate(t, in, n, acc, &flags);
+    sx_store(t, acc, flags, result);
+}
+
+/* ---- partial exact sums (gpgpu.h: gpgpu_exact_partial) --------------------- */
+
+_Static_assert(sizeof(((gpgpu_exact_partial *)0)->limb) == SX_MAX_LIMBS * sizeof(int64_t),
+               "gpgpu_exact_partial holds the widest sum (f64: 68 limbs)");
+_Static_assert(sizeof(gpgpu_exact_partial) == 552, "gpgpu.h documents 552 bytes, no padding");
+
+#define SX_ALL_FLAGS (SX_NAN | SX_PINF | SX_NINF | SX_NOT_NEG_ZERO | SX_SEEN)
+/* The largest top limb a partial may hold: so that two of them (and a
+   carry) add up in int64. A sum of the most elements a call can take is
+   far below (f64: under 2^15 in the top limb; f32: 0 or -1), so only more
+   than 2^45 partials of maximal sums, added together, could reach it. */
+#define SX_TOP_MAX ((int64_t)1 << 61)
+
+/* A partial these functions wrote: F32 or F64, known flags, canonical limbs
+   (those of the type in [0, 2^32) but the top one, signed and within
+   SX_TOP_MAX; the unused ones zero). */
+static int partial_ok(const gpgpu_exact_partial *p)
+{
+    if (p->type != (uint32_t)GPGPU_F32 && p->type != (uint32_t)GPGPU_F64)
+        return 0;
+    if (p->flags & ~(uint32_t)SX_ALL_FLAGS)
+        return 0;
+    const size_t limbs = limbs_of((gpgpu_type)p->type);
+    for (size_t j = 0; j + 1 < limbs; j++)
+        if (p->limb[j] < 0 || p->limb[j] > SX_M32)
+            return 0;
+    if (p->limb[limbs - 1] > SX_TOP_MAX || p->limb[limbs - 1] < -SX_TOP_MAX)
+        return 0;
+    for (size_t j = limbs; j < SX_MAX_LIMBS; j++)
+        if (p->limb[j] != 0)
+            return 0;
+    return 1;
+}
+
+static const char *const partial_rule =
+    "it is not a partial sum (one that gpgpu_exact_partial_init, _sum or _add wrote)";
+
+/* The rows of the passes over in[0 .. n), read back and added column by
+   column into p (zero, type set). Under the lock. */
+static gpgpu_status partial_device(gpgpu_context *ctx, gpgpu_type t, const void *in, size_t n,
+                                   gpgpu_exact_partial *p)
+{
+    const size_t limbs = limbs_of(t), row = limbs + 1;
+    gpgpu__program *prog;
+    cl_mem rows;
+    size_t nrows;
+    GPGPU__TRY(host_rows(ctx, t, NULL, in, n, &prog, &rows, &nrows));
+    int64_t *h = malloc(nrows * row * sizeof *h);
+    if (!h)
+        return gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY,
+                           "gpgpu_exact_partial_sum: no host memory for %zu rows of %zu limbs",
+                           nrows, row);
+    gpgpu_status s = gpgpu__read(ctx, rows, 0, nrows * row * sizeof *h, h);
+    if (s == GPGPU_SUCCESS) {
+        unsigned flags = 0;
+        for (size_t r = 0; r < nrows; r++) {
+            /* a row's limbs are below 2^32 times the items of a group in
+               magnitude: added to canonical limbs, they cannot overflow */
+            for (size_t j = 0; j < limbs; j++)
+                p->limb[j] += h[r * row + j];
+            flags |= (unsigned)h[r * row + limbs];
+            sx_carry(p->limb, limbs);
+        }
+        p->flags = flags & SX_ALL_FLAGS;
+    }
+    free(h);
+    return s;
+}
+
+gpgpu_status gpgpu_exact_partial_init(gpgpu_exact_partial *p, gpgpu_type t)
+{
+    GPGPU__REQUIRE(NULL, p != NULL, __func__, "p is NULL; need room for the partial");
+    GPGPU__REQUIRE(NULL, t == GPGPU_F32 || t == GPGPU_F64, __func__,
+                   "t is %d; need GPGPU_F32 or GPGPU_F64", (int)t);
+    memset(p, 0, sizeof *p);
+    p->type = (uint32_t)t;
+    return GPGPU_SUCCESS;
+}
+
+gpgpu_status gpgpu_exact_partial_sum(gpgpu_context *ctx, gpgpu_type t, const void *in, size_t n,
+                                     gpgpu_exact_partial *p)
+{
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__REQUIRE(ctx, t == GPGPU_F32 || t == GPGPU_F64, __func__,
+                   "t is %d; need GPGPU_F32 or GPGPU_F64", (int)t);
+    GPGPU__REQUIRE(ctx, p != NULL, __func__, "p is NULL; need room for the partial");
+    const size_t size = gpgpu__type(t)->size;
+    GPGPU__TRY(gpgpu__check_array(ctx, __func__, "in", in, n, size, 1, size));
+    gpgpu_exact_partial r;
+    memset(&r, 0, sizeof r);
+    r.type = (uint32_t)t;
+    if (ctx->host) {
+        unsigned flags = 0;
+        sx_accumulate(t, in, n, r.limb, &flags);
+        r.flags = flags;
+        *p = r;
+        return GPGPU_SUCCESS;
+    }
+    gpgpu__lock(ctx);
+    gpgpu__begin(ctx, 0, NULL, NULL);
+    gpgpu_status s = gpgpu__host_call_end(ctx, __func__, partial_device(ctx, t, in, n, &r));
+    if (s == GPGPU_SUCCESS)
+        *p = r;
+    return s;
+}
+
+gpgpu_status gpgpu_exact_partial_add(gpgpu_exact_partial *acc, const gpgpu_exact_partial *p)
+{
+    GPGPU__REQUIRE(NULL, acc != NULL, __func__, "acc is NULL; need a partial to add to");
+    GPGPU__REQUIRE(NULL, p != NULL, __func__, "p is NULL; need a partial to add");
+    GPGPU__REQUIRE(NULL, partial_ok(acc), __func__, "acc: %s", partial_rule);
+    GPGPU__REQUIRE(NULL, partial_ok(p), __func__, "p: %s", partial_rule);
+    GPGPU__REQUIRE(NULL, acc->type == p->type, __func__,
+                   "acc is a sum of %s and p of %s; both must be of one type",
+                   acc->type == (uint32_t)GPGPU_F32 ? "GPGPU_F32" : "GPGPU_F64",
+                   p->type == (uint32_t)GPGPU_F32 ? "GPGPU_F32" : "GPGPU_F64");
+    const size_t limbs = limbs_of((gpgpu_type)p->type);
+    int64_t sum[SX_MAX_LIMBS] = {0};
+    for (size_t j = 0; j < limbs; j++) /* both canonical: no overflow */
+        sum[j] = acc->limb[j] + p->limb[j];
+    sx_carry(sum, limbs);
+    memcpy(acc->limb, sum, sizeof sum);
+    acc->flags |= p->flags;
+    return GPGPU_SUCCESS;
+}
+
+gpgpu_status gpgpu_exact_partial_round(const gpgpu_exact_partial *p, void *result)
+{
+    GPGPU__REQUIRE(NULL, p != NULL, __func__, "p is NULL; need a partial to round");
+    GPGPU__REQUIRE(NULL, result != NULL, __func__,
+                   "result is NULL; need room for one element");
+    GPGPU__REQUIRE(NULL, partial_ok(p), __func__, "p: %s", partial_rule);
+    int64_t a[SX_MAX_LIMBS];
+    memcpy(a, p->limb, sizeof a);
+    sx_store((gpgpu_type)p->type, a, p->flags, result);
+    return GPGPU_SUCCESS;
 }

@@ -233,6 +233,168 @@ START_TEST(reduce_gives_every_rank_the_same_bits)
 }
 END_TEST
 
+/* ---- exact sums ---------------------------------------------------------------- */
+
+/* GPGPU_SUM_EXACT on floats: the ranks add exact partial sums, so every
+   split of the global array (ranks with nothing, all ranks empty included)
+   gives the bits of one device's gpgpu_reduce GPGPU_SUM_EXACT of the whole,
+   on every rank. Both float types run on every device (one more kernel
+   build each than skip_type allows: the case is about exactly these). */
+
+enum { EX_WIDE, EX_TIES, EX_SPECIALS, EX_INFS, EX_ZEROS, EX_NKINDS };
+static const char *exact_name[] = {"wide with cancellations", "half-ulp ties",
+                                   "NaN, inf, zeros, subnormals", "+inf and -inf",
+                                   "zeros"};
+
+static uint64_t mix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static void put(gpgpu_type t, void *buf, size_t i, double v)
+{
+    if (t == GPGPU_F32)
+        ((float *)buf)[i] = (float)v;
+    else
+        ((double *)buf)[i] = v;
+}
+
+static double at(gpgpu_type t, const void *buf, size_t i)
+{
+    return t == GPGPU_F32 ? ((const float *)buf)[i] : ((const double *)buf)[i];
+}
+
+/* EX_WIDE: signed values over the type's whole exponent range, every 7th
+   the negation of an earlier one, and huge ones (near the largest finite)
+   whose partners come later: a sum far below its terms. EX_TIES: a value,
+   its half ulp in 2^k pieces, then cancelling pairs; on odd seeds a least
+   subnormal more, past the tie. EX_SPECIALS: small integers with NaNs,
+   infinities, zeros of both signs and subnormals. EX_INFS: small integers
+   with +inf near the start and -inf near the end (NaN), or only one of
+   them on odd seeds. EX_ZEROS: -0.0 everywhere, and on odd seeds one +0.0. */
+static void fill_exact(gpgpu_type t, void *buf, size_t n, uint64_t seed, int kind)
+{
+    const int f32 = t == GPGPU_F32;
+    uint64_t s = seed;
+    if (kind == EX_SPECIALS) {
+        fill(t, buf, n, seed, SPECIALS);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        double v = 0;
+        if (kind == EX_WIDE) {
+            int span = f32 ? 125 : 1020;
+            double m = (double)(mix(&s) >> 11) * 0x1p-53 - 0.5;
+            v = ldexp(m, (int)(mix(&s) % (uint64_t)(2 * span + 1)) - span + 1);
+            if (i % 11 == 5)
+                v = (mix(&s) & 1 ? 1 : -1) * (f32 ? 0x1.fffffcp126 : 0x1.ffffffffffffep1022);
+            if (i % 7 == 3 && i > 10)
+                v = -at(t, buf, i / 2);
+        } else if (kind == EX_INFS) {
+            v = (double)(int)(mix(&s) % 17) - 8;
+        } else if (kind == EX_ZEROS) {
+            v = -0.0;
+        }
+        put(t, buf, i, v);
+    }
+    if (kind == EX_TIES && n > 0) {
+        double a = ldexp((double)(mix(&s) >> 11) * 0x1p-53 + 0.5, (int)(mix(&s) % 40));
+        if (f32)
+            a = (float)a;
+        double ulp = ldexp(1, ilogb(a) - (f32 ? 23 : 52));
+        size_t q = 1;
+        while (2 * q <= (n - 1) / 2)
+            q *= 2;
+        put(t, buf, 0, a);
+        for (size_t i = 1; i <= q && i < n; i++)
+            put(t, buf, i, ulp / 2 / (double)q);
+        for (size_t i = q + 1; i + 1 < n; i += 2) {
+            double x = ldexp(1, (int)(mix(&s) % 20));
+            put(t, buf, i, x);
+            put(t, buf, i + 1, -x);
+        }
+        if (seed & 1)
+            put(t, buf, n - 1, f32 ? 0x1p-149 : 0x1p-1074);
+    }
+    if (kind == EX_INFS && n > 0) {
+        if (!(seed & 1) || n % 2)
+            put(t, buf, n / 5, INFINITY);
+        if (!(seed & 1) || !(n % 2))
+            put(t, buf, n - 1 - n / 7, -INFINITY);
+    }
+    if (kind == EX_ZEROS && n > 0 && (seed & 1))
+        put(t, buf, (size_t)(seed % n), 0.0);
+}
+
+/* The splits of split(), then one at random cuts (the same on every rank). */
+static void exact_split(int sp, size_t total, uint64_t seed, size_t *first, size_t *n)
+{
+    if (sp < NSPLITS) {
+        split(sp, total, first, n);
+        return;
+    }
+    size_t cut[65];
+    uint64_t s = seed;
+    cut[0] = 0;
+    cut[nranks] = total;
+    for (int r = 1; r < nranks; r++) {
+        size_t c = (size_t)(mix(&s) % (total + 1));
+        int j = r;
+        for (; j > 1 && cut[j - 1] > c; j--)
+            cut[j] = cut[j - 1];
+        cut[j] = c;
+    }
+    *first = cut[rank];
+    *n = cut[rank + 1] - cut[rank];
+}
+
+START_TEST(reduce_sum_exact_does_not_depend_on_the_split)
+{
+    static const size_t exact_sizes[] = {0, 1, 2, 3, 7, 1000, 20011};
+    static const gpgpu_type types[] = {GPGPU_F32, GPGPU_F64};
+    for (size_t ti = 0; ti < 2; ti++)
+        for (int kind = 0; kind < EX_NKINDS; kind++)
+            for (size_t z = 0; z < sizeof exact_sizes / sizeof exact_sizes[0]; z++)
+                for (int sp = 0; sp <= NSPLITS; sp++) {
+                    const gpgpu_type t = types[ti];
+                    const size_t total = exact_sizes[z], size = gpgpu_type_size(t);
+                    uint64_t seed = tu_seed_for(700 + 10 * ti + (uint64_t)kind, total);
+                    if (sp == NSPLITS)
+                        seed ^= 1; /* the other variant of the kind too */
+                    unsigned char *global = tu_alloc(total * size);
+                    fill_exact(t, global, total, seed, kind);
+                    size_t first, n;
+                    exact_split(sp, total, seed + (uint64_t)z, &first, &n);
+                    uint64_t got = 0x5555, want = 0, lo = 0, hi = 0;
+                    note_ok(gpgpu_reduce(tu_ctx, t, GPGPU_SUM_EXACT, global, total, &want),
+                            "gpgpu_reduce of the whole");
+                    note_ok(gpgpu_mpi_reduce(tu_ctx, W, t, GPGPU_SUM_EXACT, global + first * size,
+                                             n, &got),
+                            "reduce");
+                    if (t == GPGPU_F32) {
+                        got &= 0xffffffffu;
+                        want &= 0xffffffffu;
+                    }
+                    MPI_Allreduce(&got, &lo, 1, MPI_UINT64_T, MPI_MIN, W);
+                    MPI_Allreduce(&got, &hi, 1, MPI_UINT64_T, MPI_MAX, W);
+                    note(got == want && lo == hi,
+                         "exact sum %s, %s, %s, n %zu (here %zu from %zu): got %#llx, one "
+                         "device %#llx, ranks %#llx .. %#llx",
+                         t == GPGPU_F32 ? "f32" : "f64", exact_name[kind],
+                         sp < NSPLITS ? split_name[sp] : "random cuts", total, n, first,
+                         (unsigned long long)got, (unsigned long long)want,
+                         (unsigned long long)lo, (unsigned long long)hi);
+                    if (total == 0) /* every rank empty: +0.0 */
+                        note(got == 0, "exact sum of nothing: %#llx", (unsigned long long)got);
+                    free(global);
+                    mt_check();
+                }
+}
+END_TEST
+
 /* ---- scan ------------------------------------------------------------------- */
 
 static const struct { gpgpu_type t; gpgpu_op op; gpgpu_scan_kind kind; } scan_cases[] = {
@@ -540,6 +702,26 @@ static void run_spoiled(const spoil *how, int everyone)
     mt_check();
 }
 
+/* GPGPU_SUM_EXACT on floats: a bad argument on one rank (in NULL with
+   n > 0) fails every rank alike, with the result untouched, and the next
+   call works; on an integer type it is GPGPU_SUM. */
+START_TEST(reduce_sum_exact_fails_alike_and_takes_integers)
+{
+    double x[3] = {1e308, 1, -1e308}, r = 7;
+    gpgpu_status st = gpgpu_mpi_reduce(tu_ctx, W, GPGPU_F64, GPGPU_SUM_EXACT, bad() ? NULL : x,
+                                       3, &r);
+    note_failed_alike(st, "reduce SUM_EXACT with in NULL on one rank");
+    note(r == 7, "a failed exact reduce changed the result");
+    st = gpgpu_mpi_reduce(tu_ctx, W, GPGPU_F64, GPGPU_SUM_EXACT, x, 3, &r);
+    note_ok(st, "reduce SUM_EXACT");
+    note(r == nranks, "1e308, 1, -1e308 on each of %d ranks: %a", nranks, r);
+    uint32_t u[2] = {0xffffffffu, 2}, ur = 0;
+    note_ok(gpgpu_mpi_reduce(tu_ctx, W, GPGPU_U32, GPGPU_SUM_EXACT, u, 2, &ur), "u32 SUM_EXACT");
+    note(ur == (uint32_t)nranks, "u32 SUM_EXACT wraps as GPGPU_SUM: %u", ur);
+    mt_check();
+}
+END_TEST
+
 START_TEST(null_pointers_fail_everywhere)
 {
     spoil how = {.reduce_result_null = 1, .scan_out_null = 1, .hist_bins_null = 1,
@@ -624,6 +806,8 @@ static Suite *make(void)
     struct { const char *name; const TTest *test; } tests[] = {
         {"reduce", reduce_matches_reference},
         {"reduce_bits", reduce_gives_every_rank_the_same_bits},
+        {"reduce_exact", reduce_sum_exact_does_not_depend_on_the_split},
+        {"reduce_exact_args", reduce_sum_exact_fails_alike_and_takes_integers},
         {"scan", scan_matches_reference},
         {"user_op", user_defined_operators_fold_in_rank_order},
         {"histogram", histogram_matches_reference},

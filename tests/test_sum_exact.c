@@ -1,7 +1,9 @@
 /* test_sum_exact.c - GPGPU_SUM_EXACT against the exact reference of
    ref_sum_exact.c on adversarial data (huge cancellations, subnormals,
    half-ulp ties, specials), and bit for bit across the device under test,
-   the host fallback and the GPU layout forced on the same device. */
+   the host fallback and the GPU layout forced on the same device; partial
+   sums (gpgpu_exact_partial_*) of pieces cut anywhere, added and rounded,
+   give the bits of the whole. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -339,6 +341,370 @@ START_TEST(maps_buffers_integers_and_scan)
 }
 END_TEST
 
+/* ---- partial sums: gpgpu_exact_partial_init, _sum, _add, _round ------------- */
+
+static gpgpu_type type_of(int is_f32)
+{
+    return is_f32 ? GPGPU_F32 : GPGPU_F64;
+}
+
+/* The bits of one element (f32 widened to 64 bits), for exact comparisons. */
+static uint64_t bits_of(int is_f32, const void *x)
+{
+    uint64_t b = 0;
+    if (is_f32) {
+        uint32_t w;
+        memcpy(&w, x, 4);
+        b = w;
+    } else {
+        memcpy(&b, x, 8);
+    }
+    return b;
+}
+
+static double value_of(int is_f32, uint64_t b)
+{
+    if (is_f32) {
+        uint32_t w = (uint32_t)b;
+        float f;
+        memcpy(&f, &w, 4);
+        return f;
+    }
+    double d;
+    memcpy(&d, &b, 8);
+    return d;
+}
+
+/* The contexts that sum the pieces: the one under test, then the host
+   fallback and, on a device, the GPU layout (one row per group, rows that
+   are not in canonical form: the host adds them). Made once per run. */
+static gpgpu_context *piece_ctx[3];
+static int npiece_ctx;
+
+static void piece_contexts(void)
+{
+    piece_ctx[0] = tu_ctx;
+    npiece_ctx = 1;
+    if (tu_is_host())
+        return;
+    gpgpu_context *host = NULL, *gpu = NULL;
+    tu_assert_ok(gpgpu_context_create(&host, "host"));
+    setenv("GPGPU_CHUNKED", "0", 1);
+    setenv("GPGPU_WG", "64", 1);
+    setenv("GPGPU_GROUPS", "7", 1);
+    gpgpu_status st = gpgpu_context_create(&gpu, strcmp(tu_device, "default") ? tu_device : NULL);
+    unsetenv("GPGPU_CHUNKED");
+    unsetenv("GPGPU_WG");
+    unsetenv("GPGPU_GROUPS");
+    tu_assert_ok(st);
+    piece_ctx[npiece_ctx++] = host;
+    piece_ctx[npiece_ctx++] = gpu;
+}
+
+static void piece_contexts_free(void)
+{
+    for (int i = 1; i < npiece_ctx; i++)
+        gpgpu_context_destroy(piece_ctx[i]);
+    npiece_ctx = 0;
+}
+
+/* in[0 .. n) cut at cut[1 .. k-1] (cut[0] = 0, cut[k] = n, non-decreasing:
+   equal cuts make empty pieces). Each piece's partial comes from one of
+   the piece contexts in turn; the partials are added in order from an
+   empty sum, in a shuffled order from one of them, and pairwise as a tree:
+   the same partial each way, whose rounding must be bit for bit
+   gpgpu_reduce's GPGPU_SUM_EXACT of the whole on the context under test
+   (and the exact reference). */
+static void check_cuts(int is_f32, const void *in, size_t n, const size_t *cut, size_t k,
+                       uint64_t seed, const char *what)
+{
+    const gpgpu_type t = type_of(is_f32);
+    const size_t size = is_f32 ? 4 : 8;
+    gpgpu_exact_partial *part = tu_alloc(k * sizeof *part), *tree = tu_alloc(k * sizeof *tree);
+    size_t *perm = tu_alloc(k * sizeof *perm);
+    for (size_t i = 0; i < k; i++) {
+        gpgpu_context *ctx = piece_ctx[(i + seed) % (uint64_t)npiece_ctx];
+        const void *piece = n ? (const char *)in + cut[i] * size : NULL;
+        gpgpu_status st = gpgpu_exact_partial_sum(ctx, t, piece, cut[i + 1] - cut[i], &part[i]);
+        ck_assert_msg(st == GPGPU_SUCCESS, "%s: partial sum of piece %zu failed: %s (%s)", what,
+                      i, gpgpu_status_string(st), gpgpu_last_error(ctx));
+    }
+    gpgpu_exact_partial acc, shuffled;
+    tu_assert_ok(gpgpu_exact_partial_init(&acc, t));
+    for (size_t i = 0; i < k; i++)
+        tu_assert_ok(gpgpu_exact_partial_add(&acc, &part[i]));
+    uint64_t s = seed;
+    for (size_t i = 0; i < k; i++) {
+        size_t j = (size_t)(next(&s) % (i + 1));
+        perm[i] = perm[j];
+        perm[j] = i;
+    }
+    shuffled = part[perm[0]];
+    for (size_t i = 1; i < k; i++)
+        tu_assert_ok(gpgpu_exact_partial_add(&shuffled, &part[perm[i]]));
+    memcpy(tree, part, k * sizeof *tree);
+    for (size_t w = 1; w < k; w *= 2)
+        for (size_t i = 0; i + w < k; i += 2 * w)
+            tu_assert_ok(gpgpu_exact_partial_add(&tree[i], &tree[i + w]));
+    ck_assert_msg(memcmp(&acc, &shuffled, sizeof acc) == 0 && memcmp(&acc, tree, sizeof acc) == 0,
+                  "%s %s n %zu, %zu pieces: the partials' sum depends on the order [seed %llu]",
+                  what, is_f32 ? "f32" : "f64", n, k, (unsigned long long)seed);
+    unsigned char got[8] = {0}, whole[8] = {0};
+    tu_assert_ok(gpgpu_exact_partial_round(&acc, got));
+    tu_assert_ok(gpgpu_reduce(tu_ctx, t, GPGPU_SUM_EXACT, in, n, whole));
+    const uint64_t g = bits_of(is_f32, got), w = bits_of(is_f32, whole);
+    const double want = ref_sum_exact(is_f32, in, n);
+    ck_assert_msg(g == w && same(value_of(is_f32, g), want),
+                  "%s %s n %zu, %zu pieces (first cut %zu): partials give %a (%#llx), the whole "
+                  "%a (%#llx), want %a [device %s, seed %llu]",
+                  what, is_f32 ? "f32" : "f64", n, k, k > 1 ? cut[1] : n, value_of(is_f32, g),
+                  (unsigned long long)g, value_of(is_f32, w), (unsigned long long)w, want,
+                  tu_device, (unsigned long long)seed);
+    free(part);
+    free(tree);
+    free(perm);
+}
+
+/* k pieces at random cuts (repeats allowed: empty pieces). */
+static void check_random_cuts(int is_f32, const void *in, size_t n, size_t k, uint64_t seed,
+                              const char *what)
+{
+    size_t *cut = tu_alloc((k + 1) * sizeof *cut);
+    uint64_t s = seed;
+    cut[0] = 0;
+    cut[k] = n;
+    for (size_t i = 1; i < k; i++) {
+        size_t c = (size_t)(next(&s) % (n + 1)), j = i;
+        for (; j > 1 && cut[j - 1] > c; j--) /* insertion: cut stays sorted */
+            cut[j] = cut[j - 1];
+        cut[j] = c;
+    }
+    check_cuts(is_f32, in, n, cut, k, seed, what);
+    free(cut);
+}
+
+/* Every cut of a short array into three pieces (each possibly empty). */
+static void check_all_cuts(int is_f32, const void *in, size_t n, const char *what)
+{
+    for (size_t a = 0; a <= n; a++)
+        for (size_t b = a; b <= n; b++) {
+            const size_t cut[] = {0, a, b, n};
+            check_cuts(is_f32, in, n, cut, 3, a * 31 + b, what);
+        }
+    check_random_cuts(is_f32, in, n, 1, 0, what);
+}
+
+START_TEST(partials_of_short_adversarial_arrays)
+{
+    static const double d[][5] = {
+        {1e308, 1, -1e308},     {DBL_MAX, DBL_MAX, -DBL_MAX}, {DBL_MAX, 0x1p970},
+        {DBL_MAX, 0x1p969},     {-DBL_MAX, -DBL_MAX, 1e300},  {0x1p-1074, 1e300, -1e300, 0x1p-1074},
+        {1, 0x1p-52, 0x1p-53},  {1, 0x1p-53},                 {1, 0x1p-53, 0x1p-1074},
+        {1, 0x1p-54, 0x1p-54, 0x1p-1074, -0x1p-1074},          {0x1p-1074, 0x1p-1074, 0x1p-1074, -0x1p-1073},
+        {1, NAN, 2},            {INFINITY, 1, -INFINITY},     {INFINITY, -DBL_MAX, INFINITY},
+        {1, -INFINITY},         {-0.0, -0.0, -0.0},           {-0.0, 0.0, -0.0},
+        {-1, 1},                {-0.0},                       {NAN, -INFINITY, 0x1p-1074, -0.0},
+        {-DBL_MAX, -0x1p970, 0x1p-1074}};
+    static const size_t dn[] = {3, 3, 2, 2, 3, 4, 3, 2, 3, 5, 4, 3, 3, 3, 2, 3, 3, 2, 1, 4, 3};
+    static const float f[][5] = {
+        {3e38f, 3e38f, -3e38f, 1, -3e38f}, {FLT_MAX, 0x1p103f},  {FLT_MAX, 0x1p102f},
+        {1, 0x1p-23f, 0x1p-24f},           {1, 0x1p-24f},        {1, 0x1p-24f, 0x1p-149f},
+        {0x1p-149f, 0x1p-149f, 0x1p-149f}, {3e38f, 1, -3e38f},   {INFINITY, 1, -INFINITY},
+        {1, NAN},                          {-0.0f, -0.0f},       {-0.0f, 0.0f},
+        {-INFINITY, -FLT_MAX},             {-FLT_MAX, -0x1p103f, 0x1p-149f}};
+    static const size_t fn[] = {5, 2, 2, 3, 2, 3, 3, 3, 3, 2, 2, 2, 2, 3};
+    ck_assert_uint_eq(sizeof d / sizeof d[0], sizeof dn / sizeof dn[0]);
+    ck_assert_uint_eq(sizeof f / sizeof f[0], sizeof fn / sizeof fn[0]);
+    piece_contexts();
+    for (size_t i = 0; i < sizeof dn / sizeof dn[0]; i++)
+        check_all_cuts(0, d[i], dn[i], "short");
+    for (size_t i = 0; i < sizeof fn / sizeof fn[0]; i++)
+        check_all_cuts(1, f[i], fn[i], "short");
+    for (int is_f32 = 0; is_f32 < 2; is_f32++) /* every piece empty: +0.0 */
+        check_all_cuts(is_f32, NULL, 0, "empty");
+    piece_contexts_free();
+}
+END_TEST
+
+START_TEST(partials_of_long_adversarial_arrays)
+{
+    static const size_t pieces[] = {1, 2, 3, 5, 17};
+    static const size_t lens[] = {1000, 65537, 1000003};
+    piece_contexts();
+    for (int is_f32 = 0; is_f32 < 2; is_f32++) {
+        const size_t size = is_f32 ? 4 : 8;
+        for (size_t z = 0; z < sizeof lens / sizeof lens[0]; z++) {
+            const size_t n = lens[z];
+            for (int kind = 0; kind < 5; kind++) {
+                uint64_t seed = tu_seed_for(870 + (uint64_t)(10 * is_f32 + kind), n), s = seed;
+                void *in;
+                if (kind < 2) { /* wide ranges with cancellations; narrow ranges */
+                    in = wide_input(is_f32, n, kind == 0 ? (is_f32 ? 120 : 1000) : 30, seed);
+                } else if (kind == 2) { /* subnormals of both signs */
+                    in = tu_alloc(n * size);
+                    for (size_t i = 0; i < n; i++) {
+                        uint64_t r = next(&s);
+                        uint32_t w = (uint32_t)(r & 0x807fffffu);
+                        uint64_t v = r & 0x800fffffffffffffull;
+                        memcpy((char *)in + i * size, is_f32 ? (void *)&w : (void *)&v, size);
+                    }
+                } else { /* a value, its half ulp in pieces, cancelling pairs (kind 4:
+                            and a little more, past the tie) */
+                    double *x = tu_alloc(n * 8);
+                    double a = ldexp((double)(next(&s) >> 11) * 0x1p-53 + 0.5,
+                                     (int)(next(&s) % 40));
+                    if (is_f32)
+                        a = (float)a;
+                    double ulp = ldexp(1, ilogb(a) - (is_f32 ? 23 : 52));
+                    size_t q = 1;
+                    while (2 * q <= (n - 1) / 2)
+                        q *= 2;
+                    x[0] = a;
+                    for (size_t i = 1; i <= q; i++)
+                        x[i] = ulp / 2 / (double)q;
+                    for (size_t i = q + 1; i < n; i += 2) {
+                        x[i] = ldexp(1, (int)(next(&s) % 20));
+                        if (i + 1 < n)
+                            x[i + 1] = -x[i];
+                        else
+                            x[i] = 0;
+                    }
+                    if (kind == 4)
+                        x[n - 1] = is_f32 ? 0x1p-149 : 0x1p-1074;
+                    in = tu_alloc(n * size);
+                    for (size_t i = 0; i < n; i++) {
+                        if (is_f32)
+                            ((float *)in)[i] = (float)x[i];
+                        else
+                            ((double *)in)[i] = x[i];
+                    }
+                    free(x);
+                }
+                for (size_t p = 0; p < sizeof pieces / sizeof pieces[0]; p++) {
+                    if (n > 100000 && pieces[p] > 5)
+                        continue;
+                    check_random_cuts(is_f32, in, n, pieces[p], seed + p, "long");
+                }
+                if (kind == 1) { /* specials among them: NaN; then +inf and -inf far apart */
+                    if (is_f32) {
+                        ((float *)in)[n / 3] = INFINITY;
+                        check_random_cuts(1, in, n, 3, seed, "long with +inf");
+                        ((float *)in)[n - 2] = -INFINITY;
+                        check_random_cuts(1, in, n, 4, seed, "long with +inf and -inf");
+                        ((float *)in)[n / 2] = NAN;
+                    } else {
+                        ((double *)in)[n / 3] = -INFINITY;
+                        check_random_cuts(0, in, n, 3, seed, "long with -inf");
+                        ((double *)in)[n - 2] = INFINITY;
+                        check_random_cuts(0, in, n, 4, seed, "long with -inf and +inf");
+                        ((double *)in)[n / 2] = NAN;
+                    }
+                    check_random_cuts(is_f32, in, n, 5, seed, "long with a NaN");
+                }
+                free(in);
+            }
+        }
+    }
+    piece_contexts_free();
+}
+END_TEST
+
+/* -0.0 only where every element is -0.0, over pieces; the empty sum, an
+   empty piece and a partial added to itself. */
+START_TEST(partials_zeros_and_doubling)
+{
+    gpgpu_exact_partial a, b, c;
+    const double negz[] = {-0.0, -0.0}, posz[] = {0.0}, x[] = {1.5, 0x1p-1074};
+    double r = 7;
+    tu_assert_ok(gpgpu_exact_partial_init(&a, GPGPU_F64));
+    tu_assert_ok(gpgpu_exact_partial_round(&a, &r));
+    ck_assert(same(r, 0.0));
+    tu_assert_ok(gpgpu_exact_partial_sum(tu_ctx, GPGPU_F64, negz, 2, &b));
+    tu_assert_ok(gpgpu_exact_partial_add(&a, &b));
+    tu_assert_ok(gpgpu_exact_partial_round(&a, &r));
+    ck_assert(same(r, -0.0));
+    tu_assert_ok(gpgpu_exact_partial_sum(tu_ctx, GPGPU_F64, NULL, 0, &c));
+    tu_assert_ok(gpgpu_exact_partial_add(&a, &c));
+    tu_assert_ok(gpgpu_exact_partial_round(&a, &r));
+    ck_assert(same(r, -0.0));
+    tu_assert_ok(gpgpu_exact_partial_sum(tu_ctx, GPGPU_F64, posz, 1, &c));
+    tu_assert_ok(gpgpu_exact_partial_add(&a, &c));
+    tu_assert_ok(gpgpu_exact_partial_round(&a, &r));
+    ck_assert(same(r, 0.0));
+    tu_assert_ok(gpgpu_exact_partial_sum(tu_ctx, GPGPU_F64, x, 2, &a));
+    tu_assert_ok(gpgpu_exact_partial_add(&a, &a));
+    tu_assert_ok(gpgpu_exact_partial_round(&a, &r));
+    ck_assert(same(r, 3));              /* 3 + 2^-1073: rounds to 3 */
+    const float big[] = {FLT_MAX};
+    float rf = 0;
+    tu_assert_ok(gpgpu_exact_partial_sum(tu_ctx, GPGPU_F32, big, 1, &a));
+    tu_assert_ok(gpgpu_exact_partial_add(&a, &a));
+    tu_assert_ok(gpgpu_exact_partial_round(&a, &rf));
+    ck_assert(same(rf, INFINITY));      /* 2 FLT_MAX overflows */
+}
+END_TEST
+
+START_TEST(partials_refuse_bad_arguments)
+{
+    static const gpgpu_type ints[] = {GPGPU_I32, GPGPU_U32, GPGPU_I64, GPGPU_U64};
+    double x[4] = {1, 2, 3, 4}, r = 5;
+    gpgpu_exact_partial p, q, keep, f32;
+    const gpgpu_status bad = GPGPU_ERROR_INVALID_ARGUMENT;
+    memset(&p, 0xab, sizeof p);
+    keep = p;
+    ck_assert_int_eq(gpgpu_exact_partial_init(NULL, GPGPU_F64), bad);
+    ck_assert_int_eq(gpgpu_exact_partial_init(&p, (gpgpu_type)99), bad);
+    ck_assert_int_eq(gpgpu_exact_partial_sum(NULL, GPGPU_F64, x, 4, &p), bad);
+    ck_assert(gpgpu_last_error(NULL)[0] != '\0');
+    ck_assert_int_eq(gpgpu_exact_partial_sum(tu_ctx, GPGPU_F64, NULL, 4, &p), bad);
+    ck_assert_int_eq(gpgpu_exact_partial_sum(tu_ctx, GPGPU_F64, x, 4, NULL), bad);
+    ck_assert_int_eq(gpgpu_exact_partial_sum(tu_ctx, GPGPU_F64, (char *)x + 4, 2, &p), bad);
+    ck_assert_int_eq(gpgpu_exact_partial_sum(tu_ctx, (gpgpu_type)99, x, 4, &p), bad);
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+        ck_assert_int_eq(gpgpu_exact_partial_init(&p, ints[i]), bad);
+        ck_assert_int_eq(gpgpu_exact_partial_sum(tu_ctx, ints[i], x, 4, &p), bad);
+        ck_assert(strstr(gpgpu_last_error(tu_ctx), "gpgpu_exact_partial_sum") != NULL);
+    }
+    ck_assert(memcmp(&p, &keep, sizeof p) == 0); /* untouched by the failures */
+
+    tu_assert_ok(gpgpu_exact_partial_sum(tu_ctx, GPGPU_F64, x, 4, &p));
+    tu_assert_ok(gpgpu_exact_partial_sum(tu_ctx, GPGPU_F32, NULL, 0, &f32));
+    keep = p;
+    ck_assert_int_eq(gpgpu_exact_partial_add(NULL, &p), bad);
+    ck_assert_int_eq(gpgpu_exact_partial_add(&p, NULL), bad);
+    ck_assert_int_eq(gpgpu_exact_partial_add(&p, &f32), bad);   /* another type */
+    ck_assert(gpgpu_last_error(NULL)[0] != '\0');
+    ck_assert_int_eq(gpgpu_exact_partial_add(&f32, &p), bad);
+    ck_assert(memcmp(&p, &keep, sizeof p) == 0);
+    ck_assert_int_eq(gpgpu_exact_partial_round(NULL, &r), bad);
+    ck_assert_int_eq(gpgpu_exact_partial_round(&p, NULL), bad);
+    /* fields no function writes: an integer type, unknown flags, limbs out
+       of canonical form or past the type's */
+    for (int how = 0; how < 6; how++) {
+        q = p;
+        switch (how) {
+        case 0: q.type = GPGPU_U32; break;
+        case 1: q.type = 99; break;
+        case 2: q.flags |= 1u << 10; break;
+        case 3: q.limb[3] = -1; break;
+        case 4: q.limb[5] = (int64_t)1 << 33; break;
+        case 5: q.limb[67] = (int64_t)1 << 62; break;
+        }
+        gpgpu_exact_partial q2 = q;
+        ck_assert_int_eq(gpgpu_exact_partial_add(&p, &q), bad);
+        ck_assert_int_eq(gpgpu_exact_partial_add(&q2, &p), bad);
+        ck_assert_int_eq(gpgpu_exact_partial_round(&q, &r), bad);
+    }
+    q = f32;
+    q.limb[20] = 1; /* past an f32 sum's 12 limbs */
+    ck_assert_int_eq(gpgpu_exact_partial_round(&q, &r), bad);
+    ck_assert(memcmp(&p, &keep, sizeof p) == 0);
+    ck_assert(same(r, 5));
+    tu_assert_ok(gpgpu_exact_partial_round(&p, &r));
+    ck_assert(same(r, 10));
+}
+END_TEST
+
 static Suite *make(void)
 {
     Suite *s = suite_create("sum_exact");
@@ -352,6 +718,10 @@ static Suite *make(void)
     tcase_add_test(tc, same_bits_on_every_device_and_plan);
     tcase_add_test(tc, vector_blocks_are_exact);
     tcase_add_test(tc, maps_buffers_integers_and_scan);
+    tcase_add_test(tc, partials_of_short_adversarial_arrays);
+    tcase_add_test(tc, partials_of_long_adversarial_arrays);
+    tcase_add_test(tc, partials_zeros_and_doubling);
+    tcase_add_test(tc, partials_refuse_bad_arguments);
     suite_add_tcase(s, tc);
     return s;
 }

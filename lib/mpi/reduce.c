@@ -2,7 +2,11 @@
  * reduce.c - gpgpu_mpi_reduce: a local gpgpu_reduce on each rank, one
  * MPI_Allgather of the partials, and the same fold in rank order on every
  * rank (so every rank holds the same bits, whatever order MPI would pick).
+ * GPGPU_SUM_EXACT on floats gathers exact, unrounded partial sums instead
+ * (gpgpu_exact_partial_sum), which every rank adds and rounds once: the
+ * bits of one device's exact sum of the global array, whatever the split.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "mpi_internal.h"
@@ -46,6 +50,31 @@ static gpgpu_status combine(gpgpu_context *ctx, const gpgpu__mpi_call *c, gpgpu_
     return st;
 }
 
+/* GPGPU_SUM_EXACT on F32 and F64: every rank's exact partial sum to every
+   rank, added in rank order (exactly: any order gives the same integer) and
+   rounded once. Nothing here fails on one rank only: the partials are the
+   same bytes everywhere, so add and round fail (they cannot, for partials
+   that gpgpu_exact_partial_sum wrote) on every rank alike. */
+static gpgpu_status combine_exact(const gpgpu__mpi_call *c, gpgpu_type t,
+                                  const gpgpu_exact_partial *mine, gpgpu_exact_partial *all,
+                                  void *result)
+{
+    int err = MPI_Allgather(mine, (int)sizeof *mine, MPI_BYTE, all, (int)sizeof *mine, MPI_BYTE,
+                            c->comm);
+    if (err != MPI_SUCCESS)
+        return gpgpu__mpi_error(err, "MPI_Allgather");
+    gpgpu_status st = GPGPU_SUCCESS;
+    for (int r = 1; r < c->size && st == GPGPU_SUCCESS; r++)
+        st = gpgpu_exact_partial_add(&all[0], &all[r]);
+    unsigned char value[8];
+    if (st == GPGPU_SUCCESS)
+        st = gpgpu_exact_partial_round(&all[0], value);
+    if (st != GPGPU_SUCCESS)
+        return gpgpu__mpi_fail(st, "%s", gpgpu_last_error(NULL));
+    memcpy(result, value, gpgpu_type_size(t));
+    return GPGPU_SUCCESS;
+}
+
 gpgpu_status gpgpu_mpi_reduce(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t, gpgpu_op op,
                               const void *in, size_t n, void *result)
 {
@@ -56,20 +85,31 @@ gpgpu_status gpgpu_mpi_reduce(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t, g
     GPGPU__MPI_REQUIRE(st, ctx != NULL, __func__, "%s", "ctx is NULL; pass a context");
     GPGPU__MPI_REQUIRE(st, result != NULL, __func__, "%s",
                        "result is NULL; need room for one element");
-    /* rounded per-rank partials would make the bits depend on the split */
-    if (st == GPGPU_SUCCESS && op == GPGPU_SUM_EXACT && (t == GPGPU_F32 || t == GPGPU_F64))
-        st = gpgpu__mpi_fail(GPGPU_ERROR_UNSUPPORTED,
-                             "%s: GPGPU_SUM_EXACT on floats is not available over MPI yet",
-                             __func__);
+    /* rounded per-rank sums would make the bits depend on the split: the
+       ranks exchange exact partial sums instead */
+    const int exact = op == GPGPU_SUM_EXACT && (t == GPGPU_F32 || t == GPGPU_F64);
     gpgpu__mpi_parts parts = {NULL, NULL};
     gpgpu__mpi_part mine = {n, {0}};
-    if (st == GPGPU_SUCCESS)
+    gpgpu_exact_partial mine_exact, *all_exact = NULL;
+    if (st == GPGPU_SUCCESS && exact) {
+        all_exact = malloc((size_t)c.size * sizeof *all_exact);
+        if (!all_exact)
+            st = gpgpu__mpi_fail(GPGPU_ERROR_OUT_OF_MEMORY, "%s: no memory for %d partial sums",
+                                 __func__, c.size);
+        if (st == GPGPU_SUCCESS)
+            st = gpgpu__mpi_local(gpgpu_exact_partial_sum(ctx, t, in, n, &mine_exact), ctx,
+                                  "gpgpu_exact_partial_sum");
+    } else if (st == GPGPU_SUCCESS) {
         st = gpgpu__mpi_parts_alloc(&parts, c.size);
-    if (st == GPGPU_SUCCESS)
-        st = gpgpu__mpi_local(gpgpu_reduce(ctx, t, op, in, n, mine.value), ctx, "gpgpu_reduce");
+        if (st == GPGPU_SUCCESS)
+            st = gpgpu__mpi_local(gpgpu_reduce(ctx, t, op, in, n, mine.value), ctx,
+                                  "gpgpu_reduce");
+    }
     st = gpgpu__mpi_agree(&c, st);
     if (st == GPGPU_SUCCESS)
-        st = combine(ctx, &c, t, op, &parts, &mine, result);
+        st = exact ? combine_exact(&c, t, &mine_exact, all_exact, result)
+                   : combine(ctx, &c, t, op, &parts, &mine, result);
+    free(all_exact);
     gpgpu__mpi_parts_free(&parts);
     return st;
 }
