@@ -513,7 +513,10 @@ GPGPU_API gpgpu_status gpgpu_reduce_index(gpgpu_context *ctx, gpgpu_type t, gpgp
 
 /**
  * out[s] = the reduce (as gpgpu_reduce) of segment s, for s < nseg; an empty
- * segment gives op's identity. Errors: INVALID_ARGUMENT (NULLs as above,
+ * segment gives op's identity. GPGPU_SUM_EXACT works here too (the bits of
+ * gpgpu_reduce's exact sum over each segment; one work item per segment,
+ * so a few very long segments are better summed one gpgpu_reduce each;
+ * scans refuse it). Errors: INVALID_ARGUMENT (NULLs as above,
  * bad type or op, decreasing offsets, an offset whose byte position exceeds
  * PTRDIFF_MAX, misaligned arrays), UNSUPPORTED, OUT_OF_MEMORY, OPENCL, BUILD.
  */
@@ -575,7 +578,9 @@ GPGPU_API gpgpu_status gpgpu_segmented_sort_pairs(gpgpu_context *ctx, gpgpu_type
 
 /**
  * For each run r (in order): keys_out[r] = its key, values_out[r] = the
- * reduce of its values; *nruns = the number of runs (0 for n == 0). The
+ * reduce of its values (GPGPU_SUM_EXACT too: the exact sum of each run,
+ * with n at most 2^32 - 1 on a device); *nruns = the number of runs (0 for
+ * n == 0). The
  * outputs need room for n elements (the worst case: every run of length
  * one); past *nruns they are left unspecified. The outputs may not overlap
  * each other or the inputs. Errors: INVALID_ARGUMENT (NULL nruns, NULLs

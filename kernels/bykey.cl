@@ -30,19 +30,36 @@ __kernel void bykey_heads(__global const T *keys, ulong key_off, ulong n, __glob
         rank[i] = run_head(keys, i);
 }
 
-/* offs[r] = start of run r, offs[runs] = n; nruns[nruns_off] = runs. */
-__kernel void bykey_scatter(__global const T *keys, ulong key_off, ulong n,
-                            __global const uint *rank, __global ulong *offs,
-                            __global ulong *nruns, ulong nruns_off)
+/* offs[r] = start of run r, offs[runs] = n; nruns[nruns_off] = runs; with
+   kout, kout[r] = the key of run r. */
+static inline void scatter(__global const T *keys, ulong n, __global const uint *rank,
+                           __global ulong *offs, __global ulong *nruns, __global T *kout)
 {
-    keys += key_off;
-    nruns += nruns_off;
     FOR_ELEMENTS(i, n) {
-        if (run_head(keys, i))
+        if (run_head(keys, i)) {
             offs[rank[i] - 1] = i;
+            if (kout)
+                kout[rank[i] - 1] = keys[i];
+        }
         if (i == n - 1) {
             offs[rank[i]] = n;
             *nruns = rank[i];
         }
     }
+}
+
+__kernel void bykey_scatter(__global const T *keys, ulong key_off, ulong n,
+                            __global const uint *rank, __global ulong *offs,
+                            __global ulong *nruns, ulong nruns_off)
+{
+    scatter(keys + key_off, n, rank, offs, nruns + nruns_off, NULL);
+}
+
+/* reduce_by_key with GPGPU_SUM_EXACT: the runs' keys too. */
+__kernel void bykey_scatter_keys(__global const T *keys, ulong key_off, ulong n,
+                                 __global const uint *rank, __global ulong *offs,
+                                 __global ulong *nruns, ulong nruns_off, __global T *kout,
+                                 ulong kout_off)
+{
+    scatter(keys + key_off, n, rank, offs, nruns + nruns_off, kout + kout_off);
 }

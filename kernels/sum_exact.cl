@@ -776,3 +776,40 @@ void sum_exact_final(__global const long *rows, ulong nrows, __global T *out, ul
         out[out_off] = sx_round(a, flags);
     }
 }
+
+/* Exact sums per segment (gpgpu_segmented_reduce and gpgpu_reduce_by_key
+   with GPGPU_SUM_EXACT): one work item per segment adds its elements one
+   step each into its own window and limbs, then rounds once. Offsets as in
+   segmented.cl: offs[offs_off + s] .. offs[offs_off + s + 1], clamped to
+   [base, limit]; element v is in[in_off + v - base]. A decreasing pair is
+   an empty segment. The integer is the one every other split gives, so the
+   bits are those of gpgpu_reduce over the segment. */
+__kernel void sum_exact_segments(__global const T *in, ulong in_off, __global const ulong *offs,
+                                 ulong offs_off, ulong nseg, ulong base, ulong limit,
+                                 __global T *out, ulong out_off)
+{
+    const ulong s = get_global_id(0);
+    if (s >= nseg)
+        return;
+    const ulong b = clamp(offs[offs_off + s], base, limit),
+                e = max(b, clamp(offs[offs_off + s + 1], base, limit));
+    sx_win w;
+    sx_limbs l;
+    w.lo = 0;
+    w.hi = 0;
+    w.nneg = 0;
+    w.nz = 0;
+    w.pb = 0;
+    l.flags = 0;
+    l.used = 0;
+    uint steps = 0;
+    for (ulong i = b; i < e; i++) {
+        sx_step(&w, &l, sx_one(in[in_off + (i - base)]));
+        sx_after(&w, &l, &steps);
+    }
+    sx_win last = w;    /* w's own address never escapes (see sx_step) */
+    sx_flush(&last, &l);
+    sx_touch(&l);
+    sx_carry(l.acc);
+    out[out_off + s] = sx_round(l.acc, sx_flags(&last, &l, steps));
+}

@@ -37,6 +37,8 @@ static int overlap(const void *a, size_t abytes, const void *b, size_t bbytes)
 typedef struct {
     cl_mem offs, nruns;
     cl_ulong nruns_off;
+    cl_mem kout;        /* NULL, or where each run's key goes (at kout_off) */
+    cl_ulong kout_off;
 } runs_out;
 
 /* The runs of keys[key_off .. +n) on the device, n > 0. rank is n cl_uint
@@ -59,6 +61,12 @@ static gpgpu_status runs_find(gpgpu_context *ctx, gpgpu_type key_type, cl_mem ke
                           GPGPU__END));
     GPGPU__TRY(gpgpu__scan_enqueue(ctx, GPGPU_U32, GPGPU_SUM, GPGPU_INCLUSIVE, rank, 0, rank, 0,
                                    n, NULL, 0));
+    if (ro->kout)
+        return gpgpu__run(ctx, prog, "bykey_scatter_keys", groups * wg, wg, GPGPU__ARG(keys),
+                          GPGPU__ARG(key_off), GPGPU__ARG(count), GPGPU__ARG(rank),
+                          GPGPU__ARG(ro->offs), GPGPU__ARG(ro->nruns),
+                          GPGPU__ARG(ro->nruns_off), GPGPU__ARG(ro->kout),
+                          GPGPU__ARG(ro->kout_off), GPGPU__END);
     return gpgpu__run(ctx, prog, "bykey_scatter", groups * wg, wg, GPGPU__ARG(keys),
                       GPGPU__ARG(key_off), GPGPU__ARG(count), GPGPU__ARG(rank),
                       GPGPU__ARG(ro->offs), GPGPU__ARG(ro->nruns), GPGPU__ARG(ro->nruns_off),
@@ -74,6 +82,30 @@ static gpgpu_status runs_find(gpgpu_context *ctx, gpgpu_type key_type, cl_mem ke
    warp for each that the plan's groups hold. */
 enum { RBK_PER_ITEM = 4096, RBK_GROUPS = 4, RBK_WARP_STEP = 32 * 8 };
 
+static gpgpu_status n_fits(gpgpu_context *ctx, size_t n);
+
+/* GPGPU_SUM_EXACT on float values: the runs found as scan_by_key finds
+   them (their keys written on the way), then an exact sum per run, a work
+   item each (gpgpu__segmented_enqueue), over n segments of which those
+   past the last run are empty. The outputs must not be the inputs. */
+static gpgpu_status rbk_exact_enqueue(gpgpu_context *ctx, gpgpu_type key_type,
+                                      gpgpu_type value_type, cl_mem keys, cl_ulong key_off,
+                                      cl_mem vals, cl_ulong val_off, cl_ulong n, cl_mem kout,
+                                      cl_ulong kout_off, cl_mem vout, cl_ulong vout_off,
+                                      cl_mem nruns, cl_ulong nruns_off)
+{
+    cl_mem rank;
+    cl_ulong end = n;
+    runs_out ro = {NULL, nruns, nruns_off, kout, kout_off};
+    GPGPU__TRY(n_fits(ctx, n));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_COUNTS, n * sizeof(cl_uint), &rank));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_VALUES, (n + 1) * sizeof end, &ro.offs));
+    GPGPU__TRY(gpgpu__fill(ctx, ro.offs, 0, (n + 1) * sizeof end, &end, sizeof end));
+    GPGPU__TRY(runs_find(ctx, key_type, keys, key_off, n, rank, &ro));
+    gpgpu__segments sg = { vals, val_off, ro.offs, 0, n, 0, n, vout, vout_off, 1, 1 };
+    return gpgpu__segmented_enqueue(ctx, value_type, GPGPU_SUM_EXACT, 0, GPGPU_EXCLUSIVE, &sg);
+}
+
 /* The reduce by key of keys[key_off .. +n) and values[val_off ..] into
    kout[kout_off ..] and vout[vout_off ..], the number of runs to
    nruns[nruns_off] (a cl_ulong); n > 0. No locking. */
@@ -83,6 +115,11 @@ static gpgpu_status rbk_enqueue(gpgpu_context *ctx, gpgpu_type key_type, gpgpu_t
                                 cl_mem vout, cl_ulong vout_off, cl_mem nruns,
                                 cl_ulong nruns_off)
 {
+    if (op == GPGPU_SUM_EXACT && gpgpu__type(value_type)->is_float)
+        return rbk_exact_enqueue(ctx, key_type, value_type, keys, key_off, vals, val_off, n,
+                                 kout, kout_off, vout, vout_off, nruns, nruns_off);
+    if (op == GPGPU_SUM_EXACT)
+        op = GPGPU_SUM;
     gpgpu__program *prog;
     GPGPU__TRY(gpgpu__segmented_program(ctx, value_type, op, &prog));
     const size_t wg = ctx->tune.wg, ks = gpgpu__type(key_type)->size,
@@ -145,13 +182,19 @@ static gpgpu_status rbk_host_api(gpgpu_context *ctx, gpgpu_type key_type, const 
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_AUX, n * ks, &kbuf));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, n * vs, &vbuf));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_OUT, sizeof runs, &count));
-    GPGPU__TRY(gpgpu__write(ctx, kbuf, 0, n * ks, keys));
-    GPGPU__TRY(gpgpu__write(ctx, vbuf, 0, n * vs, values));
-    GPGPU__TRY(rbk_enqueue(ctx, key_type, value_type, op, kbuf, 0, vbuf, 0, n, kbuf, 0, vbuf,
+    GPGPU__TRY(gpgpu__upload(ctx, kbuf, 0, n * ks, keys));
+    GPGPU__TRY(gpgpu__upload(ctx, vbuf, 0, n * vs, values));
+    cl_mem kres = kbuf, vres = vbuf; /* the runs over the inputs (read by then) */
+    if (op == GPGPU_SUM_EXACT && gpgpu__type(value_type)->is_float) {
+        /* here the outputs are written while other items still read */
+        GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS, n * ks, &kres));
+        GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS2, n * vs, &vres));
+    }
+    GPGPU__TRY(rbk_enqueue(ctx, key_type, value_type, op, kbuf, 0, vbuf, 0, n, kres, 0, vres,
                            0, count, 0));
     GPGPU__TRY(gpgpu__read(ctx, count, 0, sizeof runs, &runs));
-    GPGPU__TRY(gpgpu__read(ctx, kbuf, 0, runs * ks, keys_out));
-    GPGPU__TRY(gpgpu__read(ctx, vbuf, 0, runs * vs, values_out));
+    GPGPU__TRY(gpgpu__download(ctx, kres, 0, runs * ks, keys_out, 0));
+    GPGPU__TRY(gpgpu__download(ctx, vres, 0, runs * vs, values_out, 0));
     *nruns = (size_t)runs;
     return GPGPU_SUCCESS;
 }
@@ -181,22 +224,23 @@ static gpgpu_status sbk_host_api(gpgpu_context *ctx, gpgpu_type key_type, const 
         return GPGPU_SUCCESS;
     GPGPU__TRY(n_fits(ctx, n));
     cl_mem kbuf, vbuf, rank;
-    runs_out ro = { NULL, NULL, 0 };
+    runs_out ro = { NULL, NULL, 0, NULL, 0 };
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_KEYS, n * ksize, &kbuf));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, n * vsize, &vbuf));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_COUNTS, n * sizeof(cl_uint), &rank));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_VALUES, (n + 1) * sizeof(cl_ulong),
                               &ro.offs));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_OUT, sizeof(cl_ulong), &ro.nruns));
-    GPGPU__TRY(gpgpu__write(ctx, kbuf, 0, n * ksize, keys));
-    GPGPU__TRY(gpgpu__write(ctx, vbuf, 0, n * vsize, values));
+    GPGPU__TRY(gpgpu__upload(ctx, kbuf, 0, n * ksize, keys));
+    GPGPU__TRY(gpgpu__upload(ctx, vbuf, 0, n * vsize, values));
     GPGPU__TRY(runs_find(ctx, key_type, kbuf, 0, n, rank, &ro));
     cl_ulong runs;
     GPGPU__TRY(gpgpu__read(ctx, ro.nruns, 0, sizeof runs, &runs));
     /* in place on the device: each element is read before it is written */
     gpgpu__segments sg = { vbuf, 0, ro.offs, 0, runs, 0, n, vbuf, 0, n / runs, 0 };
     GPGPU__TRY(gpgpu__segmented_enqueue(ctx, value_type, op, 1, kind, &sg));
-    return gpgpu__read(ctx, vbuf, 0, n * vsize, out);
+    /* in place: all or nothing, so that a failed call leaves values as they were */
+    return gpgpu__download(ctx, vbuf, 0, n * vsize, out, out == values);
 }
 
 /* Checks both entry points share. */
@@ -208,7 +252,7 @@ static gpgpu_status bykey_check(gpgpu_context *ctx, const char *func, gpgpu_type
     GPGPU__REQUIRE(ctx, key_type_ok(key_type), func,
                    "key_type is %d; need GPGPU_I32, GPGPU_U32, GPGPU_I64 or GPGPU_U64", (int)key_type);
     GPGPU__TRY(gpgpu__check_type(ctx, func, "value_type", value_type));
-    GPGPU__TRY(gpgpu__check_op(ctx, func, op));
+    GPGPU__TRY(gpgpu__check_reduce_op(ctx, func, op)); /* scan_by_key refuses SUM_EXACT itself */
     GPGPU__REQUIRE(ctx, n == 0 || (keys != NULL && values != NULL), func,
                    "keys, values: one is NULL with n = %zu; they may be NULL only when n is 0", n);
     GPGPU__REQUIRE(ctx, n <= PTRDIFF_MAX / 8 - 1, func,
@@ -261,6 +305,8 @@ gpgpu_status gpgpu_scan_by_key(gpgpu_context *ctx, gpgpu_type key_type, const vo
                                const void *values, void *out, size_t n)
 {
     GPGPU__TRY(bykey_check(ctx, __func__, key_type, keys, value_type, op, values, n));
+    GPGPU__REQUIRE(ctx, op != GPGPU_SUM_EXACT, __func__,
+                   "op is GPGPU_SUM_EXACT; scans do not take it (only the reduces do)");
     GPGPU__REQUIRE(ctx, kind == GPGPU_EXCLUSIVE || kind == GPGPU_INCLUSIVE, __func__,
                    "kind is %d; need GPGPU_EXCLUSIVE or GPGPU_INCLUSIVE", (int)kind);
     GPGPU__REQUIRE(ctx, out != NULL || n == 0, __func__,
@@ -300,7 +346,7 @@ static gpgpu_status sbk_buffers(gpgpu_context *ctx, gpgpu_type key_type, cl_mem 
         return GPGPU_SUCCESS;
     cl_mem rank;
     cl_ulong end = n;
-    runs_out ro;
+    runs_out ro = { NULL, NULL, 0, NULL, 0 };
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_COUNTS, n * sizeof(cl_uint), &rank));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_VALUES, (n + 2) * sizeof(cl_ulong),
                               &ro.offs));
@@ -345,7 +391,7 @@ gpgpu_status gpgpu_reduce_by_key_buffer(gpgpu_context *ctx, gpgpu_type key_type,
     GPGPU__REQUIRE(ctx, key_type_ok(key_type), __func__,
                    "key_type is %d; need GPGPU_I32, GPGPU_U32, GPGPU_I64 or GPGPU_U64", (int)key_type);
     GPGPU__TRY(gpgpu__check_type(ctx, __func__, "value_type", value_type));
-    GPGPU__TRY(gpgpu__check_op(ctx, __func__, op));
+    GPGPU__TRY(gpgpu__check_reduce_op(ctx, __func__, op));
     GPGPU__REQUIRE(ctx, n == 0 || (keys && values && keys_out && values_out), __func__,
                    "keys, values, keys_out, values_out: one is NULL with n = %zu; they may be NULL only when n is 0", n);
     GPGPU__REQUIRE(ctx, nruns != NULL, __func__,
@@ -422,7 +468,7 @@ static gpgpu_status bykey_arrays_check(gpgpu_context *ctx, const char *func, gpg
     GPGPU__TRY(gpgpu__check_ctx(ctx, func));
     GPGPU__TRY(gpgpu__array_check(ctx, func, "keys", keys));
     GPGPU__TRY(gpgpu__array_check(ctx, func, "values", values));
-    GPGPU__TRY(gpgpu__check_op(ctx, func, op));
+    GPGPU__TRY(gpgpu__check_reduce_op(ctx, func, op)); /* scan_by_key refuses SUM_EXACT itself */
     GPGPU__REQUIRE(ctx, key_type_ok(keys->t), func,
                    "keys holds %s elements; need GPGPU_I32, GPGPU_U32, GPGPU_I64 or GPGPU_U64",
                    gpgpu__type(keys->t)->name);
@@ -474,6 +520,8 @@ gpgpu_status gpgpu_scan_by_key_array(gpgpu_context *ctx, gpgpu_op op, gpgpu_scan
 {
     GPGPU__TRY(bykey_arrays_check(ctx, __func__, op, keys, values));
     GPGPU__TRY(gpgpu__array_check(ctx, __func__, "out", out));
+    GPGPU__REQUIRE(ctx, op != GPGPU_SUM_EXACT, __func__,
+                   "op is GPGPU_SUM_EXACT; scans do not take it (only the reduces do)");
     GPGPU__REQUIRE(ctx, kind == GPGPU_EXCLUSIVE || kind == GPGPU_INCLUSIVE, __func__,
                    "kind is %d; need GPGPU_EXCLUSIVE or GPGPU_INCLUSIVE", (int)kind);
     GPGPU__REQUIRE(ctx, out != keys, __func__,

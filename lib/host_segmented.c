@@ -7,13 +7,23 @@
 
 #include "segmented.h"
 
+/* The fallback's reduce of one segment or run, GPGPU_SUM_EXACT included
+   (the exact sum on floats, the plain sum on integers). */
+static void reduce_one(gpgpu_type t, gpgpu_op op, const void *in, size_t n, void *out)
+{
+    if (op == GPGPU_SUM_EXACT && gpgpu__type(t)->is_float)
+        gpgpu__host_sum_exact(t, in, n, out);
+    else
+        gpgpu__host_reduce(t, op == GPGPU_SUM_EXACT ? GPGPU_SUM : op, in, n, out);
+}
+
 void gpgpu__host_segmented_reduce(gpgpu_type t, gpgpu_op op, const void *in,
                                   const size_t *offsets, size_t nseg, void *out)
 {
     const size_t size = gpgpu__type(t)->size;
     for (size_t s = 0; s < nseg; s++)
-        gpgpu__host_reduce(t, op, (const char *)in + offsets[s] * size,
-                           offsets[s + 1] - offsets[s], (char *)out + s * size);
+        reduce_one(t, op, (const char *)in + offsets[s] * size, offsets[s + 1] - offsets[s],
+                   (char *)out + s * size);
 }
 
 void gpgpu__host_segmented_scan(gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind,
@@ -75,8 +85,8 @@ size_t gpgpu__host_reduce_by_key(gpgpu_type key_type, const void *keys, gpgpu_ty
     for (size_t i = 0; i < n; runs++) {
         size_t j = run_end(keys, ksize, i, n);
         memcpy((char *)keys_out + runs * ksize, (const char *)keys + i * ksize, ksize);
-        gpgpu__host_reduce(value_type, op, (const char *)values + i * vsize, j - i,
-                           (char *)values_out + runs * vsize);
+        reduce_one(value_type, op, (const char *)values + i * vsize, j - i,
+                   (char *)values_out + runs * vsize);
         i = j;
     }
     return runs;

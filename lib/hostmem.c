@@ -247,10 +247,13 @@ static gpgpu_status transfer(gpgpu_context *ctx, int write, cl_mem buf, size_t o
     return GPGPU_SUCCESS;
 }
 
-/* Whether bytes of host memory at p go through the staging ring. */
+/* Whether bytes of host memory at p go through the staging ring: not on
+   devices that share host memory (a plain copy there is one memcpy, the
+   ring two), and not from pinned blocks (one DMA). */
 static int staged(const gpgpu_context *ctx, const void *p, size_t bytes)
 {
-    return bytes >= ctx->tune.stage_min && !gpgpu__pinned(ctx, p, bytes);
+    return !ctx->tune.zero_copy && bytes >= ctx->tune.stage_min &&
+           !gpgpu__pinned(ctx, p, bytes);
 }
 
 gpgpu_status gpgpu__upload(gpgpu_context *ctx, cl_mem buf, size_t offset, size_t bytes,

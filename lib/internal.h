@@ -543,6 +543,9 @@ gpgpu_status gpgpu__sum_exact_enqueue(gpgpu_context *ctx, gpgpu_type t, const ch
 /* The same from host memory, in chunks whose limbs add up before rounding. */
 gpgpu_status gpgpu__sum_exact_host_api(gpgpu_context *ctx, gpgpu_type t, const char *map,
                                        const void *in, size_t n, void *result);
+/* kernels/sum_exact.cl for t with no map, the build gpgpu_reduce's exact
+   sum uses (segmented.c launches its sum_exact_segments from it). */
+gpgpu_status gpgpu__sum_exact_program(gpgpu_context *ctx, gpgpu_type t, gpgpu__program **prog);
 /* The plain-C fallback. */
 void gpgpu__host_sum_exact(gpgpu_type t, const void *in, size_t n, void *result);
 

@@ -32,7 +32,17 @@ gpgpu_status gpgpu__check_type_op(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op)
 {
     char opts[512];
     const char *extra = NULL;
-    return gpgpu__type_op_options(ctx, t, op, opts, sizeof opts, &extra);
+    if (op == GPGPU_SUM_EXACT && gpgpu__type(t)->is_float)
+        GPGPU__TRY(gpgpu__type_supported(ctx, GPGPU_I64)); /* the limbs */
+    return gpgpu__type_op_options(ctx, t, op == GPGPU_SUM_EXACT ? GPGPU_SUM : op, opts,
+                                  sizeof opts, &extra);
+}
+
+gpgpu_status gpgpu__check_reduce_op(gpgpu_context *ctx, const char *func, gpgpu_op op)
+{
+    if (op == GPGPU_SUM_EXACT)
+        return GPGPU_SUCCESS;
+    return gpgpu__check_op(ctx, func, op);
 }
 
 gpgpu_status gpgpu__segmented_program(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
@@ -78,6 +88,15 @@ gpgpu_status gpgpu__segmented_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op
 {
     if (sg->nseg == 0)
         return GPGPU_SUCCESS;
+    if (op == GPGPU_SUM_EXACT && gpgpu__type(t)->is_float && !scan) {
+        /* a work item per segment, its own limbs (kernels/sum_exact.cl) */
+        gpgpu__program *exact;
+        GPGPU__TRY(gpgpu__sum_exact_program(ctx, t, &exact));
+        return seg_reduce_launch(ctx, exact, "sum_exact_segments",
+                                 gpgpu__div_up(sg->nseg, ctx->tune.wg), sg);
+    }
+    if (op == GPGPU_SUM_EXACT)
+        op = GPGPU_SUM;
     gpgpu__program *prog;
     GPGPU__TRY(gpgpu__segmented_program(ctx, t, op, &prog));
     const size_t wg = ctx->tune.wg, size = gpgpu__type(t)->size;
@@ -180,7 +199,7 @@ static gpgpu_status segmented_host_api(gpgpu_context *ctx, gpgpu_type t, gpgpu_o
     GPGPU__TRY(offsets_upload(ctx, offsets, nseg, &sg.offs));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, (total ? total : 1) * size, &sg.in));
     if (total)
-        GPGPU__TRY(gpgpu__write(ctx, sg.in, 0, total * size, (const char *)in + first * size));
+        GPGPU__TRY(gpgpu__upload(ctx, sg.in, 0, total * size, (const char *)in + first * size));
     if (scan)
         sg.out = sg.in; /* in place on the device: each element is read before it is written */
     else
@@ -190,8 +209,9 @@ static gpgpu_status segmented_host_api(gpgpu_context *ctx, gpgpu_type t, gpgpu_o
     sg.limit = offsets[nseg];
     sg.avg_len = total / nseg;
     GPGPU__TRY(gpgpu__segmented_enqueue(ctx, t, op, scan, kind, &sg));
-    return gpgpu__read(ctx, sg.out, 0, outs * size,
-                       (char *)out + (scan ? first * size : 0));
+    /* in place: all or nothing, so that a failed call leaves in as it was */
+    return gpgpu__download(ctx, sg.out, 0, outs * size, (char *)out + (scan ? first * size : 0),
+                           in == out);
 }
 
 /* Do [a, a + bytes) and [b, b + bytes) overlap without being the same range? */
@@ -207,7 +227,7 @@ gpgpu_status gpgpu_segmented_reduce(gpgpu_context *ctx, gpgpu_type t, gpgpu_op o
     size_t total;
     GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
     GPGPU__TRY(gpgpu__check_type(ctx, __func__, "t", t));
-    GPGPU__TRY(gpgpu__check_op(ctx, __func__, op));
+    GPGPU__TRY(gpgpu__check_reduce_op(ctx, __func__, op));
     GPGPU__REQUIRE(ctx, offsets != NULL || nseg == 0, __func__,
                    "offsets is NULL with nseg = %zu; it may be NULL only when nseg is 0", nseg);
     GPGPU__REQUIRE(ctx, out != NULL || nseg == 0, __func__,
@@ -326,7 +346,7 @@ gpgpu_status gpgpu_segmented_reduce_buffer(gpgpu_context *ctx, gpgpu_type t, gpg
         *done = NULL;
     GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
     GPGPU__TRY(gpgpu__check_type(ctx, __func__, "t", t));
-    GPGPU__TRY(gpgpu__check_op(ctx, __func__, op));
+    GPGPU__TRY(gpgpu__check_reduce_op(ctx, __func__, op));
     GPGPU__REQUIRE(ctx, nseg == 0 || (in != NULL && offsets != NULL && out != NULL), __func__,
                    "in, offsets, out: one is NULL with nseg = %zu; they may be NULL only when nseg is 0", nseg);
     GPGPU__REQUIRE(ctx, nseg <= PTRDIFF_MAX / sizeof(cl_ulong) - 1, __func__,
@@ -429,7 +449,7 @@ static gpgpu_status index_host_api(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op
         size_t len = n - first < chunk ? n - first : chunk;
         unsigned char v[8], both[16], winner[8];
         cl_ulong i;
-        GPGPU__TRY(gpgpu__write(ctx, buf, 0, len * size, (const char *)in + first * size));
+        GPGPU__TRY(gpgpu__upload(ctx, buf, 0, len * size, (const char *)in + first * size));
         GPGPU__TRY(index_enqueue(ctx, t, op, buf, 0, len, res, 0, res, 1));
         GPGPU__TRY(gpgpu__read(ctx, res, 0, size, v));
         GPGPU__TRY(gpgpu__read(ctx, res, sizeof(cl_ulong), sizeof i, &i));
@@ -579,7 +599,7 @@ gpgpu_status gpgpu_segmented_reduce_array(gpgpu_context *ctx, gpgpu_op op, const
     GPGPU__TRY(gpgpu__array_check(ctx, __func__, "in", in));
     GPGPU__TRY(gpgpu__array_check(ctx, __func__, "offsets", offsets));
     GPGPU__TRY(gpgpu__array_check(ctx, __func__, "out", out));
-    GPGPU__TRY(gpgpu__check_op(ctx, __func__, op));
+    GPGPU__TRY(gpgpu__check_reduce_op(ctx, __func__, op));
     GPGPU__REQUIRE(ctx, out != in && out != offsets, __func__,
                    "out is the same array as %s; it must be another", out == in ? "in" : "offsets");
     GPGPU__REQUIRE(ctx, out->t == in->t, __func__,

@@ -42,8 +42,14 @@ gpgpu_status gpgpu__segmented_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op
                                       const gpgpu__segments *sg);
 
 /* INVALID_ARGUMENT or UNSUPPORTED for an operator or type the device cannot
-   use, found without building (ctx locked: user ops live there). */
+   use, found without building (ctx locked: user ops live there).
+   GPGPU_SUM_EXACT is GPGPU_SUM's (on floats: 64-bit integers needed). */
 gpgpu_status gpgpu__check_type_op(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op);
+
+/* gpgpu__check_op, with GPGPU_SUM_EXACT too: the reduces per segment and
+   per run take it (the scans do not). */
+gpgpu_status gpgpu__check_reduce_op(gpgpu_context *ctx, const char *func, gpgpu_op op);
+
 
 /* INVALID_ARGUMENT (naming func and the pair) unless offsets[0 .. nseg]
    do not decrease and offsets[nseg] elements of t fit in PTRDIFF_MAX bytes;

@@ -19,6 +19,7 @@
 #include "internal.h" /* the GPU layout is forced through ctx->tune */
 #include "ref.h"
 #include "ref_segmented.h"
+#include "ref_sum_exact.h"
 #include "util.h"
 
 static const gpgpu_type types[] = { GPGPU_I32, GPGPU_U32, GPGPU_F32,
@@ -349,6 +350,159 @@ START_TEST(float_sums_reproducible_and_close)
 END_TEST
 
 /* ---- user operators ------------------------------------------------------------- */
+
+/* Adversarial elements for the exact sums: huge cancellations, subnormals,
+   ties at half an ulp, wide exponents, signed zeros, now and then an inf. */
+static void fill_exact(int is_f32, void *buf, size_t n, uint64_t seed)
+{
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t r = splitmix(&seed);
+        double v;
+        switch (r % 8) {
+        case 0: v = (r >> 8) % 2 ? 1e300 : -1e300; break;
+        case 1: v = ldexp((double)(r >> 40), -1074 + (int)(r % 5)); break; /* subnormal */
+        case 2: v = 1.0 + ldexp(1.0, -53); break;                          /* a tie in f64 */
+        case 3: v = (r >> 8) % 2 ? 0.0 : -0.0; break;
+        case 4: v = r % 101 == 0 ? INFINITY : 1.0; break;
+        default: v = ldexp((double)(int32_t)(r >> 32), (int)((r >> 8) % 200) - 100); break;
+        }
+        if (is_f32) {
+            if (r % 8 == 0)
+                v = (r >> 8) % 2 ? 3e38 : -3e38;
+            ((float *)buf)[i] = (float)v;
+        } else {
+            ((double *)buf)[i] = v;
+        }
+    }
+}
+
+/* GPGPU_SUM_EXACT per segment and per run: each result has the bits of the
+   exact reference over its segment, on both layouts, through the host call,
+   the _buffer form and reduce_by_key over the same segments as runs. */
+START_TEST(exact_sums_per_segment_and_per_run)
+{
+    static const size_t ns[] = { 0, 1, 97, 4099, 70001 };
+    paths_open();
+    for (int f32 = 0; f32 < 2; f32++) {
+        const gpgpu_type t = f32 ? GPGPU_F32 : GPGPU_F64;
+        const size_t size = gpgpu_type_size(t);
+        uint64_t probe = 0;
+        if (gpgpu_reduce(tu_ctx, t, GPGPU_SUM_EXACT, &probe, 0, &probe) ==
+            GPGPU_ERROR_UNSUPPORTED)
+            continue; /* no f64 or no 64-bit integers on the device */
+        for (size_t ni = 0; ni < sizeof ns / sizeof *ns; ni++)
+            for (int layout = 0; layout < LAYOUTS; layout++) {
+                const size_t n = ns[ni];
+                if (layout == LAYOUT_EMPTY)
+                    continue;
+                const uint64_t seed = tu_seed_for(61, n * 8 + (size_t)f32 * 4 + (size_t)layout);
+                size_t *off = offsets_alloc(n);
+                const size_t nseg = make_offsets(layout, 0, n, 9, seed, off);
+                char *x = tu_alloc(n * size + 8), *want = tu_alloc((nseg + 1) * size);
+                char *got = tu_alloc((nseg + 1) * size), *vout = tu_alloc(n * size + 8);
+                uint32_t *keys = tu_alloc(n * 4 + 4), *kout = tu_alloc(n * 4 + 4);
+                fill_exact(f32, x, n, seed);
+                size_t nonempty = 0;
+                for (size_t sg = 0; sg < nseg; sg++) {
+                    const double w = ref_sum_exact(f32, x + off[sg] * size, off[sg + 1] - off[sg]);
+                    if (f32)
+                        ((float *)want)[sg] = (float)w;
+                    else
+                        ((double *)want)[sg] = w;
+                    for (size_t i = off[sg]; i < off[sg + 1]; i++)
+                        keys[i] = (uint32_t)nonempty;
+                    nonempty += off[sg + 1] > off[sg];
+                }
+                for (size_t p = 0; p < npaths; p++) {
+                    gpgpu_context *c = paths[p];
+                    tu_assert_ok(gpgpu_segmented_reduce(c, t, GPGPU_SUM_EXACT, x, off, nseg, got));
+                    for (size_t sg = 0; sg < nseg; sg++)
+                        ck_assert_msg(!memcmp(got + sg * size, want + sg * size, size),
+                                      "exact %s n=%zu %s: segment %zu [%zu, %zu) (%s) [seed %llu]",
+                                      f32 ? "f32" : "f64", n, layout_names[layout], sg, off[sg],
+                                      off[sg + 1], path_names[p], (unsigned long long)tu_seed());
+                    size_t runs = 0;
+                    tu_assert_ok(gpgpu_reduce_by_key(c, GPGPU_U32, keys, t, GPGPU_SUM_EXACT, x, n,
+                                                     kout, vout, &runs));
+                    ck_assert_uint_eq(runs, nonempty);
+                    for (size_t sg = 0, r = 0; sg < nseg; sg++) {
+                        if (off[sg + 1] == off[sg])
+                            continue;
+                        ck_assert_msg(kout[r] == keys[off[sg]] &&
+                                          !memcmp(vout + r * size, want + sg * size, size),
+                                      "exact reduce_by_key %s n=%zu: run %zu (%s) [seed %llu]",
+                                      f32 ? "f32" : "f64", n, r, path_names[p],
+                                      (unsigned long long)tu_seed());
+                        r++;
+                    }
+                    if (tu_is_host() || nseg == 0)
+                        continue;
+                    /* the _buffer forms, on the device */
+                    cl_command_queue q = gpgpu_queue(c);
+                    cl_context cl;
+                    cl_int err;
+                    ck_assert_int_eq(clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof cl, &cl,
+                                                           NULL), CL_SUCCESS);
+                    cl_ulong *o64 = tu_alloc((nseg + 1) * 8), nr = 0;
+                    for (size_t sg = 0; sg <= nseg; sg++)
+                        o64[sg] = off[sg];
+                    cl_mem din = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                                n * size + 8, x, &err);
+                    cl_mem dk = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                               n * 4 + 4, keys, &err);
+                    cl_mem doff = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                                 (nseg + 1) * 8, o64, &err);
+                    cl_mem dout = clCreateBuffer(cl, CL_MEM_READ_WRITE, n * size + 8 * nseg + 8,
+                                                 NULL, &err);
+                    cl_mem dko = clCreateBuffer(cl, CL_MEM_READ_WRITE, n * 4 + 4, NULL, &err);
+                    cl_mem dnr = clCreateBuffer(cl, CL_MEM_READ_WRITE, 8, NULL, &err);
+                    tu_assert_ok(gpgpu_segmented_reduce_buffer(c, t, GPGPU_SUM_EXACT, din, 0, doff,
+                                                               0, nseg, dout, 0, 0, NULL, NULL));
+                    ck_assert_int_eq(clEnqueueReadBuffer(q, dout, CL_TRUE, 0, nseg * size, got, 0,
+                                                         NULL, NULL), CL_SUCCESS);
+                    ck_assert_msg(!memcmp(got, want, nseg * size),
+                                  "exact segmented_reduce_buffer %s n=%zu (%s) [seed %llu]",
+                                  f32 ? "f32" : "f64", n, path_names[p],
+                                  (unsigned long long)tu_seed());
+                    tu_assert_ok(gpgpu_reduce_by_key_buffer(c, GPGPU_U32, dk, 0, t,
+                                                            GPGPU_SUM_EXACT, din, 0, n, dko, 0,
+                                                            dout, 0, dnr, 0, 0, NULL, NULL));
+                    ck_assert_int_eq(clEnqueueReadBuffer(q, dnr, CL_TRUE, 0, 8, &nr, 0, NULL,
+                                                         NULL), CL_SUCCESS);
+                    ck_assert_uint_eq(nr, nonempty);
+                    ck_assert_int_eq(clEnqueueReadBuffer(q, dout, CL_TRUE, 0, nonempty * size,
+                                                         got, 0, NULL, NULL), CL_SUCCESS);
+                    ck_assert_msg(!memcmp(got, vout, nonempty * size),
+                                  "exact reduce_by_key_buffer %s n=%zu (%s) [seed %llu]",
+                                  f32 ? "f32" : "f64", n, path_names[p],
+                                  (unsigned long long)tu_seed());
+                    clReleaseMemObject(din);
+                    clReleaseMemObject(dk);
+                    clReleaseMemObject(doff);
+                    clReleaseMemObject(dout);
+                    clReleaseMemObject(dko);
+                    clReleaseMemObject(dnr);
+                    free(o64);
+                }
+                /* the scans do not take it */
+                ck_assert_int_eq(gpgpu_segmented_scan(tu_ctx, t, GPGPU_SUM_EXACT, GPGPU_INCLUSIVE,
+                                                      x, got, off, nseg > 1 ? 1 : nseg),
+                                 GPGPU_ERROR_INVALID_ARGUMENT);
+                ck_assert_int_eq(gpgpu_scan_by_key(tu_ctx, GPGPU_U32, keys, t, GPGPU_SUM_EXACT,
+                                                   GPGPU_INCLUSIVE, x, vout, n),
+                                 GPGPU_ERROR_INVALID_ARGUMENT);
+                free(off);
+                free(x);
+                free(want);
+                free(got);
+                free(vout);
+                free(keys);
+                free(kout);
+            }
+    }
+    paths_close();
+}
+END_TEST
 
 START_TEST(user_operator)
 {
@@ -959,6 +1113,7 @@ static Suite *make(void)
     tcase_add_loop_test(tc, segmented_scan_every_type_op_kind_and_layout, 0, 6);
     tcase_add_loop_test(tc, segmented_scan_millions, 0, 6);
     tcase_add_test(tc, float_sums_reproducible_and_close);
+    tcase_add_test(tc, exact_sums_per_segment_and_per_run);
     tcase_add_test(tc, user_operator);
     tcase_add_test(tc, bad_arguments_are_rejected);
     tcase_add_test(tc, buffer_forms_with_offsets_and_events);
