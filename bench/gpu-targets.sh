@@ -80,7 +80,7 @@ if has s6; then
     # the _array forms, on the GPU (suites, then targets with CUB beside)
     stamp s6-suites
     (cd .gpu/tests && export top_builddir="$PWD" GPGPU_TEST_DEVICES=default && mkdir -p tests/.cache &&
-     for t in test_segmented test_array_ops test_sum_exact test_select_ops; do
+     for t in test_segmented test_array_ops test_sum_exact test_select_ops test_reduce; do
          timeout 90 ./$t > "$out/$t.log" 2>&1; echo "$t rc=$? $(grep -E '^[0-9]+%' "$out/$t.log" | tr '\n' ' ')"; done;
      GPGPU_PTX=0 timeout 90 ./test_segmented > "$out/test_segmented_ptx0.log" 2>&1
      echo "test_segmented PTX=0 rc=$? $(grep -E '^[0-9]+%' "$out/test_segmented_ptx0.log" | tr '\n' ' ')") > "$out/suites6.txt" 2>&1

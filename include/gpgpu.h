@@ -66,8 +66,9 @@ typedef int gpgpu_op;
 enum { GPGPU_SUM = 0, GPGPU_MIN = 1, GPGPU_MAX = 2, GPGPU_OP_USER = 16 };
 
 /**
- * The exact sum (gpgpu_reduce, gpgpu_reduce_buffer, gpgpu_transform_reduce
- * and its _buffer form): on F32 and F64 the exact sum of the elements,
+ * The exact sum (gpgpu_reduce, gpgpu_transform_reduce, gpgpu_segmented_reduce,
+ * gpgpu_reduce_by_key, their _buffer and _array forms, gpgpu_mpi_reduce):
+ * on F32 and F64 the exact sum of the elements,
  * rounded once to nearest even; the same bits on every device, plan,
  * GPGPU_* override and the host fallback. Any NaN gives NaN (the positive
  * quiet NaN), +inf with -inf gives NaN, otherwise an inf gives that inf; a
