@@ -166,6 +166,45 @@ static gpgpu_status rbk_enqueue(gpgpu_context *ctx, gpgpu_type key_type, gpgpu_t
                       GPGPU__ARG(vout_off), GPGPU__END);
 }
 
+/* Devices that share host memory: the kernels read keys and values where
+   they are and write the runs into the caller's outputs (which overlap
+   neither). *taken 0: not taken (an allocation too large). */
+static gpgpu_status rbk_in_place(gpgpu_context *ctx, gpgpu_type key_type, const void *keys,
+                                 gpgpu_type value_type, gpgpu_op op, const void *values,
+                                 size_t n, void *keys_out, void *values_out, size_t *nruns,
+                                 int *taken)
+{
+    const size_t ks = gpgpu__type(key_type)->size, vs = gpgpu__type(value_type)->size;
+    *taken = gpgpu__in_place(ctx, n * ks) && gpgpu__in_place(ctx, n * vs);
+    if (!*taken)
+        return GPGPU_SUCCESS;
+    cl_mem v[4] = {NULL, NULL, NULL, NULL}, count;
+    size_t o[4] = {0, 0, 0, 0};
+    cl_ulong runs = 0;
+    gpgpu_status s = gpgpu__scratch(ctx, GPGPU__SLOT_OUT, sizeof runs, &count);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__host_view(ctx, keys, n * ks, 0, &v[0], &o[0]);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__host_view(ctx, values, n * vs, 0, &v[1], &o[1]);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__host_view(ctx, keys_out, n * ks, 1, &v[2], &o[2]);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__host_view(ctx, values_out, n * vs, 1, &v[3], &o[3]);
+    if (s == GPGPU_SUCCESS) {
+        gpgpu__note_route(ctx, "zero-copy");
+        s = rbk_enqueue(ctx, key_type, value_type, op, v[0], o[0] / ks, v[1], o[1] / vs, n,
+                        v[2], o[2] / ks, v[3], o[3] / vs, count, 0);
+    }
+    if (s == GPGPU_SUCCESS) /* blocking: the runs are in the outputs by then */
+        s = gpgpu__read(ctx, count, 0, sizeof runs, &runs);
+    for (int i = 0; i < 4; i++)
+        if (v[i])
+            clReleaseMemObject(v[i]);
+    if (s == GPGPU_SUCCESS)
+        *nruns = (size_t)runs;
+    return s;
+}
+
 /* The device half of gpgpu_reduce_by_key, ctx locked: the runs are moved
    over the uploaded keys and values (read by then), then read back. */
 static gpgpu_status rbk_host_api(gpgpu_context *ctx, gpgpu_type key_type, const void *keys,
@@ -176,6 +215,11 @@ static gpgpu_status rbk_host_api(gpgpu_context *ctx, gpgpu_type key_type, const 
     GPGPU__TRY(gpgpu__type_supported(ctx, key_type));
     GPGPU__TRY(gpgpu__check_type_op(ctx, value_type, op));
     if (n == 0)
+        return GPGPU_SUCCESS;
+    int taken;
+    GPGPU__TRY(rbk_in_place(ctx, key_type, keys, value_type, op, values, n, keys_out,
+                            values_out, nruns, &taken));
+    if (taken)
         return GPGPU_SUCCESS;
     cl_mem kbuf, vbuf, count;
     cl_ulong runs;

@@ -184,6 +184,47 @@ static gpgpu_status offsets_upload(gpgpu_context *ctx, const size_t *offsets, si
     return GPGPU_SUCCESS;
 }
 
+/* Devices that share host memory, the reduce and an out-of-place scan:
+   the kernels read the spanned elements and the offsets where they are and
+   write the results into out (an in-place scan takes the copy below, so
+   that a failure half way cannot leave in changed). 0: not taken. */
+static gpgpu_status segmented_in_place(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, int scan,
+                                       gpgpu_scan_kind kind, const void *in, void *out,
+                                       const size_t *offsets, size_t nseg, size_t total,
+                                       int *taken)
+{
+    const size_t size = gpgpu__type(t)->size, first = offsets[0], outs = scan ? total : nseg;
+    *taken = sizeof(size_t) == sizeof(cl_ulong) && !(scan && in == out) &&
+             gpgpu__in_place(ctx, total * size) && gpgpu__in_place(ctx, outs * size) &&
+             gpgpu__in_place(ctx, (nseg + 1) * sizeof(cl_ulong));
+    if (!*taken)
+        return GPGPU_SUCCESS;
+    cl_mem vin = NULL, voffs = NULL, vout = NULL;
+    size_t oin = 0, ooffs = 0, oout = 0;
+    char *o = (char *)out + (scan ? first * size : 0);
+    gpgpu_status s = gpgpu__host_view(ctx, (const char *)in + first * size, total * size, 0,
+                                      &vin, &oin);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__host_view(ctx, offsets, (nseg + 1) * sizeof(cl_ulong), 0, &voffs, &ooffs);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__host_view(ctx, o, outs * size, 1, &vout, &oout);
+    if (s == GPGPU_SUCCESS) {
+        gpgpu__segments sg = { vin, oin / size, voffs, ooffs / sizeof(cl_ulong), nseg, first,
+                               offsets[nseg], vout, oout / size, total / nseg, 0 };
+        gpgpu__note_route(ctx, "zero-copy");
+        s = gpgpu__segmented_enqueue(ctx, t, op, scan, kind, &sg);
+    }
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__finish(ctx); /* the results in out before the views go */
+    if (vin)
+        clReleaseMemObject(vin);
+    if (voffs)
+        clReleaseMemObject(voffs);
+    if (vout)
+        clReleaseMemObject(vout);
+    return s;
+}
+
 /* The device half of both host entry points, ctx locked: the elements the
    segments span go to the device (only those), the results come back. */
 static gpgpu_status segmented_host_api(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, int scan,
@@ -195,6 +236,13 @@ static gpgpu_status segmented_host_api(gpgpu_context *ctx, gpgpu_type t, gpgpu_o
     if (nseg == 0 || (scan && total == 0))
         return GPGPU_SUCCESS;
     const size_t first = offsets[0], outs = scan ? total : nseg;
+    int taken;
+    if (total > 0) {
+        GPGPU__TRY(segmented_in_place(ctx, t, op, scan, kind, in, out, offsets, nseg, total,
+                                      &taken));
+        if (taken)
+            return GPGPU_SUCCESS;
+    }
     gpgpu__segments sg = { 0 };
     GPGPU__TRY(offsets_upload(ctx, offsets, nseg, &sg.offs));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, (total ? total : 1) * size, &sg.in));
@@ -440,6 +488,20 @@ static gpgpu_status index_host_api(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op
     const size_t size = gpgpu__type(t)->size, chunk = gpgpu__chunk_elems(ctx, size);
     cl_mem buf, res;
     GPGPU__TRY(gpgpu__type_supported(ctx, t));
+    if (gpgpu__in_place(ctx, n * size)) { /* shared memory: read in where it is */
+        size_t off;
+        cl_ulong got[2];
+        GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_OUT, sizeof got, &res));
+        GPGPU__TRY(gpgpu__host_view(ctx, in, n * size, 0, &buf, &off));
+        gpgpu__note_route(ctx, "zero-copy");
+        gpgpu_status s = index_enqueue(ctx, t, op, buf, off / size, n, res, 0, res, 1);
+        clReleaseMemObject(buf); /* the kernels, once enqueued, keep it */
+        GPGPU__TRY(s);
+        GPGPU__TRY(gpgpu__read(ctx, res, 0, sizeof got, got));
+        memcpy(value, got, size);
+        *index = got[1] == CL_ULONG_MAX ? SIZE_MAX : (size_t)got[1];
+        return GPGPU_SUCCESS;
+    }
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, (n < chunk ? n : chunk) * size, &buf));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_OUT, 2 * sizeof(cl_ulong), &res));
     unsigned char best[8];

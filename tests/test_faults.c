@@ -605,6 +605,84 @@ static gpgpu_status call_array_select(child_env *env, int round, const char **wh
     return s;
 }
 
+/* The segmented, by-key and compaction calls on arrays, and exact partial
+   sums: each may be the one that fails, and leaves its inputs as they were;
+   a success must be right (runs of keys i / 37, segments of 37). */
+static gpgpu_status call_array_ops(child_env *env, int round, const char **why)
+{
+    const size_t n = round_n[round], runs = (n + 36) / 37;
+    uint32_t *x = input_u32(n, round), *k = child_alloc(n * sizeof *k), got[2] = {0, 0};
+    uint64_t *off = child_alloc((runs + 1) * sizeof *off);
+    double *d = child_alloc(n * sizeof *d), want = 0, r = -1;
+    size_t count = 0;
+    gpgpu_array *kin = NULL, *vin = NULL, *offs = NULL, *kout = NULL, *vout = NULL;
+    gpgpu_array *lens = NULL;
+    for (size_t i = 0; i < n; i++) {
+        k[i] = (uint32_t)(i / 37);
+        want += d[i] = (double)(x[i] >> 8);
+    }
+    for (size_t g = 0; g <= runs; g++)
+        off[g] = g * 37 < n ? g * 37 : n;
+    gpgpu_status s = gpgpu_array_create(env->ctx, GPGPU_U32, n, &kin);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu_array_create(env->ctx, GPGPU_U32, n, &vin);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu_array_create(env->ctx, GPGPU_U64, runs + 1, &offs);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu_array_create(env->ctx, GPGPU_U32, n, &kout);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu_array_create(env->ctx, GPGPU_U32, n, &vout);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu_array_create(env->ctx, GPGPU_U64, n, &lens);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu_array_write(env->ctx, kin, 0, k, n);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu_array_write(env->ctx, vin, 0, x, n);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu_array_write(env->ctx, offs, 0, off, runs + 1);
+    const int written = s == GPGPU_SUCCESS; /* kin holds k from here on */
+    if (s == GPGPU_SUCCESS &&
+        (s = gpgpu_segmented_reduce_array(env->ctx, GPGPU_SUM, vin, offs, vout)) ==
+            GPGPU_SUCCESS &&
+        (s = gpgpu_array_read(env->ctx, vout, 0, got, 1)) == GPGPU_SUCCESS &&
+        got[0] != sum_u32(x, n < 37 ? n : 37))
+        *why = "gpgpu_segmented_reduce_array gave a wrong sum";
+    if (s == GPGPU_SUCCESS && !*why &&
+        (s = gpgpu_reduce_by_key_array(env->ctx, GPGPU_SUM, kin, vin, kout, vout, &count)) ==
+            GPGPU_SUCCESS && count != runs)
+        *why = "gpgpu_reduce_by_key_array gave a wrong count";
+    if (s == GPGPU_SUCCESS && !*why &&
+        (s = gpgpu_run_length_encode_array(env->ctx, kin, kout, lens, &count)) ==
+            GPGPU_SUCCESS && count != runs)
+        *why = "gpgpu_run_length_encode_array gave a wrong count";
+    if (s == GPGPU_SUCCESS && !*why &&
+        (s = gpgpu_scan_by_key_array(env->ctx, GPGPU_SUM, GPGPU_INCLUSIVE, kin, vin, vin)) ==
+            GPGPU_SUCCESS && (s = gpgpu_array_read(env->ctx, vin, 0, got, 2)) == GPGPU_SUCCESS &&
+        n > 1 && got[1] != x[0] + x[1])
+        *why = "gpgpu_scan_by_key_array in place gave a wrong prefix";
+    if (s != GPGPU_SUCCESS && !*why && written && !array_holds(env, kin, k, n))
+        *why = "a failed array call changed its keys";
+    if (s == GPGPU_SUCCESS && !*why) {
+        gpgpu_exact_partial p;
+        s = gpgpu_exact_partial_sum(env->ctx, GPGPU_F64, d, n, &p);
+        if (s == GPGPU_SUCCESS)
+            s = gpgpu_exact_partial_round(&p, &r);
+        if (s == GPGPU_SUCCESS && r != want)
+            *why = "gpgpu_exact_partial_sum gave a wrong sum";
+    }
+    gpgpu_array_destroy(kin);
+    gpgpu_array_destroy(vin);
+    gpgpu_array_destroy(offs);
+    gpgpu_array_destroy(kout);
+    gpgpu_array_destroy(vout);
+    gpgpu_array_destroy(lens);
+    free(x);
+    free(k);
+    free(off);
+    free(d);
+    return s;
+}
+
 /* Segments of 0 .. 199 elements over the input (some empty); runs of keys
    i / 37 for the by-key calls. In-place scans must leave the input as it
    was on failure. */
@@ -878,6 +956,7 @@ static const scenario scenarios[] = {
     {"segmented", call_segmented, 0, 0, ROUNDS, NULL},
     {"reduce_index", call_reduce_index, 0, 0, ROUNDS, NULL},
     {"by_key", call_by_key, 0, 0, ROUNDS, NULL},
+    {"array_ops", call_array_ops, 0, 0, 1, NULL},
     {"segmented_buffer", call_segmented_buffer, 1, 0, ROUNDS, NULL},
 };
 enum { NSCENARIOS = sizeof scenarios / sizeof scenarios[0] };
