@@ -782,14 +782,18 @@ void sum_exact_final(__global const long *rows, ulong nrows, __global T *out, ul
    step each into its own window and limbs, then rounds once. Offsets as in
    segmented.cl: offs[offs_off + s] .. offs[offs_off + s + 1], clamped to
    [base, limit]; element v is in[in_off + v - base]. A decreasing pair is
-   an empty segment. The integer is the one every other split gives, so the
-   bits are those of gpgpu_reduce over the segment. */
+   an empty segment. With count, only the first count[count_off] of the
+   nseg segments are summed (reduce_by_key: as many items as elements, the
+   number of runs known on the device only). The integer is the one every
+   other split gives, so the bits are those of gpgpu_reduce over the
+   segment. */
 __kernel void sum_exact_segments(__global const T *in, ulong in_off, __global const ulong *offs,
                                  ulong offs_off, ulong nseg, ulong base, ulong limit,
-                                 __global T *out, ulong out_off)
+                                 __global T *out, ulong out_off, __global const ulong *count,
+                                 ulong count_off)
 {
     const ulong s = get_global_id(0);
-    if (s >= nseg)
+    if (s >= (count ? min(nseg, count[count_off]) : nseg))
         return;
     const ulong b = clamp(offs[offs_off + s], base, limit),
                 e = max(b, clamp(offs[offs_off + s + 1], base, limit));

@@ -86,8 +86,9 @@ static gpgpu_status n_fits(gpgpu_context *ctx, size_t n);
 
 /* GPGPU_SUM_EXACT on float values: the runs found as scan_by_key finds
    them (their keys written on the way), then an exact sum per run, a work
-   item each (gpgpu__segmented_enqueue), over n segments of which those
-   past the last run are empty. The outputs must not be the inputs. */
+   item each (gpgpu__segmented_enqueue), n items of which those past the
+   number of runs (on the device) do nothing. The outputs must not be the
+   inputs. */
 static gpgpu_status rbk_exact_enqueue(gpgpu_context *ctx, gpgpu_type key_type,
                                       gpgpu_type value_type, cl_mem keys, cl_ulong key_off,
                                       cl_mem vals, cl_ulong val_off, cl_ulong n, cl_mem kout,
@@ -95,14 +96,15 @@ static gpgpu_status rbk_exact_enqueue(gpgpu_context *ctx, gpgpu_type key_type,
                                       cl_mem nruns, cl_ulong nruns_off)
 {
     cl_mem rank;
-    cl_ulong end = n;
     runs_out ro = {NULL, nruns, nruns_off, kout, kout_off};
     GPGPU__TRY(n_fits(ctx, n));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_COUNTS, n * sizeof(cl_uint), &rank));
-    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_VALUES, (n + 1) * sizeof end, &ro.offs));
-    GPGPU__TRY(gpgpu__fill(ctx, ro.offs, 0, (n + 1) * sizeof end, &end, sizeof end));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_VALUES, (n + 1) * sizeof(cl_ulong),
+                              &ro.offs));
     GPGPU__TRY(runs_find(ctx, key_type, keys, key_off, n, rank, &ro));
-    gpgpu__segments sg = { vals, val_off, ro.offs, 0, n, 0, n, vout, vout_off, 1, 1 };
+    /* n work items, those past the number of runs (read on the device) idle */
+    gpgpu__segments sg = { vals, val_off, ro.offs, 0, n, 0, n, vout, vout_off, 1, 1,
+                           nruns, nruns_off };
     return gpgpu__segmented_enqueue(ctx, value_type, GPGPU_SUM_EXACT, 0, GPGPU_EXCLUSIVE, &sg);
 }
 
@@ -281,7 +283,7 @@ static gpgpu_status sbk_host_api(gpgpu_context *ctx, gpgpu_type key_type, const 
     cl_ulong runs;
     GPGPU__TRY(gpgpu__read(ctx, ro.nruns, 0, sizeof runs, &runs));
     /* in place on the device: each element is read before it is written */
-    gpgpu__segments sg = { vbuf, 0, ro.offs, 0, runs, 0, n, vbuf, 0, n / runs, 0 };
+    gpgpu__segments sg = { vbuf, 0, ro.offs, 0, runs, 0, n, vbuf, 0, n / runs, 0, NULL, 0 };
     GPGPU__TRY(gpgpu__segmented_enqueue(ctx, value_type, op, 1, kind, &sg));
     /* in place: all or nothing, so that a failed call leaves values as they were */
     return gpgpu__download(ctx, vbuf, 0, n * vsize, out, out == values);
@@ -398,7 +400,7 @@ static gpgpu_status sbk_buffers(gpgpu_context *ctx, gpgpu_type key_type, cl_mem 
     ro.nruns_off = n + 1;
     GPGPU__TRY(gpgpu__fill(ctx, ro.offs, 0, (n + 1) * sizeof end, &end, sizeof end));
     GPGPU__TRY(runs_find(ctx, key_type, keys, keys_offset, n, rank, &ro));
-    gpgpu__segments sg = { values, values_offset, ro.offs, 0, n, 0, n, out, out_offset, 1, 1 };
+    gpgpu__segments sg = { values, values_offset, ro.offs, 0, n, 0, n, out, out_offset, 1, 1, NULL, 0 };
     return gpgpu__segmented_enqueue(ctx, value_type, op, 1, kind, &sg);
 }
 

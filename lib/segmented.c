@@ -91,9 +91,13 @@ gpgpu_status gpgpu__segmented_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op
     if (op == GPGPU_SUM_EXACT && gpgpu__type(t)->is_float && !scan) {
         /* a work item per segment, its own limbs (kernels/sum_exact.cl) */
         gpgpu__program *exact;
+        const size_t wg = ctx->tune.wg;
         GPGPU__TRY(gpgpu__sum_exact_program(ctx, t, &exact));
-        return seg_reduce_launch(ctx, exact, "sum_exact_segments",
-                                 gpgpu__div_up(sg->nseg, ctx->tune.wg), sg);
+        return gpgpu__run(ctx, exact, "sum_exact_segments", gpgpu__div_up(sg->nseg, wg) * wg,
+                          wg, GPGPU__ARG(sg->in), GPGPU__ARG(sg->in_off), GPGPU__ARG(sg->offs),
+                          GPGPU__ARG(sg->offs_off), GPGPU__ARG(sg->nseg), GPGPU__ARG(sg->base),
+                          GPGPU__ARG(sg->limit), GPGPU__ARG(sg->out), GPGPU__ARG(sg->out_off),
+                          GPGPU__ARG(sg->count), GPGPU__ARG(sg->count_off), GPGPU__END);
     }
     if (op == GPGPU_SUM_EXACT)
         op = GPGPU_SUM;
@@ -210,7 +214,7 @@ static gpgpu_status segmented_in_place(gpgpu_context *ctx, gpgpu_type t, gpgpu_o
         s = gpgpu__host_view(ctx, o, outs * size, 1, &vout, &oout);
     if (s == GPGPU_SUCCESS) {
         gpgpu__segments sg = { vin, oin / size, voffs, ooffs / sizeof(cl_ulong), nseg, first,
-                               offsets[nseg], vout, oout / size, total / nseg, 0 };
+                               offsets[nseg], vout, oout / size, total / nseg, 0, NULL, 0 };
         gpgpu__note_route(ctx, "zero-copy");
         s = gpgpu__segmented_enqueue(ctx, t, op, scan, kind, &sg);
     }
@@ -401,7 +405,7 @@ gpgpu_status gpgpu_segmented_reduce_buffer(gpgpu_context *ctx, gpgpu_type t, gpg
                    "nseg is %zu; at most %zu", nseg, (size_t)PTRDIFF_MAX / sizeof(cl_ulong) - 1);
     GPGPU__TRY(gpgpu__check_wait(ctx, __func__, num_wait, wait));
     gpgpu__segments sg = { in, in_offset, offsets, offsets_offset, nseg, 0, 0,
-                           out, out_offset, 0, 0 };
+                           out, out_offset, 0, 0, NULL, 0 };
     return segmented_buffer_call(ctx, __func__, t, op, 0, GPGPU_EXCLUSIVE, &sg, num_wait, wait,
                                  done);
 }
@@ -427,7 +431,7 @@ gpgpu_status gpgpu_segmented_scan_buffer(gpgpu_context *ctx, gpgpu_type t, gpgpu
                    "in and out are the same buffer with in_offset = %zu and out_offset = %zu; the same buffer is allowed only at the same offset", in_offset, out_offset);
     GPGPU__TRY(gpgpu__check_wait(ctx, __func__, num_wait, wait));
     gpgpu__segments sg = { in, in_offset, offsets, offsets_offset, nseg, 0, 0,
-                           out, out_offset, 0, 0 };
+                           out, out_offset, 0, 0, NULL, 0 };
     return segmented_buffer_call(ctx, __func__, t, op, 1, kind, &sg, num_wait, wait, done);
 }
 
@@ -646,7 +650,7 @@ static gpgpu_status segmented_array_call(gpgpu_context *ctx, const char *func, g
         return GPGPU_SUCCESS;
     }
     gpgpu__segments sg = { in->buf, 0, offsets->buf, 0, nseg, 0, in->n, out->buf, 0,
-                           nseg ? in->n / nseg : 0, 0 };
+                           nseg ? in->n / nseg : 0, 0, NULL, 0 };
     gpgpu__array_begin(ctx);
     gpgpu_status s = gpgpu__check_type_op(ctx, in->t, op);
     if (s == GPGPU_SUCCESS && nseg > 0)

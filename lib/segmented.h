@@ -23,6 +23,8 @@ typedef struct {
     cl_ulong out_off;
     size_t avg_len;
     int pad_end;
+    cl_mem count;       /* GPGPU_SUM_EXACT: NULL, or the number of segments */
+    cl_ulong count_off; /* as one ulong at count[count_off], at most nseg */
 } gpgpu__segments;
 
 /* a / b rounded up. */
