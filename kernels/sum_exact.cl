@@ -477,6 +477,18 @@ static SX_HOT void sx_block(sx_win *w, sx_limbs *l, __global const T *in)
 }
 #endif
 
+/* An empty window at position 0 and untouched limbs. */
+static inline void sx_start(sx_win *w, sx_limbs *l)
+{
+    w->lo = 0;
+    w->hi = 0;
+    w->nneg = 0;
+    w->nz = 0;
+    w->pb = 0;
+    l->flags = 0;
+    l->used = 0;
+}
+
 /* What the item saw besides its numbers. */
 static inline uint sx_flags(const sx_win *w, const sx_limbs *l, uint steps)
 {
@@ -608,13 +620,7 @@ void sum_exact_pass(__global const T *in, ulong off, ulong n, __global long *row
 {
     sx_win w;
     sx_limbs l;
-    w.lo = 0;
-    w.hi = 0;
-    w.nneg = 0;
-    w.nz = 0;
-    w.pb = 0;
-    l.flags = 0;
-    l.used = 0;
+    sx_start(&w, &l);
     uint steps = 0;
     in += off;
     const ulong gid = get_global_id(0), items = get_global_size(0);
@@ -799,13 +805,7 @@ __kernel void sum_exact_segments(__global const T *in, ulong in_off, __global co
                 e = max(b, clamp(offs[offs_off + s + 1], base, limit));
     sx_win w;
     sx_limbs l;
-    w.lo = 0;
-    w.hi = 0;
-    w.nneg = 0;
-    w.nz = 0;
-    w.pb = 0;
-    l.flags = 0;
-    l.used = 0;
+    sx_start(&w, &l);
     uint steps = 0;
     for (ulong i = b; i < e; i++) {
         sx_step(&w, &l, sx_one(in[in_off + (i - base)]));
