@@ -110,6 +110,13 @@ if has api6; then
         timeout 90 gpgpu-bench --json --repeat 5 --api $api --n $((1 << ${API_LG:-26})) --op histogram_edges --type f32 --bins 256 >> "$out/api.jsonl" 2>> "$out/err.txt"
     done
 fi
+if has final6; then
+    # session 6's last command: the suites its last kernel change touched
+    stamp final6-suites
+    (cd .gpu/tests && export top_builddir="$PWD" GPGPU_TEST_DEVICES=default && mkdir -p tests/.cache &&
+     for t in test_sum_exact test_segmented test_array_ops; do
+         timeout 90 ./$t > "$out/$t.log" 2>&1; echo "$t rc=$? $(grep -E '^[0-9]+%' "$out/$t.log" | tr '\n' ' ')"; done) > "$out/suites-final6.txt" 2>&1
+fi
 if has tests; then
     stamp tests
     OUT=$out timeout ${TESTS_S:-240} sh .gpu/tests/run.sh > /dev/null 2>&1 || echo "tests cut: rc=$?" >> "$out/log.txt"
