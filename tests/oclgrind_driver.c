@@ -848,7 +848,7 @@ static const struct {
     {"partition", case_partition, FIRST, 0},
     {"histogram_edges", case_histogram_edges, 0x9, 0},
     {"sum_exact", case_sum_exact, 0xa, 0},
-    {"segmented", case_segmented, ALL, 0},
+    {"segmented", case_segmented, 0x9, 0},
     {"by_key", case_by_key, 0x9, 0},
     {"exact_segments", case_exact_segments, 0xa, 0},
 };
