@@ -530,6 +530,15 @@ gpgpu_status gpgpu__select_enqueue(gpgpu_context *ctx, const gpgpu__select_plan 
                                    cl_mem count, cl_ulong count_off, cl_mem counts,
                                    const gpgpu__runs_out *runs);
 
+/* Host memory on devices that share it (n > 0, in_place for its bytes):
+   the compaction reads in where it is and writes out and the run lengths
+   (RUNS only, else NULL) where they are; out == in goes through scratch,
+   since groups run in any order and one could overwrite input that another
+   has yet to read. *count receives the flagged count. Locked by the caller. */
+gpgpu_status gpgpu__compact_in_place(gpgpu_context *ctx, const gpgpu__select_plan *p,
+                                     gpgpu__select_kind kind, size_t size, const void *in,
+                                     size_t n, void *out, uint64_t *lengths, size_t *count);
+
 /* ---- GPGPU_SUM_EXACT on F32 and F64 (sum_exact.c) ------------------------ */
 
 /* The operators gpgpu_reduce and gpgpu_transform_reduce take. */
@@ -574,8 +583,8 @@ gpgpu_status gpgpu__array_match(gpgpu_context *ctx, const char *func, const char
    unlocks and returns s. */
 void gpgpu__array_begin(gpgpu_context *ctx);
 gpgpu_status gpgpu__array_end(gpgpu_context *ctx, const char *func, gpgpu_status s);
-/* One cl_ulong (or up to 16 bytes) the call reads back to host, from a
-   scratch slot no enqueue uses (ctx locked). */
+/* What a call reads back to host (a count, a value, bins), in the scratch
+   slot that no enqueue uses (ctx locked). */
 gpgpu_status gpgpu__array_result(gpgpu_context *ctx, size_t bytes, cl_mem *slot);
 
 #endif /* GPGPU_INTERNAL_H */

@@ -112,55 +112,6 @@ static gpgpu_status compact_buffer_call(gpgpu_context *ctx, const compact_job *j
 
 /* ---- host memory through the device --------------------------------------- */
 
-/* Devices that share host memory: the kernels read in where it is and
-   write out (and the run lengths) where they are, as gpgpu_select does. In
-   place (out == in) the elements go to scratch first and are copied back,
-   since groups run in any order and one could overwrite input that another
-   has yet to read. */
-static gpgpu_status compact_in_place(gpgpu_context *ctx, const gpgpu__select_plan *p,
-                                     gpgpu__select_kind kind, size_t size, const void *in,
-                                     size_t n, void *out, uint64_t *lengths, size_t *count)
-{
-    const size_t parts = gpgpu__select_parts(p, n);
-    cl_mem vin = NULL, vout = NULL, aux, dst = NULL;
-    size_t oin = 0, oout = 0, olen = 0;
-    cl_ulong got = 0;
-    gpgpu__runs_out runs = {NULL, NULL, 0};
-    gpgpu_status s = gpgpu__scratch(ctx, GPGPU__SLOT_AUX, (parts + 1) * sizeof got, &aux);
-    if (s == GPGPU_SUCCESS)
-        s = gpgpu__host_view(ctx, in, n * size, 0, &vin, &oin);
-    if (s == GPGPU_SUCCESS && out != in)
-        s = gpgpu__host_view(ctx, out, n * size, 1, &vout, &oout);
-    dst = vout;
-    if (s == GPGPU_SUCCESS && out == in)
-        s = gpgpu__scratch(ctx, GPGPU__SLOT_OUT, n * size, &dst);
-    if (s == GPGPU_SUCCESS && lengths)
-        s = gpgpu__scratch(ctx, GPGPU__SLOT_SORT_KEYS, parts * sizeof got, &runs.firsts);
-    if (s == GPGPU_SUCCESS && lengths)
-        s = gpgpu__host_view(ctx, lengths, n * sizeof *lengths, 1, &runs.lengths, &olen);
-    runs.lengths_off = olen / sizeof *lengths;
-    if (s == GPGPU_SUCCESS) {
-        gpgpu__note_route(ctx, out == in ? "copy" : "zero-copy");
-        s = gpgpu__select_enqueue(ctx, p, kind, vin, oin / size, n, 0, dst, oout / size, aux,
-                                  parts, aux, lengths ? &runs : NULL);
-    }
-    if (s == GPGPU_SUCCESS)
-        s = gpgpu__read(ctx, aux, parts * sizeof got, sizeof got, &got);
-    if (s == GPGPU_SUCCESS && out == in) /* partition: every element moved */
-        s = gpgpu__read(ctx, dst, 0, (kind == GPGPU__PARTITION ? n : (size_t)got) * size, out);
-    if (s == GPGPU_SUCCESS && vout) /* the kernels' writes visible in out */
-        s = gpgpu__finish(ctx);
-    if (vin)
-        clReleaseMemObject(vin);
-    if (vout)
-        clReleaseMemObject(vout);
-    if (runs.lengths)
-        clReleaseMemObject(runs.lengths);
-    if (s == GPGPU_SUCCESS)
-        *count = (size_t)got;
-    return s;
-}
-
 /* Unique (lengths NULL) or run-length encoding of host memory. Each chunk
    starts a run of its own: when it continues the previous chunk's last run,
    the two are merged (the chunk's first head dropped, its length added). */
@@ -175,7 +126,7 @@ static gpgpu_status runs_host_api(gpgpu_context *ctx, gpgpu_type t, const void *
     gpgpu__runs_out runs = {NULL, NULL, 0};
     GPGPU__TRY(gpgpu__select_plan_get(ctx, t, NULL, &p));
     if (gpgpu__in_place(ctx, n * size) && (!lengths || gpgpu__in_place(ctx, n * 8)))
-        return compact_in_place(ctx, &p, kind, size, in, n, values, lengths, nruns);
+        return gpgpu__compact_in_place(ctx, &p, kind, size, in, n, values, lengths, nruns);
     /* aux: the parts' counts, then the number of runs after them */
     const size_t parts = gpgpu__select_parts(&p, len0);
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, len0 * size, &src));
@@ -228,7 +179,8 @@ static gpgpu_status partition_chunks(gpgpu_context *ctx, gpgpu_type t, const cha
     cl_mem src, dst, aux;
     GPGPU__TRY(gpgpu__select_plan_get(ctx, t, pred, &p));
     if (gpgpu__in_place(ctx, n * size))
-        return compact_in_place(ctx, &p, GPGPU__PARTITION, size, in, n, out, NULL, count);
+        return gpgpu__compact_in_place(ctx, &p, GPGPU__PARTITION, size, in, n, out, NULL,
+                                       count);
     const size_t parts = gpgpu__select_parts(&p, len0);
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, len0 * size, &src));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_OUT, len0 * size, &dst));

@@ -462,38 +462,44 @@ gpgpu_status gpgpu_select_buffer(gpgpu_context *ctx, gpgpu_type t, const char *p
     return s;
 }
 
-/* Zero copy: the kernels read in where it is and write out where it is;
-   an in-place select (out == in) compacts into scratch first, since work
-   groups run in any order and one could overwrite input another has not
-   read yet. */
-static gpgpu_status select_in_place(gpgpu_context *ctx, const gpgpu__select_plan *p, size_t size,
-                                    const void *in, size_t n, void *out, size_t *count)
+gpgpu_status gpgpu__compact_in_place(gpgpu_context *ctx, const gpgpu__select_plan *p,
+                                     gpgpu__select_kind kind, size_t size, const void *in,
+                                     size_t n, void *out, uint64_t *lengths, size_t *count)
 {
     const size_t parts = gpgpu__select_parts(p, n);
-    cl_mem vin = NULL, vout = NULL, aux;
-    size_t oin = 0, oout = 0;
+    cl_mem vin = NULL, vout = NULL, aux, dst = NULL;
+    size_t oin = 0, oout = 0, olen = 0;
     cl_ulong got = 0;
+    gpgpu__runs_out runs = {NULL, NULL, 0};
     gpgpu_status s = gpgpu__scratch(ctx, GPGPU__SLOT_AUX, (parts + 1) * sizeof got, &aux);
     if (s == GPGPU_SUCCESS)
         s = gpgpu__host_view(ctx, in, n * size, 0, &vin, &oin);
     if (s == GPGPU_SUCCESS && out != in)
         s = gpgpu__host_view(ctx, out, n * size, 1, &vout, &oout);
-    cl_mem dst = vout;
+    dst = vout;
     if (s == GPGPU_SUCCESS && out == in)
         s = gpgpu__scratch(ctx, GPGPU__SLOT_OUT, n * size, &dst);
+    if (s == GPGPU_SUCCESS && lengths)
+        s = gpgpu__scratch(ctx, GPGPU__SLOT_SORT_KEYS, parts * sizeof got, &runs.firsts);
+    if (s == GPGPU_SUCCESS && lengths)
+        s = gpgpu__host_view(ctx, lengths, n * sizeof *lengths, 1, &runs.lengths, &olen);
+    runs.lengths_off = olen / sizeof *lengths;
     if (s == GPGPU_SUCCESS) {
         gpgpu__note_route(ctx, out == in ? "copy" : "zero-copy");
-        s = gpgpu__select_enqueue(ctx, p, GPGPU__SELECT, vin, oin / size, n, 0, dst, oout / size,
-                                  aux, parts, aux, NULL);
+        s = gpgpu__select_enqueue(ctx, p, kind, vin, oin / size, n, 0, dst, oout / size, aux,
+                                  parts, aux, lengths ? &runs : NULL);
     }
+    /* blocking, after the kernels on the in-order queue: out is written */
     if (s == GPGPU_SUCCESS)
         s = gpgpu__read(ctx, aux, parts * sizeof got, sizeof got, &got);
-    if (s == GPGPU_SUCCESS && out == in)
-        s = gpgpu__read(ctx, dst, 0, (size_t)got * size, out);
+    if (s == GPGPU_SUCCESS && out == in) /* partition: every element moved */
+        s = gpgpu__read(ctx, dst, 0, (kind == GPGPU__PARTITION ? n : (size_t)got) * size, out);
     if (vin)
         clReleaseMemObject(vin);
     if (vout)
         clReleaseMemObject(vout);
+    if (runs.lengths)
+        clReleaseMemObject(runs.lengths);
     if (s == GPGPU_SUCCESS)
         *count = (size_t)got;
     return s;
@@ -512,7 +518,7 @@ static gpgpu_status select_host_api(gpgpu_context *ctx, gpgpu_type t, const char
     cl_mem src, dst, aux;
     GPGPU__TRY(gpgpu__select_plan_get(ctx, t, pred, &p));
     if (gpgpu__in_place(ctx, n * size))
-        return select_in_place(ctx, &p, size, in, n, out, count);
+        return gpgpu__compact_in_place(ctx, &p, GPGPU__SELECT, size, in, n, out, NULL, count);
     /* aux: the parts' counts, then the kept count after them */
     const size_t parts = gpgpu__select_parts(&p, len0);
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, len0 * size, &src));
