@@ -486,40 +486,46 @@ static gpgpu_status index_check(gpgpu_context *ctx, const char *func, gpgpu_type
 
 /* Host memory in: the data goes through the device in chunks of what one
    allocation holds, each chunk's (value, index) combined here. */
+/* (value, index) of in[off .. +n) back in host memory, through the
+   result slot (one read for both; the slot is no enqueue's scratch).
+   *index is SIZE_MAX for none. */
+static gpgpu_status index_read(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, cl_mem in,
+                               size_t off, size_t n, void *value, size_t *index)
+{
+    cl_mem res;
+    cl_ulong got[2]; /* the value in the first word, the index in the second */
+    GPGPU__TRY(gpgpu__array_result(ctx, sizeof got, &res));
+    GPGPU__TRY(index_enqueue(ctx, t, op, in, off, n, res, 0, res, 1));
+    GPGPU__TRY(gpgpu__read(ctx, res, 0, sizeof got, got));
+    memcpy(value, got, gpgpu__type(t)->size);
+    *index = got[1] == CL_ULONG_MAX ? SIZE_MAX : (size_t)got[1];
+    return GPGPU_SUCCESS;
+}
+
 static gpgpu_status index_host_api(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
                                    const void *in, size_t n, void *value, size_t *index)
 {
     const size_t size = gpgpu__type(t)->size, chunk = gpgpu__chunk_elems(ctx, size);
-    cl_mem buf, res;
+    cl_mem buf;
     GPGPU__TRY(gpgpu__type_supported(ctx, t));
     if (gpgpu__in_place(ctx, n * size)) { /* shared memory: read in where it is */
         size_t off;
-        cl_ulong got[2];
-        GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_OUT, sizeof got, &res));
         GPGPU__TRY(gpgpu__host_view(ctx, in, n * size, 0, &buf, &off));
         gpgpu__note_route(ctx, "zero-copy");
-        gpgpu_status s = index_enqueue(ctx, t, op, buf, off / size, n, res, 0, res, 1);
-        clReleaseMemObject(buf); /* the kernels, once enqueued, keep it */
-        GPGPU__TRY(s);
-        GPGPU__TRY(gpgpu__read(ctx, res, 0, sizeof got, got));
-        memcpy(value, got, size);
-        *index = got[1] == CL_ULONG_MAX ? SIZE_MAX : (size_t)got[1];
-        return GPGPU_SUCCESS;
+        gpgpu_status s = index_read(ctx, t, op, buf, off / size, n, value, index);
+        clReleaseMemObject(buf);
+        return s;
     }
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, (n < chunk ? n : chunk) * size, &buf));
-    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_OUT, 2 * sizeof(cl_ulong), &res));
     unsigned char best[8];
     size_t at = SIZE_MAX;
     gpgpu__identity(t, op, best);
     for (size_t first = 0; first < n; first += chunk) {
-        size_t len = n - first < chunk ? n - first : chunk;
+        size_t len = n - first < chunk ? n - first : chunk, i;
         unsigned char v[8], both[16], winner[8];
-        cl_ulong i;
         GPGPU__TRY(gpgpu__upload(ctx, buf, 0, len * size, (const char *)in + first * size));
-        GPGPU__TRY(index_enqueue(ctx, t, op, buf, 0, len, res, 0, res, 1));
-        GPGPU__TRY(gpgpu__read(ctx, res, 0, size, v));
-        GPGPU__TRY(gpgpu__read(ctx, res, sizeof(cl_ulong), sizeof i, &i));
-        if (i == CL_ULONG_MAX)
+        GPGPU__TRY(index_read(ctx, t, op, buf, 0, len, v, &i));
+        if (i == SIZE_MAX)
             continue;
         /* Between this chunk's winner and the earlier ones', the earlier
            wins a tie: the fallback's rule over the two. */
@@ -531,7 +537,7 @@ static gpgpu_status index_host_api(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op
         }
         if (k == 1) {
             memcpy(best, v, size);
-            at = first + (size_t)i;
+            at = first + i;
         }
     }
     memcpy(value, best, size);
@@ -704,21 +710,9 @@ gpgpu_status gpgpu_reduce_index_array(gpgpu_context *ctx, gpgpu_op op, const gpg
         gpgpu__host_reduce_index(in->t, op, in->host, in->n, value, index);
         return GPGPU_SUCCESS;
     }
-    const size_t size = gpgpu__type(in->t)->size;
-    cl_mem res;
-    cl_ulong got[2];
     gpgpu__array_begin(ctx);
     gpgpu_status s = gpgpu__type_supported(ctx, in->t);
     if (s == GPGPU_SUCCESS)
-        s = gpgpu__array_result(ctx, sizeof got, &res);
-    /* the value in the first word, the index in the second */
-    if (s == GPGPU_SUCCESS)
-        s = index_enqueue(ctx, in->t, op, in->buf, 0, in->n, res, 0, res, 1);
-    if (s == GPGPU_SUCCESS)
-        s = gpgpu__read(ctx, res, 0, sizeof got, got);
-    if (s == GPGPU_SUCCESS) {
-        memcpy(value, got, size);
-        *index = got[1] == CL_ULONG_MAX ? SIZE_MAX : (size_t)got[1];
-    }
+        s = index_read(ctx, in->t, op, in->buf, 0, in->n, value, index);
     return gpgpu__array_end(ctx, __func__, s);
 }
