@@ -22,6 +22,15 @@ t0=$(date +%s)
 stamp() { echo "$(( $(date +%s) - t0 ))s $*" >> "$out/log.txt"; }
 b() { stamp "bench $*"; timeout 120 gpgpu-bench --json --repeat 5 "$@" >> "$out/ours.jsonl" 2>> "$out/err.txt" || echo "rc=$? $*" >> "$out/err.txt"; }
 has() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
+# traced FILE ARGS: one gpgpu-bench case (u32 unless ARGS say) into ours.jsonl,
+# the kernels of its last timed call appended to FILE
+traced() {
+    f=$1; shift
+    stamp "$*"
+    GPGPU_BENCH_TRACE=1 timeout 40 gpgpu-bench --type u32 "$@" --n $n --repeat 5 --json 2> "$out/trace.tmp" >> "$out/ours.jsonl"
+    grep -E "kernel" "$out/trace.tmp" | sed 's/\[trace *[0-9.]* ms\] *//' >> "$f"
+    rm -f "$out/trace.tmp"
+}
 {
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
     gpgpu-info | grep -E "^plan|default device"
@@ -64,12 +73,10 @@ if has last; then
     (cd .gpu/tests && export top_builddir="$PWD" GPGPU_TEST_DEVICES=default && mkdir -p tests/.cache &&
      for t in test_segmented test_select_ops; do
          timeout 60 ./$t > "$out/$t.log" 2>&1; echo "$t rc=$? $(grep -E '^[0-9]+%' "$out/$t.log" | tr '\n' ' ')"; done) > "$out/suites-last.txt" 2>&1
-    for c in "reduce_by_key --input seg8" "reduce_by_key --input seg256" "run_length_encode" "unique"; do
-        stamp "$c"
-        GPGPU_BENCH_TRACE=1 timeout 40 gpgpu-bench --type u32 --op $c --n $n --repeat 5 --json 2> "$out/trace.tmp" >> "$out/ours.jsonl"
-        grep -E "kernel" "$out/trace.tmp" | sed 's/\[trace *[0-9.]* ms\] *//' >> "$out/profile-last.txt"
+    for c in "--op reduce_by_key --input seg8" "--op reduce_by_key --input seg256" \
+             "--op run_length_encode" "--op unique"; do
+        traced "$out/profile-last.txt" $c
     done
-    rm -f "$out/trace.tmp"
     stamp cub_segmented
     [ -x .gpu/cub_segmented ] && timeout 40 .gpu/cub_segmented 28 >> "$out/cub.jsonl" 2>> "$out/err.txt"
     stamp cub_select
@@ -84,12 +91,10 @@ if has s6; then
          timeout 90 ./$t > "$out/$t.log" 2>&1; echo "$t rc=$? $(grep -E '^[0-9]+%' "$out/$t.log" | tr '\n' ' ')"; done;
      GPGPU_PTX=0 timeout 90 ./test_segmented > "$out/test_segmented_ptx0.log" 2>&1
      echo "test_segmented PTX=0 rc=$? $(grep -E '^[0-9]+%' "$out/test_segmented_ptx0.log" | tr '\n' ' ')") > "$out/suites6.txt" 2>&1
-    for c in "reduce_by_key --input seg8" "reduce_by_key --input seg256" "sum_exact --type f32" "sum_exact --type f64"; do
-        stamp "$c"
-        GPGPU_BENCH_TRACE=1 timeout 40 gpgpu-bench --type u32 --op $c --n $n --repeat 5 --json 2> "$out/trace.tmp" >> "$out/ours.jsonl"
-        grep -E "kernel" "$out/trace.tmp" | sed 's/\[trace *[0-9.]* ms\] *//' >> "$out/profile6.txt"
+    for c in "--op reduce_by_key --input seg8" "--op reduce_by_key --input seg256" \
+             "--op sum_exact --type f32" "--op sum_exact --type f64"; do
+        traced "$out/profile6.txt" $c
     done
-    rm -f "$out/trace.tmp"
     GPGPU_PTX=0 b --op reduce_by_key --type u32 --n $n --input seg8
     stamp cub_segmented
     [ -x .gpu/cub_segmented ] && timeout 40 .gpu/cub_segmented 28 >> "$out/cub.jsonl" 2>> "$out/err.txt"

@@ -664,19 +664,22 @@ static inline void key_put(__global uint *k, ulong i, ulong v, const int wide)
 #if NV_PTX && WG % 32 == 0
 /* On NVIDIA: shuffles within each warp, then each warp folds the totals of
    the warps before it (three barriers in place of 2 log2(WG) + 1). */
-static inline ulong run_shfl_ul(ulong x, uint d)
-{
-    return (ulong)nv_shfl_up((uint)x, d) | (ulong)nv_shfl_up((uint)(x >> 32), d) << 32;
-}
-
-static inline T run_shfl_t(T x, uint d)
-{
-    union { T t; uint w[sizeof(T) / 4]; } a, b;
-    a.t = x;
-    for (uint i = 0; i < sizeof(T) / 4; i++)
-        b.w[i] = nv_shfl_up(a.w[i], d);
-    return b.t;
-}
+/* A ulong and a T through a 32-bit shuffle (up by d, or from lane d), a
+   word at a time. */
+#define RUN_SHUFFLES(ul, t, shfl)                                              \
+    static inline ulong ul(ulong x, uint d)                                    \
+    {                                                                          \
+        return (ulong)shfl((uint)x, d) | (ulong)shfl((uint)(x >> 32), d) << 32; \
+    }                                                                          \
+    static inline T t(T x, uint d)                                             \
+    {                                                                          \
+        union { T t; uint w[sizeof(T) / 4]; } a, b;                            \
+        a.t = x;                                                               \
+        for (uint i = 0; i < sizeof(T) / 4; i++)                               \
+            b.w[i] = shfl(a.w[i], d);                                          \
+        return b.t;                                                            \
+    }
+RUN_SHUFFLES(run_shfl_ul, run_shfl_t, nv_shfl_up)
 
 static inline void group_run_scan(ulong *c, T *v, __local ulong *sc, __local T *sv)
 {
@@ -936,19 +939,7 @@ static inline void rbk_chunk(__global const uint *keys, __global const T *vals, 
 #endif
 
 #if RBK_WARP
-static inline ulong run_idx_ul(ulong x, uint src)
-{
-    return (ulong)nv_shfl_idx((uint)x, src) | (ulong)nv_shfl_idx((uint)(x >> 32), src) << 32;
-}
-
-static inline T run_idx_t(T x, uint src)
-{
-    union { T t; uint w[sizeof(T) / 4]; } a, b;
-    a.t = x;
-    for (uint i = 0; i < sizeof(T) / 4; i++)
-        b.w[i] = nv_shfl_idx(a.w[i], src);
-    return b.t;
-}
+RUN_SHUFFLES(run_idx_ul, run_idx_t, nv_shfl_idx)
 
 /* One unit's chunk [b, e) by one warp, with no barrier and no __local
    memory: round by round, 32 consecutive elements (one per lane, loads

@@ -213,7 +213,7 @@ static gpgpu_status reduce_call(gpgpu_context *ctx, const char *func, gpgpu_op o
     const size_t size = gpgpu__type(in->t)->size;
     cl_mem out;
     gpgpu__array_begin(ctx);
-    gpgpu_status s = gpgpu__scratch(ctx, GPGPU__SLOT_OUT, size, &out);
+    gpgpu_status s = gpgpu__array_result(ctx, size, &out);
     if (s == GPGPU_SUCCESS)
         s = gpgpu__reduce_enqueue(ctx, in->t, op, map, in->buf, 0, in->n, out, 0);
     if (s == GPGPU_SUCCESS)
@@ -430,7 +430,7 @@ gpgpu_status gpgpu_histogram_array(gpgpu_context *ctx, const gpgpu_array *in, si
     }
     cl_mem out;
     gpgpu__array_begin(ctx);
-    gpgpu_status s = gpgpu__scratch(ctx, GPGPU__SLOT_OUT, nbins * sizeof *bins, &out);
+    gpgpu_status s = gpgpu__array_result(ctx, nbins * sizeof *bins, &out);
     if (s == GPGPU_SUCCESS)
         s = gpgpu__histogram_enqueue(ctx, in->t, in->buf, 0, in->n, &p, out, 0, 0);
     if (s == GPGPU_SUCCESS)
@@ -461,7 +461,7 @@ gpgpu_status gpgpu_select_array(gpgpu_context *ctx, const char *predicate,
     cl_mem kept;
     cl_ulong got = 0;
     gpgpu__array_begin(ctx);
-    gpgpu_status s = gpgpu__scratch(ctx, GPGPU__SLOT_OUT, sizeof got, &kept);
+    gpgpu_status s = gpgpu__array_result(ctx, sizeof got, &kept);
     if (s == GPGPU_SUCCESS)
         s = gpgpu__select_pred_enqueue(ctx, in->t, pred, in->buf, 0, in->n, out->buf, 0, kept, 0);
     if (s == GPGPU_SUCCESS)

@@ -82,7 +82,14 @@ static gpgpu_status runs_find(gpgpu_context *ctx, gpgpu_type key_type, cl_mem ke
    warp for each that the plan's groups hold. */
 enum { RBK_PER_ITEM = 4096, RBK_GROUPS = 4, RBK_WARP_STEP = 32 * 8 };
 
-static gpgpu_status n_fits(gpgpu_context *ctx, size_t n);
+static gpgpu_status n_fits(gpgpu_context *ctx, size_t n)
+{
+    if (n > UINT32_MAX)
+        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
+                           "n = %zu: the by-key primitives take at most 2^32 - 1 elements "
+                           "on an OpenCL device", n);
+    return GPGPU_SUCCESS;
+}
 
 /* GPGPU_SUM_EXACT on float values: the runs found as scan_by_key finds
    them (their keys written on the way), then an exact sum per run, a work
@@ -246,15 +253,6 @@ static gpgpu_status rbk_host_api(gpgpu_context *ctx, gpgpu_type key_type, const 
 }
 
 /* ---- scan by key ------------------------------------------------------------ */
-
-static gpgpu_status n_fits(gpgpu_context *ctx, size_t n)
-{
-    if (n > UINT32_MAX)
-        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
-                           "n = %zu: the by-key primitives take at most 2^32 - 1 elements "
-                           "on an OpenCL device", n);
-    return GPGPU_SUCCESS;
-}
 
 /* The device half of gpgpu_scan_by_key, ctx locked: out gets the values
    scanned per run (the number of runs is read back between the passes, so

@@ -511,13 +511,6 @@ END_TEST
 
 /* ---- bad arguments ------------------------------------------------------------------ */
 
-#define REJECTED(call)                                                                   \
-    do {                                                                                 \
-        gpgpu_status s_ = (call);                                                        \
-        ck_assert_msg(s_ == GPGPU_ERROR_INVALID_ARGUMENT, "%s gave %s", #call,           \
-                      gpgpu_status_string(s_));                                          \
-    } while (0)
-
 START_TEST(bad_arguments_are_rejected_and_arrays_kept)
 {
     enum { N = 100 };

@@ -36,6 +36,15 @@ void *tu_alloc(size_t bytes);
                   #st, gpgpu_status_string(st), gpgpu_last_error(tu_ctx), tu_device, \
                   (unsigned long long)tu_seed())
 
+/* Asserts that call gives GPGPU_ERROR_INVALID_ARGUMENT, naming the call
+   and the status it gave. */
+#define REJECTED(call)                                                                   \
+    do {                                                                                 \
+        gpgpu_status s_ = (call);                                                        \
+        ck_assert_msg(s_ == GPGPU_ERROR_INVALID_ARGUMENT, "%s gave %s", #call,           \
+                      gpgpu_status_string(s_));                                          \
+    } while (0)
+
 /* Runs make()'s suite on every device (see tu_ctx) without forking (the
    OpenCL context lives across tests); returns the exit status. */
 int tu_main(Suite *(*make)(void));
