@@ -384,8 +384,7 @@ gpgpu_status gpgpu_exact_partial_sum(gpgpu_context *ctx, gpgpu_type t, const voi
     const size_t size = gpgpu__type(t)->size;
     GPGPU__TRY(gpgpu__check_array(ctx, __func__, "in", in, n, size, 1, size));
     gpgpu_exact_partial r;
-    memset(&r, 0, sizeof r);
-    r.type = (uint32_t)t;
+    gpgpu_exact_partial_init(&r, t); /* t checked above: it cannot fail */
     if (ctx->host) {
         unsigned flags = 0;
         sx_accumulate(t, in, n, r.limb, &flags);
