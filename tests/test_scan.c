@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "gpgpu_cl.h"
-#include "internal.h" /* the tests force each path and small tiles through ctx->tune */
+#include "core/core.h" /* the tests force each path and small tiles through ctx->tune */
 #include "ref_scan.h"
 #include "util.h"
 

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "gpgpu_cl.h"
-#include "internal.h" /* the GPU layout is forced through ctx->tune */
+#include "core/core.h" /* the GPU layout is forced through ctx->tune */
 #include "ref.h"
 #include "ref_segmented.h"
 #include "ref_sum_exact.h"

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "core/core.h"
 
 static const char magic[8] = {'G', 'P', 'G', 'P', 'U', 'B', 'N', '1'};
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core/core.h"
 
 /* CL_PLATFORM_NOT_FOUND_KHR: the ICD loader found no platform at all. */
 #define NO_PLATFORM (-1001)
@@ -330,7 +330,8 @@ void gpgpu_context_destroy(gpgpu_context *ctx)
         if (ctx->scratch[i])
             clReleaseMemObject(ctx->scratch[i]);
     gpgpu__programs_release(ctx);
-    gpgpu__user_ops_release(ctx);
+    for (int i = 0; i < GPGPU__ON_DESTROY_MAX && ctx->on_destroy[i]; i++)
+        ctx->on_destroy[i](ctx);
     gpgpu__host_memory_release(ctx);
     if (ctx->queue)
         clReleaseCommandQueue(ctx->queue);
@@ -339,6 +340,19 @@ void gpgpu_context_destroy(gpgpu_context *ctx)
     pthread_mutex_destroy(&ctx->lock);
     pthread_mutex_destroy(&ctx->error_lock);
     free(ctx);
+}
+
+void gpgpu__context_on_destroy(gpgpu_context *ctx, void (*fn)(gpgpu_context *ctx))
+{
+    for (int i = 0; i < GPGPU__ON_DESTROY_MAX; i++) {
+        if (ctx->on_destroy[i] == fn)
+            return;
+        if (!ctx->on_destroy[i]) {
+            ctx->on_destroy[i] = fn;
+            return;
+        }
+    }
+    abort(); /* more layers register than GPGPU__ON_DESTROY_MAX allows */
 }
 
 const char *gpgpu_device_name(const gpgpu_context *ctx)

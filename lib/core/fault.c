@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "core/core.h"
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static long fail_at;     /* 0: off */

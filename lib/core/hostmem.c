@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core/core.h"
 
 /* ---- gpgpu_host_alloc ----------------------------------------------------- */
 

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "core/core.h"
 
 gpgpu_status gpgpu_set_profiling(gpgpu_context *ctx, int enabled)
 {

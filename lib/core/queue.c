@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core/core.h"
 
 /* The caller's wait list goes to the first command a call enqueues; later
    commands follow it through the in-order queue. */

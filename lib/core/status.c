@@ -3,7 +3,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "internal.h"
+#include "core/core.h"
 
 const char *gpgpu_status_string(gpgpu_status s)
 {

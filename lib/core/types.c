@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core/core.h"
 
 static const gpgpu__type_info types[] = {
     [GPGPU_I32] = {4, "int", "i32", 0, 1, 0},
@@ -47,23 +47,5 @@ gpgpu_status gpgpu__type_supported(gpgpu_context *ctx, gpgpu_type t)
                            ctx->name);
     if (ti->is_64 && !ctx->int64)
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED, "%s has no 64-bit integers", ctx->name);
-    return GPGPU_SUCCESS;
-}
-
-gpgpu_status gpgpu__type_op_options(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, char *buf,
-                                    size_t size, const char **extra)
-{
-    *extra = NULL;
-    if (op >= GPGPU_OP_USER) {
-        *extra = gpgpu__user_op_source(ctx, t, op);
-        if (!*extra)
-            return gpgpu__fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT,
-                               "op is %d; not an operator that gpgpu_op_define made for type %s on this context", op,
-                               gpgpu__type(t)->name);
-    } else if (op != GPGPU_SUM && op != GPGPU_MIN && op != GPGPU_MAX) {
-        return gpgpu__fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT, "op is %d; need GPGPU_SUM, GPGPU_MIN, GPGPU_MAX or an operator made by gpgpu_op_define", op);
-    }
-    GPGPU__TRY(gpgpu__type_supported(ctx, t));
-    snprintf(buf, size, "-D TYPE_ID=%d -D OP_ID=%d", (int)t, op >= GPGPU_OP_USER ? GPGPU_OP_USER : op);
     return GPGPU_SUCCESS;
 }

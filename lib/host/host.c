@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "host/host.h"
 
 /* Integer sums wrap: add signed types as unsigned. */
 #define ADD_WRAP(T, U, a, b) ((T)((U)(a) + (U)(b)))

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "histogram.h"
+#include "host/host.h"
 
 typedef unsigned __int128 gpgpu__u128;
 typedef __int128 gpgpu__i128;

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "segmented.h"
+#include "host/host.h"
 
 /* The fallback's reduce of one segment or run, GPGPU_SUM_EXACT included
    (the exact sum on floats, the plain sum on integers). */

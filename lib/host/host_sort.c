@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "host/host.h"
 
 enum { RADIX_BITS = 8, RADIX = 1 << RADIX_BITS, MAX_DIGITS = 8 };
 

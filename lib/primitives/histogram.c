@@ -347,3 +347,28 @@ gpgpu_status gpgpu_histogram_rgba8(gpgpu_context *ctx, const uint8_t *pixels, si
     return gpgpu__host_call_end(ctx, "gpgpu_histogram_rgba8",
                      rgba8_host_api(ctx, pixels, width, height, row_stride, nbins, bins));
 }
+
+/* ---- histogram ---------------------------------------------------------------------- */
+
+gpgpu_status gpgpu_histogram_array(gpgpu_context *ctx, const gpgpu_array *in, size_t nbins,
+                                   double lo, double hi, uint64_t *bins)
+{
+    gpgpu__hist_params p;
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__TRY(gpgpu__array_check(ctx, __func__, "in", in));
+    GPGPU__REQUIRE(ctx, bins != NULL, __func__,
+                   "bins is NULL");
+    GPGPU__TRY(gpgpu__histogram_rule(ctx, __func__, in->t, nbins, lo, hi, &p));
+    if (ctx->host) {
+        gpgpu__host_histogram(in->t, in->host, in->n, nbins, lo, hi, bins);
+        return GPGPU_SUCCESS;
+    }
+    cl_mem out;
+    gpgpu__array_begin(ctx);
+    gpgpu_status s = gpgpu__array_result(ctx, nbins * sizeof *bins, &out);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__histogram_enqueue(ctx, in->t, in->buf, 0, in->n, &p, out, 0, 0);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__read(ctx, out, 0, nbins * sizeof *bins, bins);
+    return gpgpu__array_end(ctx, __func__, s);
+}

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "primitives/primitives.h"
 
 /* Below this many elements per work item a group is not worth launching. */
 enum { MIN_PER_ITEM = 64 };
@@ -191,4 +191,64 @@ gpgpu_status gpgpu_reduce(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, const v
         return GPGPU_SUCCESS;
     }
     return gpgpu__reduce_host_call(ctx, t, op, NULL, in, n, result);
+}
+
+/* ---- reduce and transform_reduce ---------------------------------------------- */
+
+/* Both reduces once checked (map NULL: none, else clean): the result goes
+   through a scratch slot and one blocking read. */
+static gpgpu_status array_reduce(gpgpu_context *ctx, const char *func, gpgpu_op op,
+                                const char *map, const gpgpu_array *in, void *result)
+{
+    const size_t size = gpgpu__type(in->t)->size;
+    cl_mem out;
+    gpgpu__array_begin(ctx);
+    gpgpu_status s = gpgpu__array_result(ctx, size, &out);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__reduce_enqueue(ctx, in->t, op, map, in->buf, 0, in->n, out, 0);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__read(ctx, out, 0, size, result);
+    return gpgpu__array_end(ctx, func, s);
+}
+
+gpgpu_status gpgpu_reduce_array(gpgpu_context *ctx, gpgpu_op op, const gpgpu_array *in,
+                                void *result)
+{
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__TRY(gpgpu__array_check(ctx, __func__, "in", in));
+    GPGPU__REQUIRE(ctx, GPGPU__REDUCE_OP(op), __func__,
+                   "op is %d; need GPGPU_SUM, GPGPU_MIN, GPGPU_MAX, GPGPU_SUM_EXACT or an "
+                   "operator from gpgpu_op_define", (int)op);
+    GPGPU__REQUIRE(ctx, result != NULL, __func__,
+                   "result is NULL; need room for one element");
+    if (ctx->host) {
+        if (op >= GPGPU_OP_USER)
+            return gpgpu__array_needs_device(ctx, __func__);
+        if (op == GPGPU_SUM_EXACT && gpgpu__type(in->t)->is_float)
+            gpgpu__host_sum_exact(in->t, in->host, in->n, result);
+        else
+            gpgpu__host_reduce(in->t, op == GPGPU_SUM_EXACT ? GPGPU_SUM : op, in->host, in->n,
+                               result);
+        return GPGPU_SUCCESS;
+    }
+    return array_reduce(ctx, __func__, op, NULL, in, result);
+}
+
+gpgpu_status gpgpu_transform_reduce_array(gpgpu_context *ctx, const char *map, gpgpu_op op,
+                                          const gpgpu_array *in, void *result)
+{
+    char m[GPGPU__EXPR_MAX + 1];
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__REQUIRE(ctx, map != NULL, __func__,
+                   "map is NULL");
+    GPGPU__TRY(gpgpu__array_check(ctx, __func__, "in", in));
+    GPGPU__REQUIRE(ctx, GPGPU__REDUCE_OP(op), __func__,
+                   "op is %d; need GPGPU_SUM, GPGPU_MIN, GPGPU_MAX, GPGPU_SUM_EXACT or an "
+                   "operator from gpgpu_op_define", (int)op);
+    GPGPU__REQUIRE(ctx, result != NULL, __func__,
+                   "result is NULL; need room for one element");
+    GPGPU__TRY(gpgpu__expr_clean(ctx, "map", map, m));
+    if (ctx->host)
+        return gpgpu__array_needs_device(ctx, __func__);
+    return array_reduce(ctx, __func__, op, m, in, result);
 }

@@ -24,7 +24,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "primitives/primitives.h"
 
 typedef struct {
     gpgpu__program *prog;
@@ -363,4 +363,32 @@ gpgpu_status gpgpu_scan_buffer(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
         s = gpgpu__end(ctx, done);
     gpgpu__unlock(ctx);
     return s;
+}
+
+/* ---- scan ------------------------------------------------------------------------ */
+
+gpgpu_status gpgpu_scan_array(gpgpu_context *ctx, gpgpu_op op, gpgpu_scan_kind kind,
+                              const gpgpu_array *in, gpgpu_array *out)
+{
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__TRY(gpgpu__array_check(ctx, __func__, "in", in));
+    GPGPU__TRY(gpgpu__array_check(ctx, __func__, "out", out));
+    GPGPU__TRY(gpgpu__check_op(ctx, __func__, op));
+    GPGPU__REQUIRE(ctx, kind == GPGPU_EXCLUSIVE || kind == GPGPU_INCLUSIVE, __func__,
+                   "kind is %d; need GPGPU_EXCLUSIVE or GPGPU_INCLUSIVE", (int)kind);
+    GPGPU__TRY(gpgpu__array_match(ctx, __func__, "out", in, out, 1, 1));
+    if (ctx->host) {
+        if (op >= GPGPU_OP_USER)
+            return gpgpu__array_needs_device(ctx, __func__);
+        gpgpu__host_scan(in->t, op, kind, in->host, out->host, in->n, NULL);
+        return GPGPU_SUCCESS;
+    }
+    char opts[512];
+    const char *extra;
+    gpgpu__array_begin(ctx);
+    /* The operator and type are checked even when there is nothing to scan. */
+    gpgpu_status s = gpgpu__type_op_options(ctx, in->t, op, opts, sizeof opts, &extra);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__scan_enqueue(ctx, in->t, op, kind, in->buf, 0, out->buf, 0, in->n, NULL, 0);
+    return gpgpu__array_end(ctx, __func__, s);
 }

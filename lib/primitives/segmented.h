@@ -5,7 +5,7 @@
 #ifndef GPGPU_SEGMENTED_H
 #define GPGPU_SEGMENTED_H
 
-#include "internal.h"
+#include "primitives/primitives.h"
 
 /* Segments on the device: offs[offs_off .. + nseg] are cl_ulong offsets;
    offset v names in[in_off + v - base] and out[out_off + v - base] (scan),
@@ -26,12 +26,6 @@ typedef struct {
     cl_mem count;       /* GPGPU_SUM_EXACT: NULL, or the number of segments */
     cl_ulong count_off; /* as one ulong at count[count_off], at most nseg */
 } gpgpu__segments;
-
-/* a / b rounded up. */
-static inline size_t gpgpu__div_up(size_t a, size_t b)
-{
-    return a / b + (a % b != 0);
-}
 
 /* The program of kernels/segmented.cl for t and op. */
 gpgpu_status gpgpu__segmented_program(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
@@ -58,20 +52,5 @@ gpgpu_status gpgpu__check_reduce_op(gpgpu_context *ctx, const char *func, gpgpu_
    *total receives the elements the segments span. */
 gpgpu_status gpgpu__offsets_check(gpgpu_context *ctx, const char *func, gpgpu_type t,
                                   const size_t *offsets, size_t nseg, size_t *total);
-
-/* The plain-C fallback (host_segmented.c). */
-void gpgpu__host_segmented_reduce(gpgpu_type t, gpgpu_op op, const void *in,
-                                  const size_t *offsets, size_t nseg, void *out);
-void gpgpu__host_segmented_scan(gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind,
-                                const void *in, void *out, const size_t *offsets, size_t nseg);
-void gpgpu__host_reduce_index(gpgpu_type t, gpgpu_op op, const void *in, size_t n,
-                              void *value, size_t *index);
-/* Returns the number of runs. */
-size_t gpgpu__host_reduce_by_key(gpgpu_type key_type, const void *keys, gpgpu_type value_type,
-                                 gpgpu_op op, const void *values, size_t n, void *keys_out,
-                                 void *values_out);
-void gpgpu__host_scan_by_key(gpgpu_type key_type, const void *keys, gpgpu_type value_type,
-                             gpgpu_op op, gpgpu_scan_kind kind, const void *values, void *out,
-                             size_t n);
 
 #endif

@@ -116,71 +116,6 @@ gpgpu_status gpgpu__segsort_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem key
     return segsort_enqueue(ctx, &j);
 }
 
-/* ---- the host's threads ------------------------------------------------------ */
-
-typedef struct {
-    gpgpu_type t;
-    unsigned char *keys, *vals;
-    size_t vs, limit;
-    const size_t *offsets, *cut; /* part p sorts segments cut[p] .. cut[p + 1] - 1 */
-    unsigned flags;
-    gpgpu_status *status;        /* per part */
-} host_job;
-
-static void host_part(void *arg, size_t part)
-{
-    const host_job *h = arg;
-    const size_t ks = gpgpu__type(h->t)->size;
-    gpgpu_status s = GPGPU_SUCCESS;
-    for (size_t g = h->cut[part]; g < h->cut[part + 1] && s == GPGPU_SUCCESS; g++) {
-        size_t e = h->offsets[g + 1] < h->limit ? h->offsets[g + 1] : h->limit;
-        size_t b = h->offsets[g] < e ? h->offsets[g] : e;
-        s = gpgpu__host_sort(h->t, h->keys + b * ks, h->vals ? h->vals + b * h->vs : NULL,
-                             h->vs, e - b, h->flags);
-    }
-    h->status[part] = s;
-}
-
-gpgpu_status gpgpu__host_segsort(gpgpu_type t, void *keys, void *values, size_t value_size,
-                                 const size_t *offsets, size_t nseg, size_t limit,
-                                 unsigned flags)
-{
-    if (nseg == 0)
-        return GPGPU_SUCCESS;
-    /* Parts of about equal elements, a few per thread; one if small. */
-    size_t total = offsets[nseg] > offsets[0] ? offsets[nseg] - offsets[0] : 0, parts = 4 * gpgpu__host_threads();
-    if (parts > nseg)
-        parts = nseg;
-    int ordered = offsets[nseg] <= limit;
-    for (size_t g = 0; g < nseg && ordered; g++)
-        ordered = offsets[g] <= offsets[g + 1];
-    if (total < (1 << 15) || !ordered)
-        parts = 1; /* (segments of unchecked offsets may overlap: one thread) */
-    size_t *cut = malloc((parts + 1) * sizeof *cut);
-    gpgpu_status *status = malloc(parts * sizeof *status);
-    if (!cut || !status) {
-        free(cut);
-        free(status);
-        return GPGPU_ERROR_OUT_OF_MEMORY;
-    }
-    size_t p = 0;
-    cut[0] = 0;
-    for (size_t g = 0; g < nseg && p + 1 < parts; g++)
-        if ((offsets[g + 1] - offsets[0]) * (double)parts >= (double)total * (p + 1))
-            cut[++p] = g + 1;
-    parts = p + 1;
-    cut[parts] = nseg;
-    host_job h = { t, keys, values, value_size, limit, offsets, cut, flags, status };
-    gpgpu__parallel(parts, host_part, &h);
-    gpgpu_status s = GPGPU_SUCCESS;
-    for (size_t i = 0; i < parts; i++)
-        if (status[i] != GPGPU_SUCCESS)
-            s = status[i];
-    free(cut);
-    free(status);
-    return s;
-}
-
 /* ---- the host API ------------------------------------------------------------ */
 
 /* Is segment s of the host API one for the device-wide sort? */
@@ -412,4 +347,70 @@ gpgpu_status gpgpu_segmented_sort_pairs_buffer(gpgpu_context *ctx, gpgpu_type ke
     segsort_job j = { key_type, value_size, flags, keys, values, offsets, key_offset,
                       value_offset, offsets_offset, nseg, 0, 0, UINT32_MAX, 1 };
     return segsort_buffer(ctx, __func__, &j, num_wait, wait, done);
+}
+
+/* ---- segmented sort ------------------------------------------------------------- */
+
+/* The fallback: the host's threads over a size_t copy of the offsets. */
+static gpgpu_status array_segsort_host(gpgpu_context *ctx, const char *func, gpgpu_array *keys,
+                                 gpgpu_array *values, const gpgpu_array *offsets,
+                                 unsigned flags)
+{
+    const size_t nseg = offsets->n - 1, vs = values ? gpgpu__type(values->t)->size : 0;
+    size_t *offs = gpgpu__malloc(offsets->n * sizeof *offs);
+    if (!offs)
+        return gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "%s: no host memory", func);
+    for (size_t s = 0; s <= nseg; s++) {
+        uint64_t o = ((const uint64_t *)offsets->host)[s];
+        offs[s] = o < keys->n ? (size_t)o : keys->n;
+    }
+    gpgpu_status s = gpgpu__host_segsort(keys->t, keys->host, values ? values->host : NULL, vs,
+                                         offs, nseg, keys->n, flags);
+    free(offs);
+    return s == GPGPU_SUCCESS ? s : gpgpu__fail(ctx, s, "%s: no host memory", func);
+}
+
+/* Both segmented sorts once the arrays are checked (values NULL: keys only). */
+static gpgpu_status array_segsort(gpgpu_context *ctx, const char *func, gpgpu_array *keys,
+                                 gpgpu_array *values, const gpgpu_array *offsets,
+                                 unsigned flags)
+{
+    GPGPU__REQUIRE(ctx, flags == GPGPU_ASCENDING || flags == GPGPU_DESCENDING, func,
+                   "flags is %u; need GPGPU_ASCENDING or GPGPU_DESCENDING", (unsigned)flags);
+    GPGPU__REQUIRE(ctx, offsets->t == GPGPU_U64, func,
+                   "offsets holds %s elements; it must hold GPGPU_U64",
+                   gpgpu__type(offsets->t)->name);
+    const size_t vs = values ? gpgpu__type(values->t)->size : 0;
+    if (offsets->n < 2 || keys->n < 2)
+        return GPGPU_SUCCESS;
+    if (ctx->host)
+        return array_segsort_host(ctx, func, keys, values, offsets, flags);
+    GPGPU__TRY(gpgpu__sort_words_ok(ctx, func, keys->t, vs));
+    gpgpu__array_begin(ctx);
+    return gpgpu__array_end(ctx, func,
+                    gpgpu__segsort_enqueue(ctx, keys->t, keys->buf, values ? values->buf : NULL,
+                                           vs, offsets->buf, offsets->n - 1, keys->n, flags));
+}
+
+gpgpu_status gpgpu_segmented_sort_array(gpgpu_context *ctx, gpgpu_array *keys,
+                                        const gpgpu_array *offsets, unsigned flags)
+{
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__TRY(gpgpu__array_check(ctx, __func__, "keys", keys));
+    GPGPU__TRY(gpgpu__array_check(ctx, __func__, "offsets", offsets));
+    return array_segsort(ctx, __func__, keys, NULL, offsets, flags);
+}
+
+gpgpu_status gpgpu_segmented_sort_pairs_array(gpgpu_context *ctx, gpgpu_array *keys,
+                                              gpgpu_array *values, const gpgpu_array *offsets,
+                                              unsigned flags)
+{
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__TRY(gpgpu__array_check(ctx, __func__, "keys", keys));
+    GPGPU__TRY(gpgpu__array_check(ctx, __func__, "values", values));
+    GPGPU__TRY(gpgpu__array_check(ctx, __func__, "offsets", offsets));
+    GPGPU__REQUIRE(ctx, values != keys, __func__,
+                   "values and keys are the same array; they must differ");
+    GPGPU__TRY(gpgpu__array_match(ctx, __func__, "values", keys, values, 0, 1));
+    return array_segsort(ctx, __func__, keys, values, offsets, flags);
 }

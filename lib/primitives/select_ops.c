@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "primitives/primitives.h"
 
 /* ---- the plain-C fallback ------------------------------------------------- */
 

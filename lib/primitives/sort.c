@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "primitives/primitives.h"
 
 /* PLAN_WORDS as in kernels/sort.cl: the plan, before the chunks' offsets
    (chunked layout) or each digit's global starts (tiled layout). */
@@ -435,4 +435,61 @@ gpgpu_status gpgpu_sort(gpgpu_context *ctx, gpgpu_type t, void *keys, size_t n, 
     const size_t ks = gpgpu__type(t)->size;
     GPGPU__TRY(gpgpu__check_array(ctx, __func__, "keys", keys, n, ks, 2, ks));
     return sort_host_call(ctx, t, keys, NULL, 0, n, flags);
+}
+
+/* ---- sort -------------------------------------------------------------------------- */
+
+/* The sorts' kernels move 64-bit keys or 8-byte values as 64-bit integers. */
+gpgpu_status gpgpu__sort_words_ok(gpgpu_context *ctx, const char *func, gpgpu_type kt, size_t vs)
+{
+    if ((gpgpu__type(kt)->is_64 || vs == 8) && !ctx->int64)
+        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
+                           "%s: the device has no 64-bit integers for these keys or values",
+                           func);
+    return GPGPU_SUCCESS;
+}
+
+/* Both sorts once checked (values NULL: keys only). */
+static gpgpu_status array_sort(gpgpu_context *ctx, const char *func, gpgpu_array *keys,
+                              gpgpu_array *values, unsigned flags)
+{
+    const size_t vs = values ? gpgpu__type(values->t)->size : 0;
+    if (ctx->host && keys->n < 2)
+        return GPGPU_SUCCESS;
+    if (ctx->host) {
+        if (gpgpu__host_sort(keys->t, keys->host, values ? values->host : NULL, vs, keys->n,
+                             flags) != GPGPU_SUCCESS)
+            return gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "%s: no host memory", func);
+        return GPGPU_SUCCESS;
+    }
+    GPGPU__TRY(gpgpu__sort_words_ok(ctx, func, keys->t, vs));
+    gpgpu__array_begin(ctx);
+    return gpgpu__array_end(ctx, func,
+                    gpgpu__sort_enqueue(ctx, keys->t, keys->buf, values ? values->buf : NULL,
+                                        vs, keys->n, flags));
+}
+
+gpgpu_status gpgpu_sort_array(gpgpu_context *ctx, gpgpu_array *keys, unsigned flags)
+{
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__TRY(gpgpu__array_check(ctx, __func__, "keys", keys));
+    GPGPU__REQUIRE(ctx, (flags & ~(unsigned)GPGPU_DESCENDING) == 0, __func__,
+                   "flags is 0x%x; only GPGPU_DESCENDING (0x%x) may be set",
+                   (unsigned)flags, (unsigned)GPGPU_DESCENDING);
+    return array_sort(ctx, __func__, keys, NULL, flags);
+}
+
+gpgpu_status gpgpu_sort_pairs_array(gpgpu_context *ctx, gpgpu_array *keys, gpgpu_array *values,
+                                    unsigned flags)
+{
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__TRY(gpgpu__array_check(ctx, __func__, "keys", keys));
+    GPGPU__TRY(gpgpu__array_check(ctx, __func__, "values", values));
+    GPGPU__REQUIRE(ctx, (flags & ~(unsigned)GPGPU_DESCENDING) == 0, __func__,
+                   "flags is 0x%x; only GPGPU_DESCENDING (0x%x) may be set",
+                   (unsigned)flags, (unsigned)GPGPU_DESCENDING);
+    GPGPU__REQUIRE(ctx, values != keys, __func__,
+                   "values and keys are the same pointer; they must differ");
+    GPGPU__TRY(gpgpu__array_match(ctx, __func__, "values", keys, values, 0, 1));
+    return array_sort(ctx, __func__, keys, values, flags);
 }

@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "primitives/primitives.h"
 
 enum { EXPR_MAX = GPGPU__EXPR_MAX };
 
@@ -190,6 +190,16 @@ static char *op_source(const char *combine, const char *identity)
     return s;
 }
 
+/* Frees the context's operators (gpgpu_context_destroy calls it). */
+static void user_ops_release(gpgpu_context *ctx)
+{
+    for (size_t k = 0; k < ctx->nuser_ops; k++)
+        free(ctx->user_ops[k].source);
+    free(ctx->user_ops);
+    ctx->user_ops = NULL;
+    ctx->nuser_ops = 0;
+}
+
 /* The index of an operator with this type and source, or -1. */
 static long op_find(const gpgpu_context *ctx, gpgpu_type t, const char *source)
 {
@@ -211,6 +221,7 @@ static gpgpu_status op_add(gpgpu_context *ctx, gpgpu_type t, char *source, gpgpu
         return gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
     }
     ctx->user_ops = ops;
+    gpgpu__context_on_destroy(ctx, user_ops_release);
     ops[ctx->nuser_ops] = (struct gpgpu__user_op){t, source};
     gpgpu_op id = GPGPU_OP_USER + (gpgpu_op)ctx->nuser_ops++;
     char options[128];
@@ -258,21 +269,30 @@ gpgpu_status gpgpu_op_define(gpgpu_context *ctx, gpgpu_type t, const char *combi
     return s;
 }
 
-void gpgpu__user_ops_release(gpgpu_context *ctx)
-{
-    for (size_t k = 0; k < ctx->nuser_ops; k++)
-        free(ctx->user_ops[k].source);
-    free(ctx->user_ops);
-    ctx->user_ops = NULL;
-    ctx->nuser_ops = 0;
-}
-
 const char *gpgpu__user_op_source(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op)
 {
     if (op < GPGPU_OP_USER || (size_t)(op - GPGPU_OP_USER) >= ctx->nuser_ops)
         return NULL;
     const struct gpgpu__user_op *u = &ctx->user_ops[op - GPGPU_OP_USER];
     return u->type == t ? u->source : NULL;
+}
+
+gpgpu_status gpgpu__type_op_options(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, char *buf,
+                                    size_t size, const char **extra)
+{
+    *extra = NULL;
+    if (op >= GPGPU_OP_USER) {
+        *extra = gpgpu__user_op_source(ctx, t, op);
+        if (!*extra)
+            return gpgpu__fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+                               "op is %d; not an operator that gpgpu_op_define made for type %s on this context", op,
+                               gpgpu__type(t)->name);
+    } else if (op != GPGPU_SUM && op != GPGPU_MIN && op != GPGPU_MAX) {
+        return gpgpu__fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT, "op is %d; need GPGPU_SUM, GPGPU_MIN, GPGPU_MAX or an operator made by gpgpu_op_define", op);
+    }
+    GPGPU__TRY(gpgpu__type_supported(ctx, t));
+    snprintf(buf, size, "-D TYPE_ID=%d -D OP_ID=%d", (int)t, op >= GPGPU_OP_USER ? GPGPU_OP_USER : op);
+    return GPGPU_SUCCESS;
 }
 
 /* ---- transform-reduce ----------------------------------------------------- */
@@ -563,4 +583,37 @@ gpgpu_status gpgpu_select(gpgpu_context *ctx, gpgpu_type t, const char *predicat
     gpgpu__begin(ctx, 0, NULL, NULL);
     return gpgpu__host_call_end(ctx, "gpgpu_select",
                                 select_host_api(ctx, t, pred, in, n, out, count));
+}
+
+/* ---- select --------------------------------------------------------------------------- */
+
+gpgpu_status gpgpu_select_array(gpgpu_context *ctx, const char *predicate,
+                                const gpgpu_array *in, gpgpu_array *out, size_t *count)
+{
+    char pred[GPGPU__EXPR_MAX + 1];
+    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
+    GPGPU__REQUIRE(ctx, predicate != NULL, __func__,
+                   "predicate is NULL");
+    GPGPU__TRY(gpgpu__array_check(ctx, __func__, "in", in));
+    GPGPU__TRY(gpgpu__array_check(ctx, __func__, "out", out));
+    GPGPU__REQUIRE(ctx, count != NULL, __func__,
+                   "count is NULL; need room for the count");
+    /* Work items would overwrite elements that others have yet to read. */
+    GPGPU__REQUIRE(ctx, out != in, __func__,
+                   "out and in are the same array; they must differ (out != in)");
+    GPGPU__TRY(gpgpu__array_match(ctx, __func__, "out", in, out, 1, 0));
+    GPGPU__TRY(gpgpu__expr_clean(ctx, "predicate", predicate, pred));
+    if (ctx->host)
+        return gpgpu__array_needs_device(ctx, __func__);
+    cl_mem kept;
+    cl_ulong got = 0;
+    gpgpu__array_begin(ctx);
+    gpgpu_status s = gpgpu__array_result(ctx, sizeof got, &kept);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__select_pred_enqueue(ctx, in->t, pred, in->buf, 0, in->n, out->buf, 0, kept, 0);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__read(ctx, kept, 0, sizeof got, &got);
+    if (s == GPGPU_SUCCESS)
+        *count = (size_t)got;
+    return gpgpu__array_end(ctx, __func__, s);
 }

@@ -1,9 +1,18 @@
 /*
- * internal.h - what the library's files share. Nothing here is exported:
- * internal names start with gpgpu__ and are hidden by -fvisibility=hidden.
+ * core.h - what the core (lib/core) offers the layers above it: types,
+ * errors, the plan, the context and its queue, programs and the cache,
+ * the routes host memory takes, host threads, profiling, fault injection
+ * and device arrays. Nothing here is exported: internal names start with
+ * gpgpu__ and are hidden by -fvisibility=hidden.
+ *
+ * The layers, each calling only the ones below it:
+ *   lib/core        this header
+ *   lib/host        host.h: the plain-C fallback
+ *   lib/primitives  primitives.h: what the primitives share
+ * tests/layers.sh checks the rule on the built objects.
  */
-#ifndef GPGPU_INTERNAL_H
-#define GPGPU_INTERNAL_H
+#ifndef GPGPU_CORE_H
+#define GPGPU_CORE_H
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -24,6 +33,8 @@ typedef struct {
 /* NULL for a value that is not a gpgpu_type. */
 const gpgpu__type_info *gpgpu__type(gpgpu_type t);
 int gpgpu__type_parse(const char *name, gpgpu_type *t); /* "u32" -> GPGPU_U32; 0 if unknown */
+/* UNSUPPORTED unless the device handles t (fp64 for F64, 64-bit integers). */
+gpgpu_status gpgpu__type_supported(gpgpu_context *ctx, gpgpu_type t);
 
 /* ---- errors (status.c) -------------------------------------------------- */
 
@@ -150,7 +161,7 @@ typedef struct {
     size_t global_size, local_size;
 } gpgpu__launch;
 
-enum { GPGPU__SCRATCH_SLOTS = 9, GPGPU__STAGE_SLOTS = 3 };
+enum { GPGPU__SCRATCH_SLOTS = 9, GPGPU__STAGE_SLOTS = 3, GPGPU__ON_DESTROY_MAX = 4 };
 
 struct gpgpu_context {
     pthread_mutex_t lock;        /* held by every public call */
@@ -193,8 +204,12 @@ struct gpgpu_context {
     cl_mem scratch[GPGPU__SCRATCH_SLOTS]; /* library-managed, reused */
     size_t scratch_size[GPGPU__SCRATCH_SLOTS];
 
-    struct gpgpu__user_op *user_ops; /* gpgpu_op_define */
+    struct gpgpu__user_op *user_ops; /* gpgpu_op_define (userop.c) */
     size_t nuser_ops;
+    /* What the layers above keep on the context (user operators) and how
+       to free it: registered by the primitive that stores it, called by
+       gpgpu_context_destroy, so that the core names no primitive. */
+    void (*on_destroy[GPGPU__ON_DESTROY_MAX])(gpgpu_context *ctx);
 
     /* Host memory (hostmem.c). */
     int unified;                 /* CL_DEVICE_HOST_UNIFIED_MEMORY */
@@ -213,6 +228,10 @@ struct gpgpu_context {
 
 void gpgpu__lock(gpgpu_context *ctx);
 void gpgpu__unlock(gpgpu_context *ctx);
+
+/* Has gpgpu_context_destroy call fn(ctx) before it frees the context's
+   own resources (once however often it is registered). */
+void gpgpu__context_on_destroy(gpgpu_context *ctx, void (*fn)(gpgpu_context *ctx));
 
 /* Scratch slots: each user picks its own so that one call's buffers never
    alias. A slot grows as needed and keeps its memory for later calls. */
@@ -347,12 +366,6 @@ void gpgpu__profile_launch(gpgpu_context *ctx, cl_event ev, const char *kernel,
 void gpgpu__profile_clear(gpgpu_context *ctx);
 void gpgpu__profile_print(gpgpu_context *ctx, const char *call);
 
-/* User-defined operators (userop.c). */
-void gpgpu__user_ops_release(gpgpu_context *ctx);
-/* The #defines (USER_COMBINE, USER_IDENTITY) of user op op on type t, or
-   NULL if op is not one of ctx's operators for t. */
-const char *gpgpu__user_op_source(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op);
-
 /* ---- programs (program.c, cache.c) -------------------------------------- */
 
 /* The program built from extra (may be NULL: text such as user #defines,
@@ -395,169 +408,6 @@ uint64_t gpgpu__hash(uint64_t h, const void *data, size_t size);
 /* Embedded kernel sources (kernels.c, generated from the kernels directory). */
 const char *gpgpu__kernel_source(const char *file); /* NULL if none */
 
-/* ---- primitives' options ------------------------------------------------ */
-
-/* "-D TYPE_ID=n -D OP_ID=m" plus, for a user op, its #defines in *extra
-   (static storage owned by the context). INVALID_ARGUMENT for an unknown op;
-   UNSUPPORTED for a type the device lacks. */
-gpgpu_status gpgpu__type_op_options(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
-                                    char *buf, size_t size, const char **extra);
-/* UNSUPPORTED unless the device handles t (fp64 for F64, 64-bit integers). */
-gpgpu_status gpgpu__type_supported(gpgpu_context *ctx, gpgpu_type t);
-
-/* The identity of op for t, written to out (gpgpu__type(t)->size bytes).
-   Built-in ops only. */
-void gpgpu__identity(gpgpu_type t, gpgpu_op op, void *out);
-
-/* ---- the plain-C fallback (host.c) -------------------------------------- */
-
-void gpgpu__host_reduce(gpgpu_type t, gpgpu_op op, const void *in, size_t n, void *result);
-void gpgpu__host_scan(gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind, const void *in,
-                      void *out, size_t n, const void *init);
-/* XOR masks mapping key bits to unsigned bits in the wanted order (m1 when
-   the key's top bit is set, m0 otherwise): totalOrder floats, descending. */
-void gpgpu__sort_masks(gpgpu_type t, unsigned flags, uint64_t *m0, uint64_t *m1);
-gpgpu_status gpgpu__host_sort(gpgpu_type t, void *keys, void *values, size_t value_size,
-                              size_t n, unsigned flags);
-void gpgpu__host_histogram(gpgpu_type t, const void *in, size_t n, size_t nbins, double lo,
-                           double hi, uint64_t *bins);
-void gpgpu__host_histogram_rgba8(const uint8_t *pixels, size_t width, size_t height,
-                                 size_t row_stride, size_t nbins, uint64_t *bins);
-
-/* ---- between primitives -------------------------------------------------- */
-
-/* Scan of device data without locking or begin/end: for sort and select.
-   init_buf NULL means the identity; else the seed is init_buf[init_off]. */
-gpgpu_status gpgpu__scan_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
-                                 gpgpu_scan_kind kind, cl_mem in, size_t in_off, cl_mem out,
-                                 size_t out_off, size_t n, cl_mem init_buf, size_t init_off);
-
-/* The host-memory reduce (locks, copies in, reduces, reads back): what
-   gpgpu_reduce and gpgpu_transform_reduce share once their arguments are
-   checked. map NULL for none. */
-gpgpu_status gpgpu__reduce_host_call(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
-                                     const char *map, const void *in, size_t n, void *result);
-/* The device-buffer reduce (range checks, lock, enqueue, event): what
-   gpgpu_reduce_buffer and gpgpu_transform_reduce_buffer share once their
-   arguments are checked; func names the caller in messages. */
-gpgpu_status gpgpu__reduce_buffer_call(gpgpu_context *ctx, const char *func, gpgpu_type t,
-                                       gpgpu_op op, const char *map, cl_mem in,
-                                       size_t in_offset, size_t n, cl_mem result,
-                                       size_t result_offset, cl_uint num_wait,
-                                       const cl_event *wait, cl_event *done);
-
-/* ---- device arrays (array.c) ---------------------------------------------- */
-
-/* What the gpgpu_*_array functions reuse from each primitive's file: its
-   enqueues on device data, without locking or begin/end (the caller holds
-   the lock and brackets the call), arguments already checked. */
-gpgpu_status gpgpu__reduce_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
-                                   const char *map, cl_mem in, size_t in_off, size_t n,
-                                   cl_mem result, size_t result_off);
-/* Sorts keys[0 .. n) (with values[0 .. n) of value_size bytes, or
-   value_size 0 for none) in place. */
-gpgpu_status gpgpu__sort_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem keys, cl_mem values,
-                                 size_t value_size, size_t n, unsigned flags);
-/* The same on keys[key_offset .. + n) and values[value_offset ..] (elements). */
-gpgpu_status gpgpu__sort_range_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem keys,
-                                       size_t key_offset, cl_mem values, size_t value_offset,
-                                       size_t value_size, size_t n, unsigned flags);
-/* Sorts each segment of keys[0 .. n) (with values, value_size 0 for none)
-   in place, offsets a buffer of nseg + 1 cl_ulong clamped to n
-   (segsort.c). */
-gpgpu_status gpgpu__segsort_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem keys, cl_mem values,
-                                    size_t value_size, cl_mem offsets, size_t nseg, size_t n,
-                                    unsigned flags);
-/* The host's threads sort each segment of host arrays, offsets clamped to
-   limit (overlapping clamped segments are sorted one after the other);
-   OUT_OF_MEMORY is the only failure. */
-gpgpu_status gpgpu__host_segsort(gpgpu_type t, void *keys, void *values, size_t value_size,
-                                 const size_t *offsets, size_t nseg, size_t limit,
-                                 unsigned flags);
-/* Select of in[in_off .. + n) into out[out_off ..], the kept count to
-   count[count_off] as one cl_ulong; pred is clean (gpgpu__expr_clean). */
-gpgpu_status gpgpu__select_pred_enqueue(gpgpu_context *ctx, gpgpu_type t, const char *pred,
-                                       cl_mem in, size_t in_off, size_t n, cl_mem out,
-                                       size_t out_off, cl_mem count, size_t count_off);
-
-/* ---- stream compaction (userop.c), shared by select, partition, unique
-   and run-length encoding (select_ops.c) ---------------------------------- */
-
-/* Longest user expression accepted, in bytes. */
-enum { GPGPU__EXPR_MAX = 1024 };
-
-/* Checks a user expression (what names it in the error text) and copies it
-   to out with each run of blanks made one space: INVALID_ARGUMENT for text
-   that could escape its slot in the kernel. */
-gpgpu_status gpgpu__expr_clean(gpgpu_context *ctx, const char *what, const char *expr,
-                               char out[GPGPU__EXPR_MAX + 1]);
-
-/* Do [a, a + an) and [b, b + bn) overlap? */
-int gpgpu__overlap(size_t a, size_t an, size_t b, size_t bn);
-
-/* What the scatter writes: the flagged elements (SELECT), then the others
-   after them (PARTITION), or the flagged ones and the runs' lengths (RUNS). */
-typedef enum { GPGPU__SELECT, GPGPU__PARTITION, GPGPU__RUNS } gpgpu__select_kind;
-
-typedef struct {
-    gpgpu__program *prog;
-    size_t wg, tile;
-    size_t parts;   /* counted parts per tile: one per work item when chunked */
-} gpgpu__select_plan;
-
-/* The program for t flagging with the clean predicate pred, or with NULL
-   the first element of each run of equal bit patterns. */
-gpgpu_status gpgpu__select_plan_get(gpgpu_context *ctx, gpgpu_type t, const char *pred,
-                                    gpgpu__select_plan *p);
-size_t gpgpu__select_tiles(const gpgpu__select_plan *p, size_t n);
-/* Entries of the counts scratch for n elements. */
-size_t gpgpu__select_parts(const gpgpu__select_plan *p, size_t n);
-
-/* Where RUNS writes the run lengths (ulongs, from lengths_off), and its
-   scratch: firsts, gpgpu__select_parts(p, n) ulongs. */
-typedef struct {
-    cl_mem lengths, firsts;
-    cl_ulong lengths_off;
-} gpgpu__runs_out;
-
-/* Compaction of in[in_off .. +n) into out[out_off ..], the flagged count to
-   count[count_off] as a ulong. first is the index the predicate sees for
-   in[in_off]. counts holds gpgpu__select_parts(p, n) ulongs (scratch);
-   runs (RUNS only, else NULL) gets the length of each run. No locking. */
-gpgpu_status gpgpu__select_enqueue(gpgpu_context *ctx, const gpgpu__select_plan *p,
-                                   gpgpu__select_kind kind, cl_mem in, cl_ulong in_off,
-                                   cl_ulong n, cl_ulong first, cl_mem out, cl_ulong out_off,
-                                   cl_mem count, cl_ulong count_off, cl_mem counts,
-                                   const gpgpu__runs_out *runs);
-
-/* Host memory on devices that share it (n > 0, in_place for its bytes):
-   the compaction reads in where it is and writes out and the run lengths
-   (RUNS only, else NULL) where they are; out == in goes through scratch,
-   since groups run in any order and one could overwrite input that another
-   has yet to read. *count receives the flagged count. Locked by the caller. */
-gpgpu_status gpgpu__compact_in_place(gpgpu_context *ctx, const gpgpu__select_plan *p,
-                                     gpgpu__select_kind kind, size_t size, const void *in,
-                                     size_t n, void *out, uint64_t *lengths, size_t *count);
-
-/* ---- GPGPU_SUM_EXACT on F32 and F64 (sum_exact.c) ------------------------ */
-
-/* The operators gpgpu_reduce and gpgpu_transform_reduce take. */
-#define GPGPU__REDUCE_OP(op) (GPGPU__VALID_OP(op) || (op) == GPGPU_SUM_EXACT)
-
-/* The exact sum of map(in[in_off .. +n)) (map NULL for none) into
-   result[result_off], without locking. */
-gpgpu_status gpgpu__sum_exact_enqueue(gpgpu_context *ctx, gpgpu_type t, const char *map,
-                                      cl_mem in, size_t in_off, size_t n, cl_mem result,
-                                      size_t result_off);
-/* The same from host memory, in chunks whose limbs add up before rounding. */
-gpgpu_status gpgpu__sum_exact_host_api(gpgpu_context *ctx, gpgpu_type t, const char *map,
-                                       const void *in, size_t n, void *result);
-/* kernels/sum_exact.cl for t with no map, the build gpgpu_reduce's exact
-   sum uses (segmented.c launches its sum_exact_segments from it). */
-gpgpu_status gpgpu__sum_exact_program(gpgpu_context *ctx, gpgpu_type t, gpgpu__program **prog);
-/* The plain-C fallback. */
-void gpgpu__host_sum_exact(gpgpu_type t, const void *in, size_t n, void *result);
-
 /* ---- device arrays (array.c) --------------------------------------------- */
 
 /* The handle behind gpgpu_array: the modules' own _array forms (segmented.c,
@@ -583,8 +433,16 @@ gpgpu_status gpgpu__array_match(gpgpu_context *ctx, const char *func, const char
    unlocks and returns s. */
 void gpgpu__array_begin(gpgpu_context *ctx);
 gpgpu_status gpgpu__array_end(gpgpu_context *ctx, const char *func, gpgpu_status s);
+/* UNSUPPORTED: user-defined operators and expressions on the fallback. */
+gpgpu_status gpgpu__array_needs_device(gpgpu_context *ctx, const char *func);
 /* What a call reads back to host (a count, a value, bins), in the scratch
    slot that no enqueue uses (ctx locked). */
 gpgpu_status gpgpu__array_result(gpgpu_context *ctx, size_t bytes, cl_mem *slot);
 
-#endif /* GPGPU_INTERNAL_H */
+/* Rounds a / b up. */
+static inline size_t gpgpu__div_up(size_t a, size_t b)
+{
+    return a / b + (a % b != 0);
+}
+
+#endif /* GPGPU_CORE_H */

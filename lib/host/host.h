@@ -1,0 +1,127 @@
+/*
+ * host.h - the plain-C fallback (lib/host): every primitive on the host's
+ * own threads, with no OpenCL at all. The primitives call it when the
+ * context has no device (GPGPU_DEVICE=host), for calls the plan keeps on
+ * the host, and for the parts of a call the host does better; it calls
+ * only the core. The binning rule of the histograms lives here too, so
+ * that the kernels (which take it as arguments) and the fallback agree bit
+ * for bit: one derivation.
+ */
+#ifndef GPGPU_HOST_H
+#define GPGPU_HOST_H
+
+#include "core/core.h"
+
+/* ---- reduce, scan, sort (host.c, host_sort.c) ----------------------------- */
+
+/* The identity of op for t, written to out (gpgpu__type(t)->size bytes).
+   Built-in ops only. */
+void gpgpu__identity(gpgpu_type t, gpgpu_op op, void *out);
+
+void gpgpu__host_reduce(gpgpu_type t, gpgpu_op op, const void *in, size_t n, void *result);
+void gpgpu__host_scan(gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind, const void *in,
+                      void *out, size_t n, const void *init);
+/* XOR masks mapping key bits to unsigned bits in the wanted order (m1 when
+   the key's top bit is set, m0 otherwise): totalOrder floats, descending. */
+void gpgpu__sort_masks(gpgpu_type t, unsigned flags, uint64_t *m0, uint64_t *m1);
+gpgpu_status gpgpu__host_sort(gpgpu_type t, void *keys, void *values, size_t value_size,
+                              size_t n, unsigned flags);
+void gpgpu__host_histogram(gpgpu_type t, const void *in, size_t n, size_t nbins, double lo,
+                           double hi, uint64_t *bins);
+void gpgpu__host_histogram_rgba8(const uint8_t *pixels, size_t width, size_t height,
+                                 size_t row_stride, size_t nbins, uint64_t *bins);
+/* The host's threads sort each segment of host arrays, offsets clamped to
+   limit (overlapping clamped segments are sorted one after the other);
+   OUT_OF_MEMORY is the only failure. */
+gpgpu_status gpgpu__host_segsort(gpgpu_type t, void *keys, void *values, size_t value_size,
+                                 const size_t *offsets, size_t nseg, size_t limit,
+                                 unsigned flags);
+
+/* ---- GPGPU_SUM_EXACT (host_sum_exact.c) ------------------------------------ */
+
+/* The exactly rounded sum of in[0 .. n) of F32 or F64. */
+void gpgpu__host_sum_exact(gpgpu_type t, const void *in, size_t n, void *result);
+/* Limbs of an exact sum of t: what kernels/sum_exact.cl's SX_LIMBS says
+   (a device row holds one more, for the flags). */
+size_t gpgpu__exact_limbs(gpgpu_type t);
+/* The flags an exact sum records (NaN, +inf, -inf, not -0, seen). */
+#define GPGPU__EXACT_FLAGS 31u
+/* a[0 .. limbs) made canonical: every limb but the top one in [0, 2^32). */
+void gpgpu__exact_carry(int64_t *a, size_t limbs);
+/* acc (canonical, zero for a new sum) += in[0 .. n), flags |= what the
+   elements set; acc is canonical again on return. */
+void gpgpu__exact_accumulate(gpgpu_type t, const void *in, size_t n, int64_t *acc,
+                             unsigned *flags);
+
+/* ---- segmented and by-key (host_segmented.c) ------------------------------- */
+
+/* The plain-C fallback (host_segmented.c). */
+void gpgpu__host_segmented_reduce(gpgpu_type t, gpgpu_op op, const void *in,
+                                  const size_t *offsets, size_t nseg, void *out);
+void gpgpu__host_segmented_scan(gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind,
+                                const void *in, void *out, const size_t *offsets, size_t nseg);
+void gpgpu__host_reduce_index(gpgpu_type t, gpgpu_op op, const void *in, size_t n,
+                              void *value, size_t *index);
+/* Returns the number of runs. */
+size_t gpgpu__host_reduce_by_key(gpgpu_type key_type, const void *keys, gpgpu_type value_type,
+                                 gpgpu_op op, const void *values, size_t n, void *keys_out,
+                                 void *values_out);
+void gpgpu__host_scan_by_key(gpgpu_type key_type, const void *keys, gpgpu_type value_type,
+                             gpgpu_op op, gpgpu_scan_kind kind, const void *values, void *out,
+                             size_t n);
+
+/* ---- the histograms' binning rule (host_histogram.c) ----------------------- */
+
+/* nbins above this are INVALID_ARGUMENT: bin indices stay 32-bit in kernels. */
+#define GPGPU__HIST_MAX_BINS ((size_t)1 << 31)
+
+/* A value of the sample type (the member named by the type is the one set). */
+typedef union {
+    int32_t i32;
+    uint32_t u32;
+    float f32;
+    int64_t i64;
+    uint64_t u64;
+    double f64;
+} gpgpu__hist_value;
+
+/*
+ * Floats: x is counted iff lo <= x < hi (thresholds in the sample type:
+ *   the caller's bounds rounded up to it, which selects exactly the samples
+ *   of the caller's [lo, hi)); bin = min(sat((x - lo) * scale), nbins - 1).
+ * Integers: x is counted iff lo <= x <= top (the counted integers that the
+ *   type can hold); with d = x - lo (exact, unsigned 64-bit) and
+ *   D = dm1 + 1 = ceil(hi) - ceil(lo):
+ *   bin = q0 + (d * nbins + s0) / D, exact, where q0 and s0 carry the part
+ *   of ceil(lo) that lies outside the type. m is the kernels' reciprocal
+ *   of D: floor((2^64 - 1) / D) when !wide, else the bits of (double)(1/D).
+ */
+typedef struct {
+    int empty;                   /* no sample of this type can be counted */
+    int is_float;
+    gpgpu__hist_value lo, top, scale;
+    uint64_t q0, s0, dm1, m;
+    int wide;                    /* d * nbins + s0 may exceed 64 bits */
+    uint64_t nbins;
+    /* gpgpu_histogram_edges (histogram_edges.c): x is counted iff
+       cuts[0] <= x <= top, in bin (the number of cuts <= x) - 1, at most
+       nbins - 1. cuts are the ncut reachable edges rounded up to the type
+       (host memory); cuts_mem their device copy, made per call. */
+    int edges;
+    const void *cuts;
+    uint64_t ncut;
+    cl_mem cuts_mem;
+} gpgpu__hist_params;
+
+/* Derives the rule for type t (lo < hi finite, 0 < nbins <= MAX_BINS,
+   checked by the caller). UNSUPPORTED for integer samples when
+   ceil(hi) - ceil(lo) exceeds 2^64 and some sample could be counted. */
+gpgpu_status gpgpu__hist_params_make(const gpgpu_context *ctx, gpgpu_type t, size_t nbins,
+                                     double lo, double hi, gpgpu__hist_params *p);
+
+/* The smallest float >= v, and the largest float <= v (v finite):
+   x >= v <=> x >= ceil, x <= v <=> x <= floor for every float x. */
+float gpgpu__hist_ceil_float(double v);
+float gpgpu__hist_floor_float(double v);
+
+#endif /* GPGPU_HOST_H */

@@ -1,0 +1,243 @@
+/* host_sum_exact.c - GPGPU_SUM_EXACT in plain C: kernels/sum_exact.cl's
+   arithmetic (the sum as an integer times 2^BASE in 32-bit limbs of signed
+   64-bit words, rounded once to nearest even), for the fallback and for
+   the partial sums of gpgpu.h, which are host arithmetic whatever the
+   device (lib/primitives/sum_exact.c runs the device passes). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host/host.h"
+
+size_t gpgpu__exact_limbs(gpgpu_type t)
+{
+    return t == GPGPU_F32 ? 12 : 68;
+}
+
+enum { SX_NAN = 1, SX_PINF = 2, SX_NINF = 4, SX_NOT_NEG_ZERO = 8, SX_SEEN = 16 };
+#define SX_MAX_LIMBS 68
+#define SX_M32 0xffffffffll
+
+typedef struct {
+    size_t limbs;       /* 12 or 68 */
+    unsigned mant;      /* significand bits with the hidden one: 24 or 53 */
+    unsigned exp_max;   /* 255 or 2047 */
+    unsigned width;     /* 32 or 64 */
+} sx_format;
+
+void gpgpu__exact_carry(int64_t *a, size_t limbs)
+{
+    int64_t carry = 0;
+    for (size_t j = 0; j + 1 < limbs; j++) {
+        int64_t v = a[j] + carry;
+        a[j] = v & SX_M32;
+        carry = v >> 32; /* arithmetic shift (gcc, clang): floor division */
+    }
+    a[limbs - 1] += carry;
+}
+
+static void sx_add(const sx_format *f, int64_t *acc, unsigned *flags, uint64_t b)
+{
+    const uint64_t sign = (uint64_t)1 << (f->width - 1);
+    const unsigned e = (unsigned)(b >> (f->mant - 1)) & f->exp_max;
+    uint64_t m = b & (((uint64_t)1 << (f->mant - 1)) - 1);
+    *flags |= SX_SEEN | (b != sign ? SX_NOT_NEG_ZERO : 0);
+    if (e == f->exp_max) {
+        *flags |= m ? SX_NAN : (b & sign) ? SX_NINF : SX_PINF;
+        return;
+    }
+    const unsigned p = e ? e - 1 : 0, k = p >> 5, s = p & 31;
+    const int64_t sg = (b & sign) ? -1 : 1;
+    m |= e ? (uint64_t)1 << (f->mant - 1) : 0;
+    const uint64_t v0 = (m & SX_M32) << s, v1 = (m >> 32) << s;
+    acc[k] += sg * (int64_t)(v0 & SX_M32);
+    acc[k + 1] += sg * (int64_t)((v0 >> 32) + (v1 & SX_M32));
+    if (v1 >> 32)
+        acc[k + 2] += sg * (int64_t)(v1 >> 32);
+}
+
+static uint64_t sx_field(const int64_t *a, size_t limbs, unsigned lo, unsigned len)
+{
+    const unsigned i = lo >> 5;
+    const uint64_t w = (uint64_t)a[i] | (i + 1 < limbs ? (uint64_t)a[i + 1] << 32 : 0);
+    return (w >> (lo & 31)) & (((uint64_t)1 << len) - 1);
+}
+
+static int sx_sticky(const int64_t *a, unsigned pos)
+{
+    const unsigned i = pos >> 5;
+    int any = (a[i] & (((int64_t)1 << (pos & 31)) - 1)) != 0;
+    for (unsigned j = 0; j < i; j++)
+        any |= a[j] != 0;
+    return any;
+}
+
+/* The bits of the rounded sum of canonical limbs a (changed). */
+static uint64_t sx_round(const sx_format *f, int64_t *a, unsigned flags)
+{
+    const uint64_t sign = (uint64_t)1 << (f->width - 1);
+    const uint64_t inf = (uint64_t)f->exp_max << (f->mant - 1);
+    if ((flags & SX_NAN) || ((flags & SX_PINF) && (flags & SX_NINF)))
+        return inf | (uint64_t)1 << (f->mant - 2);
+    if (flags & (SX_PINF | SX_NINF))
+        return inf | ((flags & SX_NINF) ? sign : 0);
+    const int neg = a[f->limbs - 1] < 0;
+    if (neg) {
+        for (size_t j = 0; j < f->limbs; j++)
+            a[j] = -a[j];
+        gpgpu__exact_carry(a, f->limbs);
+    }
+    long h = (long)f->limbs - 1;
+    while (h >= 0 && a[h] == 0)
+        h--;
+    if (h < 0)
+        return (flags & SX_SEEN) && !(flags & SX_NOT_NEG_ZERO) ? sign : 0;
+    const unsigned P = 32 * (unsigned)h + 31 - (unsigned)__builtin_clz((unsigned)a[h]);
+    uint64_t bits;
+    if (P < f->mant) {
+        bits = (uint64_t)a[0] | (uint64_t)a[1] << 32;
+    } else if (P - (f->mant - 1) + 1 >= f->exp_max) {
+        bits = inf;
+    } else {
+        const unsigned lo = P - (f->mant - 1);
+        uint64_t q = f->mant == 24 ? sx_field(a, f->limbs, lo, 24)
+                                   : sx_field(a, f->limbs, lo, 32) |
+                                         sx_field(a, f->limbs, lo + 32, 21) << 32;
+        if (sx_field(a, f->limbs, lo - 1, 1) && (sx_sticky(a, lo - 1) || (q & 1)))
+            q++;
+        bits = ((uint64_t)lo << (f->mant - 1)) + q;
+        if (bits > inf)
+            bits = inf;
+    }
+    return bits | (neg ? sign : 0);
+}
+
+static const sx_format sx_f32 = {12, 24, 255, 32}, sx_f64 = {68, 53, 2047, 64};
+
+static const sx_format *sx_format_of(gpgpu_type t)
+{
+    return t == GPGPU_F32 ? &sx_f32 : &sx_f64;
+}
+
+/* acc (canonical on entry, zero for a new sum) += in[0 .. n), flags |= what
+   the elements set; acc is canonical again on return. */
+void gpgpu__exact_accumulate(gpgpu_type t, const void *in, size_t n, int64_t *acc, unsigned *flags)
+{
+    const sx_format *f = sx_format_of(t);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t b;
+        if (t == GPGPU_F32) {
+            uint32_t w;
+            memcpy(&w, (const char *)in + 4 * i, 4);
+            b = w;
+        } else {
+            memcpy(&b, (const char *)in + 8 * i, 8);
+        }
+        sx_add(f, acc, flags, b);
+        if ((i + 1) % (1u << 28) == 0)
+            gpgpu__exact_carry(acc, f->limbs);
+    }
+    gpgpu__exact_carry(acc, f->limbs);
+}
+
+/* The rounded sum of canonical limbs a (changed) into result, one element
+   of t. */
+static void sx_store(gpgpu_type t, int64_t *a, unsigned flags, void *result)
+{
+    uint64_t bits = sx_round(sx_format_of(t), a, flags);
+    if (t == GPGPU_F32) {
+        uint32_t w = (uint32_t)bits;
+        memcpy(result, &w, 4);
+    } else {
+        memcpy(result, &bits, 8);
+    }
+}
+
+void gpgpu__host_sum_exact(gpgpu_type t, const void *in, size_t n, void *result)
+{
+    int64_t acc[SX_MAX_LIMBS] = {0};
+    unsigned flags = 0;
+    gpgpu__exact_accumulate(t, in, n, acc, &flags);
+    sx_store(t, acc, flags, result);
+}
+
+/* ---- partial exact sums (gpgpu.h: gpgpu_exact_partial) --------------------- */
+
+_Static_assert(sizeof(((gpgpu_exact_partial *)0)->limb) == SX_MAX_LIMBS * sizeof(int64_t),
+               "gpgpu_exact_partial holds the widest sum (f64: 68 limbs)");
+_Static_assert(sizeof(gpgpu_exact_partial) == 552, "gpgpu.h documents 552 bytes, no padding");
+
+_Static_assert(GPGPU__EXACT_FLAGS == (SX_NAN | SX_PINF | SX_NINF | SX_NOT_NEG_ZERO | SX_SEEN),
+               "host.h's flag mask is the flags below");
+#define SX_ALL_FLAGS GPGPU__EXACT_FLAGS
+/* The largest top limb a partial may hold: so that two of them (and a
+   carry) add up in int64. A sum of the most elements a call can take is
+   far below (f64: under 2^15 in the top limb; f32: 0 or -1), so only more
+   than 2^45 partials of maximal sums, added together, could reach it. */
+#define SX_TOP_MAX ((int64_t)1 << 61)
+
+/* A partial these functions wrote: F32 or F64, known flags, canonical limbs
+   (those of the type in [0, 2^32) but the top one, signed and within
+   SX_TOP_MAX; the unused ones zero). */
+static int partial_ok(const gpgpu_exact_partial *p)
+{
+    if (p->type != (uint32_t)GPGPU_F32 && p->type != (uint32_t)GPGPU_F64)
+        return 0;
+    if (p->flags & ~(uint32_t)SX_ALL_FLAGS)
+        return 0;
+    const size_t limbs = gpgpu__exact_limbs((gpgpu_type)p->type);
+    for (size_t j = 0; j + 1 < limbs; j++)
+        if (p->limb[j] < 0 || p->limb[j] > SX_M32)
+            return 0;
+    if (p->limb[limbs - 1] > SX_TOP_MAX || p->limb[limbs - 1] < -SX_TOP_MAX)
+        return 0;
+    for (size_t j = limbs; j < SX_MAX_LIMBS; j++)
+        if (p->limb[j] != 0)
+            return 0;
+    return 1;
+}
+
+static const char *const partial_rule =
+    "it is not a partial sum (one that gpgpu_exact_partial_init, _sum or _add wrote)";
+
+gpgpu_status gpgpu_exact_partial_init(gpgpu_exact_partial *p, gpgpu_type t)
+{
+    GPGPU__REQUIRE(NULL, p != NULL, __func__, "p is NULL; need room for the partial");
+    GPGPU__REQUIRE(NULL, t == GPGPU_F32 || t == GPGPU_F64, __func__,
+                   "t is %d; need GPGPU_F32 or GPGPU_F64", (int)t);
+    memset(p, 0, sizeof *p);
+    p->type = (uint32_t)t;
+    return GPGPU_SUCCESS;
+}
+
+gpgpu_status gpgpu_exact_partial_add(gpgpu_exact_partial *acc, const gpgpu_exact_partial *p)
+{
+    GPGPU__REQUIRE(NULL, acc != NULL, __func__, "acc is NULL; need a partial to add to");
+    GPGPU__REQUIRE(NULL, p != NULL, __func__, "p is NULL; need a partial to add");
+    GPGPU__REQUIRE(NULL, partial_ok(acc), __func__, "acc: %s", partial_rule);
+    GPGPU__REQUIRE(NULL, partial_ok(p), __func__, "p: %s", partial_rule);
+    GPGPU__REQUIRE(NULL, acc->type == p->type, __func__,
+                   "acc is a sum of %s and p of %s; both must be of one type",
+                   acc->type == (uint32_t)GPGPU_F32 ? "GPGPU_F32" : "GPGPU_F64",
+                   p->type == (uint32_t)GPGPU_F32 ? "GPGPU_F32" : "GPGPU_F64");
+    const size_t limbs = gpgpu__exact_limbs((gpgpu_type)p->type);
+    int64_t sum[SX_MAX_LIMBS] = {0};
+    for (size_t j = 0; j < limbs; j++) /* both canonical: no overflow */
+        sum[j] = acc->limb[j] + p->limb[j];
+    gpgpu__exact_carry(sum, limbs);
+    memcpy(acc->limb, sum, sizeof sum);
+    acc->flags |= p->flags;
+    return GPGPU_SUCCESS;
+}
+
+gpgpu_status gpgpu_exact_partial_round(const gpgpu_exact_partial *p, void *result)
+{
+    GPGPU__REQUIRE(NULL, p != NULL, __func__, "p is NULL; need a partial to round");
+    GPGPU__REQUIRE(NULL, result != NULL, __func__,
+                   "result is NULL; need room for one element");
+    GPGPU__REQUIRE(NULL, partial_ok(p), __func__, "p: %s", partial_rule);
+    int64_t a[SX_MAX_LIMBS];
+    memcpy(a, p->limb, sizeof a);
+    sx_store((gpgpu_type)p->type, a, p->flags, result);
+    return GPGPU_SUCCESS;
+}
