@@ -475,35 +475,8 @@ inline T lb_group_scan(T x, __local T *ws, T *total)
 #ifndef SCAN_LB
 #define SCAN_LB 1
 #endif
-#if SCAN_LB == 1
 /* The prefix of the tiles before t (t > 0), on lane 0 of the first warp
-   (every lane of it calls). Lane l reads tile k - l of a window of 32
-   ending at k = t - 1; the window's values up to the nearest inclusive
-   prefix are folded by a shuffle tree, earlier tiles on the left. */
-inline T lb_look_back(__global ulong *st, uint t, uint lane)
-{
-    T acc = IDENTITY;
-    for (int k = (int)t - 1;; k -= 32) {
-        int mine = k - (int)lane;
-        ulong s = mine >= 0 ? status_load(&st[mine]) : (LB_INC | TO_WORDS(IDENTITY));
-        while (nv_ballot(!(s & LB_FLAGS)))
-            if (!(s & LB_FLAGS))
-                s = status_load(&st[mine]);
-        uint incs = nv_ballot((s & LB_FLAGS) == LB_INC);
-        uint last = incs ? 31 - clz(incs & (0u - incs)) : 31;
-        T v = lane <= last ? FROM_WORDS((uint)s) : IDENTITY;
-        for (uint off = 1; off < 32; off <<= 1) {
-            T o = lb_shfl_down(v, off);
-            if (lane + off < 32)
-                v = COMBINE(o, v);
-        }
-        acc = COMBINE(v, acc);
-        if (incs)
-            return acc;
-    }
-}
-#else
-/* The same, each round reads SCAN_LB windows of 32 tiles
+   (every lane of it calls). Each round reads SCAN_LB windows of 32 tiles
    with one load per lane and window, all in flight at once: window j, lane
    l reads tile k - 32 j - l (k = the newest tile not yet folded). The
    windows' values up to the nearest inclusive prefix are folded by a
@@ -511,7 +484,7 @@ inline T lb_look_back(__global ulong *st, uint t, uint lane)
    only appear once its predecessor's look-back has seen one, so the
    published prefixes advance by at most the tiles one round can see per
    memory round trip: wide rounds (and big tiles) keep that front ahead of
-   the bandwidth. */
+   the bandwidth. SCAN_LB = 1 is one window a round. */
 inline T lb_look_back(__global ulong *st, uint t, uint lane)
 {
     T acc = IDENTITY;
@@ -548,7 +521,6 @@ inline T lb_look_back(__global ulong *st, uint t, uint lane)
         }
     }
 }
-#endif
 #else
 /* The same one tile at a time, by item 0. */
 inline T lb_look_back(__global ulong *st, uint t, uint lane)

@@ -406,30 +406,22 @@ static SX_HOT void sx_after(sx_win *w, sx_limbs *l, uint *steps)
    no test at all; otherwise it goes step by step through sx_step. */
 #define SX_BLK (SX_VW * 64)
 
-/* The largest and smallest lanes of v. */
-static SX_HOT UT sx_hmax(UTV v)
-{
+/* The largest and the smallest lane of v: sx_hmax and sx_hmin. */
 #if SX_VW == 16
-    const SX_CAT(SX_UN, 8) a = max(v.lo, v.hi);
-    const SX_CAT(SX_UN, 4) b = max(a.lo, a.hi);
+#define SX_HFOLD16(op, v) const SX_CAT(SX_UN, 8) a = op(v.lo, v.hi); \
+    const SX_CAT(SX_UN, 4) b = op(a.lo, a.hi);
 #else
-    const SX_CAT(SX_UN, 4) b = max(v.lo, v.hi);
+#define SX_HFOLD16(op, v) const SX_CAT(SX_UN, 4) b = op(v.lo, v.hi);
 #endif
-    const SX_CAT(SX_UN, 2) c = max(b.lo, b.hi);
-    return max(c.x, c.y);
-}
-
-static SX_HOT UT sx_hmin(UTV v)
-{
-#if SX_VW == 16
-    const SX_CAT(SX_UN, 8) a = min(v.lo, v.hi);
-    const SX_CAT(SX_UN, 4) b = min(a.lo, a.hi);
-#else
-    const SX_CAT(SX_UN, 4) b = min(v.lo, v.hi);
-#endif
-    const SX_CAT(SX_UN, 2) c = min(b.lo, b.hi);
-    return min(c.x, c.y);
-}
+#define SX_HFOLD(name, op)                              \
+    static SX_HOT UT name(UTV v)                        \
+    {                                                   \
+        SX_HFOLD16(op, v)                               \
+        const SX_CAT(SX_UN, 2) c = op(b.lo, b.hi);      \
+        return op(c.x, c.y);                            \
+    }
+SX_HFOLD(sx_hmax, max)
+SX_HFOLD(sx_hmin, min)
 
 static SX_HOT void sx_block(sx_win *w, sx_limbs *l, __global const T *in)
 {

@@ -74,7 +74,7 @@ static int skip_type(gpgpu_type t)
 
 /* ---- handles and transfers ------------------------------------------------ */
 
-START_TEST(write_and_read_round_trip_every_type_and_range)
+TU_TEST(write_and_read_round_trip_every_type_and_range)
 {
     for (int ti = 0; ti < NTYPES; ti++) {
         gpgpu_type t = types[ti];
@@ -105,7 +105,7 @@ START_TEST(write_and_read_round_trip_every_type_and_range)
 }
 END_TEST
 
-START_TEST(buffer_is_the_arrays_memory)
+TU_TEST(buffer_is_the_arrays_memory)
 {
     uint32_t x[5] = {1, 2, 3, 4, 5}, y[5] = {0};
     gpgpu_array *a = array_of(tu_ctx, GPGPU_U32, x, 5);
@@ -129,7 +129,7 @@ END_TEST
 
 /* Every type with SUM, and MAX on one (test_reduce covers every type and
    op: here each program variant is one more PoCL build). */
-START_TEST(reduce_matches_reference_for_every_type)
+TU_TEST(reduce_matches_reference_for_every_type)
 {
     static const gpgpu_op ops[] = {GPGPU_SUM, GPGPU_MAX};
     for (int ti = 0; ti < NTYPES; ti++) {
@@ -164,7 +164,7 @@ END_TEST
 
 /* ---- scan ------------------------------------------------------------------ */
 
-START_TEST(scan_matches_reference_in_place_and_not)
+TU_TEST(scan_matches_reference_in_place_and_not)
 {
     for (int ti = 0; ti < NTYPES; ti++) {
         gpgpu_type t = types[ti];
@@ -208,7 +208,7 @@ static void fill_keys(gpgpu_type t, void *k, size_t n, uint64_t seed)
         memcpy((char *)k + i * size, (char *)k + (i / 2) * size, size);
 }
 
-START_TEST(sort_and_sort_pairs_match_reference_for_every_type)
+TU_TEST(sort_and_sort_pairs_match_reference_for_every_type)
 {
     for (int ti = 0; ti < NTYPES; ti++) {
         gpgpu_type t = types[ti];
@@ -254,7 +254,7 @@ END_TEST
 
 /* ---- histogram --------------------------------------------------------------- */
 
-START_TEST(histogram_matches_reference_for_every_type)
+TU_TEST(histogram_matches_reference_for_every_type)
 {
     for (int ti = 0; ti < NTYPES; ti++) {
         gpgpu_type t = types[ti];
@@ -287,7 +287,7 @@ END_TEST
 
 /* ---- user expressions ---------------------------------------------------------- */
 
-START_TEST(transform_reduce_and_select_match_loops)
+TU_TEST(transform_reduce_and_select_match_loops)
 {
     for (size_t si = 0; si < NSIZES; si++) {
         size_t n = sizes[si], count = 99;
@@ -327,7 +327,7 @@ START_TEST(transform_reduce_and_select_match_loops)
 }
 END_TEST
 
-START_TEST(user_operators_work_on_arrays)
+TU_TEST(user_operators_work_on_arrays)
 {
     uint32_t x[1000], got = 0, want = 0;
     gpgpu_op op;
@@ -434,7 +434,7 @@ static void chain(gpgpu_context *ctx, size_t n, uint64_t seed, char *why, size_t
     free(gstarts);
 }
 
-START_TEST(chain_of_calls_read_once_gives_the_host_calls_result)
+TU_TEST(chain_of_calls_read_once_gives_the_host_calls_result)
 {
     static const size_t ns[] = {0, 1, 4097, 32769, 100003};
     char why[256];
@@ -446,7 +446,7 @@ START_TEST(chain_of_calls_read_once_gives_the_host_calls_result)
 }
 END_TEST
 
-START_TEST(millions_of_elements)
+TU_TEST(millions_of_elements)
 {
     const size_t n = 3000017;
     uint32_t *k = tu_alloc(n * 4), *v = tu_alloc(n * 4), *p = tu_alloc(n * 4);
@@ -476,7 +476,7 @@ END_TEST
 
 /* ---- n == 0 ------------------------------------------------------------------------ */
 
-START_TEST(empty_arrays_work_everywhere)
+TU_TEST(empty_arrays_work_everywhere)
 {
     for (int ti = 0; ti < NTYPES; ti++) {
         gpgpu_type t = types[ti];
@@ -511,7 +511,7 @@ END_TEST
 
 /* ---- bad arguments ------------------------------------------------------------------ */
 
-START_TEST(bad_arguments_are_rejected_and_arrays_kept)
+TU_TEST(bad_arguments_are_rejected_and_arrays_kept)
 {
     enum { N = 100 };
     uint32_t x[N], y[N + 1];
@@ -612,7 +612,7 @@ static void *thread_main(void *arg)
     return NULL;
 }
 
-START_TEST(threads_each_with_their_own_context_and_arrays)
+TU_TEST(threads_each_with_their_own_context_and_arrays)
 {
     enum { THREADS = 3 };
     pthread_t th[THREADS];
@@ -630,29 +630,7 @@ START_TEST(threads_each_with_their_own_context_and_arrays)
 }
 END_TEST
 
-static Suite *array_suite(void)
-{
-    Suite *s = suite_create("array");
-    TCase *tc = tcase_create("array");
-    tcase_set_timeout(tc, 600);
-    tcase_add_test(tc, write_and_read_round_trip_every_type_and_range);
-    tcase_add_test(tc, buffer_is_the_arrays_memory);
-    tcase_add_test(tc, reduce_matches_reference_for_every_type);
-    tcase_add_test(tc, scan_matches_reference_in_place_and_not);
-    tcase_add_test(tc, sort_and_sort_pairs_match_reference_for_every_type);
-    tcase_add_test(tc, histogram_matches_reference_for_every_type);
-    tcase_add_test(tc, transform_reduce_and_select_match_loops);
-    tcase_add_test(tc, user_operators_work_on_arrays);
-    tcase_add_test(tc, chain_of_calls_read_once_gives_the_host_calls_result);
-    tcase_add_test(tc, millions_of_elements);
-    tcase_add_test(tc, empty_arrays_work_everywhere);
-    tcase_add_test(tc, bad_arguments_are_rejected_and_arrays_kept);
-    tcase_add_test(tc, threads_each_with_their_own_context_and_arrays);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
 int main(void)
 {
-    return tu_main(array_suite);
+    return tu_run("array", 600, NULL);
 }

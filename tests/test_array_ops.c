@@ -95,7 +95,7 @@ static gpgpu_array *offsets_array(const size_t *off, size_t nseg)
 
 /* ---- reduce_index, segmented reduce and scan --------------------------------- */
 
-START_TEST(reduce_index_matches_reference)
+TU_TEST(reduce_index_matches_reference)
 {
     for (int ti = 0; ti < NTYPES; ti++) {
         const gpgpu_type t = types[ti];
@@ -126,7 +126,7 @@ START_TEST(reduce_index_matches_reference)
 }
 END_TEST
 
-START_TEST(segmented_reduce_and_scan_match_reference)
+TU_TEST(segmented_reduce_and_scan_match_reference)
 {
     static const size_t avgs[] = {1, 7, 300};
     for (int ti = 0; ti < NTYPES; ti++) {
@@ -199,7 +199,7 @@ END_TEST
 
 /* Offsets past the array's end are its end; a segment range that does not
    start at 0 leaves the elements before it alone. */
-START_TEST(offsets_are_clamped_and_elements_outside_left_alone)
+TU_TEST(offsets_are_clamped_and_elements_outside_left_alone)
 {
     enum { N = 1000 };
     int32_t x[N], got[N], want[N];
@@ -266,7 +266,7 @@ static int floats_close(gpgpu_type t, const void *got, const void *want, const v
     return 1;
 }
 
-START_TEST(by_key_matches_reference)
+TU_TEST(by_key_matches_reference)
 {
     static const gpgpu_type key_types[] = {GPGPU_U32, GPGPU_I64};
     static const size_t avgs[] = {1, 8, 500};
@@ -340,7 +340,7 @@ END_TEST
 
 /* ---- unique, run-length encoding, partition -------------------------------------------- */
 
-START_TEST(unique_and_runs_match_loops)
+TU_TEST(unique_and_runs_match_loops)
 {
     for (int ti = 0; ti < NTYPES; ti++) {
         const gpgpu_type t = types[ti];
@@ -389,7 +389,7 @@ START_TEST(unique_and_runs_match_loops)
 }
 END_TEST
 
-START_TEST(partition_matches_loop)
+TU_TEST(partition_matches_loop)
 {
     for (int ti = 0; ti < NTYPES; ti++) {
         const gpgpu_type t = types[ti];
@@ -445,7 +445,7 @@ END_TEST
 
 /* ---- histogram over edges -------------------------------------------------------------------- */
 
-START_TEST(histogram_edges_matches_loop)
+TU_TEST(histogram_edges_matches_loop)
 {
     static const double edges[] = {-1000, -700.5, -3, 0, 0.25, 1, 10, 999.75};
     enum { NB = 7 };
@@ -491,7 +491,7 @@ END_TEST
 
 /* ---- errors ------------------------------------------------------------------------------------- */
 
-START_TEST(bad_arguments_are_rejected_and_arrays_kept)
+TU_TEST(bad_arguments_are_rejected_and_arrays_kept)
 {
     enum { N = 100 };
     uint32_t x[N], y[N];
@@ -566,24 +566,7 @@ START_TEST(bad_arguments_are_rejected_and_arrays_kept)
 }
 END_TEST
 
-static Suite *array_ops_suite(void)
-{
-    Suite *s = suite_create("array_ops");
-    TCase *tc = tcase_create("array_ops");
-    tcase_set_timeout(tc, 600);
-    tcase_add_test(tc, reduce_index_matches_reference);
-    tcase_add_test(tc, segmented_reduce_and_scan_match_reference);
-    tcase_add_test(tc, offsets_are_clamped_and_elements_outside_left_alone);
-    tcase_add_test(tc, by_key_matches_reference);
-    tcase_add_test(tc, unique_and_runs_match_loops);
-    tcase_add_test(tc, partition_matches_loop);
-    tcase_add_test(tc, histogram_edges_matches_loop);
-    tcase_add_test(tc, bad_arguments_are_rejected_and_arrays_kept);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
 int main(void)
 {
-    return tu_main(array_ops_suite);
+    return tu_run("array_ops", 600, NULL);
 }

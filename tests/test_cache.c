@@ -90,7 +90,7 @@ static void fresh_dir(char *dir, size_t size, const char *name)
     ck_assert_int_eq(system(cmd), 0);
 }
 
-START_TEST(second_process_hits_the_disk_cache)
+TU_TEST(second_process_hits_the_disk_cache)
 {
     char dir[4300], files[8][4400];
     fresh_dir(dir, sizeof dir, "hits");
@@ -106,7 +106,7 @@ START_TEST(second_process_hits_the_disk_cache)
 }
 END_TEST
 
-START_TEST(corrupt_entries_are_rebuilt)
+TU_TEST(corrupt_entries_are_rebuilt)
 {
     char dir[4300], files[8][4400];
     fresh_dir(dir, sizeof dir, "corrupt");
@@ -135,7 +135,7 @@ START_TEST(corrupt_entries_are_rebuilt)
 }
 END_TEST
 
-START_TEST(untrusted_directories_are_not_used)
+TU_TEST(untrusted_directories_are_not_used)
 {
     char dir[4300], link[4400], files[8][4400];
     fresh_dir(dir, sizeof dir, "open");
@@ -159,7 +159,7 @@ END_TEST
 /* Entries replaced by what a hostile or broken tree could hold: a symlink
    to a file elsewhere (never followed, never written through), a FIFO
    (never waited on), a directory. Each is a miss, and calls work. */
-START_TEST(hostile_entries_are_not_trusted)
+TU_TEST(hostile_entries_are_not_trusted)
 {
     char dir[4300], files[8][4400], outside[4400];
     fresh_dir(dir, sizeof dir, "hostile");
@@ -193,7 +193,7 @@ END_TEST
 /* A directory owned by someone else (only root can make one here), a path
    that is a regular file, and a path too long for the system: no cache, and
    calls work. */
-START_TEST(unusable_directories_are_not_used)
+TU_TEST(unusable_directories_are_not_used)
 {
     char dir[4300], files[8][4400];
     if (geteuid() == 0) {
@@ -217,7 +217,7 @@ START_TEST(unusable_directories_are_not_used)
 }
 END_TEST
 
-START_TEST(cache_can_be_turned_off)
+TU_TEST(cache_can_be_turned_off)
 {
     char dir[4300], files[8][4400];
     fresh_dir(dir, sizeof dir, "off");
@@ -227,21 +227,6 @@ START_TEST(cache_can_be_turned_off)
     ck_assert_int_eq(entries(dir, files, 8), 0);
 }
 END_TEST
-
-static Suite *make(void)
-{
-    Suite *s = suite_create("cache");
-    TCase *tc = tcase_create("cache");
-    tcase_set_timeout(tc, 300);
-    tcase_add_test(tc, second_process_hits_the_disk_cache);
-    tcase_add_test(tc, corrupt_entries_are_rebuilt);
-    tcase_add_test(tc, untrusted_directories_are_not_used);
-    tcase_add_test(tc, hostile_entries_are_not_trusted);
-    tcase_add_test(tc, unusable_directories_are_not_used);
-    tcase_add_test(tc, cache_can_be_turned_off);
-    suite_add_tcase(s, tc);
-    return s;
-}
 
 int main(int argc, char **argv)
 {
@@ -257,5 +242,5 @@ int main(int argc, char **argv)
         return 1;
     /* The cache matters only with a device: the host fallback compiles nothing. */
     setenv("GPGPU_TEST_DEVICES", "default", 0);
-    return tu_main(make);
+    return tu_run("cache", 300, NULL);
 }

@@ -8,7 +8,7 @@
 #include "gpgpu_cl.h"
 #include "util.h"
 
-START_TEST(version_and_status_strings)
+TU_TEST(version_and_status_strings)
 {
     ck_assert_str_eq(gpgpu_version(), GPGPU_VERSION_STRING);
     ck_assert_str_eq(gpgpu_status_string(GPGPU_SUCCESS), "success");
@@ -22,7 +22,7 @@ START_TEST(version_and_status_strings)
 }
 END_TEST
 
-START_TEST(host_spec_gives_fallback)
+TU_TEST(host_spec_gives_fallback)
 {
     gpgpu_context *c;
     tu_assert_ok(gpgpu_context_create(&c, "host"));
@@ -35,7 +35,7 @@ START_TEST(host_spec_gives_fallback)
 }
 END_TEST
 
-START_TEST(unknown_spec_is_no_device)
+TU_TEST(unknown_spec_is_no_device)
 {
     gpgpu_context *c = (gpgpu_context *)&c;
     ck_assert_int_eq(gpgpu_context_create(&c, "no-such-device-anywhere"), GPGPU_ERROR_NO_DEVICE);
@@ -46,7 +46,7 @@ START_TEST(unknown_spec_is_no_device)
 }
 END_TEST
 
-START_TEST(environment_chooses_device)
+TU_TEST(environment_chooses_device)
 {
     gpgpu_context *c;
     setenv("GPGPU_DEVICE", "host", 1);
@@ -64,7 +64,7 @@ END_TEST
 
 /* The default device is found again by its index and by a part of its
    name in another case. */
-START_TEST(index_and_name_specs)
+TU_TEST(index_and_name_specs)
 {
     if (tu_is_host())
         return;
@@ -82,7 +82,7 @@ START_TEST(index_and_name_specs)
 }
 END_TEST
 
-START_TEST(context_from_callers_queue)
+TU_TEST(context_from_callers_queue)
 {
     if (tu_is_host())
         return;
@@ -128,7 +128,7 @@ static void *work(void *arg)
     return NULL;
 }
 
-START_TEST(one_context_many_threads)
+TU_TEST(one_context_many_threads)
 {
     pthread_t th[4];
     worker w[4];
@@ -143,22 +143,7 @@ START_TEST(one_context_many_threads)
 }
 END_TEST
 
-static Suite *make(void)
-{
-    Suite *s = suite_create("context");
-    TCase *tc = tcase_create("context");
-    tcase_add_test(tc, version_and_status_strings);
-    tcase_add_test(tc, host_spec_gives_fallback);
-    tcase_add_test(tc, unknown_spec_is_no_device);
-    tcase_add_test(tc, environment_chooses_device);
-    tcase_add_test(tc, index_and_name_specs);
-    tcase_add_test(tc, context_from_callers_queue);
-    tcase_add_test(tc, one_context_many_threads);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
 int main(void)
 {
-    return tu_main(make);
+    return tu_run("context", 0, NULL);
 }

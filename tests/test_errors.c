@@ -15,7 +15,7 @@
                       gpgpu_status_string(s_));                                            \
     } while (0)
 
-START_TEST(reduce_rejects_bad_arguments)
+TU_TEST(reduce_rejects_bad_arguments)
 {
     uint32_t x[4] = {1, 2, 3, 4}, r = 77;
     EXPECT_INVALID(gpgpu_reduce(NULL, GPGPU_U32, GPGPU_SUM, x, 4, &r));
@@ -33,7 +33,7 @@ START_TEST(reduce_rejects_bad_arguments)
 }
 END_TEST
 
-START_TEST(user_op_that_was_never_defined)
+TU_TEST(user_op_that_was_never_defined)
 {
     uint32_t x[2] = {1, 2}, r = 5;
     gpgpu_status s = gpgpu_reduce(tu_ctx, GPGPU_U32, GPGPU_OP_USER + 40, x, 2, &r);
@@ -42,7 +42,7 @@ START_TEST(user_op_that_was_never_defined)
 }
 END_TEST
 
-START_TEST(reduce_buffer_rejects_bad_arguments)
+TU_TEST(reduce_buffer_rejects_bad_arguments)
 {
     cl_event ev;
     EXPECT_INVALID(gpgpu_reduce_buffer(NULL, GPGPU_U32, GPGPU_SUM, NULL, 0, 0, NULL, 0, 0, NULL, NULL));
@@ -53,7 +53,7 @@ START_TEST(reduce_buffer_rejects_bad_arguments)
 }
 END_TEST
 
-START_TEST(context_functions_accept_null)
+TU_TEST(context_functions_accept_null)
 {
     ck_assert_str_eq(gpgpu_device_name(NULL), "");
     ck_assert_ptr_null(gpgpu_queue(NULL));
@@ -65,19 +65,7 @@ START_TEST(context_functions_accept_null)
 }
 END_TEST
 
-static Suite *make(void)
-{
-    Suite *s = suite_create("errors");
-    TCase *tc = tcase_create("errors");
-    tcase_add_test(tc, reduce_rejects_bad_arguments);
-    tcase_add_test(tc, user_op_that_was_never_defined);
-    tcase_add_test(tc, reduce_buffer_rejects_bad_arguments);
-    tcase_add_test(tc, context_functions_accept_null);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
 int main(void)
 {
-    return tu_main(make);
+    return tu_run("errors", 0, NULL);
 }

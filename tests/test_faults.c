@@ -840,7 +840,6 @@ static gpgpu_status call_segmented_buffer(child_env *env, int round, const char 
     return s;
 }
 
-
 #define STAGED "GPGPU_ZERO_COPY=0 GPGPU_HOST_READS=0 GPGPU_STAGE_BYTES=65536 GPGPU_STAGE_MIN=4096"
 
 /* Unique plus run lengths: values, lengths and the heads scratch. */
@@ -1168,7 +1167,7 @@ static long count_points(const char *name, const char *spec)
 
 static long points_total;
 
-START_TEST(every_fault_fails_cleanly)
+TU_LOOP_TEST(every_fault_fails_cleanly, NSCENARIOS)
 {
     const scenario *sc = &scenarios[_i];
     char spec[64];
@@ -1193,21 +1192,11 @@ START_TEST(every_fault_fails_cleanly)
 }
 END_TEST
 
-static Suite *make(void)
-{
-    Suite *s = suite_create("faults");
-    TCase *tc = tcase_create("faults");
-    tcase_set_timeout(tc, 600);
-    tcase_add_loop_test(tc, every_fault_fails_cleanly, 0, NSCENARIOS);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
 int main(int argc, char **argv)
 {
     if (argc == 4 && !strcmp(argv[1], "child"))
         return child(argv[2], argv[3]);
-    int rc = tu_main(make);
+    int rc = tu_run("faults", 600, NULL);
     fprintf(stderr, "test_faults: %ld injection points exercised in all\n", points_total);
     return rc;
 }

@@ -55,7 +55,7 @@ static void check_random(gpgpu_type t, size_t n, size_t nbins, double lo, double
     free(in);
 }
 
-START_TEST(every_type_and_size_matches_reference)
+TU_LOOP_TEST(every_type_and_size_matches_reference, 6)
 {
     static const size_t sizes[] = { 0, 1, 2, 255, 256, 257, 1009, 16383, 16384, 16385, 65537 };
     gpgpu_type t = all_types[_i];
@@ -66,7 +66,7 @@ START_TEST(every_type_and_size_matches_reference)
 }
 END_TEST
 
-START_TEST(bin_counts_from_one_to_100000)
+TU_TEST(bin_counts_from_one_to_100000)
 {
     static const size_t nbins[] = { 1, 2, 3, 256, 4096, 100000 };
     static const gpgpu_type types[] = { GPGPU_I32, GPGPU_F32, GPGPU_U64 };
@@ -79,14 +79,14 @@ START_TEST(bin_counts_from_one_to_100000)
 }
 END_TEST
 
-START_TEST(millions_of_bins_use_global_memory)
+TU_TEST(millions_of_bins_use_global_memory)
 {
     check_random(GPGPU_F32, 200003, (size_t)3 << 20, -1000.0, 1000.0);
     check_random(GPGPU_U32, 200003, (size_t)1 << 22, 0.0, 4294967296.0);
 }
 END_TEST
 
-START_TEST(large_inputs)
+TU_TEST(large_inputs)
 {
     size_t n = ((size_t)1 << 22) + 1;
     check_random(GPGPU_F32, n, 256, -1000.0, 1000.0);
@@ -128,7 +128,7 @@ static void check_full_range_edges(gpgpu_type t, double lo, double hi, size_t nb
     free(in);
 }
 
-START_TEST(full_integer_ranges_bin_exactly)
+TU_TEST(full_integer_ranges_bin_exactly)
 {
     static const size_t nbins[] = { 1, 3, 256, 1000, 1024 };
     for (size_t i = 0; i < sizeof nbins / sizeof *nbins; i++) {
@@ -143,7 +143,7 @@ END_TEST
 /* Every bin edge, and its neighbours, of ranges whose width is no power of
    two: where an estimate of the bin (the CPUs' 16-wide rule) can land one
    off either way and must be corrected. */
-START_TEST(integer_bin_edges_of_uneven_ranges_are_exact)
+TU_TEST(integer_bin_edges_of_uneven_ranges_are_exact)
 {
     enum { NB = 1000, N = 3 * NB + 5 };
     static const double lo[] = { 0.0, -1.5e9, 7.0 };
@@ -186,7 +186,7 @@ START_TEST(integer_bin_edges_of_uneven_ranges_are_exact)
 }
 END_TEST
 
-START_TEST(small_integer_ranges_put_edges_in_the_upper_bin)
+TU_TEST(small_integer_ranges_put_edges_in_the_upper_bin)
 {
     int32_t x[25];
     uint64_t bins[7];
@@ -201,7 +201,7 @@ START_TEST(small_integer_ranges_put_edges_in_the_upper_bin)
 }
 END_TEST
 
-START_TEST(non_integer_bounds_round_up_for_integer_samples)
+TU_TEST(non_integer_bounds_round_up_for_integer_samples)
 {
     int32_t x[25];
     for (int i = 0; i < 25; i++)
@@ -220,7 +220,7 @@ START_TEST(non_integer_bounds_round_up_for_integer_samples)
 }
 END_TEST
 
-START_TEST(nan_inf_and_outside_values_are_not_counted)
+TU_TEST(nan_inf_and_outside_values_are_not_counted)
 {
     float f[] = { NAN, -NAN, INFINITY, -INFINITY, -1.0f, -0.0f, 0.0f, 0.5f, 0.999999f,
                   1.0f, 2.0f, nextafterf(1.0f, 0.0f), nextafterf(0.0f, -1.0f), 1e30f };
@@ -249,7 +249,7 @@ START_TEST(nan_inf_and_outside_values_are_not_counted)
 }
 END_TEST
 
-START_TEST(float_edges_follow_the_documented_formula)
+TU_TEST(float_edges_follow_the_documented_formula)
 {
     enum { N = 4096 };
     float f[N];
@@ -268,7 +268,7 @@ START_TEST(float_edges_follow_the_documented_formula)
 }
 END_TEST
 
-START_TEST(invalid_arguments_are_rejected)
+TU_TEST(invalid_arguments_are_rejected)
 {
     float x[4] = { 0 };
     uint64_t bins[4];
@@ -304,7 +304,7 @@ START_TEST(invalid_arguments_are_rejected)
 }
 END_TEST
 
-START_TEST(integer_ranges_wider_than_2_to_the_64_are_unsupported)
+TU_TEST(integer_ranges_wider_than_2_to_the_64_are_unsupported)
 {
     int32_t x[2] = { 1, 2 };
     uint64_t bins[2];
@@ -316,7 +316,7 @@ START_TEST(integer_ranges_wider_than_2_to_the_64_are_unsupported)
 }
 END_TEST
 
-START_TEST(empty_input_zeroes_the_bins)
+TU_TEST(empty_input_zeroes_the_bins)
 {
     uint64_t bins[300];
     for (size_t i = 0; i < 6; i++) {
@@ -356,7 +356,7 @@ static void check_rgba8(size_t width, size_t height, size_t stride, size_t nbins
     free(want);
 }
 
-START_TEST(rgba8_odd_widths_and_padded_strides)
+TU_TEST(rgba8_odd_widths_and_padded_strides)
 {
     static const size_t widths[] = { 1, 3, 17, 641 }, heights[] = { 1, 5, 37 };
     static const size_t pads[] = { 0, 3, 64 }, nbins[] = { 1, 3, 256, 1000 };
@@ -368,14 +368,14 @@ START_TEST(rgba8_odd_widths_and_padded_strides)
 }
 END_TEST
 
-START_TEST(rgba8_image_sized)
+TU_TEST(rgba8_image_sized)
 {
     check_rgba8(1023, 769, 4 * 1024, 256);
     check_rgba8(333, 100, 4 * 333, 70000);
 }
 END_TEST
 
-START_TEST(rgba8_gray_ramp_fills_every_bin_once)
+TU_TEST(rgba8_gray_ramp_fills_every_bin_once)
 {
     uint8_t img[256 * 4];
     uint64_t bins[4 * 256];
@@ -392,7 +392,7 @@ START_TEST(rgba8_gray_ramp_fills_every_bin_once)
 END_TEST
 
 /* The buffer form honours offsets and leaves the bins outside alone. */
-START_TEST(buffer_form_with_offsets)
+TU_TEST(buffer_form_with_offsets)
 {
     if (tu_is_host())
         return;
@@ -423,33 +423,7 @@ START_TEST(buffer_form_with_offsets)
 }
 END_TEST
 
-static Suite *histogram_suite(void)
-{
-    Suite *s = suite_create("histogram");
-    TCase *tc = tcase_create("histogram");
-    tcase_set_timeout(tc, 300);
-    tcase_add_loop_test(tc, every_type_and_size_matches_reference, 0, 6);
-    tcase_add_test(tc, bin_counts_from_one_to_100000);
-    tcase_add_test(tc, millions_of_bins_use_global_memory);
-    tcase_add_test(tc, large_inputs);
-    tcase_add_test(tc, full_integer_ranges_bin_exactly);
-    tcase_add_test(tc, small_integer_ranges_put_edges_in_the_upper_bin);
-    tcase_add_test(tc, non_integer_bounds_round_up_for_integer_samples);
-    tcase_add_test(tc, nan_inf_and_outside_values_are_not_counted);
-    tcase_add_test(tc, float_edges_follow_the_documented_formula);
-    tcase_add_test(tc, invalid_arguments_are_rejected);
-    tcase_add_test(tc, integer_ranges_wider_than_2_to_the_64_are_unsupported);
-    tcase_add_test(tc, integer_bin_edges_of_uneven_ranges_are_exact);
-    tcase_add_test(tc, empty_input_zeroes_the_bins);
-    tcase_add_test(tc, rgba8_odd_widths_and_padded_strides);
-    tcase_add_test(tc, rgba8_image_sized);
-    tcase_add_test(tc, rgba8_gray_ramp_fills_every_bin_once);
-    tcase_add_test(tc, buffer_form_with_offsets);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
 int main(void)
 {
-    return tu_main(histogram_suite);
+    return tu_run("histogram", 300, NULL);
 }

@@ -123,7 +123,7 @@ static void check(gpgpu_type t, const void *in, size_t n, const double *edges, s
 
 /* ---- tests ------------------------------------------------------------------------ */
 
-START_TEST(uneven_edges_match_reference)
+TU_LOOP_TEST(uneven_edges_match_reference, NTYPES)
 {
     gpgpu_type t = types[_i];
     double lo, hi;
@@ -143,7 +143,7 @@ START_TEST(uneven_edges_match_reference)
 END_TEST
 
 /* Samples on, just below and just above integer and non-integer edges. */
-START_TEST(samples_on_edges)
+TU_LOOP_TEST(samples_on_edges, NTYPES)
 {
     static const double ints[] = {-7, -3, 0, 1, 2, 10, 11, 40};
     static const double fracs[] = {-2.5, -0.1, 0.1, 0.2, 0.3, 7.75, 1e6 + 0.5};
@@ -182,7 +182,7 @@ START_TEST(samples_on_edges)
 END_TEST
 
 /* 64-bit integers that double would round onto, or across, an edge. */
-START_TEST(wide_integers_are_not_rounded)
+TU_TEST(wide_integers_are_not_rounded)
 {
     const double e60[] = {0, 0x1p60 + 256, 0x1p61};
     const int64_t i[] = {((int64_t)1 << 60) + 255, ((int64_t)1 << 60) + 256,
@@ -200,7 +200,7 @@ START_TEST(wide_integers_are_not_rounded)
 END_TEST
 
 /* Edges partly or wholly outside the type's range. */
-START_TEST(edges_beyond_the_type)
+TU_TEST(edges_beyond_the_type)
 {
     const double e[] = {-1e300, -5.5, 3.25, 1e10, 1e300};
     const double above[] = {5e9, 6e9};
@@ -220,7 +220,7 @@ START_TEST(edges_beyond_the_type)
 }
 END_TEST
 
-START_TEST(bad_edges_are_invalid)
+TU_TEST(bad_edges_are_invalid)
 {
     const double bad_order[] = {0, 1, 1, 2}, bad_nan[] = {0, NAN}, bad_inf[] = {-INFINITY, 0};
     const double good[] = {0, 1};
@@ -244,7 +244,7 @@ START_TEST(bad_edges_are_invalid)
 }
 END_TEST
 
-START_TEST(buffer_form_with_offsets)
+TU_TEST(buffer_form_with_offsets)
 {
     const double e[] = {-500, -100.5, 0, 0.25, 333, 700};
     if (tu_is_host()) {
@@ -325,27 +325,15 @@ START_TEST(gpu_strategy_and_many_bins)
 }
 END_TEST
 
-static Suite *make(void)
+/* The case that forces a layout and puts it back after each test. */
+static void more_cases(Suite *s)
 {
-    Suite *s = suite_create("histogram_edges");
-    TCase *tc = tcase_create("histogram_edges");
-    tcase_set_timeout(tc, 600);
-    tcase_add_test(tc, bad_edges_are_invalid);
-    tcase_add_loop_test(tc, uneven_edges_match_reference, 0, NTYPES);
-    tcase_add_loop_test(tc, samples_on_edges, 0, NTYPES);
-    tcase_add_test(tc, wide_integers_are_not_rounded);
-    tcase_add_test(tc, edges_beyond_the_type);
-    tcase_add_test(tc, buffer_form_with_offsets);
-    suite_add_tcase(s, tc);
-    TCase *gpu = tcase_create("gpu_strategy");
-    tcase_set_timeout(gpu, 300);
-    tcase_add_checked_fixture(gpu, NULL, restore_ctx);
-    tcase_add_test(gpu, gpu_strategy_and_many_bins);
-    suite_add_tcase(s, gpu);
-    return s;
+    const tu_test gpu[] = {
+        {gpu_strategy_and_many_bins, 0}, {NULL, 0}};
+    tu_add_case(s, "gpu_strategy", 300, restore_ctx, gpu);
 }
 
 int main(void)
 {
-    return tu_main(make);
+    return tu_run("histogram_edges", 600, more_cases);
 }

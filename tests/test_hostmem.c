@@ -159,7 +159,7 @@ static void check_all(gpgpu_context *ctx, route r, int pinned, size_t n, size_t 
     free(vals);
 }
 
-START_TEST(every_primitive_on_every_route)
+TU_LOOP_TEST(every_primitive_on_every_route, NROUTES)
 {
     route r = (route)_i;
     gpgpu_context *ctx = open_route(r);
@@ -175,7 +175,7 @@ END_TEST
 
 /* Input in pages the process cannot write: a call that wrote its input
    back (say, a buffer "copied back" over the caller's array) would die. */
-START_TEST(read_only_input_is_never_written)
+TU_LOOP_TEST(read_only_input_is_never_written, NROUTES)
 {
     gpgpu_context *ctx = open_route((route)_i);
     const size_t n = 262147, page = (size_t)sysconf(_SC_PAGESIZE);
@@ -202,7 +202,7 @@ START_TEST(read_only_input_is_never_written)
 }
 END_TEST
 
-START_TEST(host_alloc_rules)
+TU_TEST(host_alloc_rules)
 {
     void *p = gpgpu_host_alloc(tu_ctx, 0);
     ck_assert(p == NULL);
@@ -226,7 +226,7 @@ END_TEST
 
 /* Floats sum to the same bits whichever way the array reaches the device,
    for a given context: the route never changes the combining order. */
-START_TEST(routes_agree_bit_for_bit)
+TU_TEST(routes_agree_bit_for_bit)
 {
     if (tu_is_host())
         return;
@@ -247,20 +247,7 @@ START_TEST(routes_agree_bit_for_bit)
 }
 END_TEST
 
-static Suite *make(void)
-{
-    Suite *s = suite_create("hostmem");
-    TCase *tc = tcase_create("routes");
-    tcase_set_timeout(tc, 600);
-    tcase_add_loop_test(tc, every_primitive_on_every_route, 0, NROUTES);
-    tcase_add_loop_test(tc, read_only_input_is_never_written, 0, NROUTES);
-    tcase_add_test(tc, host_alloc_rules);
-    tcase_add_test(tc, routes_agree_bit_for_bit);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
 int main(void)
 {
-    return tu_main(make);
+    return tu_run("hostmem", 600, NULL);
 }

@@ -235,7 +235,7 @@ static int run_child(const char *name, const char *spec)
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-START_TEST(out_of_memory_is_a_status)
+TU_LOOP_TEST(out_of_memory_is_a_status, NPRIMS)
 {
 #if defined(__SANITIZE_ADDRESS__)
     return;
@@ -249,18 +249,9 @@ START_TEST(out_of_memory_is_a_status)
 }
 END_TEST
 
-static Suite *make(void)
-{
-    Suite *s = suite_create("memlimit");
-    TCase *tc = tcase_create("out of memory");
-    tcase_add_loop_test(tc, out_of_memory_is_a_status, 0, NPRIMS);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
 int main(int argc, char **argv)
 {
     if (argc == 4 && !strcmp(argv[1], "child"))
         return child(argv[2], argv[3]);
-    return tu_main(make);
+    return tu_run("memlimit", 0, NULL);
 }

@@ -4,7 +4,7 @@
 
 #include "util.h"
 
-START_TEST(records_describe_each_pass)
+TU_TEST(records_describe_each_pass)
 {
     /* f32: integer reductions of this size may run on the host's threads
        (a discrete GPU's plan), float ones always run on the device */
@@ -39,16 +39,7 @@ START_TEST(records_describe_each_pass)
 }
 END_TEST
 
-static Suite *make(void)
-{
-    Suite *s = suite_create("profile");
-    TCase *tc = tcase_create("profile");
-    tcase_add_test(tc, records_describe_each_pass);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
 int main(void)
 {
-    return tu_main(make);
+    return tu_run("profile", 0, NULL);
 }

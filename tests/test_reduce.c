@@ -56,20 +56,20 @@ static void reduce_sizes(gpgpu_type t, const size_t *ns, size_t count)
     }
 }
 
-START_TEST(every_type_op_and_size)
+TU_LOOP_TEST(every_type_op_and_size, 6)
 {
     reduce_sizes(types[_i], sizes, sizeof sizes / sizeof sizes[0]);
 }
 END_TEST
 
-START_TEST(millions)
+TU_LOOP_TEST(millions, 6)
 {
     size_t n = BIG;
     reduce_sizes(types[_i], &n, 1);
 }
 END_TEST
 
-START_TEST(empty_gives_identity)
+TU_TEST(empty_gives_identity)
 {
     int32_t i;
     float f;
@@ -89,7 +89,7 @@ START_TEST(empty_gives_identity)
 }
 END_TEST
 
-START_TEST(integer_sums_wrap)
+TU_TEST(integer_sums_wrap)
 {
     uint32_t u[3] = {UINT32_MAX, 2, 5}, r;
     int32_t s[2] = {INT32_MAX, 1}, q;
@@ -100,7 +100,7 @@ START_TEST(integer_sums_wrap)
 }
 END_TEST
 
-START_TEST(float_min_max_skip_nan)
+TU_TEST(float_min_max_skip_nan)
 {
     float x[5] = {NAN, 3.0f, -2.0f, NAN, 7.0f}, r;
     tu_assert_ok(gpgpu_reduce(tu_ctx, GPGPU_F32, GPGPU_MIN, x, 5, &r));
@@ -110,7 +110,7 @@ START_TEST(float_min_max_skip_nan)
 }
 END_TEST
 
-START_TEST(float_sum_is_deterministic)
+TU_TEST(float_sum_is_deterministic)
 {
     size_t n = 3000017;
     float *x = tu_alloc(n * sizeof *x), a, b;
@@ -126,7 +126,7 @@ END_TEST
 
 /* The buffer form at every alignment of the offset, with a wait list and a
    done event. */
-START_TEST(buffer_form_with_offsets)
+TU_TEST(buffer_form_with_offsets)
 {
     if (tu_is_host()) {
         ck_assert_int_eq(gpgpu_reduce_buffer(tu_ctx, GPGPU_U32, GPGPU_SUM, NULL, 0, 0, NULL, 0,
@@ -161,23 +161,7 @@ START_TEST(buffer_form_with_offsets)
 }
 END_TEST
 
-static Suite *make(void)
-{
-    Suite *s = suite_create("reduce");
-    TCase *tc = tcase_create("reduce");
-    tcase_set_timeout(tc, 600);
-    tcase_add_loop_test(tc, every_type_op_and_size, 0, 6);
-    tcase_add_loop_test(tc, millions, 0, 6);
-    tcase_add_test(tc, empty_gives_identity);
-    tcase_add_test(tc, integer_sums_wrap);
-    tcase_add_test(tc, float_min_max_skip_nan);
-    tcase_add_test(tc, float_sum_is_deterministic);
-    tcase_add_test(tc, buffer_form_with_offsets);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
 int main(void)
 {
-    return tu_main(make);
+    return tu_run("reduce", 600, NULL);
 }

@@ -188,7 +188,7 @@ static const struct { size_t n, mean; } shapes[] = {
     { 65537, 1000 }, { 100003, 33 },
 };
 
-START_TEST(segmented_reduce_every_type_op_and_layout)
+TU_LOOP_TEST(segmented_reduce_every_type_op_and_layout, 6)
 {
     paths_open();
     for (size_t p = 0; p < npaths; p++)
@@ -202,7 +202,7 @@ END_TEST
 
 /* A few million elements: segments of about 1000 and of about 10, and one
    segment of them all. */
-START_TEST(segmented_reduce_millions)
+TU_LOOP_TEST(segmented_reduce_millions, 6)
 {
     const size_t n = ((size_t)1 << 21) + 3;
     paths_open();
@@ -250,7 +250,7 @@ static void check_scan(gpgpu_context *c, const char *path, gpgpu_type t, gpgpu_o
     free(off);
 }
 
-START_TEST(segmented_scan_every_type_op_kind_and_layout)
+TU_LOOP_TEST(segmented_scan_every_type_op_kind_and_layout, 6)
 {
     paths_open();
     for (size_t p = 0; p < npaths; p++)
@@ -265,7 +265,7 @@ START_TEST(segmented_scan_every_type_op_kind_and_layout)
 }
 END_TEST
 
-START_TEST(segmented_scan_millions)
+TU_LOOP_TEST(segmented_scan_millions, 6)
 {
     const size_t n = ((size_t)1 << 21) + 3;
     paths_open();
@@ -284,7 +284,7 @@ END_TEST
 /* Random floats (not whole numbers): the same bits on every run, and each
    segment's sum (segmented reduce, and reduce_by_key over the segments as
    runs) within a bound of its exact value. */
-START_TEST(float_sums_reproducible_and_close)
+TU_TEST(float_sums_reproducible_and_close)
 {
     const size_t n = 300007;
     float *x = tu_alloc(n * sizeof *x), *a = tu_alloc(n * sizeof *x), *b = tu_alloc(n * sizeof *x);
@@ -379,7 +379,7 @@ static void fill_exact(int is_f32, void *buf, size_t n, uint64_t seed)
 /* GPGPU_SUM_EXACT per segment and per run: each result has the bits of the
    exact reference over its segment, on both layouts, through the host call,
    the _buffer form and reduce_by_key over the same segments as runs. */
-START_TEST(exact_sums_per_segment_and_per_run)
+TU_TEST(exact_sums_per_segment_and_per_run)
 {
     static const size_t ns[] = { 0, 1, 97, 4099, 70001 };
     paths_open();
@@ -504,7 +504,7 @@ START_TEST(exact_sums_per_segment_and_per_run)
 }
 END_TEST
 
-START_TEST(user_operator)
+TU_TEST(user_operator)
 {
     const size_t n = 20011;
     uint32_t *x = tu_alloc(n * 4), *got = tu_alloc(n * 4), *want = tu_alloc(n * 4);
@@ -592,7 +592,7 @@ static void check_index_paths(gpgpu_type t, int ti, const void *x, size_t n, con
                 check_index_on(paths[p], path_names[p], t, index_ops[o], x, n, what);
 }
 
-START_TEST(reduce_index_every_type_and_size)
+TU_LOOP_TEST(reduce_index_every_type_and_size, 6)
 {
     gpgpu_type t = types[_i];
     size_t size = gpgpu_type_size(t);
@@ -613,7 +613,7 @@ START_TEST(reduce_index_every_type_and_size)
 }
 END_TEST
 
-START_TEST(reduce_index_all_equal_and_none)
+TU_TEST(reduce_index_all_equal_and_none)
 {
     const size_t n = 300007;
     double *d = tu_alloc(n * sizeof *d);
@@ -632,7 +632,7 @@ START_TEST(reduce_index_all_equal_and_none)
 }
 END_TEST
 
-START_TEST(reduce_index_nan_and_signed_zeros)
+TU_TEST(reduce_index_nan_and_signed_zeros)
 {
     float f[6] = { NAN, 0.0f, -0.0f, NAN, -0.0f, 0.0f };
     size_t idx;
@@ -654,7 +654,7 @@ END_TEST
 
 /* ---- errors ----------------------------------------------------------------------- */
 
-START_TEST(bad_arguments_are_rejected)
+TU_TEST(bad_arguments_are_rejected)
 {
     uint32_t x[8] = { 1, 2, 3, 4, 5, 6, 7, 8 }, out[8], keep[8];
     size_t off[4] = { 0, 5, 3, 8 }, good[3] = { 0, 4, 8 }, idx;
@@ -704,7 +704,7 @@ END_TEST
 
 /* ---- the buffer forms ---------------------------------------------------------------- */
 
-START_TEST(buffer_forms_with_offsets_and_events)
+TU_TEST(buffer_forms_with_offsets_and_events)
 {
     if (tu_is_host()) {
         ck_assert_int_eq(gpgpu_segmented_reduce_buffer(tu_ctx, GPGPU_U32, GPGPU_SUM, NULL, 0,
@@ -781,7 +781,7 @@ END_TEST
 
 /* Offsets in a buffer that decrease or point past its end: the kernels
    clamp them, so the call finishes and touches nothing outside. */
-START_TEST(buffer_form_survives_bad_offsets)
+TU_TEST(buffer_form_survives_bad_offsets)
 {
     if (tu_is_host())
         return;
@@ -886,7 +886,7 @@ static const struct { size_t n, mean; } key_shapes[] = {
 };
 
 /* Every key type with every value type and operator. */
-START_TEST(by_key_every_type_op_and_run_length)
+TU_LOOP_TEST(by_key_every_type_op_and_run_length, 4)
 {
     paths_open();
     for (size_t p = 0; p < npaths; p++)
@@ -899,7 +899,7 @@ START_TEST(by_key_every_type_op_and_run_length)
 }
 END_TEST
 
-START_TEST(by_key_millions)
+TU_TEST(by_key_millions)
 {
     const size_t n = ((size_t)1 << 20) + 7;
     paths_open();
@@ -911,7 +911,7 @@ START_TEST(by_key_millions)
 }
 END_TEST
 
-START_TEST(by_key_user_operator_and_errors)
+TU_TEST(by_key_user_operator_and_errors)
 {
     int32_t keys[6] = { 4, 4, 9, 9, 9, -1 }, kout[6];
     uint32_t vals[6] = { 2, 3, 4, 5, 6, 7 }, vout[6];
@@ -954,7 +954,7 @@ END_TEST
 /* The by-key buffer forms, with offsets, a wait list and a done event, over
    short and long runs (the padding segments past the last run must not
    matter). */
-START_TEST(by_key_buffer_forms)
+TU_TEST(by_key_buffer_forms)
 {
     if (tu_is_host()) {
         cl_mem none = NULL;
@@ -1069,7 +1069,7 @@ static void check_sort(gpgpu_type t, size_t n, size_t mean, int layout, unsigned
     free(off);
 }
 
-START_TEST(segmented_sort_every_type_layout_and_order)
+TU_LOOP_TEST(segmented_sort_every_type_layout_and_order, 6)
 {
     const struct { size_t n, mean; } cases[] = { { 0, 1 }, { 1, 1 }, { 5, 2 }, { 1009, 7 },
                                                  { 30011, 500 } };
@@ -1081,7 +1081,7 @@ START_TEST(segmented_sort_every_type_layout_and_order)
 }
 END_TEST
 
-START_TEST(segmented_sort_errors)
+TU_TEST(segmented_sort_errors)
 {
     uint32_t k[4] = { 4, 3, 2, 1 }, v[4] = { 0, 1, 2, 3 };
     size_t bad[3] = { 0, 3, 2 }, good[3] = { 0, 2, 4 };
@@ -1100,35 +1100,7 @@ START_TEST(segmented_sort_errors)
 }
 END_TEST
 
-static Suite *make(void)
-{
-    Suite *s = suite_create("segmented");
-    TCase *tc = tcase_create("segmented");
-    tcase_set_timeout(tc, 900);
-    tcase_add_loop_test(tc, reduce_index_every_type_and_size, 0, 6);
-    tcase_add_test(tc, reduce_index_all_equal_and_none);
-    tcase_add_test(tc, reduce_index_nan_and_signed_zeros);
-    tcase_add_loop_test(tc, segmented_reduce_every_type_op_and_layout, 0, 6);
-    tcase_add_loop_test(tc, segmented_reduce_millions, 0, 6);
-    tcase_add_loop_test(tc, segmented_scan_every_type_op_kind_and_layout, 0, 6);
-    tcase_add_loop_test(tc, segmented_scan_millions, 0, 6);
-    tcase_add_test(tc, float_sums_reproducible_and_close);
-    tcase_add_test(tc, exact_sums_per_segment_and_per_run);
-    tcase_add_test(tc, user_operator);
-    tcase_add_test(tc, bad_arguments_are_rejected);
-    tcase_add_test(tc, buffer_forms_with_offsets_and_events);
-    tcase_add_test(tc, buffer_form_survives_bad_offsets);
-    tcase_add_loop_test(tc, by_key_every_type_op_and_run_length, 0, 4);
-    tcase_add_test(tc, by_key_millions);
-    tcase_add_test(tc, by_key_user_operator_and_errors);
-    tcase_add_test(tc, by_key_buffer_forms);
-    tcase_add_loop_test(tc, segmented_sort_every_type_layout_and_order, 0, 6);
-    tcase_add_test(tc, segmented_sort_errors);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
 int main(void)
 {
-    return tu_main(make);
+    return tu_run("segmented", 900, NULL);
 }

@@ -99,7 +99,7 @@ static void check_host_api(gpgpu_type t, int pattern, unsigned flags, size_t val
     free(vwant);
 }
 
-START_TEST(host_api_every_type_pattern_and_order)
+TU_LOOP_TEST(host_api_every_type_pattern_and_order, 6)
 {
     for (int p = 0; p < HUGE_ONE; p++)
         for (unsigned flags = 0; flags < 2; flags++)
@@ -134,7 +134,7 @@ static void restore_ctx(void)
 
 /* Three programs: u32 keys, f32 keys with 4-byte values, u64 keys with
    8-byte values (each pattern in each, both orders). */
-START_TEST(gpu_kernels_sort_on_any_device)
+TU_TEST(gpu_kernels_sort_on_any_device)
 {
     if (!use_gpu_layout())
         return;
@@ -215,7 +215,7 @@ static void check_buffer(gpgpu_type t, size_t vs, unsigned flags)
     free(o);
 }
 
-START_TEST(buffer_forms_with_offsets_and_events)
+TU_TEST(buffer_forms_with_offsets_and_events)
 {
     if (!use_gpu_layout())
         return;
@@ -228,7 +228,7 @@ END_TEST
 
 /* The _array forms: device arrays where there is a device, host memory on
    the fallback. */
-START_TEST(array_forms)
+TU_TEST(array_forms)
 {
     int gpu = use_gpu_layout();
     size_t off[200];
@@ -281,7 +281,7 @@ START_TEST(array_forms)
 }
 END_TEST
 
-START_TEST(bad_arguments_are_rejected)
+TU_TEST(bad_arguments_are_rejected)
 {
     uint32_t k[4] = { 4, 3, 2, 1 }, v[4] = { 0, 1, 2, 3 };
     size_t bad[3] = { 0, 3, 2 }, good[3] = { 0, 2, 4 };
@@ -335,21 +335,7 @@ START_TEST(bad_arguments_are_rejected)
 }
 END_TEST
 
-static Suite *make(void)
-{
-    Suite *s = suite_create("segsort");
-    TCase *tc = tcase_create("segsort");
-    tcase_set_timeout(tc, 900);
-    tcase_add_loop_test(tc, host_api_every_type_pattern_and_order, 0, 6);
-    tcase_add_test(tc, gpu_kernels_sort_on_any_device);
-    tcase_add_test(tc, buffer_forms_with_offsets_and_events);
-    tcase_add_test(tc, array_forms);
-    tcase_add_test(tc, bad_arguments_are_rejected);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
 int main(void)
 {
-    return tu_main(make);
+    return tu_run("segsort", 900, NULL);
 }

@@ -127,7 +127,7 @@ static void check_runs(gpgpu_type t, size_t n, pattern p, int in_place)
     free(len);
 }
 
-START_TEST(unique_and_runs_match_reference)
+TU_LOOP_TEST(unique_and_runs_match_reference, NTYPES)
 {
     for (int p = 0; p < NPATTERNS; p++)
         for (size_t k = 0; k < NSIZES; k++)
@@ -135,7 +135,7 @@ START_TEST(unique_and_runs_match_reference)
 }
 END_TEST
 
-START_TEST(unique_and_runs_in_place_and_millions)
+TU_TEST(unique_and_runs_in_place_and_millions)
 {
     check_runs(GPGPU_U32, 100003, RUNS, 1);
     check_runs(GPGPU_F64, 4097, SPECIALS, 1);
@@ -145,7 +145,7 @@ END_TEST
 
 /* The buffer forms at several offsets, with a wait list and a done event:
    runs are those of the range, whatever lies before it. */
-START_TEST(unique_and_runs_buffer_forms)
+TU_TEST(unique_and_runs_buffer_forms)
 {
     if (tu_is_host()) {
         cl_ulong dummy;
@@ -266,7 +266,7 @@ static void check_partition(const partition_case *c, size_t n, int in_place)
     free(want);
 }
 
-START_TEST(partition_is_stable)
+TU_LOOP_TEST(partition_is_stable, NPARTITIONS)
 {
     const partition_case *c = &partition_cases[_i];
     if (tu_is_host()) {
@@ -280,7 +280,7 @@ START_TEST(partition_is_stable)
 }
 END_TEST
 
-START_TEST(partition_in_place_and_millions)
+TU_TEST(partition_in_place_and_millions)
 {
     if (tu_is_host())
         return;
@@ -289,7 +289,7 @@ START_TEST(partition_in_place_and_millions)
 }
 END_TEST
 
-START_TEST(partition_buffer_with_offsets)
+TU_TEST(partition_buffer_with_offsets)
 {
     if (tu_is_host())
         return;
@@ -375,7 +375,7 @@ END_TEST
 
 /* ---- bad arguments --------------------------------------------------------------- */
 
-START_TEST(bad_arguments_are_invalid)
+TU_TEST(bad_arguments_are_invalid)
 {
     uint32_t x[4] = {1, 1, 2, 3}, out[4];
     uint64_t len[4], wide[2] = {0, 0};
@@ -411,28 +411,15 @@ START_TEST(bad_arguments_are_invalid)
 }
 END_TEST
 
-static Suite *make(void)
+/* The case that forces a layout and puts it back after each test. */
+static void more_cases(Suite *s)
 {
-    Suite *s = suite_create("select_ops");
-    TCase *tc = tcase_create("select_ops");
-    tcase_set_timeout(tc, 600);
-    tcase_add_test(tc, bad_arguments_are_invalid);
-    tcase_add_loop_test(tc, unique_and_runs_match_reference, 0, NTYPES);
-    tcase_add_test(tc, unique_and_runs_in_place_and_millions);
-    tcase_add_test(tc, unique_and_runs_buffer_forms);
-    tcase_add_loop_test(tc, partition_is_stable, 0, NPARTITIONS);
-    tcase_add_test(tc, partition_in_place_and_millions);
-    tcase_add_test(tc, partition_buffer_with_offsets);
-    suite_add_tcase(s, tc);
-    TCase *tiled = tcase_create("coalesced");
-    tcase_set_timeout(tiled, 300);
-    tcase_add_checked_fixture(tiled, NULL, restore_ctx);
-    tcase_add_test(tiled, coalesced_layout_on_any_device);
-    suite_add_tcase(s, tiled);
-    return s;
+    const tu_test coalesced[] = {
+        {coalesced_layout_on_any_device, 0}, {NULL, 0}};
+    tu_add_case(s, "coalesced", 300, restore_ctx, coalesced);
 }
 
 int main(void)
 {
-    return tu_main(make);
+    return tu_run("select_ops", 600, more_cases);
 }

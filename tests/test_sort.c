@@ -173,25 +173,25 @@ static void check_sizes(size_t value_size)
                            tu_seed_for(ti * 2 + flags, sizes[s]));
 }
 
-START_TEST(keys_of_every_type_and_order_are_sorted)
+TU_TEST(keys_of_every_type_and_order_are_sorted)
 {
     check_sizes(0);
 }
 END_TEST
 
-START_TEST(pairs_with_4_byte_values_are_sorted_stably)
+TU_TEST(pairs_with_4_byte_values_are_sorted_stably)
 {
     check_sizes(4);
 }
 END_TEST
 
-START_TEST(pairs_with_8_byte_values_are_sorted_stably)
+TU_TEST(pairs_with_8_byte_values_are_sorted_stably)
 {
     check_sizes(8);
 }
 END_TEST
 
-START_TEST(input_patterns_are_sorted_stably)
+TU_TEST(input_patterns_are_sorted_stably)
 {
     static const size_t ns[] = { 5, 10007, 65537 };
     for (pattern p = SORTED; p <= END_BYTES; p++)
@@ -249,7 +249,7 @@ START_TEST(tiled_layout_sorts_on_any_device)
 }
 END_TEST
 
-START_TEST(float_specials_follow_total_order)
+TU_TEST(float_specials_follow_total_order)
 {
     static const int float_types[] = { 2, 5 };
     for (int f = 0; f < 2; f++)
@@ -262,7 +262,7 @@ START_TEST(float_specials_follow_total_order)
 }
 END_TEST
 
-START_TEST(large_inputs_are_sorted)
+TU_TEST(large_inputs_are_sorted)
 {
     size_t n = (1u << 22) + 3;
     check_case(1, n, 0, 0, RANDOM, tu_seed_for(300, 1));           /* u32 keys */
@@ -273,7 +273,7 @@ END_TEST
 
 /* A sort of a range inside larger buffers leaves everything else alone and
    completes through its event. */
-START_TEST(buffer_form_sorts_only_its_range)
+TU_TEST(buffer_form_sorts_only_its_range)
 {
     if (tu_is_host()) {
         ck_assert_int_eq(gpgpu_sort_buffer(tu_ctx, GPGPU_U32, NULL, 0, 4, 0, 0, NULL, NULL),
@@ -319,7 +319,7 @@ END_TEST
 
 /* Buffers too small for offset + n, and keys and values that overlap in
    one buffer, are refused before anything runs. */
-START_TEST(buffer_form_rejects_bad_buffers)
+TU_TEST(buffer_form_rejects_bad_buffers)
 {
     if (tu_is_host())
         return;
@@ -345,7 +345,7 @@ START_TEST(buffer_form_rejects_bad_buffers)
 }
 END_TEST
 
-START_TEST(bad_arguments_are_rejected_and_keys_kept)
+TU_TEST(bad_arguments_are_rejected_and_keys_kept)
 {
     uint32_t keys[3] = { 3, 1, 2 }, vals[3] = { 0, 1, 2 };
     ck_assert_int_eq(gpgpu_sort(tu_ctx, GPGPU_U32, keys, 3, 2), GPGPU_ERROR_INVALID_ARGUMENT);
@@ -365,30 +365,15 @@ START_TEST(bad_arguments_are_rejected_and_keys_kept)
 }
 END_TEST
 
-static Suite *sort_suite(void)
+/* The case that forces a layout and puts it back after each test. */
+static void more_cases(Suite *s)
 {
-    Suite *s = suite_create("sort");
-    TCase *tc = tcase_create("sort");
-    tcase_set_timeout(tc, 300);
-    tcase_add_test(tc, keys_of_every_type_and_order_are_sorted);
-    tcase_add_test(tc, pairs_with_4_byte_values_are_sorted_stably);
-    tcase_add_test(tc, pairs_with_8_byte_values_are_sorted_stably);
-    tcase_add_test(tc, input_patterns_are_sorted_stably);
-    tcase_add_test(tc, float_specials_follow_total_order);
-    tcase_add_test(tc, large_inputs_are_sorted);
-    tcase_add_test(tc, buffer_form_sorts_only_its_range);
-    tcase_add_test(tc, buffer_form_rejects_bad_buffers);
-    tcase_add_test(tc, bad_arguments_are_rejected_and_keys_kept);
-    suite_add_tcase(s, tc);
-    TCase *tiled = tcase_create("tiled");
-    tcase_set_timeout(tiled, 300);
-    tcase_add_checked_fixture(tiled, NULL, restore_ctx);
-    tcase_add_test(tiled, tiled_layout_sorts_on_any_device);
-    suite_add_tcase(s, tiled);
-    return s;
+    const tu_test tiled[] = {
+        {tiled_layout_sorts_on_any_device, 0}, {NULL, 0}};
+    tu_add_case(s, "tiled", 300, restore_ctx, tiled);
 }
 
 int main(void)
 {
-    return tu_main(sort_suite);
+    return tu_run("sort", 300, more_cases);
 }

@@ -70,7 +70,7 @@ static void *wide_input(int is_f32, size_t n, int span, uint64_t seed)
     return in;
 }
 
-START_TEST(random_wide_ranges_are_exact)
+TU_LOOP_TEST(random_wide_ranges_are_exact, 2)
 {
     int is_f32 = _i;
     for (size_t k = 0; k < NSIZES; k++) {
@@ -86,7 +86,7 @@ START_TEST(random_wide_ranges_are_exact)
 }
 END_TEST
 
-START_TEST(huge_cancellations)
+TU_TEST(huge_cancellations)
 {
     const double a[] = {1e308, 1, -1e308};
     const double b[] = {DBL_MAX, DBL_MAX, -DBL_MAX};
@@ -110,7 +110,7 @@ START_TEST(huge_cancellations)
 }
 END_TEST
 
-START_TEST(subnormals)
+TU_TEST(subnormals)
 {
     for (int is_f32 = 0; is_f32 < 2; is_f32++) {
         size_t n = 100003;
@@ -138,7 +138,7 @@ END_TEST
 
 /* Sums that land exactly half an ulp between two values: ties go to the
    even significand; a little more goes up. */
-START_TEST(half_ulp_ties)
+TU_TEST(half_ulp_ties)
 {
     const double up[] = {1, 0x1p-52, 0x1p-53};          /* 1 + 1.5 ulp -> 1 + 2 ulp */
     const double down[] = {1, 0x1p-53};                  /* 1 + 0.5 ulp -> 1 */
@@ -176,7 +176,7 @@ START_TEST(half_ulp_ties)
 }
 END_TEST
 
-START_TEST(special_values)
+TU_TEST(special_values)
 {
     const double nan_[] = {1, NAN, 2};
     const double both[] = {INFINITY, 1, -INFINITY};
@@ -202,7 +202,7 @@ END_TEST
 /* The same bits from the device under test, the host fallback, the GPU
    layout (coalesced, 64-item groups, 7 groups) and a chunked plan of 3
    groups: every split of the input gives the same integer. */
-START_TEST(same_bits_on_every_device_and_plan)
+TU_TEST(same_bits_on_every_device_and_plan)
 {
     static const char *const envs[][2] = {{"GPGPU_CHUNKED", "0"}, {"GPGPU_WG", "64"},
                                           {"GPGPU_GROUPS", "7"}};
@@ -247,7 +247,7 @@ END_TEST
    One work item (GPGPU_WG=1, GPGPU_GROUPS=1) sees every block and more than
    one emptying: spans around the limits of those paths, ties, subnormals
    and specials inside blocks. */
-START_TEST(vector_blocks_are_exact)
+TU_TEST(vector_blocks_are_exact)
 {
     static const int spans[] = {0, 8, 20, 40, 50, 60, 70, 80, 90, 110, 200};
     gpgpu_context *one = NULL;
@@ -301,7 +301,7 @@ END_TEST
 
 /* transform_reduce: the exact sum of the mapped values as converted to t;
    the buffer form at an offset; integers: GPGPU_SUM; scan: refused. */
-START_TEST(maps_buffers_integers_and_scan)
+TU_TEST(maps_buffers_integers_and_scan)
 {
     size_t n = 50001;
     uint64_t seed = tu_seed_for(850, n);
@@ -494,7 +494,7 @@ static void check_all_cuts(int is_f32, const void *in, size_t n, const char *wha
     check_random_cuts(is_f32, in, n, 1, 0, what);
 }
 
-START_TEST(partials_of_short_adversarial_arrays)
+TU_TEST(partials_of_short_adversarial_arrays)
 {
     static const double d[][5] = {
         {1e308, 1, -1e308},     {DBL_MAX, DBL_MAX, -DBL_MAX}, {DBL_MAX, 0x1p970},
@@ -526,7 +526,7 @@ START_TEST(partials_of_short_adversarial_arrays)
 }
 END_TEST
 
-START_TEST(partials_of_long_adversarial_arrays)
+TU_TEST(partials_of_long_adversarial_arrays)
 {
     static const size_t pieces[] = {1, 2, 3, 5, 17};
     static const size_t lens[] = {1000, 65537, 1000003};
@@ -611,7 +611,7 @@ END_TEST
 
 /* -0.0 only where every element is -0.0, over pieces; the empty sum, an
    empty piece and a partial added to itself. */
-START_TEST(partials_zeros_and_doubling)
+TU_TEST(partials_zeros_and_doubling)
 {
     gpgpu_exact_partial a, b, c;
     const double negz[] = {-0.0, -0.0}, posz[] = {0.0}, x[] = {1.5, 0x1p-1074};
@@ -644,7 +644,7 @@ START_TEST(partials_zeros_and_doubling)
 }
 END_TEST
 
-START_TEST(partials_refuse_bad_arguments)
+TU_TEST(partials_refuse_bad_arguments)
 {
     static const gpgpu_type ints[] = {GPGPU_I32, GPGPU_U32, GPGPU_I64, GPGPU_U64};
     double x[4] = {1, 2, 3, 4}, r = 5;
@@ -705,28 +705,7 @@ START_TEST(partials_refuse_bad_arguments)
 }
 END_TEST
 
-static Suite *make(void)
-{
-    Suite *s = suite_create("sum_exact");
-    TCase *tc = tcase_create("sum_exact");
-    tcase_set_timeout(tc, 600);
-    tcase_add_test(tc, huge_cancellations);
-    tcase_add_test(tc, special_values);
-    tcase_add_test(tc, subnormals);
-    tcase_add_test(tc, half_ulp_ties);
-    tcase_add_loop_test(tc, random_wide_ranges_are_exact, 0, 2);
-    tcase_add_test(tc, same_bits_on_every_device_and_plan);
-    tcase_add_test(tc, vector_blocks_are_exact);
-    tcase_add_test(tc, maps_buffers_integers_and_scan);
-    tcase_add_test(tc, partials_of_short_adversarial_arrays);
-    tcase_add_test(tc, partials_of_long_adversarial_arrays);
-    tcase_add_test(tc, partials_zeros_and_doubling);
-    tcase_add_test(tc, partials_refuse_bad_arguments);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
 int main(void)
 {
-    return tu_main(make);
+    return tu_run("sum_exact", 600, NULL);
 }

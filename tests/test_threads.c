@@ -263,19 +263,19 @@ static void run_workers(int shared)
                       tu_device, (unsigned long long)tu_seed());
 }
 
-START_TEST(threads_share_one_context)
+TU_TEST(threads_share_one_context)
 {
     run_workers(THREADS);
 }
 END_TEST
 
-START_TEST(threads_each_with_their_own_context)
+TU_TEST(threads_each_with_their_own_context)
 {
     run_workers(0);
 }
 END_TEST
 
-START_TEST(shared_and_private_contexts_at_once)
+TU_TEST(shared_and_private_contexts_at_once)
 {
     run_workers(THREADS / 2);
 }
@@ -295,7 +295,7 @@ static void *toggle_profiling(void *arg)
     return NULL;
 }
 
-START_TEST(profiling_toggled_while_calls_run)
+TU_TEST(profiling_toggled_while_calls_run)
 {
     pthread_t t;
     int failed = 0;
@@ -307,20 +307,7 @@ START_TEST(profiling_toggled_while_calls_run)
 }
 END_TEST
 
-static Suite *make(void)
-{
-    Suite *s = suite_create("threads");
-    TCase *tc = tcase_create("threads");
-    tcase_set_timeout(tc, 300);
-    tcase_add_test(tc, threads_share_one_context);
-    tcase_add_test(tc, threads_each_with_their_own_context);
-    tcase_add_test(tc, shared_and_private_contexts_at_once);
-    tcase_add_test(tc, profiling_toggled_while_calls_run);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
 int main(void)
 {
-    return tu_main(make);
+    return tu_run("threads", 300, NULL);
 }

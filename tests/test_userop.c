@@ -135,7 +135,7 @@ static void op_scan(const op_case *c, gpgpu_op op, size_t n)
     free(want);
 }
 
-START_TEST(user_op_reduces_and_scans)
+TU_LOOP_TEST(user_op_reduces_and_scans, NOPS)
 {
     const op_case *c = &op_cases[_i];
     if (tu_is_host()) {
@@ -152,7 +152,7 @@ START_TEST(user_op_reduces_and_scans)
 }
 END_TEST
 
-START_TEST(user_op_millions)
+TU_LOOP_TEST(user_op_millions, 2)
 {
     if (tu_is_host())
         return;
@@ -163,7 +163,7 @@ START_TEST(user_op_millions)
 }
 END_TEST
 
-START_TEST(same_definition_same_op)
+TU_TEST(same_definition_same_op)
 {
     if (tu_is_host())
         return;
@@ -176,7 +176,7 @@ START_TEST(same_definition_same_op)
 }
 END_TEST
 
-START_TEST(op_of_other_type_or_unknown_is_invalid)
+TU_TEST(op_of_other_type_or_unknown_is_invalid)
 {
     uint32_t x[3] = {1, 2, 3}, r;
     if (!tu_is_host()) {
@@ -235,7 +235,7 @@ static void map_reduce(const map_case *c, gpgpu_op op, size_t n)
     free(in);
 }
 
-START_TEST(maps_fuse_into_reduce)
+TU_LOOP_TEST(maps_fuse_into_reduce, NMAPS)
 {
     const map_case *c = &map_cases[_i];
     unsigned char got[8];
@@ -250,7 +250,7 @@ START_TEST(maps_fuse_into_reduce)
 }
 END_TEST
 
-START_TEST(map_millions)
+TU_TEST(map_millions)
 {
     if (tu_is_host())
         return;
@@ -310,7 +310,7 @@ static void select_one(const select_case *c, size_t n, int in_place)
     free(want);
 }
 
-START_TEST(select_keeps_in_order)
+TU_LOOP_TEST(select_keeps_in_order, NSELECTS)
 {
     const select_case *c = &select_cases[_i];
     if (tu_is_host()) {
@@ -324,7 +324,7 @@ START_TEST(select_keeps_in_order)
 }
 END_TEST
 
-START_TEST(select_in_place_and_millions)
+TU_TEST(select_in_place_and_millions)
 {
     if (tu_is_host())
         return;
@@ -335,7 +335,7 @@ END_TEST
 
 /* The buffer form at several offsets, with a wait list and a done event;
    i counts from the first selected element, not from the buffer's start. */
-START_TEST(select_buffer_with_offsets)
+TU_TEST(select_buffer_with_offsets)
 {
     if (tu_is_host()) {
         ck_assert_int_eq(gpgpu_select_buffer(tu_ctx, GPGPU_I64, "x > 0", NULL, 0, 0, NULL, 0,
@@ -384,7 +384,7 @@ END_TEST
 
 /* A user operator through gpgpu_reduce_buffer, gpgpu_transform_reduce_buffer
    (at offsets, with a wait list and a done event) and gpgpu_scan_buffer. */
-START_TEST(user_op_buffer_forms)
+TU_TEST(user_op_buffer_forms)
 {
     if (tu_is_host())
         return;
@@ -467,7 +467,7 @@ static const char *const hostile[] = {
 
 /* The buffer forms get a dummy handle: the expression is refused before
    any buffer is looked at. */
-START_TEST(hostile_expressions_are_invalid)
+TU_TEST(hostile_expressions_are_invalid)
 {
     gpgpu_op op = 12345;
     float x[4] = {1, 2, 3, 4}, out[4] = {0}, r;
@@ -497,7 +497,7 @@ END_TEST
 
 /* Binary '&', '&&', '*' and names that merely contain a keyword are not
    pointer use. */
-START_TEST(values_that_look_like_pointer_use_are_accepted)
+TU_TEST(values_that_look_like_pointer_use_are_accepted)
 {
     static const char *const ok[] = {"(a & b) | (a * b)", "a && b ? a : b", "(a * (b))",
                                      "a & (b * 3)", "a&b", "(a)&b"};
@@ -519,7 +519,7 @@ START_TEST(values_that_look_like_pointer_use_are_accepted)
 }
 END_TEST
 
-START_TEST(overlong_expression_is_invalid)
+TU_TEST(overlong_expression_is_invalid)
 {
     char *e = tu_alloc(5000);
     gpgpu_op op;
@@ -533,7 +533,7 @@ START_TEST(overlong_expression_is_invalid)
 }
 END_TEST
 
-START_TEST(null_arguments_are_invalid)
+TU_TEST(null_arguments_are_invalid)
 {
     gpgpu_op op;
     int32_t x[2] = {1, 2}, r;
@@ -556,7 +556,7 @@ END_TEST
 
 /* Expressions that pass the checks but do not compile: BUILD with the
    compiler's words about them. */
-START_TEST(non_compiling_expression_is_build_error)
+TU_TEST(non_compiling_expression_is_build_error)
 {
     gpgpu_op op = 12345;
     float x[3] = {1, 2, 3}, out[3], r;
@@ -576,7 +576,7 @@ START_TEST(non_compiling_expression_is_build_error)
 }
 END_TEST
 
-START_TEST(empty_input)
+TU_TEST(empty_input)
 {
     int32_t r = 7;
     size_t count = 7;
@@ -609,7 +609,7 @@ static void *define_and_reduce(void *arg)
     return (void *)ok;
 }
 
-START_TEST(threads_define_concurrently)
+TU_TEST(threads_define_concurrently)
 {
     if (tu_is_host())
         return;
@@ -624,33 +624,7 @@ START_TEST(threads_define_concurrently)
 }
 END_TEST
 
-static Suite *make(void)
-{
-    Suite *s = suite_create("userop");
-    TCase *tc = tcase_create("userop");
-    tcase_set_timeout(tc, 600);
-    tcase_add_test(tc, hostile_expressions_are_invalid);
-    tcase_add_test(tc, values_that_look_like_pointer_use_are_accepted);
-    tcase_add_test(tc, overlong_expression_is_invalid);
-    tcase_add_test(tc, null_arguments_are_invalid);
-    tcase_add_test(tc, non_compiling_expression_is_build_error);
-    tcase_add_loop_test(tc, user_op_reduces_and_scans, 0, NOPS);
-    tcase_add_loop_test(tc, user_op_millions, 0, 2);
-    tcase_add_test(tc, same_definition_same_op);
-    tcase_add_test(tc, op_of_other_type_or_unknown_is_invalid);
-    tcase_add_test(tc, user_op_buffer_forms);
-    tcase_add_loop_test(tc, maps_fuse_into_reduce, 0, NMAPS);
-    tcase_add_test(tc, map_millions);
-    tcase_add_loop_test(tc, select_keeps_in_order, 0, NSELECTS);
-    tcase_add_test(tc, select_in_place_and_millions);
-    tcase_add_test(tc, select_buffer_with_offsets);
-    tcase_add_test(tc, empty_input);
-    tcase_add_test(tc, threads_define_concurrently);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
 int main(void)
 {
-    return tu_main(make);
+    return tu_run("userop", 600, NULL);
 }

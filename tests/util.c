@@ -78,6 +78,66 @@ static int run_on(const char *spec, Suite *(*make)(void))
     return failed != 0;
 }
 
+/* ---- registered tests ---------------------------------------------------- */
+
+enum { TU_MAX_TESTS = 256 };
+static tu_test registered[TU_MAX_TESTS + 1];
+static size_t nregistered;
+static const char *run_name;
+static int run_timeout;
+static void (*run_more)(Suite *s);
+
+void tu_register(const TTest *test, int loops)
+{
+    if (nregistered == TU_MAX_TESTS) {
+        fprintf(stderr, "tests/util.c: more than %d tests in one suite\n", TU_MAX_TESTS);
+        abort();
+    }
+    registered[nregistered++] = (tu_test){test, loops};
+}
+
+/* In the order they are written (constructors may run in any order). */
+static int by_line(const void *a, const void *b)
+{
+    const tu_test *x = a, *y = b;
+    return (x->test->line > y->test->line) - (x->test->line < y->test->line);
+}
+
+void tu_add_case(Suite *s, const char *name, int timeout, void (*teardown)(void),
+                 const tu_test *tests)
+{
+    TCase *tc = tcase_create(name);
+    if (timeout > 0)
+        tcase_set_timeout(tc, timeout);
+    if (teardown)
+        tcase_add_checked_fixture(tc, NULL, teardown);
+    for (; tests->test; tests++) {
+        if (tests->loops > 0)
+            tcase_add_loop_test(tc, tests->test, 0, tests->loops);
+        else
+            tcase_add_test(tc, tests->test);
+    }
+    suite_add_tcase(s, tc);
+}
+
+static Suite *registered_suite(void)
+{
+    Suite *s = suite_create(run_name);
+    qsort(registered, nregistered, sizeof *registered, by_line);
+    tu_add_case(s, run_name, run_timeout, NULL, registered);
+    if (run_more)
+        run_more(s);
+    return s;
+}
+
+int tu_run(const char *name, int timeout, void (*more)(Suite *s))
+{
+    run_name = name;
+    run_timeout = timeout;
+    run_more = more;
+    return tu_main(registered_suite);
+}
+
 int tu_main(Suite *(*make)(void))
 {
     const char *list = getenv("GPGPU_TEST_DEVICES");

@@ -45,6 +45,40 @@ void *tu_alloc(size_t bytes);
                       gpgpu_status_string(s_));                                          \
     } while (0)
 
+/* Tests that register themselves, run in the order they are written:
+       TU_TEST(name) { ... } END_TEST
+       TU_LOOP_TEST(name, loops) { ... uses _i ... } END_TEST  (_i = 0 .. loops - 1)
+   tu_run runs them all as one suite. START_TEST keeps Check's meaning: such
+   a test runs only if a suite lists it (tu_add_case). */
+#define TU_LOOP_TEST(name, loops)                                                      \
+    static void name##_fn(int _i CK_ATTRIBUTE_UNUSED);                                 \
+    static const TTest name##_ttest = {"" #name, name##_fn, __FILE__, __LINE__};       \
+    __attribute__((constructor)) static void name##_register(void)                     \
+    {                                                                                  \
+        tu_register(&name##_ttest, (loops));                                           \
+    }                                                                                  \
+    static void name##_fn(int _i CK_ATTRIBUTE_UNUSED)
+#define TU_TEST(name) TU_LOOP_TEST(name, 0)
+void tu_register(const TTest *test, int loops);
+
+/* One test of a list: test as START_TEST names it; loops > 0 runs it
+   loops times with _i = 0 .. loops - 1. Lists end with {NULL, 0}. */
+typedef struct {
+    const TTest *test;
+    int loops;
+} tu_test;
+
+/* Adds a test case called name to s, run with teardown (may be NULL)
+   after each of its tests: for the cases that force a layout on tu_ctx
+   and must put it back. timeout in seconds, 0 for Check's default. */
+void tu_add_case(Suite *s, const char *name, int timeout, void (*teardown)(void),
+                 const tu_test *tests);
+
+/* Runs the registered tests as the suite name (one test case) on every
+   device, as tu_main does; more (may be NULL) adds further cases. Returns
+   the exit status. */
+int tu_run(const char *name, int timeout, void (*more)(Suite *s));
+
 /* Runs make()'s suite on every device (see tu_ctx) without forking (the
    OpenCL context lives across tests); returns the exit status. */
 int tu_main(Suite *(*make)(void));

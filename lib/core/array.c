@@ -157,30 +157,44 @@ cl_mem gpgpu_array_buffer(const gpgpu_array *a)
 
 /* ---- moving data ---------------------------------------------------------------- */
 
+/* Both directions once checked: host into the array (write) or the array
+   into host. */
+static gpgpu_status array_move(gpgpu_context *ctx, const char *func, const gpgpu_array *a,
+                               size_t offset, void *host, size_t n, int write)
+{
+    const size_t size = gpgpu__type(a->t)->size, at = offset * size, bytes = n * size;
+    if (ctx->host) {
+        char *mem = (char *)a->host + at;
+        if (n > 0)
+            gpgpu__parallel_copy(write ? mem : host, write ? host : mem, bytes);
+        return GPGPU_SUCCESS;
+    }
+    gpgpu__array_begin(ctx);
+    /* Where the device shares host memory one copy is all it takes; else
+       the host calls' routes (staging ring, or one DMA from pinned memory). */
+    gpgpu_status s;
+    if (write) {
+        s = ctx->tune.zero_copy ? gpgpu__write(ctx, a->buf, at, bytes, host)
+                                : gpgpu__upload(ctx, a->buf, at, bytes, host);
+        /* The caller may reuse host once this returns. */
+        if (s == GPGPU_SUCCESS)
+            s = gpgpu__finish(ctx);
+    } else {
+        s = ctx->tune.zero_copy ? gpgpu__read(ctx, a->buf, at, bytes, host)
+                                : gpgpu__download(ctx, a->buf, at, bytes, host, 0);
+    }
+    if (s != GPGPU_SUCCESS)
+        clFinish(ctx->queue); /* nothing may still read or write host */
+    return gpgpu__array_end(ctx, func, s);
+}
+
 gpgpu_status gpgpu_array_write(gpgpu_context *ctx, gpgpu_array *a, size_t offset,
                                const void *host, size_t n)
 {
     GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
     GPGPU__TRY(gpgpu__array_check(ctx, __func__, "a", a));
     GPGPU__TRY(check_range(ctx, __func__, a, offset, host, n));
-    const size_t size = gpgpu__type(a->t)->size;
-    if (ctx->host) {
-        if (n > 0)
-            gpgpu__parallel_copy((char *)a->host + offset * size, host, n * size);
-        return GPGPU_SUCCESS;
-    }
-    gpgpu__array_begin(ctx);
-    /* Where the device shares host memory one copy is all it takes; else
-       the host calls' routes (staging ring, or one DMA from pinned memory). */
-    gpgpu_status s = ctx->tune.zero_copy
-                         ? gpgpu__write(ctx, a->buf, offset * size, n * size, host)
-                         : gpgpu__upload(ctx, a->buf, offset * size, n * size, host);
-    /* The caller may reuse host once this returns. */
-    if (s == GPGPU_SUCCESS)
-        s = gpgpu__finish(ctx);
-    if (s != GPGPU_SUCCESS)
-        clFinish(ctx->queue); /* nothing may still read host */
-    return gpgpu__array_end(ctx, __func__, s);
+    return array_move(ctx, __func__, a, offset, (void *)(uintptr_t)host, n, 1);
 }
 
 gpgpu_status gpgpu_array_read(gpgpu_context *ctx, const gpgpu_array *a, size_t offset,
@@ -189,17 +203,5 @@ gpgpu_status gpgpu_array_read(gpgpu_context *ctx, const gpgpu_array *a, size_t o
     GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
     GPGPU__TRY(gpgpu__array_check(ctx, __func__, "a", a));
     GPGPU__TRY(check_range(ctx, __func__, a, offset, host, n));
-    const size_t size = gpgpu__type(a->t)->size;
-    if (ctx->host) {
-        if (n > 0)
-            gpgpu__parallel_copy(host, (const char *)a->host + offset * size, n * size);
-        return GPGPU_SUCCESS;
-    }
-    gpgpu__array_begin(ctx);
-    gpgpu_status s = ctx->tune.zero_copy
-                         ? gpgpu__read(ctx, a->buf, offset * size, n * size, host)
-                         : gpgpu__download(ctx, a->buf, offset * size, n * size, host, 0);
-    if (s != GPGPU_SUCCESS)
-        clFinish(ctx->queue); /* nothing may still write host */
-    return gpgpu__array_end(ctx, __func__, s);
+    return array_move(ctx, __func__, a, offset, host, n, 0);
 }

@@ -211,16 +211,23 @@ static gpgpu_status array_reduce(gpgpu_context *ctx, const char *func, gpgpu_op 
     return gpgpu__array_end(ctx, func, s);
 }
 
+/* What both reduces check of their arrays, operator and result. */
+static gpgpu_status array_reduce_checks(gpgpu_context *ctx, const char *func, gpgpu_op op,
+                                        const gpgpu_array *in, const void *result)
+{
+    GPGPU__TRY(gpgpu__array_check(ctx, func, "in", in));
+    GPGPU__REQUIRE(ctx, GPGPU__REDUCE_OP(op), func,
+                   "op is %d; need GPGPU_SUM, GPGPU_MIN, GPGPU_MAX, GPGPU_SUM_EXACT or an "
+                   "operator from gpgpu_op_define", (int)op);
+    GPGPU__REQUIRE(ctx, result != NULL, func, "result is NULL; need room for one element");
+    return GPGPU_SUCCESS;
+}
+
 gpgpu_status gpgpu_reduce_array(gpgpu_context *ctx, gpgpu_op op, const gpgpu_array *in,
                                 void *result)
 {
     GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
-    GPGPU__TRY(gpgpu__array_check(ctx, __func__, "in", in));
-    GPGPU__REQUIRE(ctx, GPGPU__REDUCE_OP(op), __func__,
-                   "op is %d; need GPGPU_SUM, GPGPU_MIN, GPGPU_MAX, GPGPU_SUM_EXACT or an "
-                   "operator from gpgpu_op_define", (int)op);
-    GPGPU__REQUIRE(ctx, result != NULL, __func__,
-                   "result is NULL; need room for one element");
+    GPGPU__TRY(array_reduce_checks(ctx, __func__, op, in, result));
     if (ctx->host) {
         if (op >= GPGPU_OP_USER)
             return gpgpu__array_needs_device(ctx, __func__);
@@ -241,12 +248,7 @@ gpgpu_status gpgpu_transform_reduce_array(gpgpu_context *ctx, const char *map, g
     GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
     GPGPU__REQUIRE(ctx, map != NULL, __func__,
                    "map is NULL");
-    GPGPU__TRY(gpgpu__array_check(ctx, __func__, "in", in));
-    GPGPU__REQUIRE(ctx, GPGPU__REDUCE_OP(op), __func__,
-                   "op is %d; need GPGPU_SUM, GPGPU_MIN, GPGPU_MAX, GPGPU_SUM_EXACT or an "
-                   "operator from gpgpu_op_define", (int)op);
-    GPGPU__REQUIRE(ctx, result != NULL, __func__,
-                   "result is NULL; need room for one element");
+    GPGPU__TRY(array_reduce_checks(ctx, __func__, op, in, result));
     GPGPU__TRY(gpgpu__expr_clean(ctx, "map", map, m));
     if (ctx->host)
         return gpgpu__array_needs_device(ctx, __func__);
