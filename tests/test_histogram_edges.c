@@ -285,55 +285,26 @@ END_TEST
 
 /* The GPU strategy (local atomics, coalesced) on any device, and more bins
    than __local memory holds (global counters). */
-static gpgpu_context *saved_ctx;
-
-static void restore_ctx(void)
+TU_TEST(gpu_strategy_and_many_bins)
 {
-    if (saved_ctx) {
-        gpgpu_context_destroy(tu_ctx);
-        tu_ctx = saved_ctx;
-        saved_ctx = NULL;
-    }
-}
-
-START_TEST(gpu_strategy_and_many_bins)
-{
-    gpgpu_context *gpu = NULL;
     size_t n = 200003, nbins = 1 << 19;
     uint32_t *u = tu_alloc(n * sizeof *u);
     tu_fill(GPGPU_U32, u, n, tu_seed_for(730, n));
     double *e = uneven_edges(nbins, 0.5, 4.2e9, 731);
     check(GPGPU_U32, u, n, e, nbins, "many bins");
-    if (!tu_is_host()) {
-        setenv("GPGPU_CHUNKED", "0", 1);
-        setenv("GPGPU_HIST", "local", 1);
-        gpgpu_status st =
-            gpgpu_context_create(&gpu, strcmp(tu_device, "default") ? tu_device : NULL);
-        unsetenv("GPGPU_CHUNKED");
-        unsetenv("GPGPU_HIST");
-        tu_assert_ok(st);
-        saved_ctx = tu_ctx;
-        tu_ctx = gpu;
+    if (tu_force("GPGPU_CHUNKED=0 GPGPU_HIST=local")) {
         double *e2 = uneven_edges(256, 1e8, 4e9, 732);
         check(GPGPU_U32, u, n, e2, 256, "local atomics");
         check(GPGPU_U32, u, n, e, nbins, "local atomics, many bins");
         free(e2);
-        restore_ctx();
+        tu_restore_ctx();
     }
     free(u);
     free(e);
 }
 END_TEST
 
-/* The case that forces a layout and puts it back after each test. */
-static void more_cases(Suite *s)
-{
-    const tu_test gpu[] = {
-        {gpu_strategy_and_many_bins, 0}, {NULL, 0}};
-    tu_add_case(s, "gpu_strategy", 300, restore_ctx, gpu);
-}
-
 int main(void)
 {
-    return tu_run("histogram_edges", 600, more_cases);
+    return tu_run("histogram_edges", 600, NULL);
 }

@@ -23,32 +23,17 @@ typedef enum { ROUTE_DEFAULT, ROUTE_STAGED, ROUTE_SMALL_ON_HOST, ROUTE_GPU_LAYOU
 
 static gpgpu_context *open_route(route r)
 {
-    gpgpu_context *c = NULL;
-    if (r == ROUTE_STAGED) {
-        setenv("GPGPU_ZERO_COPY", "0", 1);
-        setenv("GPGPU_HOST_READS", "0", 1);
-        setenv("GPGPU_STAGE_BYTES", "65536", 1);
-        setenv("GPGPU_STAGE_MIN", "4096", 1);
-    }
-    if (r == ROUTE_SMALL_ON_HOST) { /* what discrete GPUs do below 4097 elements, */
-        setenv("GPGPU_SMALL_HOST", "70000", 1);
-        setenv("GPGPU_ZERO_COPY", "0", 1); /* and with integer reductions above */
-        setenv("GPGPU_HOST_READS", "1", 1);
-    }
-    if (r == ROUTE_GPU_LAYOUT) { /* a GPU's kernels on the caller's arrays in place */
-        setenv("GPGPU_CHUNKED", "0", 1);
-        setenv("GPGPU_SORT_TILE", "1280", 1);
-    }
-    gpgpu_status st = gpgpu_context_create(&c, strcmp(tu_device, "default") ? tu_device : NULL);
-    unsetenv("GPGPU_CHUNKED");
-    unsetenv("GPGPU_SORT_TILE");
-    unsetenv("GPGPU_SMALL_HOST");
-    unsetenv("GPGPU_HOST_READS");
-    unsetenv("GPGPU_ZERO_COPY");
-    unsetenv("GPGPU_STAGE_BYTES");
-    unsetenv("GPGPU_STAGE_MIN");
-    tu_assert_ok(st);
-    return c;
+    static const char *const settings[NROUTES] = {
+        [ROUTE_DEFAULT] = "",
+        [ROUTE_STAGED] = "GPGPU_ZERO_COPY=0 GPGPU_HOST_READS=0 GPGPU_STAGE_BYTES=65536 "
+                         "GPGPU_STAGE_MIN=4096",
+        /* what discrete GPUs do below 4097 elements, and with integer
+           reductions above */
+        [ROUTE_SMALL_ON_HOST] = "GPGPU_SMALL_HOST=70000 GPGPU_ZERO_COPY=0 GPGPU_HOST_READS=1",
+        /* a GPU's kernels on the caller's arrays in place */
+        [ROUTE_GPU_LAYOUT] = "GPGPU_CHUNKED=0 GPGPU_SORT_TILE=1280",
+    };
+    return tu_context_with(settings[r]);
 }
 
 /* Where the arrays live: malloc'd, or inside a gpgpu_host_alloc block. */

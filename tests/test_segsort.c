@@ -109,27 +109,10 @@ END_TEST
 
 /* ---- the GPU kernels on any device ------------------------------------------------ */
 
-static gpgpu_context *saved_ctx;
-
-/* tu_ctx becomes a context with the GPU layout; NULL on the fallback. */
+/* tu_ctx becomes a context with the GPU layout; 0 on the fallback. */
 static int use_gpu_layout(void)
 {
-    gpgpu_context *tiled = NULL;
-    if (tu_is_host())
-        return 0;
-    setenv("GPGPU_CHUNKED", "0", 1);
-    gpgpu_status st = gpgpu_context_create(&tiled, strcmp(tu_device, "default") ? tu_device : NULL);
-    unsetenv("GPGPU_CHUNKED");
-    tu_assert_ok(st);
-    saved_ctx = tu_ctx;
-    tu_ctx = tiled;
-    return 1;
-}
-
-static void restore_ctx(void)
-{
-    gpgpu_context_destroy(tu_ctx);
-    tu_ctx = saved_ctx;
+    return tu_force("GPGPU_CHUNKED=0");
 }
 
 /* Three programs: u32 keys, f32 keys with 4-byte values, u64 keys with
@@ -143,7 +126,7 @@ TU_TEST(gpu_kernels_sort_on_any_device)
     for (size_t i = 0; i < COUNT(progs); i++)
         for (int p = 0; p < (i ? HUGE_ONE : PATTERNS); p++) /* one sort program */
             check_host_api(progs[i].t, p, (unsigned)(p + i) % 2, progs[i].vs);
-    restore_ctx();
+    tu_restore_ctx();
 }
 END_TEST
 
@@ -222,7 +205,7 @@ TU_TEST(buffer_forms_with_offsets_and_events)
     check_buffer(GPGPU_U32, 0, 0);
     check_buffer(GPGPU_F32, 4, 1);
     check_buffer(GPGPU_U64, 8, 1);
-    restore_ctx();
+    tu_restore_ctx();
 }
 END_TEST
 
@@ -272,7 +255,7 @@ TU_TEST(array_forms)
     gpgpu_array_destroy(oa);
     gpgpu_array_destroy(bad);
     if (gpu)
-        restore_ctx();
+        tu_restore_ctx();
     free(k);
     free(want);
     free(vwant);

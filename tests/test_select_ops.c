@@ -333,43 +333,20 @@ END_TEST
 
 /* ---- the GPU layout on any device ------------------------------------------------ */
 
-static gpgpu_context *saved_ctx;
-
-static void restore_ctx(void)
-{
-    if (saved_ctx) {
-        gpgpu_context_destroy(tu_ctx);
-        tu_ctx = saved_ctx;
-        saved_ctx = NULL;
-    }
-}
-
 /* Coalesced rounds with small tiles (64 items x 8 rounds), so that a few
    thousand elements cross many tiles and the counts' scan has levels. */
-START_TEST(coalesced_layout_on_any_device)
+TU_TEST(coalesced_layout_on_any_device)
 {
     static const size_t ns[] = {1, 511, 512, 513, 3001, 20011};
-    gpgpu_context *tiled = NULL;
-    if (tu_is_host())
+    if (!tu_force("GPGPU_CHUNKED=0 GPGPU_WG=64 GPGPU_SCAN_TILE=512"))
         return;
-    setenv("GPGPU_CHUNKED", "0", 1);
-    setenv("GPGPU_WG", "64", 1);
-    setenv("GPGPU_SCAN_TILE", "512", 1);
-    gpgpu_status st = gpgpu_context_create(&tiled, strcmp(tu_device, "default") ? tu_device : NULL);
-    unsetenv("GPGPU_CHUNKED");
-    unsetenv("GPGPU_WG");
-    unsetenv("GPGPU_SCAN_TILE");
-    tu_assert_ok(st);
-    ck_assert(strstr(gpgpu_plan_description(tiled), "layout=coalesced") != NULL);
-    saved_ctx = tu_ctx;
-    tu_ctx = tiled;
+    ck_assert(strstr(gpgpu_plan_description(tu_ctx), "layout=coalesced") != NULL);
     for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++) {
         check_runs(GPGPU_U32, ns[k], RUNS, 0);
         check_runs(GPGPU_F64, ns[k], SPECIALS, 0);
         check_runs(GPGPU_I32, ns[k], ALL_EQUAL, 0); /* tiles without a head */
         check_partition(&partition_cases[2], ns[k], 0);
     }
-    restore_ctx();
 }
 END_TEST
 
@@ -411,15 +388,7 @@ TU_TEST(bad_arguments_are_invalid)
 }
 END_TEST
 
-/* The case that forces a layout and puts it back after each test. */
-static void more_cases(Suite *s)
-{
-    const tu_test coalesced[] = {
-        {coalesced_layout_on_any_device, 0}, {NULL, 0}};
-    tu_add_case(s, "coalesced", 300, restore_ctx, coalesced);
-}
-
 int main(void)
 {
-    return tu_run("select_ops", 600, more_cases);
+    return tu_run("select_ops", 600, NULL);
 }

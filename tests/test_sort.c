@@ -208,44 +208,20 @@ END_TEST
    span several: the form GPUs without NVIDIA's inline assembly run, and,
    besides the oclgrind driver, the only run of it that `make check` makes
    on a machine without a GPU. */
-/* The suite's context while the test runs on its own (restored even when
-   the test fails: Check runs a checked fixture's teardown then too). */
-static gpgpu_context *saved_ctx;
-
-static void restore_ctx(void)
-{
-    if (saved_ctx) {
-        gpgpu_context_destroy(tu_ctx);
-        tu_ctx = saved_ctx;
-        saved_ctx = NULL;
-    }
-}
-
-START_TEST(tiled_layout_sorts_on_any_device)
+TU_TEST(tiled_layout_sorts_on_any_device)
 {
     static const pattern ps[] = { RANDOM, SORTED, TOP_BYTE, LOW_BYTE, END_BYTES };
     static const int tis[] = { 1, 2, 4 }; /* u32, f32, u64 */
     static const size_t ns[] = { 3001, 20011 };
-    gpgpu_context *tiled = NULL;
-
-    if (tu_is_host())
+    if (!tu_force("GPGPU_CHUNKED=0 GPGPU_SORT_TILE=1280"))
         return;
-    setenv("GPGPU_CHUNKED", "0", 1);
-    setenv("GPGPU_SORT_TILE", "1280", 1);
-    gpgpu_status st = gpgpu_context_create(&tiled, strcmp(tu_device, "default") ? tu_device : NULL);
-    unsetenv("GPGPU_CHUNKED");
-    unsetenv("GPGPU_SORT_TILE");
-    tu_assert_ok(st);
-    ck_assert(strstr(gpgpu_plan_description(tiled), "layout=coalesced") != NULL);
-    saved_ctx = tu_ctx;
-    tu_ctx = tiled;
+    ck_assert(strstr(gpgpu_plan_description(tu_ctx), "layout=coalesced") != NULL);
     for (size_t p = 0; p < sizeof ps / sizeof *ps; p++)
         for (size_t i = 0; i < sizeof tis / sizeof *tis; i++)
             for (size_t vs = 0; vs <= 8; vs += 4)
                 for (size_t s = 0; s < 2; s++)
                     check_case(tis[i], ns[s], (unsigned)(p % 2), vs, ps[p],
                                tu_seed_for(400 + p * 16 + i * 4 + vs, ns[s]));
-    restore_ctx();
 }
 END_TEST
 
@@ -365,15 +341,7 @@ TU_TEST(bad_arguments_are_rejected_and_keys_kept)
 }
 END_TEST
 
-/* The case that forces a layout and puts it back after each test. */
-static void more_cases(Suite *s)
-{
-    const tu_test tiled[] = {
-        {tiled_layout_sorts_on_any_device, 0}, {NULL, 0}};
-    tu_add_case(s, "tiled", 300, restore_ctx, tiled);
-}
-
 int main(void)
 {
-    return tu_run("sort", 300, more_cases);
+    return tu_run("sort", 300, NULL);
 }

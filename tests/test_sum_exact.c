@@ -204,22 +204,10 @@ END_TEST
    groups: every split of the input gives the same integer. */
 TU_TEST(same_bits_on_every_device_and_plan)
 {
-    static const char *const envs[][2] = {{"GPGPU_CHUNKED", "0"}, {"GPGPU_WG", "64"},
-                                          {"GPGPU_GROUPS", "7"}};
-    gpgpu_context *host = NULL, *gpu = NULL, *few = NULL;
+    gpgpu_context *host = NULL;
     tu_assert_ok(gpgpu_context_create(&host, "host"));
-    const char *spec = strcmp(tu_device, "default") ? tu_device : NULL;
-    for (size_t k = 0; k < 3; k++)
-        setenv(envs[k][0], envs[k][1], 1);
-    gpgpu_status st = gpgpu_context_create(&gpu, spec);
-    setenv("GPGPU_CHUNKED", "1", 1);
-    setenv("GPGPU_GROUPS", "3", 1);
-    setenv("GPGPU_WG", "4", 1);
-    gpgpu_status st2 = gpgpu_context_create(&few, spec);
-    for (size_t k = 0; k < 3; k++)
-        unsetenv(envs[k][0]);
-    tu_assert_ok(st);
-    tu_assert_ok(st2);
+    gpgpu_context *gpu = tu_context_with("GPGPU_CHUNKED=0 GPGPU_WG=64 GPGPU_GROUPS=7");
+    gpgpu_context *few = tu_context_with("GPGPU_CHUNKED=1 GPGPU_GROUPS=3 GPGPU_WG=4");
     for (int wide = 0; wide < 4; wide++) { /* narrow data: one window for a whole group */
         const int is_f32 = wide & 1;
         for (size_t k = 0; k < NSIZES; k++) {
@@ -250,17 +238,8 @@ END_TEST
 TU_TEST(vector_blocks_are_exact)
 {
     static const int spans[] = {0, 8, 20, 40, 50, 60, 70, 80, 90, 110, 200};
-    gpgpu_context *one = NULL;
-    if (tu_is_host())
+    if (!tu_force("GPGPU_WG=1 GPGPU_GROUPS=1"))
         return;
-    setenv("GPGPU_WG", "1", 1);
-    setenv("GPGPU_GROUPS", "1", 1);
-    gpgpu_status st = gpgpu_context_create(&one, strcmp(tu_device, "default") ? tu_device : NULL);
-    unsetenv("GPGPU_WG");
-    unsetenv("GPGPU_GROUPS");
-    tu_assert_ok(st);
-    gpgpu_context *saved = tu_ctx;
-    tu_ctx = one;
     const size_t n = 5 * 16384 + 17;
     for (int is_f32 = 0; is_f32 < 2; is_f32++) {
         for (size_t k = 0; k < sizeof spans / sizeof *spans; k++) {
@@ -294,8 +273,7 @@ TU_TEST(vector_blocks_are_exact)
         free(d);
         free(f);
     }
-    tu_ctx = saved;
-    gpgpu_context_destroy(one);
+    tu_restore_ctx();
 }
 END_TEST
 
@@ -387,18 +365,10 @@ static void piece_contexts(void)
     npiece_ctx = 1;
     if (tu_is_host())
         return;
-    gpgpu_context *host = NULL, *gpu = NULL;
+    gpgpu_context *host = NULL;
     tu_assert_ok(gpgpu_context_create(&host, "host"));
-    setenv("GPGPU_CHUNKED", "0", 1);
-    setenv("GPGPU_WG", "64", 1);
-    setenv("GPGPU_GROUPS", "7", 1);
-    gpgpu_status st = gpgpu_context_create(&gpu, strcmp(tu_device, "default") ? tu_device : NULL);
-    unsetenv("GPGPU_CHUNKED");
-    unsetenv("GPGPU_WG");
-    unsetenv("GPGPU_GROUPS");
-    tu_assert_ok(st);
     piece_ctx[npiece_ctx++] = host;
-    piece_ctx[npiece_ctx++] = gpu;
+    piece_ctx[npiece_ctx++] = tu_context_with("GPGPU_CHUNKED=0 GPGPU_WG=64 GPGPU_GROUPS=7");
 }
 
 static void piece_contexts_free(void)

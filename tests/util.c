@@ -57,6 +57,50 @@ void *tu_alloc(size_t bytes)
     return p;
 }
 
+gpgpu_context *tu_context_with(const char *settings)
+{
+    char buf[512], *names[16];
+    size_t nnames = 0;
+    snprintf(buf, sizeof buf, "%s", settings ? settings : "");
+    for (char *save = NULL, *kv = strtok_r(buf, " ", &save); kv && nnames < 16;
+         kv = strtok_r(NULL, " ", &save)) {
+        char *eq = strchr(kv, '=');
+        ck_assert_msg(eq != NULL, "tu_context_with: \"%s\" is not NAME=VALUE", kv);
+        *eq = '\0';
+        setenv(kv, eq + 1, 1);
+        names[nnames++] = kv;
+    }
+    gpgpu_context *c = NULL;
+    gpgpu_status st = gpgpu_context_create(&c, strcmp(tu_device, "default") ? tu_device : NULL);
+    for (size_t i = 0; i < nnames; i++)
+        unsetenv(names[i]);
+    ck_assert_msg(st == GPGPU_SUCCESS, "context on %s with %s: %s (%s)", tu_device, settings,
+                  gpgpu_status_string(st), gpgpu_last_error(NULL));
+    return c;
+}
+
+static gpgpu_context *saved_ctx;
+
+int tu_force(const char *settings)
+{
+    if (tu_is_host())
+        return 0;
+    gpgpu_context *c = tu_context_with(settings);
+    tu_restore_ctx();
+    saved_ctx = tu_ctx;
+    tu_ctx = c;
+    return 1;
+}
+
+void tu_restore_ctx(void)
+{
+    if (saved_ctx) {
+        gpgpu_context_destroy(tu_ctx);
+        tu_ctx = saved_ctx;
+        saved_ctx = NULL;
+    }
+}
+
 static int run_on(const char *spec, Suite *(*make)(void))
 {
     tu_device = spec;
@@ -124,7 +168,7 @@ static Suite *registered_suite(void)
 {
     Suite *s = suite_create(run_name);
     qsort(registered, nregistered, sizeof *registered, by_line);
-    tu_add_case(s, run_name, run_timeout, NULL, registered);
+    tu_add_case(s, run_name, run_timeout, tu_restore_ctx, registered);
     if (run_more)
         run_more(s);
     return s;

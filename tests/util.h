@@ -30,6 +30,19 @@ void tu_fill(gpgpu_type t, void *buf, size_t n, uint64_t seed);
 /* malloc that fails the test on NULL; size 0 gives a valid pointer. */
 void *tu_alloc(size_t bytes);
 
+/* A new context on tu_device, created while the environment holds
+   settings ("NAME=VALUE NAME=VALUE ...", read by the plan at creation;
+   docs/tuning.md lists them); the variables are removed afterwards. Fails
+   the test if it cannot be created. */
+gpgpu_context *tu_context_with(const char *settings);
+
+/* Makes tu_context_with(settings) the context under test until
+   tu_restore_ctx(), which every registered test's teardown calls, so a
+   failing test puts tu_ctx back too. Returns 0 (and changes nothing) on the
+   host fallback, which has no layouts to force. */
+int tu_force(const char *settings);
+void tu_restore_ctx(void);
+
 /* Asserts st == GPGPU_SUCCESS, printing the status and gpgpu_last_error. */
 #define tu_assert_ok(st)                                                             \
     ck_assert_msg((st) == GPGPU_SUCCESS, "%s failed: %s (%s) [device %s, seed %llu]", \
