@@ -4,6 +4,7 @@
 # older commit under .gpu/before (configure --prefix=$PWD/.gpu/before) and
 # the newer one with ../shared/gpu/prepare --build; then on the GPU machine:
 #   source .gpu/env.sh; sh bench/gpu-folds.sh
+out=${OUT:-.}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > $out/device.txt
 B=.gpu/before; A=.gpu/install
 run() { # label prefix args
