@@ -74,6 +74,16 @@ double bench_wall_ms(void (*fn)(void *arg), void *arg, int repeat);
 void *bench_host_alloc(bench *b, size_t bytes);
 void bench_host_free(bench *b, void *p);
 
+/* What a case leaves behind, in one line each: buffers (NULL skipped),
+   arrays, and blocks from bench_host_alloc (NULL skipped). */
+void bench_release_all(const cl_mem *m, size_t n);
+void bench_destroy_all(gpgpu_array *const *a, size_t n);
+void bench_host_free_all(bench *b, void *const *p, size_t n);
+#define BENCH_LIST_(T, ...) (T[]){__VA_ARGS__}, sizeof((T[]){__VA_ARGS__}) / sizeof(T)
+#define BENCH_RELEASE(...) bench_release_all(BENCH_LIST_(cl_mem, __VA_ARGS__))
+#define BENCH_DESTROY(...) bench_destroy_all(BENCH_LIST_(gpgpu_array *, __VA_ARGS__))
+#define BENCH_HOST_FREE(b, ...) bench_host_free_all((b), BENCH_LIST_(void *, __VA_ARGS__))
+
 /* reduce (map NULL) or transform_reduce with map "x*x", SUM: fills r and
    returns 0, or returns -1 after printing why (bench_reduce.c). */
 int bench_sum_run(bench *b, gpgpu_type t, size_t n, const bench_params *p, bench_result *r,

@@ -153,8 +153,7 @@ static int run(bench *b, gpgpu_type t, size_t n, const bench_params *p, bench_re
     uint64_t *serial = malloc(total * sizeof *serial);
     if (!in || !c.bins || !serial || n == 0) {
         fprintf(stderr, "histogram: out of memory or empty input\n");
-        if (in)
-            bench_host_free(b, in);
+        bench_host_free(b, in);
         free(c.bins), free(serial);
         return -1;
     }
@@ -182,10 +181,7 @@ static int run(bench *b, gpgpu_type t, size_t n, const bench_params *p, bench_re
     } else {
         snprintf(r->note, sizeof r->note, "%zu bins", c.nbins);
     }
-    if (c.in)
-        clReleaseMemObject(c.in);
-    if (c.out)
-        clReleaseMemObject(c.out);
+    BENCH_RELEASE(c.in, c.out);
     gpgpu_array_destroy(c.arr);
     bench_host_free(b, in);
     free(c.bins), free(serial);

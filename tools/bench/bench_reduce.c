@@ -115,10 +115,7 @@ int bench_sum_run(bench *b, gpgpu_type t, size_t n, const bench_params *p, bench
     }
     rc = 0;
 done:
-    if (c.in)
-        clReleaseMemObject(c.in);
-    if (c.out)
-        clReleaseMemObject(c.out);
+    BENCH_RELEASE(c.in, c.out);
     gpgpu_array_destroy(c.arr);
     bench_host_free(b, host);
     return rc;

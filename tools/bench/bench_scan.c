@@ -129,16 +129,9 @@ static int run_scan(bench *b, gpgpu_type t, size_t n, const bench_params *p, ben
              excl ? "exclusive" : "inclusive", ms, ms / r->ms);
     rc = 0;
 out:
-    if (c.in)
-        clReleaseMemObject(c.in);
-    if (c.out)
-        clReleaseMemObject(c.out);
-    gpgpu_array_destroy(c.ain);
-    gpgpu_array_destroy(c.aout);
-    if (hin)
-        bench_host_free(b, hin);
-    if (hout)
-        bench_host_free(b, hout);
+    BENCH_RELEASE(c.in, c.out);
+    BENCH_DESTROY(c.ain, c.aout);
+    BENCH_HOST_FREE(b, hin, hout);
     return rc;
 }
 

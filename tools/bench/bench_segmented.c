@@ -303,31 +303,9 @@ static int run_which(bench *b, gpgpu_type t, size_t n, const bench_params *p, be
              base_ms);
     rc = 0;
 done:
-    if (c.din)
-        clReleaseMemObject(c.din);
-    if (c.doffs)
-        clReleaseMemObject(c.doffs);
-    if (c.dout)
-        clReleaseMemObject(c.dout);
-    if (c.didx)
-        clReleaseMemObject(c.didx);
-    if (c.dkeys)
-        clReleaseMemObject(c.dkeys);
-    if (c.dkout)
-        clReleaseMemObject(c.dkout);
-    gpgpu_array_destroy(c.ain);
-    gpgpu_array_destroy(c.aoffs);
-    gpgpu_array_destroy(c.aout);
-    gpgpu_array_destroy(c.akeys);
-    gpgpu_array_destroy(c.akout);
-    if (x)
-        bench_host_free(b, x);
-    if (out)
-        bench_host_free(b, out);
-    if (keys)
-        bench_host_free(b, keys);
-    if (kout)
-        bench_host_free(b, kout);
+    BENCH_RELEASE(c.din, c.doffs, c.dout, c.didx, c.dkeys, c.dkout);
+    BENCH_DESTROY(c.ain, c.aoffs, c.aout, c.akeys, c.akout);
+    BENCH_HOST_FREE(b, x, out, keys, kout);
     free(offsets);
     free(o64);
     return rc;
@@ -533,14 +511,8 @@ static int run_sort(bench *b, gpgpu_type t, size_t n, const bench_params *p, ben
                  flat_ms / r->ms, flat_ms);
     rc = 0;
 done:
-    if (c.din)
-        clReleaseMemObject(c.din);
-    if (c.dwork)
-        clReleaseMemObject(c.dwork);
-    if (c.doffs)
-        clReleaseMemObject(c.doffs);
-    gpgpu_array_destroy(c.awork);
-    gpgpu_array_destroy(c.aoffs);
+    BENCH_RELEASE(c.din, c.dwork, c.doffs);
+    BENCH_DESTROY(c.awork, c.aoffs);
     free(x);
     free(work);
     free(want);

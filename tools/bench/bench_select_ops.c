@@ -271,23 +271,9 @@ static int run_pair(bench *b, kind k, kind ref, gpgpu_type t, size_t n, const be
     }
     rc = 0;
 done:
-    if (c.in)
-        clReleaseMemObject(c.in);
-    if (c.out)
-        clReleaseMemObject(c.out);
-    if (c.len)
-        clReleaseMemObject(c.len);
-    if (c.cnt)
-        clReleaseMemObject(c.cnt);
-    gpgpu_array_destroy(c.ain);
-    gpgpu_array_destroy(c.aout);
-    gpgpu_array_destroy(c.alen);
-    if (hin)
-        bench_host_free(b, hin);
-    if (hout)
-        bench_host_free(b, hout);
-    if (hlen)
-        bench_host_free(b, hlen);
+    BENCH_RELEASE(c.in, c.out, c.len, c.cnt);
+    BENCH_DESTROY(c.ain, c.aout, c.alen);
+    BENCH_HOST_FREE(b, hin, hout, hlen);
     free(edges);
     return rc;
 }

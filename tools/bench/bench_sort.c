@@ -245,8 +245,7 @@ static double time_library(bench *b, sort_case *c, const void *keys, const uint3
                             (vals && gpgpu_array_read(b->ctx, c->avals, 0, got_vals, c->n))))
                 ms = -1;
         }
-        gpgpu_array_destroy(c->akeys);
-        gpgpu_array_destroy(c->avals);
+        BENCH_DESTROY(c->akeys, c->avals);
         return ms;
     }
     if (!BENCH_ON_BUFFERS(b)) {
@@ -268,8 +267,7 @@ static double time_library(bench *b, sort_case *c, const void *keys, const uint3
     }
     cl_mem all[] = { c->orig, c->keys, c->orig_vals, c->vals };
     for (int i = 0; i < 4; i++)
-        if (all[i])
-            clReleaseMemObject(all[i]);
+        BENCH_RELEASE(all[i]);
     return ms;
 }
 
@@ -314,12 +312,10 @@ static int run(bench *b, gpgpu_type t, size_t n, const bench_params *p, bench_re
         fprintf(stderr, "sort: %s\n", serial < 0 ? "out of host memory" : "the sort failed");
     }
     free(keys);
-    if (got)
-        bench_host_free(b, got);
+    bench_host_free(b, got);
     free(want);
     free(vals);
-    if (got_vals)
-        bench_host_free(b, got_vals);
+    bench_host_free(b, got_vals);
     free(want_vals);
     return ms >= 0 && serial >= 0 ? 0 : -1;
 }

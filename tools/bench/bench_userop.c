@@ -129,18 +129,9 @@ static int sel_run(bench *b, gpgpu_type t, size_t n, const bench_params *p, benc
     snprintf(r->note, sizeof r->note, "x > 0, %.1f%% kept", n ? 100.0 * c.count / n : 0.0);
     rc = 0;
 done:
-    if (c.in)
-        clReleaseMemObject(c.in);
-    if (c.out)
-        clReleaseMemObject(c.out);
-    if (c.cnt)
-        clReleaseMemObject(c.cnt);
-    gpgpu_array_destroy(c.ain);
-    gpgpu_array_destroy(c.aout);
-    if (hin)
-        bench_host_free(b, hin);
-    if (hout)
-        bench_host_free(b, hout);
+    BENCH_RELEASE(c.in, c.out, c.cnt);
+    BENCH_DESTROY(c.ain, c.aout);
+    BENCH_HOST_FREE(b, hin, hout);
     return rc;
 }
 

@@ -132,10 +132,31 @@ void *bench_host_alloc(bench *b, size_t bytes)
 
 void bench_host_free(bench *b, void *p)
 {
+    if (!p)
+        return;
     if (b->pinned)
         gpgpu_host_free(b->ctx, p);
     else
         free(p);
+}
+
+void bench_release_all(const cl_mem *m, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (m[i])
+            clReleaseMemObject(m[i]);
+}
+
+void bench_destroy_all(gpgpu_array *const *a, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        gpgpu_array_destroy(a[i]);
+}
+
+void bench_host_free_all(bench *b, void *const *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        bench_host_free(b, p[i]);
 }
 
 uint64_t bench_splitmix(uint64_t *state)
@@ -292,10 +313,7 @@ static double copy_gbps(bench *b, size_t bytes)
         }
         bench_trace("copy bandwidth: %.1f GB/s", best);
     }
-    if (src)
-        clReleaseMemObject(src);
-    if (dst)
-        clReleaseMemObject(dst);
+    BENCH_RELEASE(src, dst);
     return best;
 }
 
