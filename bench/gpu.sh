@@ -41,8 +41,10 @@
 #              (median of 10), and the particle step of
 #              tests/example_particles on arrays against host calls -> arrays.jsonl
 #   peers      every primitive at 2^20, 2^24, 2^26, 2^28, then CUB through
-#              CuPy and PyTorch (.gpu/cub_peers.py) at the same sizes
-#              -> sweep.jsonl, peers.jsonl; bench/table_peers.py
+#              CuPy and PyTorch (.gpu/cub_peers.py) at the same sizes, and
+#              native CUB's reduce, scan, histogram and sorts at 2^28
+#              (.gpu/cub_native.cu, built here with nvcc) -> sweep.jsonl,
+#              peers.jsonl, cub-native.txt; bench/table_peers.py
 #   variants   the plan's alternatives: scan single pass against multi-pass,
 #              sort ranking by ballots or __local masks, sort tiles of 4096,
 #              6144, 8192 keys (median of 10) -> variants.jsonl
@@ -182,6 +184,9 @@ if has peers; then
     bf sweep.jsonl 5 --op sort --type u32 --input narrow16 --n $n
     stamp peers
     timeout 300 python3 .gpu/cub_peers.py ${PEERS_LG:-20 24 26 28} > "$out/peers.jsonl" 2>&1
+    stamp cub_native
+    nvcc -O3 -arch=sm_90 -std=c++17 .gpu/cub_native.cu -o /tmp/cub_native 2>> "$out/err.txt" &&
+        timeout 120 /tmp/cub_native 28 > "$out/cub-native.txt" 2>&1
 fi
 if has variants; then
     for lg in 16 20 24 28; do
