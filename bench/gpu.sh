@@ -55,14 +55,15 @@
 # Every step is stamped with its start time in $OUT/log.txt, so a cut-off
 # run still says what it reached; device.txt records the GPU, the driver,
 # the plan, the commit and the time. bench/table_cub.py ours.jsonl cub.jsonl
-# puts ours beside CUB. PACK=1 packs $OUT into one results.tgz (for device
+# puts ours beside CUB. N_LG=k sets the large size to 2^k (default 28), for
+# a trial run on a small device. PACK=1 packs $OUT into one results.tgz (for device
 # calls that bring back only a few files).
 set -u
 out=${OUT:-.}
 parts=${PARTS:-tests kernels segmented select}
 cub_dir=${CUB_DIR:-.gpu}
 tests_dir=${TESTS_DIR:-.gpu/tests}
-n=$((1 << 28))
+n=$((1 << ${N_LG:-28}))
 t0=$(date +%s)
 stamp() { echo "$(( $(date +%s) - t0 ))s $*" >> "$out/log.txt"; }
 has() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
@@ -127,7 +128,7 @@ if has segmented; then
     b --op reduce_by_key --type u32 --n $n --input seg256
     b --op segmented_sort --type u32 --n $n --input seg4096
     b --op argmin --type u32 --n $n
-    cub cub_segmented 28
+    cub cub_segmented ${N_LG:-28}
 fi
 if has select; then
     for op in unique run_length_encode partition select; do
@@ -136,7 +137,7 @@ if has select; then
     b --op histogram_edges --type f32 --n $n --bins 256
     b --op sum_exact --type f32 --n $n
     b --op sum_exact --type f64 --n $n
-    cub cub_select 28
+    cub cub_select ${N_LG:-28}
 fi
 if has forms; then
     for api in host array; do
