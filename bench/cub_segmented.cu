@@ -1,5 +1,5 @@
-// cub_segmented.cu - native CUB for the targets of issue 16, on the same
-// shapes as gpgpu-bench's segmented ops: n = 2^lg u32 (default 28),
+// cub_segmented.cu - native CUB beside gpgpu-bench's segmented and by-key
+// ops, on the same shapes: n = 2^lg u32 (default 28),
 //   DeviceSegmentedReduce::Sum  with 2^16 and 2^22 segments of equal length
 //   DeviceReduce::ReduceByKey   with runs of 8 and of 256 (keys i / len)
 //   DeviceSegmentedSort::StableSortKeys  with 2^16 segments

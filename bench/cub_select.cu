@@ -1,6 +1,6 @@
-// cub_select.cu - native CUB for the targets of issue 17, on the inputs of
+// cub_select.cu - native CUB beside gpgpu-bench, on the inputs of
 // gpgpu-bench's unique, run_length_encode, partition and histogram_edges
-// (tools/bench_select_ops.c, seed 12345): n = 2^lg (default 28)
+// (tools/bench/bench_select_ops.c, seed 12345): n = 2^lg (default 28)
 //   DeviceSelect::Unique                 u32, runs of two on average
 //   DeviceRunLengthEncode::Encode        u32, the same data, u64 lengths
 //   DevicePartition::If                  u32, the same data, x > 0

@@ -1,10 +1,10 @@
-// Native CUB beside gpgpu-bench for issue 18: scan, sort (u32 keys, u32
+// cub_sort_scan_histogram.cu - native CUB beside gpgpu-bench: scan, sort (u32 keys, u32
 // pairs, u64 keys) and histograms with float and integer samples, at n =
 // 2^lg for each lg given (default 20 24 28). One JSON line per case, median
 // of 10 runs timed by CUDA events around the CUB call.
 // Build on the CPU machine (CUDA 13 ships CCCL), run on the GPU machine:
-//   nvcc -O3 -arch=sm_90 -std=c++17 bench/cub_issue18.cu -o .gpu/cub_issue18
-//   .gpu/cub_issue18 20 24 28
+//   nvcc -O3 -arch=sm_90 -std=c++17 bench/cub_sort_scan_histogram.cu -o .gpu/cub_sort_scan_histogram
+//   .gpu/cub_sort_scan_histogram 20 24 28
 #include <cub/cub.cuh>
 #include <algorithm>
 #include <cstdint>

@@ -1,15 +1,15 @@
 #!/bin/sh
-# Stages the test suites for the NVIDIA machine, which has no Check library
-# and no autotools. Run from the project root after
-# `../shared/gpu/prepare --build` (which leaves its private build tree in
-# /tmp/gpgpu-gpu-src and the install in .gpu/install):
-#   sh bench/gpu-stage-tests.sh
+# Stages the test suites for an NVIDIA machine that has no Check library
+# and no autotools. Run from the project root with BUILD naming a build
+# tree of this checkout configured with --prefix=$PWD/.gpu/install and
+# installed there (default /tmp/gpgpu-gpu-src):
+#   BUILD=/path/to/build sh bench/gpu-stage-tests.sh
 # On the GPU machine, after `source .gpu/env.sh`:
 #   sh .gpu/tests/run.sh            every suite on the GPU, then GPGPU_PTX=0
 # Results go to $OUT/tests.txt when OUT is set.
 set -eu
-src=/tmp/gpgpu-gpu-src
-[ -d "$src" ] || { echo "run ../shared/gpu/prepare --build first" >&2; exit 1; }
+src=${BUILD:-/tmp/gpgpu-gpu-src}
+[ -d "$src/tests" ] || { echo "no build tree at $src: build and install into .gpu/install first" >&2; exit 1; }
 (cd "$src" && make -j"$(nproc)" --quiet check TESTS= >/dev/null)
 rm -rf .gpu/tests
 mkdir -p .gpu/tests/tests

@@ -1,26 +1,26 @@
 #!/bin/sh
-# libgpgpu-mpi's scaling benchmark on the GPU machines (issue 19), which reach
+# libgpgpu-mpi's scaling benchmark on GPU machines that reach
 # no package registry. From the project root:
 #
-#   On the CPU machine:  sh bench/mpi-gpu-run.sh --stage
+#   On the CPU machine:  sh bench/mpi.sh --stage
 #       runs ../shared/gpu/prepare (OpenCL ICD loader, clinfo, .gpu/env.sh),
 #       downloads the Open MPI runtime .debs into .gpu/ompi-debs/, and
 #       builds this checkout with MPI into .gpu/install (with the MPI test
 #       program as .gpu/install/libexec/test_mpi). Carry .gpu along.
-#   On the GPU machine:  source .gpu/env.sh; sh bench/mpi-gpu-run.sh
+#   On the GPU machine:  source .gpu/env.sh; sh bench/mpi.sh
 #       unpacks Open MPI into /tmp/ompi and runs gpgpu-mpi-bench, weak
 #       (2^26 elements per rank) and strong (2^28 in all) scaling, for every
 #       primitive at 1, 2 and 4 ranks (no more ranks than GPUs), one GPU a
 #       rank (GPGPU_DEVICE=gpu:local); then the MPI test suite's checks at
-#       each rank count. Writes mpi.jsonl, mpi.md (bench/mpi_table.py),
-#       device.txt and tests.txt to $OUT (else bench/results/mpi-<date>).
+#       each rank count. Writes mpi.jsonl, mpi.md (bench/table_mpi.py),
+#       device.txt and tests.txt to $OUT (else bench/results/<date>-mpi).
 #
 # Knobs (environment): GPGPU_DEVICE (gpu:local), RANKS ("1 2 4", cut to the
 # device count), WEAK_N (2^26), STRONG_N (2^28), REPEAT (5), OMPI_DEBS
 # (.gpu/ompi-debs). On a CPU machine with PoCL, for a trial of the run:
 #   GPGPU_DEVICE=cpu RANKS="1 2" WEAK_N=1048576 STRONG_N=2097152 \
 #       PATH=$PWD/.gpu/install/bin:$PATH LD_LIBRARY_PATH=$PWD/.gpu/install/lib \
-#       sh bench/mpi-gpu-run.sh
+#       sh bench/mpi.sh
 set -u
 debs=${OMPI_DEBS:-.gpu/ompi-debs}
 # Open MPI 4.1 and what it loads, as Debian 12 packages it (amd64);
@@ -54,10 +54,10 @@ stage() {
 }
 
 [ "${1:-}" = "--stage" ] && { stage; exit $?; }
-[ $# -eq 0 ] || { echo "usage: sh bench/mpi-gpu-run.sh [--stage]" >&2; exit 2; }
+[ $# -eq 0 ] || { echo "usage: sh bench/mpi.sh [--stage]" >&2; exit 2; }
 
 start=$(date +%s)
-out=${OUT:-bench/results/mpi-$(date -u +%Y-%m-%d)}
+out=${OUT:-bench/results/$(date -u +%Y-%m-%d)-mpi}
 mkdir -p "$out"
 
 # Open MPI from the carried packages (dpkg -x makes no alternatives links:
@@ -134,7 +134,7 @@ for scaling in weak strong; do
             tee -a "$out/mpi.jsonl" || status=1
     done
 done
-python3 "$(dirname "$0")/mpi_table.py" "$out/mpi.jsonl" > "$out/mpi.md" || status=1
+python3 "$(dirname "$0")/table_mpi.py" "$out/mpi.jsonl" > "$out/mpi.md" || status=1
 cat "$out/mpi.md"
 
 # Where a distributed sort's time goes (GPGPU_MPI_PROFILE=1: each rank's
@@ -171,7 +171,8 @@ exec "$TEST_MPI" ${TEST_ARG:-}'
 export TEST_MPI
 limit=240
 : > "$out/tests.txt"
-# Within the 8 minutes a GPU session allows: later checks give way.
+# Within 400 s, so that the run fits a 10-minute device call: later
+# checks give way.
 in_time() {
     [ $(($(date +%s) - start)) -lt 400 ] && return 0
     echo "== skipped (out of time): $1" | tee -a "$out/tests.txt"
@@ -196,5 +197,5 @@ if [ "$top" -ge 2 ]; then
     done
 fi
 grep -E "^[0-9]+%: Checks|^faults:|FAILED" "$out/tests.txt" | sort | uniq -c
-echo "mpi-gpu-run: status $status, $(($(date +%s) - start)) s, results in $out"
+echo "bench/mpi.sh: status $status, $(($(date +%s) - start)) s, results in $out"
 exit $status

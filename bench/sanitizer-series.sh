@@ -1,6 +1,6 @@
 #!/bin/sh
-# Issue 20's check: the sanitizer build's make check five times in a row on a
-# loaded machine. From a clone of the project (not the tree you work in):
+# The sanitizer build's make check five times in a row on a loaded machine
+# (a race or leak that shows once in a while shows here). From a clone of the project (not the tree you work in):
 #   sh bench/sanitizer-series.sh [RUNS] [LOG_DIR]
 # Builds with --enable-sanitizers, keeps `stress --cpu 1` running (if
 # installed) for the whole series, and writes one line per run (exit status,

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Ours against native CUB from one device command of bench/gpu-targets.sh:
+"""Ours against native CUB from one device command of bench/gpu.sh:
 each gpgpu-bench row (_buffer form, kernel events, median) next to the CUB
 call that computes the same thing on the same shape (CUDA events, median),
 and the ratio CUB time / our time (above 1: we are faster).
-Usage: bench/targets_table.py ours.jsonl cub.jsonl > table.md"""
+Usage: python3 bench/table_cub.py ours.jsonl cub.jsonl > table.md"""
 import json, sys
 
 
@@ -24,7 +24,7 @@ def cub_match(r, c):
     if c.get("n") != r["n"]:
         return False
     op, t = r["op"], r["type"]
-    if "case" in c:  # cub_issue18 rows
+    if "case" in c:  # cub_sort_scan_histogram rows
         want = {"sort": "SortKeys", "sort_pairs": "SortPairs",
                 "scan": "ExclusiveSum" if r.get("input") == "exclusive" else "InclusiveSum",
                 "histogram": f'HistogramEven {r.get("bins")} bins'}.get(op)

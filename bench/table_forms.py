@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Median and range, over the rounds, of each case's ratio to the baseline
-its note names (bench/pocl-issue16-17.sh): python3 bench/ratios16.py FILE"""
+its note names (bench/cpu-forms.sh): python3 bench/table_forms.py forms.jsonl"""
 import json
 import re
 import statistics

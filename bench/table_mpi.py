@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Markdown table of gpgpu-mpi-bench --json lines (bench/mpi-gpu-run.sh).
+"""Markdown table of gpgpu-mpi-bench --json lines (bench/mpi.sh).
 
-usage: mpi_table.py mpi.jsonl > mpi.md
+usage: python3 bench/table_mpi.py mpi.jsonl > mpi.md
 
 Per primitive: weak-scaling times per rank count and the efficiency
 (time at 1 rank / time at the most ranks), strong-scaling times and the

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Table of ratios from one GPU run of bench/gpu-run.sh: ours / best peer
+"""Table of ratios from the peers part of bench/gpu.sh: ours / best peer
 (CuPy or PyTorch, same op, dtype and n) and ours / the device's buffer-copy
 bandwidth measured in the same gpgpu-bench run; with a third file, also ours /
-native CUB from bench/cub_issue18.cu in the same device command.
-Usage: bench/ratios.py ours.jsonl peers.jsonl [cub.jsonl] > table.md"""
+native CUB from bench/cub_sort_scan_histogram.cu in the same device command.
+Usage: python3 bench/table_peers.py sweep.jsonl peers.jsonl [cub.jsonl] > table.md"""
 import json, sys
 
 PEER_OP = {  # our op -> peer ops that compute the same thing

@@ -449,7 +449,7 @@ static const char *const hostile[] = {
     "   \n\t ",
     "a \x01 b",
     "a + b\xc3\xa9",
-    /* pointer use (issue 20): address spaces, pointer casts, unary & */
+    /* pointer use: address spaces, pointer casts, unary & */
     "(*(__global int *)0 = 1) + a + b",
     "a + *(global float *)0",
     "a + (local float)b",

@@ -144,9 +144,9 @@ void gpgpu__plan_init(gpgpu_context *ctx)
        against 2398 (a group's tile is 4096 keys whatever the segment). A
        serial C LSD sort of each segment took 53-74 ms in the same runs.
        GPGPU_SEGSORT=host or device overrides. GPUs keep the host's
-       threads too until the kernels have been run and timed on one (they
-       were written after the last GPU session; the _buffer and _array
-       forms, which have no host copy to work on, use them). */
+       threads too for the host call: its route through the kernels has
+       not been timed against them on a GPU (the _buffer and _array
+       forms, which have no host copy to work on, use the kernels). */
     t->segsort_host = 1;
     const char *segsort = getenv("GPGPU_SEGSORT");
     if (segsort && !strcmp(segsort, "host"))

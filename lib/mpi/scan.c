@@ -16,8 +16,8 @@
  * over the bus for the reduce, and a fresh n-element malloc per call, which
  * glibc serves with mmap beyond 32 MiB: every page of it faulted in and
  * zeroed by the scan's read-back, then copied again and unmapped. At 2^26
- * u32 per rank on an H200 that host work was most of the 6.6x slowdown
- * from 1 to 2 ranks of issue 19.)
+ * u32 per rank on an H200 that host work made 2 ranks 6.6x slower than
+ * 1.)
  */
 #include <stdint.h>
 #include <stdlib.h>
