@@ -48,6 +48,11 @@
 #   variants   the plan's alternatives: scan single pass against multi-pass,
 #              sort ranking by ballots or __local masks, sort tiles of 4096,
 #              6144, 8192 keys (median of 10) -> variants.jsonl
+#   before     the installed library against an older install under $BEFORE
+#              (configure --prefix=$PWD/.gpu/before at the older commit),
+#              alternating twice: scan u32/f32 at 2^20, 2^24, 2^28 (and u32
+#              with GPGPU_PTX=0), exact sums f32/f64 at 2^28 (median of 7)
+#              -> before.jsonl, each line with "build": "before" or "after"
 #   traces     per-kernel times of the last timed call (GPGPU_BENCH_TRACE=1)
 #              of sort, scan, reduce_by_key, unique, run-length encode,
 #              partition, select, segmented sort, exact sums -> profile.txt
@@ -204,6 +209,31 @@ if has variants; then
             GPGPU_SORT_TILE=$tile GPGPU_SORT_MATCH=$m bf variants.jsonl 10 --op sort_pairs --type u32 --n $n
         done
     done
+fi
+if has before; then
+    before=${BEFORE:-.gpu/before}
+    # ba LABEL PREFIX ARGS: one case with the library under PREFIX
+    ba() {
+        lab=$1; pre=$2; shift 2
+        stamp "$lab $*"
+        LD_LIBRARY_PATH="$pre/lib:${LD_LIBRARY_PATH:-}" timeout 60 "$pre/bin/gpgpu-bench" --json \
+            --repeat 7 "$@" 2>> "$out/err.txt" | sed "s/^{/{\"build\":\"$lab\",/" >> "$out/before.jsonl"
+    }
+    after=$(dirname "$(dirname "$(command -v gpgpu-bench)")")
+    for round in 1 2; do
+        for lab in before after; do
+            pre=$before
+            [ $lab = after ] && pre=$after
+            for lg in 20 24 28; do
+                ba $lab "$pre" --op scan --type u32 --n $((1 << lg))
+                ba $lab "$pre" --op scan --type f32 --n $((1 << lg))
+            done
+            ba $lab "$pre" --op sum_exact --type f64 --n $n
+            ba $lab "$pre" --op sum_exact --type f32 --n $n
+            GPGPU_PTX=0 ba $lab-ptx0 "$pre" --op scan --type u32 --n $n
+        done
+    done
+    cub cub_sort_scan_histogram 28
 fi
 if has traces; then
     for c in "--op sort" "--op sort_pairs" "--op scan --input exclusive" \
