@@ -62,16 +62,6 @@ static int is_float(gpgpu_type t)
 
 /* Device support as in the rest of the library: UNSUPPORTED is a skip only
    for 64-bit types. */
-static int skip_type(gpgpu_type t)
-{
-    uint64_t x = 0;
-    gpgpu_status s = gpgpu_reduce(tu_ctx, t, GPGPU_SUM, &x, 1, &x);
-    if (s == GPGPU_ERROR_UNSUPPORTED && gpgpu_type_size(t) == 8)
-        return 1;
-    tu_assert_ok(s);
-    return 0;
-}
-
 /* ---- handles and transfers ------------------------------------------------ */
 
 TU_TEST(write_and_read_round_trip_every_type_and_range)
@@ -135,7 +125,7 @@ TU_TEST(reduce_matches_reference_for_every_type)
     for (int ti = 0; ti < NTYPES; ti++) {
         gpgpu_type t = types[ti];
         size_t size = gpgpu_type_size(t);
-        if (skip_type(t))
+        if (tu_skip_type(t))
             continue;
         for (size_t si = 0; si < NSIZES; si++) {
             size_t n = sizes[si];
@@ -169,7 +159,7 @@ TU_TEST(scan_matches_reference_in_place_and_not)
     for (int ti = 0; ti < NTYPES; ti++) {
         gpgpu_type t = types[ti];
         size_t size = gpgpu_type_size(t);
-        if (skip_type(t))
+        if (tu_skip_type(t))
             continue;
         for (size_t si = 0; si < NSIZES; si++) {
             size_t n = sizes[si];
@@ -213,7 +203,7 @@ TU_TEST(sort_and_sort_pairs_match_reference_for_every_type)
     for (int ti = 0; ti < NTYPES; ti++) {
         gpgpu_type t = types[ti];
         size_t ks = gpgpu_type_size(t);
-        if (skip_type(t))
+        if (tu_skip_type(t))
             continue;
         for (size_t si = 0; si < NSIZES; si++) {
             size_t n = sizes[si];
@@ -221,7 +211,7 @@ TU_TEST(sort_and_sort_pairs_match_reference_for_every_type)
             /* values: each key's index, as an array of another type */
             gpgpu_type vt = types[(ti + si) % NTYPES];
             size_t vs = gpgpu_type_size(vt);
-            if (skip_type(vt))
+            if (tu_skip_type(vt))
                 continue;
             void *k = tu_alloc(n * ks), *kw = tu_alloc(n * ks), *v = tu_alloc(n * vs);
             fill_keys(t, k, n, tu_seed_for(5, n * 8 + ti));
@@ -259,7 +249,7 @@ TU_TEST(histogram_matches_reference_for_every_type)
     for (int ti = 0; ti < NTYPES; ti++) {
         gpgpu_type t = types[ti];
         size_t size = gpgpu_type_size(t);
-        if (skip_type(t))
+        if (tu_skip_type(t))
             continue;
         for (size_t si = 0; si < NSIZES; si++) {
             size_t n = sizes[si], nbins = si % 2 ? 7 : 256;
@@ -480,7 +470,7 @@ TU_TEST(empty_arrays_work_everywhere)
 {
     for (int ti = 0; ti < NTYPES; ti++) {
         gpgpu_type t = types[ti];
-        if (skip_type(t))
+        if (tu_skip_type(t))
             continue;
         gpgpu_array *a = NULL, *b = NULL;
         uint64_t r = 77, id = 0, bins[3] = {5, 5, 5};

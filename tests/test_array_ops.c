@@ -49,16 +49,6 @@ static int is_float(gpgpu_type t)
 }
 
 /* 64-bit types the device lacks are skipped (UNSUPPORTED); others must work. */
-static int skip_type(gpgpu_type t)
-{
-    uint64_t x = 0;
-    gpgpu_status s = gpgpu_reduce(tu_ctx, t, GPGPU_SUM, &x, 1, &x);
-    if (s == GPGPU_ERROR_UNSUPPORTED && gpgpu_type_size(t) == 8)
-        return 1;
-    tu_assert_ok(s);
-    return 0;
-}
-
 static uint64_t next(uint64_t *s)
 {
     uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
@@ -100,7 +90,7 @@ TU_TEST(reduce_index_matches_reference)
     for (int ti = 0; ti < NTYPES; ti++) {
         const gpgpu_type t = types[ti];
         const size_t size = gpgpu_type_size(t);
-        if (skip_type(t))
+        if (tu_skip_type(t))
             continue;
         for (size_t si = 0; si < NSIZES; si++) {
             const size_t n = sizes[si];
@@ -132,7 +122,7 @@ TU_TEST(segmented_reduce_and_scan_match_reference)
     for (int ti = 0; ti < NTYPES; ti++) {
         const gpgpu_type t = types[ti];
         const size_t size = gpgpu_type_size(t);
-        if (skip_type(t))
+        if (tu_skip_type(t))
             continue;
         for (size_t si = 0; si < NSIZES; si++)
             for (size_t ai = 0; ai < 3; ai++) {
@@ -274,7 +264,7 @@ TU_TEST(by_key_matches_reference)
         for (int ti = 0; ti < NTYPES; ti++) {
             const gpgpu_type kt = key_types[ki], t = types[ti];
             const size_t ks = gpgpu_type_size(kt), size = gpgpu_type_size(t);
-            if (skip_type(kt) || skip_type(t))
+            if (tu_skip_type(kt) || tu_skip_type(t))
                 continue;
             for (size_t si = 0; si < NSIZES; si++)
                 for (size_t ai = 0; ai < 3; ai++) {
@@ -345,7 +335,7 @@ TU_TEST(unique_and_runs_match_loops)
     for (int ti = 0; ti < NTYPES; ti++) {
         const gpgpu_type t = types[ti];
         const size_t size = gpgpu_type_size(t);
-        if (skip_type(t))
+        if (tu_skip_type(t))
             continue;
         for (size_t si = 0; si < NSIZES; si++) {
             const size_t n = sizes[si];
@@ -394,7 +384,7 @@ TU_TEST(partition_matches_loop)
     for (int ti = 0; ti < NTYPES; ti++) {
         const gpgpu_type t = types[ti];
         const size_t size = gpgpu_type_size(t);
-        if (skip_type(t))
+        if (tu_skip_type(t))
             continue;
         for (size_t si = 0; si < NSIZES; si++) {
             const size_t n = sizes[si];
@@ -452,7 +442,7 @@ TU_TEST(histogram_edges_matches_loop)
     for (int ti = 0; ti < NTYPES; ti++) {
         const gpgpu_type t = types[ti];
         const size_t size = gpgpu_type_size(t);
-        if (skip_type(t))
+        if (tu_skip_type(t))
             continue;
         for (size_t si = 0; si < NSIZES; si++) {
             const size_t n = sizes[si];

@@ -401,8 +401,7 @@ TU_TEST(buffer_form_with_offsets)
     uint64_t got[NB + BOFF + 1], want[NB];
     cl_int err;
     cl_command_queue q = gpgpu_queue(tu_ctx);
-    cl_context cl;
-    clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof cl, &cl, NULL);
+    cl_context cl = tu_cl_context();
     tu_fill(GPGPU_F32, x, N + OFF, tu_seed_for(5, 5));
     memset(got, 0x11, sizeof got);
     cl_mem in = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof x, x, &err);

@@ -254,8 +254,7 @@ TU_TEST(buffer_form_with_offsets)
         return;
     }
     cl_command_queue q = gpgpu_queue(tu_ctx);
-    cl_context cl;
-    clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof cl, &cl, NULL);
+    cl_context cl = tu_cl_context();
     const size_t n = 50001;
     double *x = tu_alloc(n * sizeof *x);
     uint64_t got[5], want[5];

@@ -87,11 +87,6 @@ static void split(int kind, size_t total, size_t *first, size_t *n)
    second cold on PoCL per rank: there the suite keeps to u32 and f32; the
    host fallback, which builds nothing, runs every type. The MPI layer's own
    per-type code (the sort order of keys) is the same on every device. */
-static int skip_type(gpgpu_type t)
-{
-    return !tu_is_host() && t != GPGPU_U32 && t != GPGPU_F32;
-}
-
 static const size_t sizes[] = {0, 1, 2, 7, 1000, 20011};
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 static const size_t big = (1u << 20) + 3;  /* for the first case, even split only */
@@ -196,7 +191,7 @@ START_TEST(reduce_matches_reference)
     for (size_t c = 0; c < sizeof reduce_cases / sizeof reduce_cases[0]; c++)
         for (int sp = 0; sp < NSPLITS; sp++)
             for (size_t z = 0; z <= NSIZES; z++) {
-                if (skip_big(z, c, sp) || skip_type(reduce_cases[c].t))
+                if (skip_big(z, c, sp) || tu_skip_type(reduce_cases[c].t))
                     continue;
                 gpgpu_type t = reduce_cases[c].t;
                 gpgpu_op op = reduce_cases[c].op;
@@ -409,7 +404,7 @@ START_TEST(scan_matches_reference)
             for (size_t z = 0; z <= NSIZES; z++) {
                 gpgpu_type t = scan_cases[c].t;
                 size_t total = z < NSIZES ? sizes[z] : big;
-                if (skip_big(z, c, sp) || skip_type(t))
+                if (skip_big(z, c, sp) || tu_skip_type(t))
                     continue;
                 input in = make_input(t, total, SMALL, sp, tu_seed_for(200 + c, z));
                 unsigned char *want = tu_alloc(total * in.size);
@@ -477,7 +472,7 @@ static void check_histogram(size_t c, int sp, size_t total)
 {
     gpgpu_type t = hist_cases[c].t;
     size_t nb = hist_cases[c].nbins;
-    if (skip_type(t))
+    if (tu_skip_type(t))
         return;
     input in = make_input(t, total, hist_cases[c].kind, sp, tu_seed_for(300 + c, total));
     uint64_t *got = tu_alloc(nb * sizeof *got), *want = tu_alloc(nb * sizeof *want);
@@ -514,7 +509,7 @@ END_TEST
 static void check_sort(gpgpu_type t, int kind, int sp, size_t total, unsigned flags,
                        size_t vsize, uint64_t seed)
 {
-    if (skip_type(t))
+    if (tu_skip_type(t))
         return;
     input in = make_input(t, total, kind, sp, seed);
     size_t *perm = tu_alloc(total * sizeof *perm);

@@ -134,8 +134,7 @@ TU_TEST(buffer_form_with_offsets)
         return;
     }
     cl_command_queue q = gpgpu_queue(tu_ctx);
-    cl_context cl;
-    clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof cl, &cl, NULL);
+    cl_context cl = tu_cl_context();
     size_t n = 100003;
     uint64_t *x = tu_alloc(n * 8);
     tu_fill(GPGPU_U64, x, n, tu_seed_for(7, n));

@@ -713,8 +713,7 @@ TU_TEST(buffer_forms_with_offsets_and_events)
         return;
     }
     cl_command_queue q = gpgpu_queue(tu_ctx);
-    cl_context cl;
-    clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof cl, &cl, NULL);
+    cl_context cl = tu_cl_context();
     const size_t n = 50021, lead = 5;
     int64_t *x = tu_alloc((n + lead) * 8), *got = tu_alloc((n + lead) * 8);
     int64_t *want = tu_alloc((n + lead) * 8);
@@ -786,8 +785,7 @@ TU_TEST(buffer_form_survives_bad_offsets)
     if (tu_is_host())
         return;
     cl_command_queue q = gpgpu_queue(tu_ctx);
-    cl_context cl;
-    clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof cl, &cl, NULL);
+    cl_context cl = tu_cl_context();
     uint32_t x[16];
     cl_ulong off[6] = { 0, 9, 4, 1000000, 3, 0xffffffffffffffffull };
     for (int i = 0; i < 16; i++)
@@ -965,8 +963,7 @@ TU_TEST(by_key_buffer_forms)
         return;
     }
     cl_command_queue q = gpgpu_queue(tu_ctx);
-    cl_context cl;
-    clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof cl, &cl, NULL);
+    cl_context cl = tu_cl_context();
     const size_t n = 30011, lead = 3;
     const size_t means[] = { 1, 8, 5000 };
     uint64_t *keys = tu_alloc((n + lead) * 8), *kout = tu_alloc(n * 8);

@@ -136,8 +136,7 @@ END_TEST
 static void check_buffer(gpgpu_type t, size_t vs, unsigned flags)
 {
     cl_command_queue q = gpgpu_queue(tu_ctx);
-    cl_context cl;
-    clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof cl, &cl, NULL);
+    cl_context cl = tu_cl_context();
     size_t off[200], koff = 3, ooff = 2;
     size_t nseg = make_offsets(EDGES, 4, tu_seed_for(77, t), off);
     size_t ks = gpgpu_type_size(t), n = off[nseg] + 5;
@@ -285,9 +284,7 @@ TU_TEST(bad_arguments_are_rejected)
                          GPGPU_ERROR_UNSUPPORTED);
         return;
     }
-    cl_command_queue q = gpgpu_queue(tu_ctx);
-    cl_context cl;
-    clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof cl, &cl, NULL);
+    cl_context cl = tu_cl_context();
     cl_int err;
     cl_mem kb = clCreateBuffer(cl, CL_MEM_READ_WRITE, 16, NULL, &err);
     cl_mem ob = clCreateBuffer(cl, CL_MEM_READ_WRITE, 24, NULL, &err);

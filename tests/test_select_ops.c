@@ -159,8 +159,7 @@ TU_TEST(unique_and_runs_buffer_forms)
         return;
     }
     cl_command_queue q = gpgpu_queue(tu_ctx);
-    cl_context cl;
-    clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof cl, &cl, NULL);
+    cl_context cl = tu_cl_context();
     const gpgpu_type t = GPGPU_F32;
     const size_t n = 70001, size = 4;
     float *x = make_input(t, n, RUNS, tu_seed_for(90, n));
@@ -294,8 +293,7 @@ TU_TEST(partition_buffer_with_offsets)
     if (tu_is_host())
         return;
     cl_command_queue q = gpgpu_queue(tu_ctx);
-    cl_context cl;
-    clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof cl, &cl, NULL);
+    cl_context cl = tu_cl_context();
     const partition_case *c = &partition_cases[2]; /* f32, uses i */
     const size_t n = 70001, size = 4;
     float *x = tu_alloc(n * size), *got = tu_alloc(n * size), *want = tu_alloc(n * size);

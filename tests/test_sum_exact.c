@@ -300,8 +300,7 @@ TU_TEST(maps_buffers_integers_and_scan)
                                             &r));
         ck_assert(same(r, ref_sum_exact(0, sq, n)));
         cl_command_queue q = gpgpu_queue(tu_ctx);
-        cl_context cl;
-        clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof cl, &cl, NULL);
+        cl_context cl = tu_cl_context();
         cl_int err;
         cl_mem in = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * 8, x, &err);
         cl_mem out = clCreateBuffer(cl, CL_MEM_READ_WRITE, 4 * 8, NULL, &err);

@@ -344,8 +344,7 @@ TU_TEST(select_buffer_with_offsets)
         return;
     }
     cl_command_queue q = gpgpu_queue(tu_ctx);
-    cl_context cl;
-    clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof cl, &cl, NULL);
+    cl_context cl = tu_cl_context();
     const select_case *c = &select_cases[3]; /* i64, i % 3 == 0 */
     size_t n = 70001, size = 8;
     int64_t *x = make_input(c->t, n, FILL_RANDOM, tu_seed_for(40, n));
@@ -389,8 +388,7 @@ TU_TEST(user_op_buffer_forms)
     if (tu_is_host())
         return;
     cl_command_queue q = gpgpu_queue(tu_ctx);
-    cl_context cl;
-    clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof cl, &cl, NULL);
+    cl_context cl = tu_cl_context();
     const op_case *c = &op_cases[1]; /* u32 max */
     gpgpu_op op = define(c);
     size_t n = 40009;

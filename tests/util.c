@@ -50,6 +50,23 @@ void tu_fill(gpgpu_type t, void *buf, size_t n, uint64_t seed)
     }
 }
 
+cl_context tu_cl_context(void)
+{
+    cl_context cl = NULL;
+    clGetCommandQueueInfo(gpgpu_queue(tu_ctx), CL_QUEUE_CONTEXT, sizeof cl, &cl, NULL);
+    return cl;
+}
+
+int tu_skip_type(gpgpu_type t)
+{
+    uint64_t x = 0;
+    gpgpu_status s = gpgpu_reduce(tu_ctx, t, GPGPU_SUM, &x, 1, &x);
+    if (s == GPGPU_ERROR_UNSUPPORTED && gpgpu_type_size(t) == 8)
+        return 1;
+    tu_assert_ok(s);
+    return 0;
+}
+
 void *tu_alloc(size_t bytes)
 {
     void *p = malloc(bytes ? bytes : 1);

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gpgpu.h"
+#include "gpgpu_cl.h"
 
 /* The context under test. tu_main runs the suites once per device: the
    default device ($GPGPU_DEVICE or the best one), then the host fallback
@@ -26,6 +26,13 @@ uint64_t tu_seed_for(uint64_t a, uint64_t b);
 /* Deterministic random fill of n elements of t (splitmix64 of seed):
    integers over their full range, floats over [-1000, 1000). */
 void tu_fill(gpgpu_type t, void *buf, size_t n, uint64_t seed);
+
+/* The OpenCL context of tu_ctx's queue (a device context only). */
+cl_context tu_cl_context(void);
+
+/* 1 when t is a 64-bit type the device under test lacks (the calls say
+   UNSUPPORTED), 0 when it runs t; any other failure fails the test. */
+int tu_skip_type(gpgpu_type t);
 
 /* malloc that fails the test on NULL; size 0 gives a valid pointer. */
 void *tu_alloc(size_t bytes);
