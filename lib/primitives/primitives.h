@@ -36,9 +36,13 @@ gpgpu_status gpgpu__scan_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
    checked. map NULL for none. */
 gpgpu_status gpgpu__reduce_host_call(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
                                      const char *map, const void *in, size_t n, void *result);
-/* The device-buffer reduce (range checks, lock, enqueue, event): what
-   gpgpu_reduce_buffer and gpgpu_transform_reduce_buffer share once their
-   arguments are checked; func names the caller in messages. */
+/* ctx, t and op as every reduce checks them. */
+gpgpu_status gpgpu__check_reduce(gpgpu_context *ctx, const char *func, gpgpu_type t,
+                                 gpgpu_op op);
+/* The device-buffer reduce (buffer, wait-list and range checks, lock,
+   enqueue, event): what gpgpu_reduce_buffer and
+   gpgpu_transform_reduce_buffer share once ctx, t and op are checked; func
+   names the caller in messages. */
 gpgpu_status gpgpu__reduce_buffer_call(gpgpu_context *ctx, const char *func, gpgpu_type t,
                                        gpgpu_op op, const char *map, cl_mem in,
                                        size_t in_offset, size_t n, cl_mem result,

@@ -67,12 +67,27 @@ gpgpu_status gpgpu__reduce_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op
                       GPGPU__ARG(ng), GPGPU__ARG(result), GPGPU__ARG(roff), GPGPU__END);
 }
 
+gpgpu_status gpgpu__check_reduce(gpgpu_context *ctx, const char *func, gpgpu_type t,
+                                 gpgpu_op op)
+{
+    GPGPU__TRY(gpgpu__check_ctx(ctx, func));
+    GPGPU__TRY(gpgpu__check_type(ctx, func, "t", t));
+    GPGPU__REQUIRE(ctx, GPGPU__REDUCE_OP(op), func,
+                   "op is %d; need GPGPU_SUM, GPGPU_MIN, GPGPU_MAX, GPGPU_SUM_EXACT or an "
+                   "operator from gpgpu_op_define", (int)op);
+    return GPGPU_SUCCESS;
+}
+
 gpgpu_status gpgpu__reduce_buffer_call(gpgpu_context *ctx, const char *func, gpgpu_type t,
                                        gpgpu_op op, const char *map, cl_mem in,
                                        size_t in_offset, size_t n, cl_mem result,
                                        size_t result_offset, cl_uint num_wait,
                                        const cl_event *wait, cl_event *done)
 {
+    GPGPU__REQUIRE(ctx, in != NULL || n == 0, func,
+                   "in is NULL with n = %zu; it may be NULL only when n is 0", n);
+    GPGPU__REQUIRE(ctx, result != NULL, func, "result is NULL; need a buffer for the result");
+    GPGPU__TRY(gpgpu__check_wait(ctx, func, num_wait, wait));
     if (ctx->host)
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED, "%s: no OpenCL device", func);
     const size_t size = gpgpu__type(t)->size;
@@ -100,15 +115,7 @@ gpgpu_status gpgpu_reduce_buffer(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, 
 {
     if (done) /* on any failure the caller has no event to release */
         *done = NULL;
-    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
-    GPGPU__TRY(gpgpu__check_type(ctx, __func__, "t", t));
-    GPGPU__REQUIRE(ctx, GPGPU__REDUCE_OP(op), __func__,
-                   "op is %d; need GPGPU_SUM, GPGPU_MIN, GPGPU_MAX, GPGPU_SUM_EXACT or an "
-                   "operator from gpgpu_op_define", (int)op);
-    GPGPU__REQUIRE(ctx, in != NULL || n == 0, __func__,
-                   "in is NULL with n = %zu; it may be NULL only when n is 0", n);
-    GPGPU__REQUIRE(ctx, result != NULL, __func__, "result is NULL; need a buffer for the result");
-    GPGPU__TRY(gpgpu__check_wait(ctx, __func__, num_wait, wait));
+    GPGPU__TRY(gpgpu__check_reduce(ctx, __func__, t, op));
     return gpgpu__reduce_buffer_call(ctx, __func__, t, op, NULL, in, in_offset, n, result,
                                      result_offset, num_wait, wait, done);
 }
@@ -162,11 +169,7 @@ gpgpu_status gpgpu__reduce_host_call(gpgpu_context *ctx, gpgpu_type t, gpgpu_op 
 gpgpu_status gpgpu_reduce(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, const void *in,
                           size_t n, void *result)
 {
-    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
-    GPGPU__TRY(gpgpu__check_type(ctx, __func__, "t", t));
-    GPGPU__REQUIRE(ctx, GPGPU__REDUCE_OP(op), __func__,
-                   "op is %d; need GPGPU_SUM, GPGPU_MIN, GPGPU_MAX, GPGPU_SUM_EXACT or an "
-                   "operator from gpgpu_op_define", (int)op);
+    GPGPU__TRY(gpgpu__check_reduce(ctx, __func__, t, op));
     GPGPU__REQUIRE(ctx, result != NULL, __func__, "result is NULL; need room for one element");
     const size_t size = gpgpu__type(t)->size;
     GPGPU__TRY(gpgpu__check_array(ctx, __func__, "in", in, n, size, 1, size));

@@ -301,12 +301,8 @@ gpgpu_status gpgpu_transform_reduce(gpgpu_context *ctx, gpgpu_type t, const char
                                     gpgpu_op op, const void *in, size_t n, void *result)
 {
     char m[EXPR_MAX + 1];
-    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
-    GPGPU__TRY(gpgpu__check_type(ctx, __func__, "t", t));
+    GPGPU__TRY(gpgpu__check_reduce(ctx, __func__, t, op));
     GPGPU__REQUIRE(ctx, map != NULL, __func__, "map is NULL; need an expression in x");
-    GPGPU__REQUIRE(ctx, GPGPU__REDUCE_OP(op), __func__,
-                   "op is %d; need GPGPU_SUM, GPGPU_MIN, GPGPU_MAX, GPGPU_SUM_EXACT or an "
-                   "operator from gpgpu_op_define", (int)op);
     GPGPU__REQUIRE(ctx, result != NULL, __func__, "result is NULL; need room for one element");
     const size_t size = gpgpu__type(t)->size;
     GPGPU__TRY(gpgpu__check_array(ctx, __func__, "in", in, n, size, 1, size));
@@ -326,16 +322,8 @@ gpgpu_status gpgpu_transform_reduce_buffer(gpgpu_context *ctx, gpgpu_type t, con
     char m[EXPR_MAX + 1];
     if (done) /* on any failure the caller has no event to release */
         *done = NULL;
-    GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
-    GPGPU__TRY(gpgpu__check_type(ctx, __func__, "t", t));
+    GPGPU__TRY(gpgpu__check_reduce(ctx, __func__, t, op));
     GPGPU__REQUIRE(ctx, map != NULL, __func__, "map is NULL; need an expression in x");
-    GPGPU__REQUIRE(ctx, GPGPU__REDUCE_OP(op), __func__,
-                   "op is %d; need GPGPU_SUM, GPGPU_MIN, GPGPU_MAX, GPGPU_SUM_EXACT or an "
-                   "operator from gpgpu_op_define", (int)op);
-    GPGPU__REQUIRE(ctx, in != NULL || n == 0, __func__,
-                   "in is NULL with n = %zu; it may be NULL only when n is 0", n);
-    GPGPU__REQUIRE(ctx, result != NULL, __func__, "result is NULL; need a buffer for the result");
-    GPGPU__TRY(gpgpu__check_wait(ctx, __func__, num_wait, wait));
     GPGPU__TRY(gpgpu__expr_clean(ctx, "map", map, m));
     return gpgpu__reduce_buffer_call(ctx, __func__, t, op, m, in, in_offset, n, result,
                                      result_offset, num_wait, wait, done);
