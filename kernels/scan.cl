@@ -118,15 +118,12 @@ static inline void item_scan(const TS T *x, TS T *y, uint first, uint count, T a
     }
 }
 
-/* This work item's total over its elements of the tile in[0 .. len). On a
-   GPU the tile is first copied to tile[] (full tiles without bounds checks). */
-static inline T tile_item_total(__global const T *in, uint len, __local T *tile)
+/* The tile in[0 .. len) coalesced into tile[] (full tiles without bounds
+   checks), then a barrier. */
+static inline void tile_load(__global const T *in, uint len, __local T *tile, uint lid)
 {
-    uint lid = get_local_id(0);
-#if CHUNKED
-    const TS T *x = in;
-#else
     if (len == SCAN_TILE) {
+#pragma unroll
         for (uint j = 0; j < SCAN_ITEMS; ++j)
             tile[TILE_AT(j * WG + lid)] = in[j * WG + lid];
     } else {
@@ -135,6 +132,17 @@ static inline T tile_item_total(__global const T *in, uint len, __local T *tile)
                 tile[TILE_AT(j * WG + lid)] = in[j * WG + lid];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* This work item's total over its elements of the tile in[0 .. len). On a
+   GPU the tile is first copied to tile[] (full tiles without bounds checks). */
+static inline T tile_item_total(__global const T *in, uint len, __local T *tile)
+{
+    uint lid = get_local_id(0);
+#if CHUNKED
+    const TS T *x = in;
+#else
+    tile_load(in, len, tile, lid);
     const TS T *x = tile;
 #endif
     if (len == SCAN_TILE)
@@ -566,16 +574,7 @@ void scan_lookback(__global const T *in, ulong in_off, __global T *out, ulong ou
 
     /* The tile: coalesced into __local memory, then each item's
        SCAN_ITEMS consecutive elements into registers. */
-    if (len == SCAN_TILE) {
-#pragma unroll
-        for (uint j = 0; j < SCAN_ITEMS; ++j)
-            tile[TILE_AT(j * WG + lid)] = in[j * WG + lid];
-    } else {
-        for (uint j = 0; j < SCAN_ITEMS; ++j)
-            if (j * WG + lid < len)
-                tile[TILE_AT(j * WG + lid)] = in[j * WG + lid];
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    tile_load(in, len, tile, lid);
     T x[SCAN_ITEMS], acc = IDENTITY;
     uint first = lid * SCAN_ITEMS;
 #pragma unroll
