@@ -588,9 +588,10 @@ GPGPU_API gpgpu_status gpgpu_segmented_sort_pairs(gpgpu_context *ctx, gpgpu_type
  * exact sum of each run, with n at most 2^32 - 1 on a device); *nruns = the
  * number of runs (0 for n == 0). The outputs need room for n elements
  * (the worst case: every run of length one); past *nruns they are left
- * unspecified. The outputs may not overlap each other or the inputs. Errors: INVALID_ARGUMENT (NULL nruns, NULLs
- * with n > 0, bad key type, value type or op, misaligned arrays, overlap),
- * UNSUPPORTED, OUT_OF_MEMORY, OPENCL, BUILD; on failure *nruns is unchanged.
+ * unspecified. The outputs may not overlap each other or the inputs.
+ * Errors: INVALID_ARGUMENT (NULL nruns, NULLs with n > 0, bad key type,
+ * value type or op, misaligned arrays, overlap), UNSUPPORTED,
+ * OUT_OF_MEMORY, OPENCL, BUILD; on failure *nruns is unchanged.
  */
 GPGPU_API gpgpu_status gpgpu_reduce_by_key(gpgpu_context *ctx, gpgpu_type key_type,
                                            const void *keys, gpgpu_type value_type,
