@@ -635,8 +635,30 @@ static void read_header(const char *path)
 
 /* ---- a function's comment: description, errors, history ------------------- */
 
-static char *first_clause(const char *s)
+/* the closing parenthesis that matches s[i] == '(' */
+static size_t match_paren(const char *s, size_t i)
 {
+    int depth = 0;
+    for (; s[i]; i++) {
+        if (s[i] == '(')
+            depth++;
+        else if (s[i] == ')' && --depth == 0)
+            return i;
+    }
+    return i;
+}
+
+static char *first_clause(const char *s0)
+{
+    /* a parenthesis in the first few words ("*result (one element of p's
+       type) = ...") is left out */
+    char *s = xstrdup(s0);
+    const char *po = strstr(s, " (");
+    if (po && po - s < 24) {
+        size_t c = match_paren(s, (size_t)(po - s) + 1);
+        if (s[c])
+            memmove(s + (po - s), s + c + 1, strlen(s + c + 1) + 1);
+    }
     size_t e = sentence_end(s, 0);
     size_t cut = e;
     const char *stops[] = {" (", ": ", "; "};
@@ -656,8 +678,9 @@ static char *first_clause(const char *s)
         if (c > r)
             *c = '\0';
     }
-    if (isupper((unsigned char)r[0]) && islower((unsigned char)r[1]))
+    if (isupper((unsigned char)r[0]) && (islower((unsigned char)r[1]) || r[1] == ' '))
         r[0] = (char)tolower((unsigned char)r[0]);
+    free(s);
     return r;
 }
 
@@ -764,19 +787,6 @@ static void split_comment(func *f)
         free(f->summary);
         f->summary = sb_take(&b);
     }
-}
-
-/* the closing parenthesis that matches s[i] == '(' */
-static size_t match_paren(const char *s, size_t i)
-{
-    int depth = 0;
-    for (; s[i]; i++) {
-        if (s[i] == '(')
-            depth++;
-        else if (s[i] == ')' && --depth == 0)
-            return i;
-    }
-    return i;
 }
 
 static void add_reason(func *f, int k, const char *r)
@@ -1233,12 +1243,86 @@ static void emit_pre(sb *o, const char *text)
     sb_add(o, ".fi\n.RE\n");
 }
 
+/* An indented block whose lines are "term  text" (two blanks or more
+   between), with deeper lines continuing a text, is a table: one .TP item a
+   row, so that it fills the page's width instead of running past it. */
+static int emit_table(sb *o, const char *text, const rctx *cx)
+{
+    size_t base = (size_t)-1;
+    for (const char *p = text; *p;) {
+        size_t ind = strspn(p, " ");
+        if (p[ind] != '\n' && ind < base)
+            base = ind;
+        p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p);
+    }
+    sb t = {0};
+    int rows = 0, with_text = 0;
+    sb body = {0};
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t l = nl ? (size_t)(nl - p) : strlen(p);
+        char *line = xstrndup(p, l);
+        p = nl ? nl + 1 : p + l;
+        size_t ind = strspn(line, " ");
+        if (!line[ind]) {
+            free(line);
+            continue;
+        }
+        if (ind == base) {
+            if (rows) {
+                with_text += body.n > 0;
+                rtext(&t, body.s ? body.s : "", cx, 0);
+                sb_addc(&t, '\n');
+            }
+            body.n = 0;
+            if (body.s)
+                body.s[0] = '\0';
+            const char *gap = strstr(line + ind, "  ");
+            char *term = gap ? trimn(line + ind, (size_t)(gap - line - ind)) : trim(line + ind);
+            sb_add(&t, ".TP\n");
+            rtext(&t, term, cx, 0);
+            sb_addc(&t, '\n');
+            free(term);
+            if (gap) {
+                char *rest = trim(gap);
+                sb_add(&body, rest);
+                free(rest);
+            }
+            rows++;
+        } else if (rows) {
+            char *rest = trim(line);
+            if (body.n)
+                sb_addc(&body, ' ');
+            sb_add(&body, rest);
+            free(rest);
+        } else {
+            free(line);
+            free(t.s);
+            free(body.s);
+            return 0;
+        }
+        free(line);
+    }
+    if (rows) {
+        with_text += body.n > 0;
+        rtext(&t, body.s ? body.s : "", cx, 0);
+    }
+    sb_addc(&t, '\n');
+    int ok = rows > 0 && with_text == rows;
+    if (ok)
+        sb_add(o, t.s);
+    free(t.s);
+    free(body.s);
+    return ok;
+}
+
 static void emit_blocks(sb *o, const blocks *bs, const rctx *cx)
 {
     for (int i = 0; i < bs->n; i++) {
         const block *b = &bs->b[i];
         if (b->kind == PRE) {
-            emit_pre(o, b->text);
+            if (!emit_table(o, b->text, cx))
+                emit_pre(o, b->text);
             continue;
         }
         sb_add(o, b->kind == BULLET ? ".IP \\(bu 2\n" : ".PP\n");
@@ -1413,9 +1497,11 @@ static int write_page(const char *dir, const char *version, func *f)
         sb_printf(&o, "%s %s \\fBGPGPU_SUCCESS\\fP on success.\n", names.s,
                   first == last ? "returns" : "return");
         if (f->unknown) {
-            sb_printf(&o, "Otherwise it returns an error status (see \\fBgpgpu\\fP(7)); %s.\n", detail);
+            sb_printf(&o, "Otherwise %s an error status (see \\fBgpgpu\\fP(7)); %s.\n",
+                      first == last ? "it returns" : "they return", detail);
         } else {
-            sb_add(&o, "Otherwise it returns one of the statuses below");
+            sb_printf(&o, "Otherwise %s one of the statuses below",
+                      first == last ? "it returns" : "they return");
             if (f->inherit) {
                 sb_printf(&o, ", as \\fB%s\\fP() does", f->inherit);
                 if (f->inherit_note) {
