@@ -193,10 +193,10 @@ GPGPU_API const char *gpgpu_device_name(const gpgpu_context *ctx);
 GPGPU_API const char *gpgpu_plan_description(const gpgpu_context *ctx);
 
 /**
- * Detail of the last failure on ctx (the failed condition, the OpenCL error's
- * name, a build log), "" if none. With ctx NULL: the last failure of
- * gpgpu_context_create in this thread. The text stays valid until the next
- * call on ctx.
+ * The detail of the last failure on ctx (the failed condition, the OpenCL
+ * error's name, a build log), "" if none. With ctx NULL: the last failure
+ * of gpgpu_context_create in this thread. The text stays valid until the
+ * next call on ctx.
  */
 GPGPU_API const char *gpgpu_last_error(const gpgpu_context *ctx);
 

@@ -798,6 +798,8 @@ static void add_reason(func *f, int k, const char *r)
         f->reason[k] = xstrdup(r);
         return;
     }
+    if (strstr(f->reason[k], r))
+        return; /* said already */
     sb b = {0};
     sb_add(&b, f->reason[k]);
     sb_add(&b, "; ");
@@ -809,12 +811,36 @@ static void add_reason(func *f, int k, const char *r)
 static void resolve(func *f);
 
 /* every status of g that f lacks, with g's reasons */
+/* g's reason, with "rules above" and "as above" (which point into g's part
+   of the header) pointing at g's page */
+static char *borrowed(const func *g, const char *r)
+{
+    if (!r)
+        return NULL;
+    sb b = {0};
+    while (*r) {
+        if (starts(r, "rules above")) {
+            sb_printf(&b, "rules of %s", g->name);
+            r += 11;
+        } else if (starts(r, "as above")) {
+            sb_printf(&b, "as in %s", g->name);
+            r += 8;
+        } else {
+            sb_addc(&b, *r++);
+        }
+    }
+    return sb_take(&b);
+}
+
 static void take_missing(func *f, func *g)
 {
     resolve(g);
     for (int k = 0; k < nst; k++)
-        if (g->has[k] && !f->has[k])
-            add_reason(f, k, g->reason[k]);
+        if (g->has[k] && !f->has[k]) {
+            char *r = borrowed(g, g->reason[k]);
+            add_reason(f, k, r);
+            free(r);
+        }
 }
 
 /* the first status word in s, its position and length; -1 if none */
@@ -901,8 +927,10 @@ static char *expand_as(func *f, int k, const char *r)
         return xstrdup(r);
     resolve(g);
     sb b = {0};
-    if (g->reason[k])
-        sb_add(&b, g->reason[k]);
+    char *gr = borrowed(g, g->reason[k]);
+    if (gr)
+        sb_add(&b, gr);
+    free(gr);
     e += strspn(e, ", ");
     if (*e) {
         if (b.n)
@@ -916,8 +944,11 @@ static void inherit(func *f, func *g, const char *rest)
 {
     resolve(g);
     for (int k = 0; k < nst; k++)
-        if (g->has[k])
-            add_reason(f, k, g->reason[k]);
+        if (g->has[k]) {
+            char *r = borrowed(g, g->reason[k]);
+            add_reason(f, k, r);
+            free(r);
+        }
     f->inherit = xstrdup(g->name);
     const char *p = rest;
     p += strspn(p, " ");
@@ -1638,6 +1669,23 @@ static int write_page(const char *dir, const char *version, func *f)
                 order[no++] = fn[g - fn].leader;
             }
             p = e;
+        }
+    }
+    /* and the functions of the same part of the header that name this one */
+    for (int i = 0; i < nfn; i++) {
+        if (seen[i] || fn[i].leader != i || fn[i].sec != f->sec || !fn[i].doc)
+            continue;
+        for (int b = 0; b < fn[i].doc->n && !seen[i]; b++) {
+            const char *s = fn[i].doc->b[b].text;
+            for (int j = first; j <= last && !seen[i]; j++) {
+                size_t l = strlen(fn[j].name);
+                for (const char *p = s; (p = strstr(p, fn[j].name)) != NULL; p += l)
+                    if ((p == s || !is_ident((unsigned char)p[-1])) && !is_ident((unsigned char)p[l])) {
+                        seen[i] = 1;
+                        order[no++] = i;
+                        break;
+                    }
+            }
         }
     }
     for (int i = 0; i < no; i++)
