@@ -282,8 +282,9 @@ GPGPU_API gpgpu_status gpgpu_scan_init(gpgpu_context *ctx, gpgpu_type t, gpgpu_o
  * Stable radix sort of n keys in place, ascending unless flags has
  * GPGPU_DESCENDING (the exact reverse order, still stable). Floats follow IEEE
  * 754 totalOrder: -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN.
- * Errors: INVALID_ARGUMENT (unknown flags, NULL keys with n > 0 ...),
- * UNSUPPORTED, OUT_OF_MEMORY, OPENCL, BUILD; keys are unchanged on failure.
+ * Errors: INVALID_ARGUMENT (unknown flags, bad type, NULL keys with
+ * n > 0, misaligned keys), UNSUPPORTED (a 64-bit type the device lacks),
+ * OUT_OF_MEMORY, OPENCL, BUILD; keys are unchanged on failure.
  */
 GPGPU_API gpgpu_status gpgpu_sort(gpgpu_context *ctx, gpgpu_type t, void *keys, size_t n,
                                   unsigned flags);
