@@ -7,10 +7,11 @@
 #    DESCRIPTION, RETURN VALUE and SEE ALSO; a function that returns a
 #    gpgpu_status lists GPGPU_SUCCESS and at least one error there;
 #  - groff -ww finds nothing to warn about (when groff is installed).
-# Skipped (77) without man.
+# Skipped (77) without man or nroff.
 top_srcdir=${top_srcdir:-$(dirname "$0")/..}
 top_builddir=${top_builddir:-.}
 command -v man >/dev/null 2>&1 || { echo "man not installed: skipped"; exit 77; }
+command -v nroff >/dev/null 2>&1 || { echo "nroff (groff) not installed: skipped"; exit 77; }
 list="$top_builddir/man/pages.list"
 [ -f "$list" ] || { echo "FAIL: $list missing (make builds it)"; exit 1; }
 tmp=$(mktemp -d) || exit 99

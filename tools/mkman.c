@@ -23,6 +23,10 @@
      SEE ALSO     the same family (gpgpu_sort, gpgpu_sort_pairs, their
                   _array, _buffer, _init and mpi forms), the functions the
                   comment names, and gpgpu(7).
+   Indented blocks of a comment stay as they are, unless they are tables
+   ("term  text" lines), which become tagged paragraphs. Roff's specials are
+   escaped: a leading dot or quote, backslashes, and '-' where it is not a
+   hyphen inside a word.
    Functions declared one after another under one comment share a page: the
    first gets it, the others a ".so" link to it.
    With -t, TEMPLATE.7.in becomes DIR/gpgpu.7 with @VERSION@ replaced and the
@@ -1241,6 +1245,20 @@ static void rtext(sb *o, const char *in, const rctx *cx, int plain)
     free(t.s);
 }
 
+/* a quoted macro argument: no '"' inside */
+static void emit_title(sb *o, const char *title)
+{
+    sb t = {0};
+    rtext(&t, title, NULL, 1);
+    for (const char *p = t.s; p && *p; p++) {
+        if (*p == '"')
+            sb_add(o, "\\(dq");
+        else
+            sb_addc(o, *p);
+    }
+    free(t.s);
+}
+
 static void emit_pre(sb *o, const char *text)
 {
     /* lines less their common indentation */
@@ -1607,7 +1625,7 @@ static int write_page(const char *dir, const char *version, func *f)
         if (cx.notes) {
             if (sec->title) {
                 sb_add(&o, ".SS \"");
-                rtext(&o, sec->title, NULL, 1);
+                emit_title(&o, sec->title);
                 sb_add(&o, "\"\n");
             }
             emit_blocks(&o, &sec->intro, NULL);
@@ -1715,10 +1733,7 @@ static void emit_families(FILE *out)
         func *f = &fn[i];
         if (f->hdr != lasthdr || f->sec != lastsec) {
             sb t = {0};
-            if (secs[f->sec].title)
-                rtext(&t, secs[f->sec].title, NULL, 1);
-            else
-                sb_printf(&t, "%s", hdrs[f->hdr].base);
+            emit_title(&t, secs[f->sec].title ? secs[f->sec].title : hdrs[f->hdr].base);
             fprintf(out, ".SS \"%s\"\n", t.s);
             free(t.s);
             lastsec = f->sec;
