@@ -65,6 +65,9 @@ typedef enum { GPGPU_I32, GPGPU_U32, GPGPU_F32, GPGPU_I64, GPGPU_U64, GPGPU_F64 
 typedef int gpgpu_op;
 enum { GPGPU_SUM = 0, GPGPU_MIN = 1, GPGPU_MAX = 2, GPGPU_OP_USER = 16 };
 
+/* ------------------------------------------------------------------------ */
+/* Exact sums                                                                 */
+
 /**
  * The exact sum (gpgpu_reduce, gpgpu_transform_reduce, gpgpu_segmented_reduce,
  * gpgpu_reduce_by_key, their _buffer and _array forms, gpgpu_mpi_reduce):
@@ -158,7 +161,7 @@ GPGPU_API const char *gpgpu_version(void);
 /** A constant English phrase for s ("invalid argument"); never NULL. */
 GPGPU_API const char *gpgpu_status_string(gpgpu_status s);
 
-/** Size in bytes of one element of t, or 0 for a value that is not a type. */
+/** The size in bytes of one element of t, or 0 for a value that is not a type. */
 GPGPU_API size_t gpgpu_type_size(gpgpu_type t);
 
 /**
@@ -170,10 +173,9 @@ GPGPU_API size_t gpgpu_type_size(gpgpu_type t);
  *                                or platform name
  * The best device is a GPU over an accelerator over a CPU; with no OpenCL
  * platform installed it is the host fallback (that is not an error).
- * Returns GPGPU_ERROR_NO_DEVICE for a spec that matches nothing (never a
- * silent fallback), GPGPU_ERROR_INVALID_ARGUMENT for ctx NULL,
- * GPGPU_ERROR_OUT_OF_MEMORY or GPGPU_ERROR_OPENCL. On failure *ctx is NULL
- * and gpgpu_last_error(NULL) gives the detail.
+ * Errors: NO_DEVICE (a spec that matches nothing: never a silent
+ * fallback), INVALID_ARGUMENT (ctx NULL), OUT_OF_MEMORY, OPENCL. On failure
+ * *ctx is NULL and gpgpu_last_error(NULL) gives the detail.
  */
 GPGPU_API gpgpu_status gpgpu_context_create(gpgpu_context **ctx, const char *device);
 
@@ -191,10 +193,10 @@ GPGPU_API const char *gpgpu_device_name(const gpgpu_context *ctx);
 GPGPU_API const char *gpgpu_plan_description(const gpgpu_context *ctx);
 
 /**
- * Detail of the last failure on ctx (the failed condition, the OpenCL error's
- * name, a build log), "" if none. With ctx NULL: the last failure of
- * gpgpu_context_create in this thread. The text stays valid until the next
- * call on ctx.
+ * The detail of the last failure on ctx (the failed condition, the OpenCL
+ * error's name, a build log), "" if none. With ctx NULL: the last failure
+ * of gpgpu_context_create in this thread. The text stays valid until the
+ * next call on ctx.
  */
 GPGPU_API const char *gpgpu_last_error(const gpgpu_context *ctx);
 
@@ -202,15 +204,15 @@ GPGPU_API const char *gpgpu_last_error(const gpgpu_context *ctx);
 /* Host memory the device reaches at full speed                               */
 
 /**
- * bytes of host memory for arrays that the host-memory calls below will
- * use: page-locked (pinned) memory on a discrete GPU, which the bus moves
+ * Allocates bytes of host memory for arrays that the host-memory calls
+ * will use: page-locked (pinned) memory on a discrete GPU, which the bus moves
  * at its full rate with no staging copy; on devices that share host memory
  * (CPUs through PoCL, integrated GPUs) memory the kernels read in place; on
  * the host fallback plain memory. Any pointer inside the allocation, with
  * any length that stays inside it, takes the fast path. Aligned to 4096
  * bytes. Pinned memory is a scarce system resource: allocate what the
- * program reuses, not per call. Returns NULL (detail in gpgpu_last_error)
- * for ctx NULL, bytes 0 or out of memory. Since 0.2.
+ * program reuses, not per call. Returns the memory, or NULL (detail in
+ * gpgpu_last_error) for ctx NULL, bytes 0 or out of memory. Since 0.2.
  */
 GPGPU_API void *gpgpu_host_alloc(gpgpu_context *ctx, size_t bytes);
 
@@ -280,15 +282,18 @@ GPGPU_API gpgpu_status gpgpu_scan_init(gpgpu_context *ctx, gpgpu_type t, gpgpu_o
  * Stable radix sort of n keys in place, ascending unless flags has
  * GPGPU_DESCENDING (the exact reverse order, still stable). Floats follow IEEE
  * 754 totalOrder: -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN.
- * Errors: INVALID_ARGUMENT (unknown flags, NULL keys with n > 0 ...),
- * UNSUPPORTED, OUT_OF_MEMORY, OPENCL, BUILD; keys are unchanged on failure.
+ * Errors: INVALID_ARGUMENT (unknown flags, bad type, NULL keys with
+ * n > 0, misaligned keys), UNSUPPORTED (a 64-bit type the device lacks),
+ * OUT_OF_MEMORY, OPENCL, BUILD; keys are unchanged on failure.
  */
 GPGPU_API gpgpu_status gpgpu_sort(gpgpu_context *ctx, gpgpu_type t, void *keys, size_t n,
                                   unsigned flags);
 
 /**
  * gpgpu_sort carrying values (value_size 4 or 8 bytes each) along with the
- * keys. Keys and values are unchanged on failure.
+ * keys. Errors as gpgpu_sort, plus INVALID_ARGUMENT for value_size other
+ * than 4 or 8, NULL values with n > 0; keys and values are unchanged on
+ * failure.
  */
 GPGPU_API gpgpu_status gpgpu_sort_pairs(gpgpu_context *ctx, gpgpu_type key_type, void *keys,
                                         void *values, size_t value_size, size_t n,
@@ -454,8 +459,8 @@ GPGPU_API gpgpu_status gpgpu_op_define(gpgpu_context *ctx, gpgpu_type t, const c
  * squared norm, "fabs(x)", "x > 0 ? 1 : 0" to count). The map is applied as
  * each element is loaded: no extra pass or buffer, the speed of gpgpu_reduce.
  * op is a built-in operator or one defined for t; n == 0 gives op's identity.
- * Errors as gpgpu_reduce, plus the expression rules above (host fallback:
- * UNSUPPORTED).
+ * Errors as gpgpu_reduce, plus the expression rules above (UNSUPPORTED on
+ * the host fallback).
  */
 GPGPU_API gpgpu_status gpgpu_transform_reduce(gpgpu_context *ctx, gpgpu_type t,
                                               const char *map, gpgpu_op op, const void *in,
@@ -517,8 +522,9 @@ GPGPU_API gpgpu_status gpgpu_reduce_index(gpgpu_context *ctx, gpgpu_type t, gpgp
  * segment gives op's identity. GPGPU_SUM_EXACT works here too (the bits of
  * gpgpu_reduce's exact sum over each segment; one work item per segment,
  * so a few very long segments are better summed one gpgpu_reduce each;
- * scans refuse it). Errors: INVALID_ARGUMENT (NULLs as above,
- * bad type or op, decreasing offsets, an offset whose byte position exceeds
+ * scans refuse it). Errors: INVALID_ARGUMENT (NULL offsets with nseg > 0,
+ * NULL in or out with a segment that is not empty, bad type or op,
+ * decreasing offsets, an offset whose byte position exceeds
  * PTRDIFF_MAX, misaligned arrays), UNSUPPORTED, OUT_OF_MEMORY, OPENCL, BUILD.
  */
 GPGPU_API gpgpu_status gpgpu_segmented_reduce(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
@@ -578,15 +584,15 @@ GPGPU_API gpgpu_status gpgpu_segmented_sort_pairs(gpgpu_context *ctx, gpgpu_type
  */
 
 /**
- * For each run r (in order): keys_out[r] = its key, values_out[r] = the
- * reduce of its values (GPGPU_SUM_EXACT too: the exact sum of each run,
- * with n at most 2^32 - 1 on a device); *nruns = the number of runs (0 for
- * n == 0). The
- * outputs need room for n elements (the worst case: every run of length
- * one); past *nruns they are left unspecified. The outputs may not overlap
- * each other or the inputs. Errors: INVALID_ARGUMENT (NULL nruns, NULLs
- * with n > 0, bad key type, value type or op, misaligned arrays, overlap),
- * UNSUPPORTED, OUT_OF_MEMORY, OPENCL, BUILD; on failure *nruns is unchanged.
+ * Reduce by key: for each run r (in order), keys_out[r] = its key,
+ * values_out[r] = the reduce of its values (GPGPU_SUM_EXACT too: the
+ * exact sum of each run, with n at most 2^32 - 1 on a device); *nruns = the
+ * number of runs (0 for n == 0). The outputs need room for n elements
+ * (the worst case: every run of length one); past *nruns they are left
+ * unspecified. The outputs may not overlap each other or the inputs.
+ * Errors: INVALID_ARGUMENT (NULL nruns, NULLs with n > 0, bad key type,
+ * value type or op, misaligned arrays, overlap), UNSUPPORTED,
+ * OUT_OF_MEMORY, OPENCL, BUILD; on failure *nruns is unchanged.
  */
 GPGPU_API gpgpu_status gpgpu_reduce_by_key(gpgpu_context *ctx, gpgpu_type key_type,
                                            const void *keys, gpgpu_type value_type,
@@ -609,8 +615,10 @@ GPGPU_API gpgpu_status gpgpu_scan_by_key(gpgpu_context *ctx, gpgpu_type key_type
 
 /**
  * Turns per-kernel timing on or off (off by default; GPGPU_PROFILE=1 in the
- * environment turns it on and prints a table per call to stderr). UNSUPPORTED
- * on a context made from a queue without CL_QUEUE_PROFILING_ENABLE.
+ * environment turns it on and prints a table per call to stderr); the
+ * records are read with gpgpu_profile. Errors: INVALID_ARGUMENT (ctx NULL),
+ * UNSUPPORTED (turning it on for a context made from a queue without
+ * CL_QUEUE_PROFILING_ENABLE).
  */
 GPGPU_API gpgpu_status gpgpu_set_profiling(gpgpu_context *ctx, int enabled);
 
@@ -624,8 +632,8 @@ typedef struct {
 
 /**
  * Records of the last primitive call on ctx (waiting for it to finish), valid
- * until the next call. Returns their number; 0 when profiling is off or on
- * the host fallback.
+ * until the next call. Returns the number of records; 0 when profiling is
+ * off or on the host fallback.
  */
 GPGPU_API size_t gpgpu_profile(const gpgpu_context *ctx, const gpgpu_kernel_time **records);
 

@@ -28,7 +28,10 @@ extern "C" {
 /**
  * A context on the caller's queue (its device and cl_context are used; the
  * queue is retained, and released by gpgpu_context_destroy). Profiling works
- * only if the queue has CL_QUEUE_PROFILING_ENABLE.
+ * only if the queue has CL_QUEUE_PROFILING_ENABLE. Errors: INVALID_ARGUMENT
+ * (ctx or queue NULL), UNSUPPORTED (an out-of-order queue), OUT_OF_MEMORY,
+ * OPENCL; on failure *ctx is NULL and gpgpu_last_error(NULL) gives the
+ * detail.
  */
 GPGPU_API gpgpu_status gpgpu_context_from_queue(gpgpu_context **ctx, cl_command_queue queue);
 

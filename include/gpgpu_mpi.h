@@ -68,8 +68,8 @@ GPGPU_API gpgpu_status gpgpu_mpi_context_create(gpgpu_context **ctx, MPI_Comm co
                                                 const char *device);
 
 /**
- * Detail of this thread's last failed gpgpu_mpi_* call: the rank that failed
- * first and its reason (that rank's gpgpu_last_error); "" if none.
+ * The detail of this thread's last failed gpgpu_mpi_* call: the rank that
+ * failed first and its reason (that rank's gpgpu_last_error); "" if none.
  */
 GPGPU_API const char *gpgpu_mpi_last_error(void);
 

@@ -15,4 +15,4 @@ printf '.SH NAME\n%s \\- %s\n' "$name" "$summary"
 printf '.SH DESCRIPTION\nThe text of \\fB%s \\-\\-help\\fR:\n.PP\n.nf\n' "$name"
 # roff: escape backslashes, and lines that start with a dot or a quote
 printf '%s\n' "$help" | sed -e 's/\\/\\e/g' -e 's/^\./\\\&./' -e "s/^'/\\\\\\&'/"
-printf '.fi\n.SH SEE ALSO\nThe libgpgpu README, and include/gpgpu.h, the library'"'"'s manual.\n'
+printf '.fi\n.SH SEE ALSO\n.BR gpgpu (7),\nthe overview of libgpgpu and its calls.\n'
