@@ -28,22 +28,39 @@ typedef struct {
     uint64_t *pos;
 } search_job;
 
+/* LANES searches side by side, each step a select: their cache misses
+   overlap, where one search is a chain of dependent loads. The halving is
+   kernels/search.cl's, the same steps for every needle. */
+enum { LANES = 16 };
+
 #define SEARCH_PART(W)                                                            \
     do {                                                                          \
         const uint##W##_t *s = j->sorted, *x = j->needles;                        \
         const uint##W##_t m0 = (uint##W##_t)j->m0, m1 = (uint##W##_t)j->m1;       \
         const uint##W##_t top = (uint##W##_t)j->top;                              \
-        for (size_t k = first; k < end; k++) {                                    \
-            uint##W##_t v = x[k] ^ (x[k] & top ? m1 : m0);                        \
-            size_t base = 0, len = j->n;                                          \
-            while (len > 0) {                                                     \
-                size_t half = len >> 1;                                           \
-                uint##W##_t e = s[base + half] ^ (s[base + half] & top ? m1 : m0); \
-                int go = j->right ? e <= v : e < v;                               \
-                base = go ? base + half + 1 : base;                               \
-                len = go ? len - half - 1 : half;                                 \
+        for (size_t k = first; k < end; k += LANES) {                             \
+            uint##W##_t v[LANES];                                                 \
+            size_t base[LANES];                                                   \
+            for (int q = 0; q < LANES; q++) {                                     \
+                uint##W##_t e = x[k + q < end ? k + q : end - 1];                 \
+                v[q] = e ^ (e & top ? m1 : m0);                                   \
+                base[q] = 0;                                                      \
             }                                                                     \
-            j->pos[k] = base;                                                     \
+            for (size_t len = j->n; len > 1;) {                                   \
+                const size_t step = len >> 1;                                     \
+                for (int q = 0; q < LANES; q++) {                                 \
+                    uint##W##_t e = s[base[q] + step];                            \
+                    e ^= e & top ? m1 : m0;                                       \
+                    base[q] = (j->right ? e <= v[q] : e < v[q]) ? base[q] + step  \
+                                                                : base[q];        \
+                }                                                                 \
+                len -= step;                                                      \
+            }                                                                     \
+            for (int q = 0; q < LANES && k + q < end; q++) {                      \
+                uint##W##_t e = s[base[q]];                                       \
+                e ^= e & top ? m1 : m0;                                           \
+                j->pos[k + q] = base[q] + (j->right ? e <= v[q] : e < v[q]);      \
+            }                                                                     \
         }                                                                         \
     } while (0)
 
