@@ -4,7 +4,8 @@
  * ref_search.c: every type, both sides and orders, sizes 0, 1, around the
  * chunk (4096) and group sizes, primes, about a million once; ties, both
  * zeros and both NaN signs; unsorted input; bad indices; the argument
- * checks. A case of its own repeats them with the GPU layout forced.
+ * checks. Cases of their own repeat them with the GPU layout, and with the
+ * copying route of discrete GPUs, forced on whatever device this is.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -489,21 +490,29 @@ static void restore_ctx(void)
     }
 }
 
+/* Opens the suite's device again with a plan override (NAME, VALUE pairs,
+   NULL-terminated) and makes it tu_ctx until restore_ctx. */
+static void reopen_with(const char *const *env)
+{
+    gpgpu_context *ctx = NULL;
+    for (const char *const *e = env; *e; e += 2)
+        setenv(e[0], e[1], 1);
+    gpgpu_status st = gpgpu_context_create(&ctx, strcmp(tu_device, "default") ? tu_device : NULL);
+    for (const char *const *e = env; *e; e += 2)
+        unsetenv(e[0]);
+    tu_assert_ok(st);
+    saved_ctx = tu_ctx;
+    tu_ctx = ctx;
+}
+
 START_TEST(coalesced_layout_on_any_device)
 {
-    gpgpu_context *gpu = NULL;
+    static const char *const env[] = { "GPGPU_CHUNKED", "0", "GPGPU_SORT_TILE", "1280", NULL };
+    static const size_t ns[] = { 1, 257, 4097, 20011 };
     if (tu_is_host())
         return;
-    setenv("GPGPU_CHUNKED", "0", 1);
-    setenv("GPGPU_SORT_TILE", "1280", 1);
-    gpgpu_status st = gpgpu_context_create(&gpu, strcmp(tu_device, "default") ? tu_device : NULL);
-    unsetenv("GPGPU_CHUNKED");
-    unsetenv("GPGPU_SORT_TILE");
-    tu_assert_ok(st);
-    ck_assert(strstr(gpgpu_plan_description(gpu), "layout=coalesced") != NULL);
-    saved_ctx = tu_ctx;
-    tu_ctx = gpu;
-    static const size_t ns[] = { 1, 257, 4097, 20011 };
+    reopen_with(env);
+    ck_assert(strstr(gpgpu_plan_description(tu_ctx), "layout=coalesced") != NULL);
     for (int ti = 0; ti < NTYPES; ti++)
         for (size_t i = 0; i < 4; i++) {
             search_case(types[ti], ns[i], ns[3 - i], (unsigned)i % 2, tu_seed_for(120 + ti, i));
@@ -515,10 +524,34 @@ START_TEST(coalesced_layout_on_any_device)
 }
 END_TEST
 
+/* The host calls' route on discrete GPUs (copies through the staging ring,
+   results read back), forced on any device. */
+START_TEST(copy_route_on_any_device)
+{
+    static const char *const env[] = { "GPGPU_ZERO_COPY", "0", "GPGPU_STAGE_BYTES", "65536",
+                                       "GPGPU_STAGE_MIN", "4096", NULL };
+    static const size_t ns[] = { 2, 4097, 100003 };
+    if (tu_is_host())
+        return;
+    reopen_with(env);
+    ck_assert(strstr(gpgpu_plan_description(tu_ctx), "zero-copy") == NULL);
+    for (size_t i = 0; i < 3; i++) {
+        search_case(i ? GPGPU_F64 : GPGPU_I32, ns[i], ns[2 - i], (unsigned)i % 2,
+                    tu_seed_for(150, i));
+        argsort_case(i == 1 ? GPGPU_U64 : GPGPU_F32, ns[i], (unsigned)i % 2,
+                     tu_seed_for(160, i));
+        gather_case(i % 2 ? 8 : 4, ns[i], ns[2 - i], tu_seed_for(170, i));
+    }
+    restore_ctx();
+}
+END_TEST
+
 static void more_cases(Suite *s)
 {
     const tu_test gpu[] = {{coalesced_layout_on_any_device, 0}, {NULL, 0}};
+    const tu_test copy[] = {{copy_route_on_any_device, 0}, {NULL, 0}};
     tu_add_case(s, "coalesced", 300, restore_ctx, gpu);
+    tu_add_case(s, "copy", 300, restore_ctx, copy);
 }
 
 int main(void)

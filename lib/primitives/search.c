@@ -13,8 +13,10 @@
  *
  * Scratch slots: argsort uses IN (the keys' copy) and OUT (the indices)
  * beside the sort's own, and on a discrete device its host call brings the
- * result back from HOST_ORIG; search and gather stage host arrays in IN,
- * OUT and AUX; gather's check writes its per-group answers to PARTIALS.
+ * result back from HOST_ORIG; search and gather stage host arrays in IN
+ * (sorted, in), OUT (needles, out) and AUX (positions, indices: 8 bytes
+ * each, so that a search and a gather of one n need no slot to grow);
+ * gather's check writes its per-group answers to PARTIALS.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -435,7 +437,7 @@ static gpgpu_status gather_host_api(gpgpu_context *ctx, size_t vs, const void *i
     host_arr a = {0}, x = {0}, o = {0};
     size_t bad;
     gpgpu__note_route(ctx, zc ? "zero-copy" : "copy");
-    gpgpu_status st = arr_in(ctx, zc, GPGPU__SLOT_OUT, indices, n, sizeof *indices, &x);
+    gpgpu_status st = arr_in(ctx, zc, GPGPU__SLOT_AUX, indices, n, sizeof *indices, &x);
     if (st == GPGPU_SUCCESS)
         st = gather_check(ctx, x.buf, x.off, n, n_in, &bad);
     if (st == GPGPU_SUCCESS && bad != SIZE_MAX)
@@ -443,7 +445,7 @@ static gpgpu_status gather_host_api(gpgpu_context *ctx, size_t vs, const void *i
     if (st == GPGPU_SUCCESS)
         st = arr_in(ctx, zc, GPGPU__SLOT_IN, in, n_in, vs, &a);
     if (st == GPGPU_SUCCESS)
-        st = arr_out(ctx, zc, GPGPU__SLOT_AUX, out, n, vs, &o);
+        st = arr_out(ctx, zc, GPGPU__SLOT_OUT, out, n, vs, &o);
     if (st == GPGPU_SUCCESS)
         st = gather_enqueue(ctx, vs, a.buf, a.off, n_in, x.buf, x.off, n, o.buf, o.off);
     if (st == GPGPU_SUCCESS)
