@@ -611,6 +611,62 @@ GPGPU_API gpgpu_status gpgpu_scan_by_key(gpgpu_context *ctx, gpgpu_type key_type
                                          size_t n);
 
 /* ------------------------------------------------------------------------ */
+/* Searching, ordering and gathering (since 0.2)                              */
+
+/** gpgpu_search_sorted sides. */
+enum { GPGPU_SEARCH_LEFT = 0, GPGPU_SEARCH_RIGHT = 1 };
+
+/**
+ * NumPy's searchsorted: pos[j] (j < m) = how many elements of sorted[0 .. n)
+ * come before needles[j] in gpgpu_sort's ascending order (floats by
+ * totalOrder, so -0.0 is before +0.0 and each NaN has its place): with side
+ * GPGPU_SEARCH_LEFT those below needles[j], with GPGPU_SEARCH_RIGHT those
+ * not above it. sorted must be ascending in that order; that is not
+ * checked, but on unsorted input every pos[j] is still in [0, n] and
+ * nothing outside sorted is read. n == 0 gives zeros; m == 0 does nothing
+ * (needles and pos may then be NULL). Each needle is a binary search of
+ * log2(n) + 1 reads; sorted and needles are never written.
+ * Errors: INVALID_ARGUMENT (NULL ctx, side other than GPGPU_SEARCH_LEFT or
+ * GPGPU_SEARCH_RIGHT, bad type, NULL sorted with n > 0, NULL needles or pos
+ * with m > 0, misaligned arrays, pos overlapping sorted or needles),
+ * UNSUPPORTED (64-bit type on a device without it), OUT_OF_MEMORY, OPENCL,
+ * BUILD. Since 0.2.
+ */
+GPGPU_API gpgpu_status gpgpu_search_sorted(gpgpu_context *ctx, gpgpu_type t, const void *sorted,
+                                           size_t n, const void *needles, size_t m,
+                                           unsigned side, uint64_t *pos);
+
+/**
+ * indices[i] (i < n) = the position in keys of the i-th element of
+ * gpgpu_sort's stable order with flags (GPGPU_ASCENDING or
+ * GPGPU_DESCENDING): keys[indices[0]], keys[indices[1]] ... is keys sorted,
+ * and equal keys keep their index order in both directions, as gpgpu_sort
+ * does. keys is not changed. Costs one gpgpu_sort_pairs of the keys with
+ * 32-bit indices (64-bit from n = 2^32) in library scratch.
+ * Errors: INVALID_ARGUMENT (NULL ctx, unknown flags, bad type, NULL keys or
+ * indices with n > 0, misaligned arrays, indices overlapping keys),
+ * UNSUPPORTED, OUT_OF_MEMORY, OPENCL, BUILD. Since 0.2.
+ */
+GPGPU_API gpgpu_status gpgpu_argsort(gpgpu_context *ctx, gpgpu_type t, const void *keys,
+                                     size_t n, unsigned flags, uint64_t *indices);
+
+/**
+ * out[i] = in[indices[i]] for i < n (NumPy's take, Thrust's gather), with
+ * elements of value_size 4 or 8 bytes (any type; the bits are copied).
+ * Every index is checked before anything is written: an index >= n_in is
+ * INVALID_ARGUMENT, gpgpu_last_error names the first such position and its
+ * value, and out is unchanged. out must not overlap in or indices
+ * (INVALID_ARGUMENT). n == 0 does nothing (in, indices and out may then be
+ * NULL).
+ * Errors: INVALID_ARGUMENT (NULL ctx, value_size other than 4 or 8, NULL in
+ * with n_in > 0, NULL indices or out with n > 0, misaligned arrays,
+ * overlap, an index out of range), UNSUPPORTED (8-byte values on a device
+ * without 64-bit integers), OUT_OF_MEMORY, OPENCL, BUILD. Since 0.2.
+ */
+GPGPU_API gpgpu_status gpgpu_gather(gpgpu_context *ctx, size_t value_size, const void *in,
+                                    size_t n_in, const uint64_t *indices, size_t n, void *out);
+
+/* ------------------------------------------------------------------------ */
 /* Profiling                                                                   */
 
 /**
@@ -867,6 +923,29 @@ GPGPU_API gpgpu_status gpgpu_partition_array(gpgpu_context *ctx, const char *pre
 GPGPU_API gpgpu_status gpgpu_histogram_edges_array(gpgpu_context *ctx, const gpgpu_array *in,
                                                    const double *edges, size_t nbins,
                                                    uint64_t *bins);
+
+/** gpgpu_search_sorted of arrays: pos (GPGPU_U64, needles' length, another
+    array) receives the positions of needles (sorted's type) in sorted.
+    Does not wait. Errors as gpgpu_search_sorted, plus the array rules.
+    Since 0.2. */
+GPGPU_API gpgpu_status gpgpu_search_sorted_array(gpgpu_context *ctx, const gpgpu_array *sorted,
+                                                 const gpgpu_array *needles, unsigned side,
+                                                 gpgpu_array *pos);
+
+/** gpgpu_argsort of the whole array: indices (GPGPU_U64, keys' length,
+    another array) receives the stable order of keys, which are not
+    changed. Does not wait. Errors as gpgpu_argsort, plus the array rules.
+    Since 0.2. */
+GPGPU_API gpgpu_status gpgpu_argsort_array(gpgpu_context *ctx, const gpgpu_array *keys,
+                                           unsigned flags, gpgpu_array *indices);
+
+/** gpgpu_gather of arrays: out (in's type, indices' length, another array
+    than in and indices) receives in[indices[i]]; indices is GPGPU_U64.
+    Checks the indices on the device and waits for that check: an index
+    past in's length is INVALID_ARGUMENT naming its position, and out is
+    then unchanged. Errors as gpgpu_gather, plus the array rules. Since 0.2. */
+GPGPU_API gpgpu_status gpgpu_gather_array(gpgpu_context *ctx, const gpgpu_array *in,
+                                          const gpgpu_array *indices, gpgpu_array *out);
 
 #ifdef __cplusplus
 }

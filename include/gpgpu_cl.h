@@ -240,6 +240,38 @@ GPGPU_API gpgpu_status gpgpu_scan_by_key_buffer(gpgpu_context *ctx, gpgpu_type k
                                                 size_t out_offset, size_t n, cl_uint num_wait,
                                                 const cl_event *wait, cl_event *done);
 
+/** gpgpu_search_sorted on buffers: sorted[sorted_offset .. +n) and
+    needles[needles_offset .. +m) of type t, the positions as m cl_ulongs to
+    pos[pos_offset ..], which must not overlap either input. Since 0.2. */
+GPGPU_API gpgpu_status gpgpu_search_sorted_buffer(gpgpu_context *ctx, gpgpu_type t,
+                                                  cl_mem sorted, size_t sorted_offset, size_t n,
+                                                  cl_mem needles, size_t needles_offset,
+                                                  size_t m, unsigned side, cl_mem pos,
+                                                  size_t pos_offset, cl_uint num_wait,
+                                                  const cl_event *wait, cl_event *done);
+
+/** gpgpu_argsort on buffers: the stable order of keys[keys_offset .. +n)
+    as n cl_ulongs to indices[indices_offset ..], which must not overlap the
+    keys; the keys are not changed. Scratch: two copies of the keys and of
+    32-bit indices, as gpgpu_sort_pairs_buffer. Since 0.2. */
+GPGPU_API gpgpu_status gpgpu_argsort_buffer(gpgpu_context *ctx, gpgpu_type t, cl_mem keys,
+                                            size_t keys_offset, size_t n, unsigned flags,
+                                            cl_mem indices, size_t indices_offset,
+                                            cl_uint num_wait, const cl_event *wait,
+                                            cl_event *done);
+
+/** gpgpu_gather on buffers: out[out_offset + i] = in[in_offset +
+    indices[indices_offset + i]] for i < n, elements of value_size 4 or 8
+    bytes, indices cl_ulongs counted from in[in_offset], n_in of them valid.
+    The indices stay on the device, unchecked (nothing blocks): for an index
+    >= n_in nothing is read and out[out_offset + i] is left as it was. out
+    must not overlap in or indices. Since 0.2. */
+GPGPU_API gpgpu_status gpgpu_gather_buffer(gpgpu_context *ctx, size_t value_size, cl_mem in,
+                                           size_t in_offset, size_t n_in, cl_mem indices,
+                                           size_t indices_offset, size_t n, cl_mem out,
+                                           size_t out_offset, cl_uint num_wait,
+                                           const cl_event *wait, cl_event *done);
+
 #ifdef __cplusplus
 }
 #endif

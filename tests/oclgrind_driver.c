@@ -817,6 +817,56 @@ static void case_exact_segments(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, s
     segmented_run(ctx, t, GPGPU_SUM, n, 1);
 }
 
+/* search_sorted (both sides) in sorted keys, gather of the keys by the
+   positions (clamped, with its index check), and argsort (small n: the
+   sort is slow under oclgrind), against plain loops. */
+static void case_search(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, size_t n)
+{
+    const size_t size = gpgpu_type_size(t);
+    unsigned char *k = malloc(n * size), *x = malloc(n * size), *g = malloc(n * size);
+    uint64_t *pos = malloc(n * sizeof *pos), *idx = malloc(n * sizeof *idx);
+    if (!k || !x || !g || !pos || !idx)
+        abort();
+    (void)op;
+    fill(t, k, n, 23);
+    fill(t, x, n, 29);
+    cmp_type = t;
+    if (n <= 300) {
+        gpgpu_status s = gpgpu_argsort(ctx, t, k, n, GPGPU_ASCENDING, idx);
+        int ok = s == GPGPU_SUCCESS;
+        for (size_t i = 1; ok && i < n; i++) {
+            int c = cmp_elem(k + idx[i - 1] * size, k + idx[i] * size);
+            ok = idx[i] < n && (c < 0 || (c == 0 && idx[i - 1] < idx[i]));
+        }
+        check(ok, "gpgpu_argsort", t, n, ctx);
+    }
+    qsort(k, n, size, cmp_elem);
+    for (unsigned side = 0; side < 2; side++) {
+        gpgpu_status s = gpgpu_search_sorted(ctx, t, k, n, x, n, side, pos);
+        int ok = s == GPGPU_SUCCESS;
+        for (size_t j = 0; ok && j < n; j++) {
+            size_t before = 0;
+            for (size_t i = 0; i < n; i++)
+                before += side ? cmp_elem(k + i * size, x + j * size) <= 0
+                               : cmp_elem(k + i * size, x + j * size) < 0;
+            ok = pos[j] == before;
+        }
+        check(ok, "gpgpu_search_sorted", t, n, ctx);
+    }
+    for (size_t i = 0; i < n; i++)
+        idx[i] = pos[i] < n ? pos[i] : n - 1;
+    gpgpu_status s = gpgpu_gather(ctx, size, k, n, idx, n, g);
+    int ok = s == GPGPU_SUCCESS;
+    for (size_t i = 0; ok && i < n; i++)
+        ok = !memcmp(g + i * size, k + idx[i] * size, size);
+    check(ok, "gpgpu_gather", t, n, ctx);
+    free(k);
+    free(x);
+    free(g);
+    free(pos);
+    free(idx);
+}
+
 /* Variant masks: every family, or the few whose kernels differ where
    oclgrind is slow (the sorts' GPU layout takes seconds a variant): 32-bit
    keys, and the 64-bit float ones whose bits are flipped for order. */
@@ -851,6 +901,7 @@ static const struct {
     {"segmented", case_segmented, 0x9, 0},
     {"by_key", case_by_key, 0x9, 0},
     {"exact_segments", case_exact_segments, 0xa, 0},
+    {"search", case_search, 0x9, 0},
 };
 enum { NCASES = sizeof cases / sizeof cases[0] };
 

@@ -923,6 +923,71 @@ static gpgpu_status call_sum_exact(child_env *env, int round, const char **why)
     return s;
 }
 
+/* search_sorted of the input in itself sorted (LEFT: each element's
+   first place), argsort of the input, gather of it by the argsort's
+   indices: the sorted input. Each leaves its inputs as they were. */
+static gpgpu_status call_search_sorted(child_env *env, int round, const char **why)
+{
+    const size_t n = round_n[round];
+    uint32_t *x = input_u32(n, round), *sorted = child_alloc(n * sizeof *x);
+    uint64_t *pos = child_alloc(n * sizeof *pos);
+    for (size_t i = 0; i < n; i++)
+        sorted[i] = (uint32_t)(i * 7);
+    gpgpu_status s = gpgpu_search_sorted(env->ctx, GPGPU_U32, sorted, n, x, n,
+                                         GPGPU_SEARCH_LEFT, pos);
+    for (size_t j = 0; s == GPGPU_SUCCESS && !*why && j < n; j++) {
+        uint64_t want = x[j] > (n - 1) * 7 ? n : (x[j] + 6) / 7;
+        if (pos[j] != want)
+            *why = "gpgpu_search_sorted gave a wrong position";
+    }
+    for (size_t i = 0; i < n && !*why; i++)
+        if (sorted[i] != (uint32_t)(i * 7))
+            *why = "gpgpu_search_sorted changed its input";
+    free(x);
+    free(sorted);
+    free(pos);
+    return s;
+}
+
+static gpgpu_status call_argsort(child_env *env, int round, const char **why)
+{
+    const size_t n = round_n[round];
+    uint32_t *x = input_u32(n, round), *copy = child_alloc(n * sizeof *x);
+    uint64_t *idx = child_alloc(n * sizeof *idx);
+    memcpy(copy, x, n * sizeof *x);
+    gpgpu_status s = gpgpu_argsort(env->ctx, GPGPU_U32, x, n, GPGPU_ASCENDING, idx);
+    if (memcmp(x, copy, n * sizeof *x))
+        *why = "gpgpu_argsort changed its input";
+    for (size_t i = 1; s == GPGPU_SUCCESS && !*why && i < n; i++)
+        if (idx[i] >= n || x[idx[i - 1]] > x[idx[i]] ||
+            (x[idx[i - 1]] == x[idx[i]] && idx[i - 1] >= idx[i]))
+            *why = "gpgpu_argsort gave a wrong order";
+    free(x);
+    free(copy);
+    free(idx);
+    return s;
+}
+
+static gpgpu_status call_gather(child_env *env, int round, const char **why)
+{
+    const size_t n = round_n[round];
+    uint32_t *x = input_u32(n, round), *out = child_alloc(n * sizeof *x);
+    uint64_t *idx = child_alloc(n * sizeof *idx);
+    for (size_t i = 0; i < n; i++) {
+        idx[i] = (i * 7919) % n;
+        out[i] = 7;
+    }
+    gpgpu_status s = gpgpu_gather(env->ctx, 4, x, n, idx, n, out);
+    for (size_t i = 0; !*why && i < n; i++)
+        if (s == GPGPU_SUCCESS ? out[i] != x[idx[i]] : out[i] != 7)
+            *why = s == GPGPU_SUCCESS ? "gpgpu_gather gave a wrong element"
+                                      : "a failed gpgpu_gather wrote out";
+    free(x);
+    free(out);
+    free(idx);
+    return s;
+}
+
 static const scenario scenarios[] = {
     {"context_create", call_context_create, 0, 1, 1, NULL},
     {"reduce", call_reduce, 0, 0, ROUNDS, NULL},
@@ -957,6 +1022,12 @@ static const scenario scenarios[] = {
     {"by_key", call_by_key, 0, 0, ROUNDS, NULL},
     {"array_ops", call_array_ops, 0, 0, 1, NULL},
     {"segmented_buffer", call_segmented_buffer, 1, 0, ROUNDS, NULL},
+    {"search_sorted", call_search_sorted, 0, 0, ROUNDS, NULL},
+    {"argsort", call_argsort, 0, 0, ROUNDS, NULL},
+    {"gather", call_gather, 0, 0, ROUNDS, NULL},
+    {"search_sorted_staged", call_search_sorted, 1, 0, ROUNDS, STAGED},
+    {"argsort_staged", call_argsort, 1, 0, ROUNDS, STAGED},
+    {"gather_staged", call_gather, 1, 0, ROUNDS, STAGED},
 };
 enum { NSCENARIOS = sizeof scenarios / sizeof scenarios[0] };
 

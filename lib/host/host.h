@@ -70,6 +70,22 @@ void gpgpu__host_scan_by_key(gpgpu_type key_type, const void *keys, gpgpu_type v
                              gpgpu_op op, gpgpu_scan_kind kind, const void *values, void *out,
                              size_t n);
 
+/* ---- search_sorted, gather, argsort (host_search.c) ------------------------ */
+
+/* pos[j] = the number of sorted[0 .. n) before needles[j] in gpgpu_sort's
+   order (side GPGPU_SEARCH_LEFT: those below it; RIGHT: not above it). */
+void gpgpu__host_search_sorted(gpgpu_type t, const void *sorted, size_t n, const void *needles,
+                               size_t m, unsigned side, uint64_t *pos);
+/* The first i with indices[i] >= n_in, or SIZE_MAX when there is none. */
+size_t gpgpu__host_gather_check(const uint64_t *indices, size_t n, size_t n_in);
+/* out[i] = in[indices[i]] (checked indices), value_size 4 or 8. */
+void gpgpu__host_gather(size_t value_size, const void *in, const uint64_t *indices, size_t n,
+                        void *out);
+/* indices = the stable order of keys (unchanged) under flags; OUT_OF_MEMORY
+   is the only failure. */
+gpgpu_status gpgpu__host_argsort(gpgpu_type t, const void *keys, size_t n, unsigned flags,
+                                 uint64_t *indices);
+
 /* ---- the histograms' binning rule (host_histogram.c) ----------------------- */
 
 /* nbins above this are INVALID_ARGUMENT: bin indices stay 32-bit in kernels. */

@@ -1,0 +1,560 @@
+/*
+ * test_search.c - gpgpu_search_sorted, gpgpu_argsort and gpgpu_gather (host
+ * calls, _buffer and _array forms) against the plain-C references of
+ * ref_search.c: every type, both sides and orders, sizes 0, 1, around the
+ * chunk (4096) and group sizes, primes, about a million once; ties, both
+ * zeros and both NaN signs; unsorted input; bad indices; the argument
+ * checks. Cases of their own repeat them with the GPU layout, and with the
+ * copying route of discrete GPUs, forced on whatever device this is.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpgpu_cl.h"
+#include "ref_search.h"
+#include "ref_sort.h"
+#include "util.h"
+
+static const gpgpu_type types[] = { GPGPU_I32, GPGPU_U32, GPGPU_F32,
+                                    GPGPU_I64, GPGPU_U64, GPGPU_F64 };
+#define NTYPES 6
+
+static const size_t sizes[] = { 0, 1, 2, 3, 97, 255, 256, 257, 1009, 4095, 4096, 4097, 8193,
+                                65537 };
+#define NSIZES (sizeof sizes / sizeof sizes[0])
+
+static const uint32_t f32_specials[] = {
+    0x7fc00000u, 0xffc00000u, 0x7f800001u, 0xff800001u, 0x7f800000u, 0xff800000u,
+    0x00000000u, 0x80000000u, 0x00000001u, 0x80000001u, 0x3f800000u, 0xbf800000u,
+};
+static const uint64_t f64_specials[] = {
+    0x7ff8000000000000ull, 0xfff8000000000000ull, 0x7ff0000000000001ull,
+    0xfff0000000000001ull, 0x7ff0000000000000ull, 0xfff0000000000000ull,
+    0x0000000000000000ull, 0x8000000000000000ull, 0x0000000000000001ull,
+    0x8000000000000001ull, 0x3ff0000000000000ull, 0xbff0000000000000ull,
+};
+#define NSPECIALS 12
+
+static uint64_t splitmix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* Random elements of t where a third repeat one of few values (ties) and,
+   for floats, a third are the special values (both zeros, both NaNs,
+   infinities, subnormals). */
+static void make_keys(gpgpu_type t, void *keys, size_t n, uint64_t seed)
+{
+    const size_t size = gpgpu_type_size(t);
+    const int is_float = t == GPGPU_F32 || t == GPGPU_F64;
+    char *k = keys;
+    uint64_t s = seed;
+    tu_fill(t, keys, n, seed);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t r = splitmix(&s) % 3;
+        if (r == 1 && i > 8)
+            memcpy(k + i * size, k + (splitmix(&s) % 8) * size, size);
+        else if (r == 2 && is_float && size == 4)
+            memcpy(k + i * 4, &f32_specials[splitmix(&s) % NSPECIALS], 4);
+        else if (r == 2 && is_float)
+            memcpy(k + i * 8, &f64_specials[splitmix(&s) % NSPECIALS], 8);
+    }
+}
+
+static size_t first_difference(const void *a, const void *b, size_t size, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (memcmp((const char *)a + i * size, (const char *)b + i * size, size))
+            return i;
+    return n;
+}
+
+/* ---- search_sorted ------------------------------------------------------------ */
+
+/* sorted: n keys sorted by the reference; needles: m keys, half of them
+   taken from sorted (exact ties), the rest from the same mix. */
+static void search_case(gpgpu_type t, size_t n, size_t m, unsigned side, uint64_t seed)
+{
+    const size_t size = gpgpu_type_size(t);
+    char *sorted = tu_alloc(n * size), *needles = tu_alloc(m * size);
+    char *sorted0 = tu_alloc(n * size), *needles0 = tu_alloc(m * size);
+    uint64_t *pos = tu_alloc(m * 8), *want = tu_alloc(m * 8), s = seed;
+    make_keys(t, sorted, n, seed);
+    ck_assert_int_eq(ref_sort(t, sorted, NULL, 0, n, 0), 0);
+    make_keys(t, needles, m, seed ^ 0x5555);
+    for (size_t j = 0; n > 0 && j < m; j += 2)
+        memcpy(needles + j * size, sorted + (splitmix(&s) % n) * size, size);
+    memcpy(sorted0, sorted, n * size);
+    memcpy(needles0, needles, m * size);
+    memset(pos, 0xee, m * 8);
+    ref_search_sorted(t, sorted, n, needles, m, side, want);
+    tu_assert_ok(gpgpu_search_sorted(tu_ctx, t, sorted, n, needles, m, side, pos));
+    size_t d = first_difference(pos, want, 8, m);
+    ck_assert_msg(d == m, "search_sorted type %d n=%zu m=%zu side=%u: pos[%zu] = %llu, want %llu "
+                  "[device %s, seed %llu]", (int)t, n, m, side, d,
+                  d < m ? (unsigned long long)pos[d] : 0ull,
+                  d < m ? (unsigned long long)want[d] : 0ull, tu_device,
+                  (unsigned long long)tu_seed());
+    ck_assert(memcmp(sorted, sorted0, n * size) == 0);
+    ck_assert(memcmp(needles, needles0, m * size) == 0);
+    free(sorted);
+    free(needles);
+    free(sorted0);
+    free(needles0);
+    free(pos);
+    free(want);
+}
+
+TU_TEST(search_sorted_matches_reference_every_type)
+{
+    static const size_t ms[] = { 1, 2, 97, 4097, 20011 };
+    for (int ti = 0; ti < NTYPES; ti++)
+        for (size_t si = 0; si < NSIZES; si++)
+            for (unsigned side = 0; side < 2; side++)
+                search_case(types[ti], sizes[si], ms[(si + side) % 5], side,
+                            tu_seed_for(10 + ti * 2 + side, sizes[si]));
+}
+END_TEST
+
+TU_TEST(search_sorted_needles_around_tile_sizes)
+{
+    static const size_t ms[] = { 0, 1, 4095, 4096, 4097, 65536, 65537, 262147 };
+    for (size_t i = 0; i < sizeof ms / sizeof *ms; i++)
+        for (unsigned side = 0; side < 2; side++)
+            search_case(i % 2 ? GPGPU_F32 : GPGPU_U32, 1009, ms[i], side,
+                        tu_seed_for(30 + side, ms[i]));
+}
+END_TEST
+
+TU_TEST(search_sorted_zeros_and_nans_follow_total_order)
+{
+    const float f[] = { -__builtin_nanf(""), -1.0f, -0.0f, -0.0f, 0.0f, 0.0f, 2.0f,
+                        __builtin_nanf("") };
+    const float x[] = { -0.0f, 0.0f, __builtin_nanf(""), -__builtin_nanf(""), 1.0f };
+    const uint64_t left[] = { 2, 4, 7, 0, 6 }, right[] = { 4, 6, 8, 1, 6 };
+    uint64_t pos[5];
+    tu_assert_ok(gpgpu_search_sorted(tu_ctx, GPGPU_F32, f, 8, x, 5, GPGPU_SEARCH_LEFT, pos));
+    ck_assert(memcmp(pos, left, sizeof pos) == 0);
+    tu_assert_ok(gpgpu_search_sorted(tu_ctx, GPGPU_F32, f, 8, x, 5, GPGPU_SEARCH_RIGHT, pos));
+    ck_assert(memcmp(pos, right, sizeof pos) == 0);
+    const double d[] = { -__builtin_nan(""), -0.0, 0.0, __builtin_nan("") };
+    const double y[] = { 0.0, -0.0, -__builtin_nan(""), __builtin_nan("") };
+    const uint64_t dl[] = { 2, 1, 0, 3 }, dr[] = { 3, 2, 1, 4 };
+    uint64_t p4[4];
+    tu_assert_ok(gpgpu_search_sorted(tu_ctx, GPGPU_F64, d, 4, y, 4, GPGPU_SEARCH_LEFT, p4));
+    ck_assert(memcmp(p4, dl, sizeof p4) == 0);
+    tu_assert_ok(gpgpu_search_sorted(tu_ctx, GPGPU_F64, d, 4, y, 4, GPGPU_SEARCH_RIGHT, p4));
+    ck_assert(memcmp(p4, dr, sizeof p4) == 0);
+}
+END_TEST
+
+TU_TEST(search_sorted_of_a_million_u32)
+{
+    search_case(GPGPU_U32, 1u << 20, (1u << 20) + 3, GPGPU_SEARCH_LEFT, tu_seed_for(40, 0));
+}
+END_TEST
+
+TU_TEST(search_sorted_of_unsorted_input_stays_in_bounds)
+{
+    for (int ti = 0; ti < NTYPES; ti++) {
+        const size_t size = gpgpu_type_size(types[ti]), n = 5003, m = 9001;
+        char *keys = tu_alloc(n * size), *needles = tu_alloc(m * size);
+        uint64_t *pos = tu_alloc(m * 8);
+        make_keys(types[ti], keys, n, tu_seed_for(50, ti));
+        make_keys(types[ti], needles, m, tu_seed_for(51, ti));
+        for (unsigned side = 0; side < 2; side++) {
+            tu_assert_ok(gpgpu_search_sorted(tu_ctx, types[ti], keys, n, needles, m, side, pos));
+            for (size_t j = 0; j < m; j++)
+                ck_assert_uint_le(pos[j], n);
+        }
+        free(keys);
+        free(needles);
+        free(pos);
+    }
+}
+END_TEST
+
+/* ---- argsort ------------------------------------------------------------------ */
+
+static void argsort_case(gpgpu_type t, size_t n, unsigned flags, uint64_t seed)
+{
+    const size_t size = gpgpu_type_size(t);
+    char *keys = tu_alloc(n * size), *keys0 = tu_alloc(n * size);
+    uint64_t *idx = tu_alloc(n * 8), *want = tu_alloc(n * 8);
+    make_keys(t, keys, n, seed);
+    memcpy(keys0, keys, n * size);
+    ck_assert_int_eq(ref_argsort(t, keys, n, flags, want), 0);
+    tu_assert_ok(gpgpu_argsort(tu_ctx, t, keys, n, flags, idx));
+    size_t d = first_difference(idx, want, 8, n);
+    ck_assert_msg(d == n, "argsort type %d n=%zu flags=%u: indices[%zu] = %llu, want %llu "
+                  "[device %s, seed %llu]", (int)t, n, flags, d,
+                  d < n ? (unsigned long long)idx[d] : 0ull,
+                  d < n ? (unsigned long long)want[d] : 0ull, tu_device,
+                  (unsigned long long)tu_seed());
+    ck_assert(memcmp(keys, keys0, n * size) == 0);
+    free(keys);
+    free(keys0);
+    free(idx);
+    free(want);
+}
+
+TU_TEST(argsort_matches_reference_every_type)
+{
+    for (int ti = 0; ti < NTYPES; ti++)
+        for (size_t si = 0; si < NSIZES; si++)
+            for (unsigned flags = 0; flags < 2; flags++)
+                argsort_case(types[ti], sizes[si], flags, tu_seed_for(60 + ti * 2 + flags,
+                                                                      sizes[si]));
+}
+END_TEST
+
+TU_TEST(argsort_of_a_million_f32)
+{
+    argsort_case(GPGPU_F32, (1u << 20) - 1, GPGPU_DESCENDING, tu_seed_for(70, 0));
+}
+END_TEST
+
+/* ---- gather ------------------------------------------------------------------- */
+
+static void gather_case(size_t vs, size_t n_in, size_t n, uint64_t seed)
+{
+    char *in = tu_alloc(n_in * vs), *out = tu_alloc(n * vs), *want = tu_alloc(n * vs);
+    uint64_t *idx = tu_alloc(n * 8), s = seed;
+    tu_fill(vs == 4 ? GPGPU_U32 : GPGPU_U64, in, n_in, seed);
+    for (size_t i = 0; i < n; i++)
+        idx[i] = i % 7 == 3 ? n_in - 1 : splitmix(&s) % n_in; /* repeats too */
+    ref_gather(vs, in, idx, n, want);
+    tu_assert_ok(gpgpu_gather(tu_ctx, vs, in, n_in, idx, n, out));
+    size_t d = first_difference(out, want, vs, n);
+    ck_assert_msg(d == n, "gather vs=%zu n_in=%zu n=%zu: out[%zu] differs [device %s, seed %llu]",
+                  vs, n_in, n, d, tu_device, (unsigned long long)tu_seed());
+    free(in);
+    free(out);
+    free(want);
+    free(idx);
+}
+
+TU_TEST(gather_matches_reference)
+{
+    for (size_t vs = 4; vs <= 8; vs += 4)
+        for (size_t si = 1; si < NSIZES; si++) {
+            gather_case(vs, sizes[si], sizes[NSIZES - si], tu_seed_for(80 + vs, si));
+            gather_case(vs, 100003, sizes[si], tu_seed_for(90 + vs, si));
+        }
+    gather_case(4, 1u << 20, (1u << 20) + 1, tu_seed_for(99, 0));
+}
+END_TEST
+
+TU_TEST(gather_rejects_an_index_out_of_range_and_leaves_out)
+{
+    for (size_t vs = 4; vs <= 8; vs += 4) {
+        const size_t n_in = 1000, n = 70001;
+        char *in = tu_alloc(n_in * vs), *out = tu_alloc(n * vs), *out0 = tu_alloc(n * vs);
+        uint64_t *idx = tu_alloc(n * 8);
+        for (size_t i = 0; i < n; i++)
+            idx[i] = (i * 37) % n_in;
+        idx[n - 5] = n_in;          /* the first bad one, named */
+        idx[n - 1] = UINT64_MAX;
+        memset(out, 0x5a, n * vs);
+        memcpy(out0, out, n * vs);
+        ck_assert_int_eq(gpgpu_gather(tu_ctx, vs, in, n_in, idx, n, out),
+                         GPGPU_ERROR_INVALID_ARGUMENT);
+        ck_assert_msg(strstr(gpgpu_last_error(tu_ctx), "indices[69996]") != NULL, "%s",
+                      gpgpu_last_error(tu_ctx));
+        ck_assert(memcmp(out, out0, n * vs) == 0);
+        /* small n (the host path on discrete devices) and n_in == 0 */
+        ck_assert_int_eq(gpgpu_gather(tu_ctx, vs, in, n_in, idx + n - 5, 5, out),
+                         GPGPU_ERROR_INVALID_ARGUMENT);
+        ck_assert_int_eq(gpgpu_gather(tu_ctx, vs, NULL, 0, idx, 3, out),
+                         GPGPU_ERROR_INVALID_ARGUMENT);
+        ck_assert(memcmp(out, out0, n * vs) == 0);
+        free(in);
+        free(out);
+        free(out0);
+        free(idx);
+    }
+}
+END_TEST
+
+/* ---- argument checks ------------------------------------------------------------ */
+
+TU_TEST(bad_arguments_are_rejected)
+{
+    uint32_t k[4] = { 1, 2, 3, 4 }, x[2] = { 2, 3 };
+    uint64_t pos[4] = { 9, 9, 9, 9 }, idx[2] = { 0, 1 };
+    REJECTED(gpgpu_search_sorted(NULL, GPGPU_U32, k, 4, x, 2, 0, pos));
+    REJECTED(gpgpu_search_sorted(tu_ctx, GPGPU_U32, k, 4, x, 2, 2, pos));
+    ck_assert_ptr_nonnull(strstr(gpgpu_last_error(tu_ctx), "side"));
+    REJECTED(gpgpu_search_sorted(tu_ctx, (gpgpu_type)99, k, 4, x, 2, 0, pos));
+    REJECTED(gpgpu_search_sorted(tu_ctx, GPGPU_U32, NULL, 4, x, 2, 0, pos));
+    REJECTED(gpgpu_search_sorted(tu_ctx, GPGPU_U32, k, 4, NULL, 2, 0, pos));
+    REJECTED(gpgpu_search_sorted(tu_ctx, GPGPU_U32, k, 4, x, 2, 0, NULL));
+    REJECTED(gpgpu_search_sorted(tu_ctx, GPGPU_U32, k, 4, x, 2, 0, (uint64_t *)(void *)k));
+    ck_assert(pos[0] == 9);
+    tu_assert_ok(gpgpu_search_sorted(tu_ctx, GPGPU_U32, NULL, 0, x, 2, 0, pos));
+    ck_assert(pos[0] == 0 && pos[1] == 0 && pos[2] == 9);
+    tu_assert_ok(gpgpu_search_sorted(tu_ctx, GPGPU_U32, k, 4, NULL, 0, 1, NULL));
+
+    REJECTED(gpgpu_argsort(tu_ctx, GPGPU_U32, k, 4, 2, pos));
+    ck_assert_ptr_nonnull(strstr(gpgpu_last_error(tu_ctx), "flags"));
+    REJECTED(gpgpu_argsort(tu_ctx, (gpgpu_type)-1, k, 4, 0, pos));
+    REJECTED(gpgpu_argsort(tu_ctx, GPGPU_U32, NULL, 4, 0, pos));
+    REJECTED(gpgpu_argsort(tu_ctx, GPGPU_U32, k, 4, 0, NULL));
+    REJECTED(gpgpu_argsort(NULL, GPGPU_U32, k, 4, 0, pos));
+    tu_assert_ok(gpgpu_argsort(tu_ctx, GPGPU_F64, NULL, 0, GPGPU_DESCENDING, NULL));
+    tu_assert_ok(gpgpu_argsort(tu_ctx, GPGPU_U32, k, 1, 0, pos));
+    ck_assert(pos[0] == 0);
+
+    REJECTED(gpgpu_gather(tu_ctx, 3, k, 4, idx, 2, x));
+    ck_assert_ptr_nonnull(strstr(gpgpu_last_error(tu_ctx), "value_size"));
+    REJECTED(gpgpu_gather(tu_ctx, 4, NULL, 4, idx, 2, x));
+    REJECTED(gpgpu_gather(tu_ctx, 4, k, 4, NULL, 2, x));
+    REJECTED(gpgpu_gather(tu_ctx, 4, k, 4, idx, 2, NULL));
+    REJECTED(gpgpu_gather(tu_ctx, 4, k, 4, idx, 2, k + 1));     /* out overlaps in */
+    REJECTED(gpgpu_gather(tu_ctx, 4, k, 4, idx, 2, (void *)idx)); /* out overlaps indices */
+    REJECTED(gpgpu_gather(NULL, 4, k, 4, idx, 2, x));
+    ck_assert(x[0] == 2 && x[1] == 3 && k[0] == 1);
+    tu_assert_ok(gpgpu_gather(tu_ctx, 8, NULL, 0, NULL, 0, NULL));
+}
+END_TEST
+
+/* ---- the _buffer and _array forms ---------------------------------------------- */
+
+static cl_mem buffer_of(const void *host, size_t bytes)
+{
+    cl_context cl;
+    cl_int err;
+    ck_assert_int_eq(clGetCommandQueueInfo(gpgpu_queue(tu_ctx), CL_QUEUE_CONTEXT, sizeof cl,
+                                           &cl, NULL), CL_SUCCESS);
+    cl_mem b = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes,
+                              (void *)(uintptr_t)host, &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+    return b;
+}
+
+static void read_buffer(cl_mem b, size_t offset, size_t bytes, void *host)
+{
+    ck_assert_int_eq(clEnqueueReadBuffer(gpgpu_queue(tu_ctx), b, CL_TRUE, offset, bytes, host,
+                                         0, NULL, NULL), CL_SUCCESS);
+}
+
+TU_TEST(buffer_forms_match_the_host_calls)
+{
+    enum { N = 5000, M = 7001, OFF = 3 };
+    int64_t keys[N + OFF], needles[M];
+    uint64_t pos[M], want[M + OFF], idx[N], gidx[M + OFF];
+    int64_t out[M + OFF], gwant[M];
+    if (tu_is_host()) {
+        ck_assert_int_eq(gpgpu_search_sorted_buffer(tu_ctx, GPGPU_U32, NULL, 0, 0, NULL, 0, 0,
+                                                    0, NULL, 0, 0, NULL, NULL),
+                         GPGPU_ERROR_UNSUPPORTED);
+        ck_assert_int_eq(gpgpu_argsort_buffer(tu_ctx, GPGPU_U32, NULL, 0, 0, 0, NULL, 0, 0,
+                                              NULL, NULL), GPGPU_ERROR_UNSUPPORTED);
+        ck_assert_int_eq(gpgpu_gather_buffer(tu_ctx, 4, NULL, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL,
+                                             NULL), GPGPU_ERROR_UNSUPPORTED);
+        return;
+    }
+    make_keys(GPGPU_I64, keys + OFF, N, tu_seed_for(100, 0));
+    make_keys(GPGPU_I64, needles, M, tu_seed_for(101, 0));
+    /* argsort of keys[OFF ..] into idx */
+    cl_mem kb = buffer_of(keys, sizeof keys), ib = buffer_of(idx, sizeof idx);
+    cl_event done;
+    tu_assert_ok(gpgpu_argsort_buffer(tu_ctx, GPGPU_I64, kb, OFF, N, GPGPU_DESCENDING, ib, 0, 0,
+                                      NULL, &done));
+    ck_assert_int_eq(clWaitForEvents(1, &done), CL_SUCCESS);
+    clReleaseEvent(done);
+    read_buffer(ib, 0, sizeof idx, idx);
+    ck_assert_int_eq(ref_argsort(GPGPU_I64, keys + OFF, N, GPGPU_DESCENDING, want), 0);
+    ck_assert(memcmp(idx, want, sizeof idx) == 0);
+    /* search: sorted is keys[OFF ..] sorted ascending in place */
+    ck_assert_int_eq(ref_sort(GPGPU_I64, keys + OFF, NULL, 0, N, 0), 0);
+    clReleaseMemObject(kb);
+    kb = buffer_of(keys, sizeof keys);
+    cl_mem xb = buffer_of(needles, sizeof needles), pb = buffer_of(want, sizeof want);
+    tu_assert_ok(gpgpu_search_sorted_buffer(tu_ctx, GPGPU_I64, kb, OFF, N, xb, 0, M,
+                                            GPGPU_SEARCH_RIGHT, pb, OFF, 0, NULL, NULL));
+    read_buffer(pb, OFF * 8, sizeof pos, pos);
+    ref_search_sorted(GPGPU_I64, keys + OFF, N, needles, M, GPGPU_SEARCH_RIGHT, want);
+    ck_assert(memcmp(pos, want, sizeof pos) == 0);
+    /* gather needles by the positions (clamped below M), one index bad */
+    for (size_t i = 0; i < M; i++)
+        gidx[OFF + i] = pos[i] % M;
+    gidx[OFF + 17] = M;
+    ref_gather(8, needles, gidx + OFF, 17, gwant);
+    ref_gather(8, needles, gidx + OFF + 18, M - 18, gwant + 18);
+    for (size_t i = 0; i < M + OFF; i++)
+        out[i] = -7;
+    gwant[17] = -7; /* left as it was */
+    cl_mem gb = buffer_of(gidx, sizeof gidx), ob = buffer_of(out, sizeof out);
+    tu_assert_ok(gpgpu_gather_buffer(tu_ctx, 8, xb, 0, M, gb, OFF, M, ob, OFF, 0, NULL, NULL));
+    read_buffer(ob, OFF * 8, M * 8, out);
+    ck_assert(memcmp(out, gwant, M * 8) == 0);
+    /* ranges and overlap */
+    ck_assert_int_eq(gpgpu_gather_buffer(tu_ctx, 8, xb, 0, M, gb, OFF, M, xb, 0, 0, NULL, NULL),
+                     GPGPU_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(gpgpu_search_sorted_buffer(tu_ctx, GPGPU_I64, kb, OFF + 1, N, xb, 0, M, 0,
+                                                pb, 0, 0, NULL, NULL),
+                     GPGPU_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(gpgpu_argsort_buffer(tu_ctx, GPGPU_I64, kb, 0, N, 0, kb, 0, 0, NULL,
+                                          NULL), GPGPU_ERROR_INVALID_ARGUMENT);
+    clReleaseMemObject(kb);
+    clReleaseMemObject(ib);
+    clReleaseMemObject(xb);
+    clReleaseMemObject(pb);
+    clReleaseMemObject(gb);
+    clReleaseMemObject(ob);
+}
+END_TEST
+
+static gpgpu_array *array_of(gpgpu_type t, const void *host, size_t n)
+{
+    gpgpu_array *a;
+    tu_assert_ok(gpgpu_array_create(tu_ctx, t, n, &a));
+    tu_assert_ok(gpgpu_array_write(tu_ctx, a, 0, host, n));
+    return a;
+}
+
+TU_TEST(array_forms_match_the_host_calls)
+{
+    enum { N = 9001, M = 4099 };
+    float keys[N], needles[M], got[M], gwant[M];
+    uint64_t idx[N], want[N], pos[M], gidx[M];
+    make_keys(GPGPU_F32, keys, N, tu_seed_for(110, 0));
+    make_keys(GPGPU_F32, needles, M, tu_seed_for(111, 0));
+    gpgpu_array *k = array_of(GPGPU_F32, keys, N), *x = array_of(GPGPU_F32, needles, M);
+    gpgpu_array *ia, *pa, *ga, *oa;
+    tu_assert_ok(gpgpu_array_create(tu_ctx, GPGPU_U64, N, &ia));
+    tu_assert_ok(gpgpu_array_create(tu_ctx, GPGPU_U64, M, &pa));
+    tu_assert_ok(gpgpu_array_create(tu_ctx, GPGPU_F32, M, &oa));
+    /* argsort, then search in keys sorted by gather of the order */
+    tu_assert_ok(gpgpu_argsort_array(tu_ctx, k, 0, ia));
+    tu_assert_ok(gpgpu_array_read(tu_ctx, ia, 0, idx, N));
+    ck_assert_int_eq(ref_argsort(GPGPU_F32, keys, N, 0, want), 0);
+    ck_assert(memcmp(idx, want, sizeof idx) == 0);
+    gpgpu_array *sorted;
+    tu_assert_ok(gpgpu_array_create(tu_ctx, GPGPU_F32, N, &sorted));
+    tu_assert_ok(gpgpu_gather_array(tu_ctx, k, ia, sorted));
+    tu_assert_ok(gpgpu_search_sorted_array(tu_ctx, sorted, x, GPGPU_SEARCH_LEFT, pa));
+    tu_assert_ok(gpgpu_array_read(tu_ctx, pa, 0, pos, M));
+    ck_assert_int_eq(ref_sort(GPGPU_F32, keys, NULL, 0, N, 0), 0);
+    ref_search_sorted(GPGPU_F32, keys, N, needles, M, GPGPU_SEARCH_LEFT, want);
+    ck_assert(memcmp(pos, want, sizeof pos) == 0);
+    /* gather: a bad index is named and out stays */
+    for (size_t i = 0; i < M; i++)
+        gidx[i] = (i * 31) % M;
+    ga = array_of(GPGPU_U64, gidx, M);
+    tu_assert_ok(gpgpu_gather_array(tu_ctx, x, ga, oa));
+    tu_assert_ok(gpgpu_array_read(tu_ctx, oa, 0, got, M));
+    ref_gather(4, needles, gidx, M, gwant);
+    ck_assert(memcmp(got, gwant, sizeof got) == 0);
+    gidx[1234] = M;
+    tu_assert_ok(gpgpu_array_write(tu_ctx, ga, 0, gidx, M));
+    ck_assert_int_eq(gpgpu_gather_array(tu_ctx, x, ga, oa), GPGPU_ERROR_INVALID_ARGUMENT);
+    ck_assert_msg(strstr(gpgpu_last_error(tu_ctx), "indices[1234]") != NULL, "%s",
+                  gpgpu_last_error(tu_ctx));
+    tu_assert_ok(gpgpu_array_read(tu_ctx, oa, 0, got, M));
+    ck_assert(memcmp(got, gwant, sizeof got) == 0);
+    /* the array rules */
+    REJECTED(gpgpu_search_sorted_array(tu_ctx, sorted, x, GPGPU_SEARCH_LEFT, oa));
+    REJECTED(gpgpu_search_sorted_array(tu_ctx, sorted, ga, GPGPU_SEARCH_LEFT, pa));
+    REJECTED(gpgpu_argsort_array(tu_ctx, k, 0, pa));
+    REJECTED(gpgpu_argsort_array(tu_ctx, k, 4, ia));
+    REJECTED(gpgpu_gather_array(tu_ctx, x, ga, x));
+    REJECTED(gpgpu_gather_array(tu_ctx, x, oa, oa));
+    gpgpu_array_destroy(k);
+    gpgpu_array_destroy(x);
+    gpgpu_array_destroy(ia);
+    gpgpu_array_destroy(pa);
+    gpgpu_array_destroy(ga);
+    gpgpu_array_destroy(oa);
+    gpgpu_array_destroy(sorted);
+}
+END_TEST
+
+/* ---- the GPU layout on any device ----------------------------------------------- */
+
+/* The suite's context while the test runs on its own (restored even when
+   the test fails: Check runs a checked fixture's teardown then too). */
+static gpgpu_context *saved_ctx;
+
+static void restore_ctx(void)
+{
+    if (saved_ctx) {
+        gpgpu_context_destroy(tu_ctx);
+        tu_ctx = saved_ctx;
+        saved_ctx = NULL;
+    }
+}
+
+/* Opens the suite's device again with a plan override (NAME, VALUE pairs,
+   NULL-terminated) and makes it tu_ctx until restore_ctx. */
+static void reopen_with(const char *const *env)
+{
+    gpgpu_context *ctx = NULL;
+    for (const char *const *e = env; *e; e += 2)
+        setenv(e[0], e[1], 1);
+    gpgpu_status st = gpgpu_context_create(&ctx, strcmp(tu_device, "default") ? tu_device : NULL);
+    for (const char *const *e = env; *e; e += 2)
+        unsetenv(e[0]);
+    tu_assert_ok(st);
+    saved_ctx = tu_ctx;
+    tu_ctx = ctx;
+}
+
+START_TEST(coalesced_layout_on_any_device)
+{
+    static const char *const env[] = { "GPGPU_CHUNKED", "0", "GPGPU_SORT_TILE", "1280", NULL };
+    static const size_t ns[] = { 1, 257, 4097, 20011 };
+    if (tu_is_host())
+        return;
+    reopen_with(env);
+    ck_assert(strstr(gpgpu_plan_description(tu_ctx), "layout=coalesced") != NULL);
+    for (int ti = 0; ti < NTYPES; ti++)
+        for (size_t i = 0; i < 4; i++) {
+            search_case(types[ti], ns[i], ns[3 - i], (unsigned)i % 2, tu_seed_for(120 + ti, i));
+            argsort_case(types[ti], ns[i], (unsigned)i % 2, tu_seed_for(130 + ti, i));
+        }
+    for (size_t i = 0; i < 4; i++)
+        gather_case(i % 2 ? 8 : 4, ns[i], ns[3 - i], tu_seed_for(140, i));
+    restore_ctx();
+}
+END_TEST
+
+/* The host calls' route on discrete GPUs (copies through the staging ring,
+   results read back), forced on any device. */
+START_TEST(copy_route_on_any_device)
+{
+    static const char *const env[] = { "GPGPU_ZERO_COPY", "0", "GPGPU_STAGE_BYTES", "65536",
+                                       "GPGPU_STAGE_MIN", "4096", NULL };
+    static const size_t ns[] = { 2, 4097, 100003 };
+    if (tu_is_host())
+        return;
+    reopen_with(env);
+    ck_assert(strstr(gpgpu_plan_description(tu_ctx), "zero-copy") == NULL);
+    for (size_t i = 0; i < 3; i++) {
+        search_case(i ? GPGPU_F64 : GPGPU_I32, ns[i], ns[2 - i], (unsigned)i % 2,
+                    tu_seed_for(150, i));
+        argsort_case(i == 1 ? GPGPU_U64 : GPGPU_F32, ns[i], (unsigned)i % 2,
+                     tu_seed_for(160, i));
+        gather_case(i % 2 ? 8 : 4, ns[i], ns[2 - i], tu_seed_for(170, i));
+    }
+    restore_ctx();
+}
+END_TEST
+
+static void more_cases(Suite *s)
+{
+    const tu_test gpu[] = {{coalesced_layout_on_any_device, 0}, {NULL, 0}};
+    const tu_test copy[] = {{copy_route_on_any_device, 0}, {NULL, 0}};
+    tu_add_case(s, "coalesced", 300, restore_ctx, gpu);
+    tu_add_case(s, "copy", 300, restore_ctx, copy);
+}
+
+int main(void)
+{
+    return tu_run("search", 300, more_cases);
+}
