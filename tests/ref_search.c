@@ -1,7 +1,7 @@
 /*
  * ref_search.c - plain-C references for search, argsort and gather: a
- * lower/upper bound by ref_sort_compare, the merge sort of ref_sort.c
- * carrying each key's index, and a loop of copies.
+ * lower/upper bound by ref_sort_compare, qsort of the indices by key
+ * then index, and a loop of copies.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -28,18 +28,34 @@ void ref_search_sorted(gpgpu_type t, const void *sorted, size_t n, const void *n
     }
 }
 
+/* qsort's comparator sees no context: the keys of the one argsort at work. */
+static struct {
+    gpgpu_type t;
+    const char *keys;
+    size_t size;
+    int descending;
+} arg;
+
+/* Keys in gpgpu_sort's order, equal keys by index in either direction. */
+static int by_key_then_index(const void *a, const void *b)
+{
+    uint64_t i = *(const uint64_t *)a, j = *(const uint64_t *)b;
+    int c = ref_sort_compare(arg.t, arg.keys + i * arg.size, arg.keys + j * arg.size);
+    if (arg.descending)
+        c = -c;
+    return c ? c : (i > j) - (i < j);
+}
+
 int ref_argsort(gpgpu_type t, const void *keys, size_t n, unsigned flags, uint64_t *indices)
 {
-    const size_t size = gpgpu_type_size(t);
-    void *copy = malloc(n * size + 1);
-    if (!copy)
-        return -1;
-    memcpy(copy, keys, n * size);
+    arg.t = t;
+    arg.keys = keys;
+    arg.size = gpgpu_type_size(t);
+    arg.descending = (flags & GPGPU_DESCENDING) != 0;
     for (size_t i = 0; i < n; i++)
         indices[i] = i;
-    int r = ref_sort(t, copy, indices, sizeof *indices, n, flags);
-    free(copy);
-    return r;
+    qsort(indices, n, sizeof *indices, by_key_then_index);
+    return 0;
 }
 
 void ref_gather(size_t value_size, const void *in, const uint64_t *indices, size_t n, void *out)

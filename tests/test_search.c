@@ -24,25 +24,7 @@ static const size_t sizes[] = { 0, 1, 2, 3, 97, 255, 256, 257, 1009, 4095, 4096,
                                 65537 };
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 
-static const uint32_t f32_specials[] = {
-    0x7fc00000u, 0xffc00000u, 0x7f800001u, 0xff800001u, 0x7f800000u, 0xff800000u,
-    0x00000000u, 0x80000000u, 0x00000001u, 0x80000001u, 0x3f800000u, 0xbf800000u,
-};
-static const uint64_t f64_specials[] = {
-    0x7ff8000000000000ull, 0xfff8000000000000ull, 0x7ff0000000000001ull,
-    0xfff0000000000001ull, 0x7ff0000000000000ull, 0xfff0000000000000ull,
-    0x0000000000000000ull, 0x8000000000000000ull, 0x0000000000000001ull,
-    0x8000000000000001ull, 0x3ff0000000000000ull, 0xbff0000000000000ull,
-};
-#define NSPECIALS 12
 
-static uint64_t splitmix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 
 /* Random elements of t where a third repeat one of few values (ties) and,
    for floats, a third are the special values (both zeros, both NaNs,
@@ -55,13 +37,13 @@ static void make_keys(gpgpu_type t, void *keys, size_t n, uint64_t seed)
     uint64_t s = seed;
     tu_fill(t, keys, n, seed);
     for (size_t i = 0; i < n; i++) {
-        uint64_t r = splitmix(&s) % 3;
+        uint64_t r = tu_splitmix(&s) % 3;
         if (r == 1 && i > 8)
-            memcpy(k + i * size, k + (splitmix(&s) % 8) * size, size);
+            memcpy(k + i * size, k + (tu_splitmix(&s) % 8) * size, size);
         else if (r == 2 && is_float && size == 4)
-            memcpy(k + i * 4, &f32_specials[splitmix(&s) % NSPECIALS], 4);
+            memcpy(k + i * 4, &tu_f32_specials[tu_splitmix(&s) % TU_NSPECIALS], 4);
         else if (r == 2 && is_float)
-            memcpy(k + i * 8, &f64_specials[splitmix(&s) % NSPECIALS], 8);
+            memcpy(k + i * 8, &tu_f64_specials[tu_splitmix(&s) % TU_NSPECIALS], 8);
     }
 }
 
@@ -87,7 +69,7 @@ static void search_case(gpgpu_type t, size_t n, size_t m, unsigned side, uint64_
     ck_assert_int_eq(ref_sort(t, sorted, NULL, 0, n, 0), 0);
     make_keys(t, needles, m, seed ^ 0x5555);
     for (size_t j = 0; n > 0 && j < m; j += 2)
-        memcpy(needles + j * size, sorted + (splitmix(&s) % n) * size, size);
+        memcpy(needles + j * size, sorted + (tu_splitmix(&s) % n) * size, size);
     memcpy(sorted0, sorted, n * size);
     memcpy(needles0, needles, m * size);
     memset(pos, 0xee, m * 8);
@@ -226,7 +208,7 @@ static void gather_case(size_t vs, size_t n_in, size_t n, uint64_t seed)
     uint64_t *idx = tu_alloc(n * 8), s = seed;
     tu_fill(vs == 4 ? GPGPU_U32 : GPGPU_U64, in, n_in, seed);
     for (size_t i = 0; i < n; i++)
-        idx[i] = i % 7 == 3 ? n_in - 1 : splitmix(&s) % n_in; /* repeats too */
+        idx[i] = i % 7 == 3 ? n_in - 1 : tu_splitmix(&s) % n_in; /* repeats too */
     ref_gather(vs, in, idx, n, want);
     tu_assert_ok(gpgpu_gather(tu_ctx, vs, in, n_in, idx, n, out));
     size_t d = first_difference(out, want, vs, n);

@@ -64,13 +64,6 @@ static void paths_close(void)
 
 /* ---- inputs ------------------------------------------------------------------- */
 
-static uint64_t splitmix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 
 /* Random values; float sums get whole numbers in [-8, 8) (exact sums). */
 static void fill_values(gpgpu_type t, gpgpu_op op, void *buf, size_t n, uint64_t seed)
@@ -79,7 +72,7 @@ static void fill_values(gpgpu_type t, gpgpu_op op, void *buf, size_t n, uint64_t
     if (op != GPGPU_SUM || (t != GPGPU_F32 && t != GPGPU_F64))
         return;
     for (size_t i = 0; i < n; i++) {
-        double v = (double)(int)(splitmix(&seed) % 16) - 8;
+        double v = (double)(int)(tu_splitmix(&seed) % 16) - 8;
         if (t == GPGPU_F32)
             ((float *)buf)[i] = (float)v;
         else
@@ -124,7 +117,7 @@ static size_t make_offsets(int layout, size_t lead, size_t n, size_t mean, uint6
     default:
         off[k] = lead;
         while (off[k] < lead + n) {
-            size_t len = (size_t)(splitmix(&seed) % (2 * mean + 1));
+            size_t len = (size_t)(tu_splitmix(&seed) % (2 * mean + 1));
             size_t left = lead + n - off[k];
             off[k + 1] = off[k] + (len < left ? len : left);
             k++;
@@ -356,7 +349,7 @@ END_TEST
 static void fill_exact(int is_f32, void *buf, size_t n, uint64_t seed)
 {
     for (size_t i = 0; i < n; i++) {
-        const uint64_t r = splitmix(&seed);
+        const uint64_t r = tu_splitmix(&seed);
         double v;
         switch (r % 8) {
         case 0: v = (r >> 8) % 2 ? 1e300 : -1e300; break;
@@ -823,8 +816,8 @@ static void fill_keys(gpgpu_type kt, void *keys, size_t n, size_t mean, uint64_t
     size_t size = gpgpu_type_size(kt), i = 0;
     uint64_t key = 0, r = seed;
     while (i < n) {
-        size_t len = mean == 0 ? n : mean == 1 ? 1 : 1 + (size_t)(splitmix(&r) % (2 * mean));
-        uint64_t next = splitmix(&r) % 5 | (splitmix(&r) & 0x8000000080000000ull);
+        size_t len = mean == 0 ? n : mean == 1 ? 1 : 1 + (size_t)(tu_splitmix(&r) % (2 * mean));
+        uint64_t next = tu_splitmix(&r) % 5 | (tu_splitmix(&r) & 0x8000000080000000ull);
         key = next == key ? next + 1 : next;
         for (size_t j = 0; j < len && i < n; j++, i++)
             memcpy((char *)keys + i * size, &key, size); /* the low bytes (little-endian) */

@@ -36,27 +36,7 @@ static const char *pattern_names[] = { "random",      "sorted",   "reversed",  "
                                        "low-byte",     "end-bytes", "specials" };
 enum { RUN = 4099 }; /* SORTED_RUNS: sorted pieces, out of order only where they meet */
 
-static const uint32_t f32_specials[] = {
-    0x7fc00000u, 0xffc00000u, 0x7f800001u, 0xff800001u, 0x7fffffffu, 0xffffffffu,
-    0x7f800000u, 0xff800000u, 0x00000000u, 0x80000000u, 0x00000001u, 0x80000001u,
-    0x007fffffu, 0x807fffffu, 0x00800000u, 0x7f7fffffu, 0xff7fffffu, 0x3f800000u,
-};
-static const uint64_t f64_specials[] = {
-    0x7ff8000000000000ull, 0xfff8000000000000ull, 0x7ff0000000000001ull,
-    0xfff0000000000001ull, 0x7fffffffffffffffull, 0xffffffffffffffffull,
-    0x7ff0000000000000ull, 0xfff0000000000000ull, 0x0000000000000000ull,
-    0x8000000000000000ull, 0x0000000000000001ull, 0x8000000000000001ull,
-    0x000fffffffffffffull, 0x800fffffffffffffull, 0x0010000000000000ull,
-    0x7fefffffffffffffull, 0xffefffffffffffffull, 0x3ff0000000000000ull,
-};
 
-static uint64_t splitmix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 
 /* n keys of t following pattern p. */
 static void make_keys(gpgpu_type t, void *keys, size_t n, pattern p, uint64_t seed)
@@ -73,9 +53,9 @@ static void make_keys(gpgpu_type t, void *keys, size_t n, pattern p, uint64_t se
     for (size_t i = 0; i < n && p == ALL_EQUAL; i++)
         memcpy(k + i * ks, k, ks);
     for (size_t i = 0; i < n && p == FEW_DISTINCT; i++)
-        memcpy(k + i * ks, k + (splitmix(&s) % 5) * (n < 5 ? 0 : ks), ks);
+        memcpy(k + i * ks, k + (tu_splitmix(&s) % 5) * (n < 5 ? 0 : ks), ks);
     for (size_t i = 0; i < n && p == NARROW; i++) {
-        uint64_t v = splitmix(&s) & 0xffff;
+        uint64_t v = tu_splitmix(&s) & 0xffff;
         if (t == GPGPU_F32) {
             float f = (float)v - 30000.0f;
             memcpy(k + i * ks, &f, 4);
@@ -97,13 +77,13 @@ static void make_keys(gpgpu_type t, void *keys, size_t n, pattern p, uint64_t se
     for (size_t i = 0; i < n && p == SORTED_RUNS; i += RUN)
         ck_assert_int_eq(ref_sort(t, k + i * ks, NULL, 0, n - i < RUN ? n - i : RUN, 0), 0);
     for (size_t i = 0; i < n && p == SPECIALS; i++) {
-        uint64_t r = splitmix(&s);
+        uint64_t r = tu_splitmix(&s);
         if (r & 1)
             continue; /* half stay random */
         if (ks == 4)
-            memcpy(k + i * 4, &f32_specials[(r >> 1) % 18], 4);
+            memcpy(k + i * 4, &tu_f32_specials[(r >> 1) % TU_NSPECIALS], 4);
         else
-            memcpy(k + i * 8, &f64_specials[(r >> 1) % 18], 8);
+            memcpy(k + i * 8, &tu_f64_specials[(r >> 1) % TU_NSPECIALS], 8);
     }
 }
 

@@ -19,7 +19,21 @@ uint64_t tu_seed(void)
     return s && *s ? strtoull(s, NULL, 0) : 20261122u;
 }
 
-static uint64_t splitmix(uint64_t *state)
+const uint32_t tu_f32_specials[TU_NSPECIALS] = {
+    0x7fc00000u, 0xffc00000u, 0x7f800001u, 0xff800001u, 0x7fffffffu, 0xffffffffu,
+    0x7f800000u, 0xff800000u, 0x00000000u, 0x80000000u, 0x00000001u, 0x80000001u,
+    0x007fffffu, 0x807fffffu, 0x00800000u, 0x7f7fffffu, 0xff7fffffu, 0x3f800000u,
+};
+const uint64_t tu_f64_specials[TU_NSPECIALS] = {
+    0x7ff8000000000000ull, 0xfff8000000000000ull, 0x7ff0000000000001ull,
+    0xfff0000000000001ull, 0x7fffffffffffffffull, 0xffffffffffffffffull,
+    0x7ff0000000000000ull, 0xfff0000000000000ull, 0x0000000000000000ull,
+    0x8000000000000000ull, 0x0000000000000001ull, 0x8000000000000001ull,
+    0x000fffffffffffffull, 0x800fffffffffffffull, 0x0010000000000000ull,
+    0x7fefffffffffffffull, 0xffefffffffffffffull, 0x3ff0000000000000ull,
+};
+
+uint64_t tu_splitmix(uint64_t *state)
 {
     uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -30,14 +44,14 @@ static uint64_t splitmix(uint64_t *state)
 uint64_t tu_seed_for(uint64_t a, uint64_t b)
 {
     uint64_t s = tu_seed() ^ (a * 0x100000001b3ull) ^ (b << 32);
-    return splitmix(&s);
+    return tu_splitmix(&s);
 }
 
 void tu_fill(gpgpu_type t, void *buf, size_t n, uint64_t seed)
 {
     uint64_t s = seed;
     for (size_t i = 0; i < n; i++) {
-        uint64_t r = splitmix(&s);
+        uint64_t r = tu_splitmix(&s);
         double u = (double)(r >> 11) * 0x1.0p-53 * 2000.0 - 1000.0;
         switch (t) {
         case GPGPU_I32: ((int32_t *)buf)[i] = (int32_t)(uint32_t)r; break;

@@ -23,6 +23,16 @@ int tu_is_host(void);           /* tu_ctx is the plain-C fallback */
 uint64_t tu_seed(void);
 uint64_t tu_seed_for(uint64_t a, uint64_t b);
 
+/* The splitmix64 step behind tu_fill and tu_seed_for. */
+uint64_t tu_splitmix(uint64_t *state);
+
+/* Float bit patterns that sorting and searching must order right: both
+   NaN signs (quiet, signalling, all ones), both infinities, both zeros,
+   subnormals, the extremes of the normals, 1.0. */
+enum { TU_NSPECIALS = 18 };
+extern const uint32_t tu_f32_specials[TU_NSPECIALS];
+extern const uint64_t tu_f64_specials[TU_NSPECIALS];
+
 /* Deterministic random fill of n elements of t (splitmix64 of seed):
    integers over their full range, floats over [-1000, 1000). */
 void tu_fill(gpgpu_type t, void *buf, size_t n, uint64_t seed);

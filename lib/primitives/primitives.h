@@ -36,6 +36,21 @@ gpgpu_status gpgpu__scan_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
    checked. map NULL for none. */
 gpgpu_status gpgpu__reduce_host_call(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
                                      const char *map, const void *in, size_t n, void *result);
+/* The sort's key masks (gpgpu__sort_masks) as kernel arguments of the key
+   width: GPGPU__MASK_ARGS(k) expands to the two (size, pointer) pairs
+   gpgpu__run takes. */
+typedef struct {
+    int is64;
+    cl_uint m0_32, m1_32;
+    cl_ulong m0_64, m1_64;
+} gpgpu__key_masks;
+void gpgpu__key_masks_for(gpgpu_type t, unsigned flags, gpgpu__key_masks *k);
+#define GPGPU__MASK_ARGS(k)                                                            \
+    (k).is64 ? sizeof(cl_ulong) : sizeof(cl_uint),                                     \
+        (k).is64 ? (const void *)&(k).m0_64 : (const void *)&(k).m0_32,                \
+        (k).is64 ? sizeof(cl_ulong) : sizeof(cl_uint),                                 \
+        (k).is64 ? (const void *)&(k).m1_64 : (const void *)&(k).m1_32
+
 /* ctx, t and op as every reduce checks them. */
 gpgpu_status gpgpu__check_reduce(gpgpu_context *ctx, const char *func, gpgpu_type t,
                                  gpgpu_op op);

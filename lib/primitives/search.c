@@ -64,29 +64,14 @@ static gpgpu_status search_program(gpgpu_context *ctx, size_t bytes, gpgpu__prog
     return gpgpu__program_get(ctx, "search", NULL, opts, prog);
 }
 
-/* Ascending masks as the kernel argument type of t's width. */
-typedef struct {
-    int is64;
-    cl_uint m0_32, m1_32;
-    cl_ulong m0_64, m1_64;
-} key_masks;
+typedef gpgpu__key_masks key_masks;
+#define MASK_ARGS GPGPU__MASK_ARGS
 
+/* Ascending masks as the kernel argument type of t's width. */
 static void masks_for(gpgpu_type t, key_masks *k)
 {
-    uint64_t m0, m1;
-    gpgpu__sort_masks(t, GPGPU_ASCENDING, &m0, &m1);
-    k->is64 = gpgpu__type(t)->is_64;
-    k->m0_32 = (cl_uint)m0;
-    k->m1_32 = (cl_uint)m1;
-    k->m0_64 = m0;
-    k->m1_64 = m1;
+    gpgpu__key_masks_for(t, GPGPU_ASCENDING, k);
 }
-
-#define MASK_ARGS(k)                                                                   \
-    (k).is64 ? sizeof(cl_ulong) : sizeof(cl_uint),                                     \
-        (k).is64 ? (const void *)&(k).m0_64 : (const void *)&(k).m0_32,                \
-        (k).is64 ? sizeof(cl_ulong) : sizeof(cl_uint),                                 \
-        (k).is64 ? (const void *)&(k).m1_64 : (const void *)&(k).m1_32
 
 /* Positions, indices and checks are cl_ulong on every device. */
 static gpgpu_status need_int64(gpgpu_context *ctx, const char *func)
@@ -271,34 +256,23 @@ typedef struct {
     int owned;
 } host_arr;
 
-static gpgpu_status arr_in(gpgpu_context *ctx, int zero_copy, int slot, const void *p,
-                           size_t n, size_t size, host_arr *a)
+/* writes: the device writes the array (read back, or seen in place). */
+static gpgpu_status arr_get(gpgpu_context *ctx, int zero_copy, int slot, const void *p, size_t n,
+                            size_t size, int writes, host_arr *a)
 {
     a->buf = NULL;
     a->off = 0;
     a->owned = zero_copy;
     if (zero_copy) {
-        GPGPU__TRY(gpgpu__host_view(ctx, p, n * size, 0, &a->buf, &a->off));
+        GPGPU__TRY(gpgpu__host_view(ctx, p, n * size, writes, &a->buf, &a->off));
         a->off /= size;
         return GPGPU_SUCCESS;
     }
     GPGPU__TRY(gpgpu__scratch(ctx, slot, n * size, &a->buf));
-    return gpgpu__upload(ctx, a->buf, 0, n * size, p);
+    return writes ? GPGPU_SUCCESS : gpgpu__upload(ctx, a->buf, 0, n * size, p);
 }
-
-static gpgpu_status arr_out(gpgpu_context *ctx, int zero_copy, int slot, void *p, size_t n,
-                            size_t size, host_arr *a)
-{
-    a->buf = NULL;
-    a->off = 0;
-    a->owned = zero_copy;
-    if (zero_copy) {
-        GPGPU__TRY(gpgpu__host_view(ctx, p, n * size, 1, &a->buf, &a->off));
-        a->off /= size;
-        return GPGPU_SUCCESS;
-    }
-    return gpgpu__scratch(ctx, slot, n * size, &a->buf);
-}
+#define arr_in(ctx, zc, slot, p, n, size, a) arr_get(ctx, zc, slot, p, n, size, 0, a)
+#define arr_out(ctx, zc, slot, p, n, size, a) arr_get(ctx, zc, slot, p, n, size, 1, a)
 
 static void arr_release(host_arr *a)
 {

@@ -30,29 +30,24 @@ typedef struct {
     unsigned flags;
 } sort_job;
 
-/* Key masks as the kernel argument type of the key width. */
-typedef struct {
-    int is64;
-    cl_uint m0_32, m1_32;
-    cl_ulong m0_64, m1_64;
-} sort_masks;
+typedef gpgpu__key_masks sort_masks;
+#define MASK_ARGS GPGPU__MASK_ARGS
+
+void gpgpu__key_masks_for(gpgpu_type t, unsigned flags, gpgpu__key_masks *k)
+{
+    uint64_t m0, m1;
+    gpgpu__sort_masks(t, flags, &m0, &m1);
+    k->is64 = gpgpu__type(t)->is_64;
+    k->m0_32 = (cl_uint)m0;
+    k->m1_32 = (cl_uint)m1;
+    k->m0_64 = m0;
+    k->m1_64 = m1;
+}
 
 static void masks_for(const sort_job *j, sort_masks *m)
 {
-    uint64_t m0, m1;
-    gpgpu__sort_masks(j->t, j->flags, &m0, &m1);
-    m->is64 = gpgpu__type(j->t)->is_64;
-    m->m0_32 = (cl_uint)m0;
-    m->m1_32 = (cl_uint)m1;
-    m->m0_64 = m0;
-    m->m1_64 = m1;
+    gpgpu__key_masks_for(j->t, j->flags, m);
 }
-
-#define MASK_ARGS(m)                                                                   \
-    (m).is64 ? sizeof(cl_ulong) : sizeof(cl_uint),                                     \
-        (m).is64 ? (const void *)&(m).m0_64 : (const void *)&(m).m0_32,                \
-        (m).is64 ? sizeof(cl_ulong) : sizeof(cl_uint),                                 \
-        (m).is64 ? (const void *)&(m).m1_64 : (const void *)&(m).m1_32
 
 /* The number of chunks: at least MIN_CHUNK keys each, at most as many as
    the plan's groups hold work items. Each chunk is a group of one item:
