@@ -20,6 +20,13 @@
         }                                                                          \
     } while (0)
 
+// cudaFree of each pointer, checked.
+template <class... P> static void free_all(P... p)
+{
+    for (void *q : {static_cast<void *>(p)...})
+        CHECK(cudaFree(q));
+}
+
 // Median device time in ms of f() over reps runs after one warm-up.
 template <class F> static double time_ms(F f, int reps = 10)
 {

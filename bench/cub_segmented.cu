@@ -105,14 +105,8 @@ int main(int argc, char **argv)
             return cub::DeviceReduce::ArgMin(t, bytes, x, best, at, (int64_t)n);
         });
         report("argmin", n, "segments", 1, ms);
-        CHECK(cudaFree(at));
-        CHECK(cudaFree(best));
+        free_all(at, best);
     }
-    CHECK(cudaFree(x));
-    CHECK(cudaFree(y));
-    CHECK(cudaFree(keys));
-    CHECK(cudaFree(kout));
-    CHECK(cudaFree(nruns));
-    CHECK(cudaFree(off));
+    free_all(x, y, keys, kout, nruns, off);
     return 0;
 }

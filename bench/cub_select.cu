@@ -147,12 +147,6 @@ int main(int argc, char **argv)
             got += hb[i];
         report("histogram_edges", "f32", n, got, got == counted, ms);
     }
-    CHECK(cudaFree(x));
-    CHECK(cudaFree(y));
-    CHECK(cudaFree(len));
-    CHECK(cudaFree(cnt));
-    CHECK(cudaFree(fx));
-    CHECK(cudaFree(lev));
-    CHECK(cudaFree(bins));
+    free_all(x, y, len, cnt, fx, lev, bins);
     return 0;
 }

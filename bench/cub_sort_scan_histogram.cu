@@ -103,12 +103,7 @@ int main(int argc, char **argv)
         fill_u64<<<4096, 256>>>(k0, n, 4);
         ms = time_ms([&] { cub::DeviceRadixSort::SortKeys(tmp, tb, k0, k1, ni); }, 5);
         line("sort", "u64", n, "SortKeys", ms);
-        CHECK(cudaFree(tmp));
-        CHECK(cudaFree(k0));
-        CHECK(cudaFree(k1));
-        CHECK(cudaFree(v0));
-        CHECK(cudaFree(v1));
-        CHECK(cudaFree(hist));
+        free_all(tmp, k0, k1, v0, v1, hist);
     }
     return 0;
 }

@@ -134,6 +134,20 @@ static inline void tile_load(__global const T *in, uint len, __local T *tile, ui
     barrier(CLK_LOCAL_MEM_FENCE);
 }
 
+/* After a barrier: tile[] back to out[0 .. len), coalesced. */
+static inline void tile_store(__global T *out, uint len, __local const T *tile, uint lid)
+{
+    if (len == SCAN_TILE) {
+#pragma unroll
+        for (uint j = 0; j < SCAN_ITEMS; ++j)
+            out[j * WG + lid] = tile[TILE_AT(j * WG + lid)];
+    } else {
+        for (uint j = 0; j < SCAN_ITEMS; ++j)
+            if (j * WG + lid < len)
+                out[j * WG + lid] = tile[TILE_AT(j * WG + lid)];
+    }
+}
+
 /* This work item's total over its elements of the tile in[0 .. len). On a
    GPU the tile is first copied to tile[] (full tiles without bounds checks). */
 static inline T tile_item_total(__global const T *in, uint len, __local T *tile)
@@ -165,15 +179,7 @@ static inline void tile_item_scan(__global const T *in, __global T *out, uint le
         item_scan(tile, tile, lid * SCAN_ITEMS, SCAN_ITEMS, acc, inclusive);
     else
         item_scan(tile, tile, lid * SCAN_ITEMS, item_count(len, lid), acc, inclusive);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (len == SCAN_TILE) {
-        for (uint j = 0; j < SCAN_ITEMS; ++j)
-            out[j * WG + lid] = tile[TILE_AT(j * WG + lid)];
-    } else {
-        for (uint j = 0; j < SCAN_ITEMS; ++j)
-            if (j * WG + lid < len)
-                out[j * WG + lid] = tile[TILE_AT(j * WG + lid)];
-    }
+    tile_store(out, len, tile, lid);
 #endif
 }
 
@@ -619,15 +625,6 @@ void scan_lookback(__global const T *in, ulong in_off, __global T *out, ulong ou
             tile[TILE_AT(first + j)] = inclusive ? y : acc;
         acc = y;
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (len == SCAN_TILE) {
-#pragma unroll
-        for (uint j = 0; j < SCAN_ITEMS; ++j)
-            out[j * WG + lid] = tile[TILE_AT(j * WG + lid)];
-    } else {
-        for (uint j = 0; j < SCAN_ITEMS; ++j)
-            if (j * WG + lid < len)
-                out[j * WG + lid] = tile[TILE_AT(j * WG + lid)];
-    }
+    tile_store(out, len, tile, lid);
 }
 #endif

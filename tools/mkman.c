@@ -69,6 +69,19 @@ static void sb_addn(sb *b, const char *s, size_t n)
 static void sb_add(sb *b, const char *s) { sb_addn(b, s, strlen(s)); }
 static void sb_addc(sb *b, char c) { sb_addn(b, &c, 1); }
 
+/* s[0 .. e) as literal roff text: hyphens as \-, backslashes as \e. */
+static void sb_add_literal(sb *b, const char *s, const char *e)
+{
+    for (; s < e; s++) {
+        if (*s == '-')
+            sb_add(b, "\\-");
+        else if (*s == '\\')
+            sb_add(b, "\\e");
+        else
+            sb_addc(b, *s);
+    }
+}
+
 static void sb_printf(sb *b, const char *fmt, ...)
 {
     char tmp[4096];
@@ -1186,14 +1199,7 @@ static void rtext(sb *o, const char *in, const rctx *cx, int plain)
         if (c == '`' && !plain && strchr(s + i + 1, '`')) {
             const char *e = strchr(s + i + 1, '`');
             sb_add(o, "\\fB");
-            for (const char *q = s + i + 1; q < e; q++) {
-                if (*q == '-')
-                    sb_add(o, "\\-");
-                else if (*q == '\\')
-                    sb_add(o, "\\e");
-                else
-                    sb_addc(o, *q);
-            }
+            sb_add_literal(o, s + i + 1, e);
             sb_add(o, "\\fP");
             i = (size_t)(e - s) + 1;
             continue;
@@ -1278,14 +1284,7 @@ static void emit_pre(sb *o, const char *text)
         const char *q = p + skip;
         if (q < p + l && (*q == '.' || *q == '\''))
             sb_add(o, "\\&");
-        for (; q < p + l; q++) {
-            if (*q == '-')
-                sb_add(o, "\\-");
-            else if (*q == '\\')
-                sb_add(o, "\\e");
-            else
-                sb_addc(o, *q);
-        }
+        sb_add_literal(o, q, p + l);
         sb_addc(o, '\n');
         p = nl ? nl + 1 : p + l;
     }
