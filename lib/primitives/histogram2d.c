@@ -50,6 +50,7 @@ static size_t acc_size(const cells_spec *c)
     return c->wt < 0 ? sizeof(cl_uint) : sizeof(cl_double);
 }
 
+/* wt: the weights' type (check_wt), or -1 for counts. */
 static gpgpu_status spec_make(gpgpu_context *ctx, const char *func, gpgpu_type t, int wt,
                               size_t nx, double xlo, double xhi, size_t ny, double ylo,
                               double yhi, int two_d, cells_spec *c)
@@ -58,8 +59,6 @@ static gpgpu_status spec_make(gpgpu_context *ctx, const char *func, gpgpu_type t
     c->t = t;
     c->wt = wt;
     c->two_d = two_d;
-    GPGPU__REQUIRE(ctx, wt < 0 || wt == GPGPU_F32 || wt == GPGPU_F64, func,
-                   "wt is %d; the weights must be GPGPU_F32 or GPGPU_F64", wt);
     if (two_d) {
         GPGPU__REQUIRE(ctx, nx > 0 && ny > 0, func, "nx is %zu and ny %zu; both at least 1",
                        nx, ny);
@@ -77,6 +76,14 @@ static gpgpu_status spec_make(gpgpu_context *ctx, const char *func, gpgpu_type t
         }
     }
     c->empty = c->px.empty || (two_d && c->py.empty);
+    return GPGPU_SUCCESS;
+}
+
+/* Weighted calls: the weights' type, before anything reads weights. */
+static gpgpu_status check_wt(gpgpu_context *ctx, const char *func, gpgpu_type wt)
+{
+    GPGPU__REQUIRE(ctx, wt == GPGPU_F32 || wt == GPGPU_F64, func,
+                   "wt is %d; the weights must be GPGPU_F32 or GPGPU_F64", (int)wt);
     return GPGPU_SUCCESS;
 }
 
@@ -293,6 +300,7 @@ gpgpu_status gpgpu_histogram_weighted(gpgpu_context *ctx, gpgpu_type t, const vo
     cells_spec c;
     GPGPU__TRY(gpgpu__check_ctx(ctx, f));
     GPGPU__REQUIRE(ctx, bins != NULL, f, "bins is NULL; need an array of nbins sums");
+    GPGPU__TRY(check_wt(ctx, f, wt));
     GPGPU__TRY(spec_make(ctx, f, t, (int)wt, nbins, lo, hi, 0, 0, 0, 0, &c));
     GPGPU__TRY(gpgpu__check_array(ctx, f, "in", in, n, size_of(t), 1, size_of(t)));
     GPGPU__TRY(gpgpu__check_array(ctx, f, "weights", weights, n, size_of(wt), 1, size_of(wt)));
@@ -322,6 +330,7 @@ gpgpu_status gpgpu_histogram2d_weighted(gpgpu_context *ctx, gpgpu_type t, const 
     cells_spec c;
     GPGPU__TRY(gpgpu__check_ctx(ctx, f));
     GPGPU__REQUIRE(ctx, bins != NULL, f, "bins is NULL; need an array of nx * ny sums");
+    GPGPU__TRY(check_wt(ctx, f, wt));
     GPGPU__TRY(spec_make(ctx, f, t, (int)wt, nx, xlo, xhi, ny, ylo, yhi, 1, &c));
     GPGPU__TRY(gpgpu__check_array(ctx, f, "x", x, n, size_of(t), 1, size_of(t)));
     GPGPU__TRY(gpgpu__check_array(ctx, f, "y", y, n, size_of(t), 1, size_of(t)));
@@ -379,6 +388,7 @@ gpgpu_status gpgpu_histogram_weighted_buffer(gpgpu_context *ctx, gpgpu_type t, c
     REQUIRE_BUFFER(ctx, f, in, "in", n);
     REQUIRE_BUFFER(ctx, f, weights, "weights", n);
     GPGPU__REQUIRE(ctx, bins != NULL, f, "bins is NULL; need a buffer of nbins doubles");
+    GPGPU__TRY(check_wt(ctx, f, wt));
     GPGPU__TRY(spec_make(ctx, f, t, (int)wt, nbins, lo, hi, 0, 0, 0, 0, &c));
     return cells_buffer(ctx, f, &c, in, in_offset, NULL, 0, weights, weights_offset, n, bins,
                         bins_offset, num_wait, wait, done);
@@ -421,6 +431,7 @@ gpgpu_status gpgpu_histogram2d_weighted_buffer(gpgpu_context *ctx, gpgpu_type t,
     REQUIRE_BUFFER(ctx, f, y, "y", n);
     REQUIRE_BUFFER(ctx, f, weights, "weights", n);
     GPGPU__REQUIRE(ctx, bins != NULL, f, "bins is NULL; need a buffer of nx * ny doubles");
+    GPGPU__TRY(check_wt(ctx, f, wt));
     GPGPU__TRY(spec_make(ctx, f, t, (int)wt, nx, xlo, xhi, ny, ylo, yhi, 1, &c));
     return cells_buffer(ctx, f, &c, x, x_offset, y, y_offset, weights, weights_offset, n, bins,
                         bins_offset, num_wait, wait, done);
@@ -462,6 +473,7 @@ gpgpu_status gpgpu_histogram_weighted_array(gpgpu_context *ctx, const gpgpu_arra
     GPGPU__TRY(gpgpu__array_check(ctx, f, "weights", weights));
     GPGPU__TRY(gpgpu__array_match(ctx, f, "weights", in, weights, 0, 1));
     GPGPU__REQUIRE(ctx, bins != NULL, f, "bins is NULL; need an array of nbins sums");
+    GPGPU__TRY(check_wt(ctx, f, weights->t));
     GPGPU__TRY(spec_make(ctx, f, in->t, (int)weights->t, nbins, lo, hi, 0, 0, 0, 0, &c));
     return cells_array(ctx, f, &c, in, NULL, weights, bins);
 }
@@ -495,6 +507,7 @@ gpgpu_status gpgpu_histogram2d_weighted_array(gpgpu_context *ctx, const gpgpu_ar
     GPGPU__TRY(gpgpu__array_match(ctx, f, "y", x, y, 1, 1));
     GPGPU__TRY(gpgpu__array_match(ctx, f, "weights", x, weights, 0, 1));
     GPGPU__REQUIRE(ctx, bins != NULL, f, "bins is NULL; need an array of nx * ny sums");
+    GPGPU__TRY(check_wt(ctx, f, weights->t));
     GPGPU__TRY(spec_make(ctx, f, x->t, (int)weights->t, nx, xlo, xhi, ny, ylo, yhi, 1, &c));
     return cells_array(ctx, f, &c, x, y, weights, bins);
 }
