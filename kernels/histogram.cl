@@ -627,6 +627,32 @@ inline void hist_add_global(__global OUT *out, uint v)
 }
 #endif
 
+#ifdef HIST_VEC
+/* Groups of one work item: cells of HIST_VEC samples at a time through
+   hist_bin_vec (whose spare bin is nbins), then plain adds. */
+inline void hist_cells_vec(__global const T *x, __global const T *y, __global const W *w,
+                           ulong begin, ulong end, HIST_RULE_ARGS, HIST_Y_ARGS, uint ncells,
+                           __local ACC *bins)
+{
+    uint idx[HIST_VEC];
+    for (ulong i = begin; i + HIST_VEC <= end; i += HIST_VEC) {
+        uint16 c = hist_bin_vec(vload16(0, x + i), HIST_RULE);
+#if HIST_2D
+        uint16 by = hist_bin_vec(vload16(0, y + i), HIST_Y_RULE);
+        c = select(c * (ynbm1 + 1) + by, (uint16)ncells, (c > nbm1) | (by > ynbm1));
+#endif
+        vstore16(c, 0, idx);
+        for (int k = 0; k < HIST_VEC; k++)
+            bins[idx[k]] += HIST_WEIGHT(i + k);
+    }
+}
+#if T_IS_FLOAT
+#define HIST_CELLS_VEC_OK 1
+#else
+#define HIST_CELLS_VEC_OK (HIST_VEC_OK && (!HIST_2D || ydm1 < (1ul << 62)))
+#endif
+#endif
+
 /* x, y and w from their offsets on; y is x for 1-D, w unused for counts. */
 #define HIST_CELLS_ARGS __global const T *x, ulong xoff, __global const T *y, ulong yoff,   \
                         __global const W *w, ulong woff, ulong n, ulong chunk,             \
@@ -641,6 +667,12 @@ __kernel void hist_cells(HIST_CELLS_ARGS, __global ACC *part, __local ACC *bins)
     for (uint i = get_local_id(0); i <= ncells; i += get_local_size(0))
         bins[i] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
+#ifdef HIST_VEC
+    if (HIST_CELLS_VEC_OK) {
+        hist_cells_vec(x, y, w, begin, end, HIST_RULE, HIST_Y_RULE, ncells, bins);
+        begin += (end - begin) / HIST_VEC * HIST_VEC;
+    }
+#endif
     for (ulong i = begin; i < end; i += step)
         hist_add_local(bins, hist_cell(x[i], y[i], HIST_RULE, HIST_Y_RULE, ncells),
                        HIST_WEIGHT(i));

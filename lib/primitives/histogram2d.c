@@ -230,7 +230,7 @@ static gpgpu_status cells_host_api(gpgpu_context *ctx, const cells_spec *c, cons
     size_t off[3] = {0, 0, 0};
     gpgpu_status s = GPGPU_SUCCESS;
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_OUT, bytes, &out));
-    if (gpgpu__in_place(ctx, n * ts) && gpgpu__in_place(ctx, n * ws)) {
+    if (gpgpu__in_place(ctx, n * ts) && (ws == 0 || gpgpu__in_place(ctx, n * ws))) {
         gpgpu__note_route(ctx, "zero-copy");
         for (int i = 0; i < 3 && s == GPGPU_SUCCESS; i++)
             if (src[i]) {
