@@ -589,12 +589,16 @@ inline void hist_add_local(__local ACC *bins, uint c, double v)
 #if HIST_PRIVATE
     bins[c] += v;
 #else
+#if NV_PTX
+    asm volatile("red.shared.add.f64 [%0], %1;" : : "l"((ulong)(bins + c)), "d"(v) : "memory");
+#else
     volatile __local long *q = (volatile __local long *)(bins + c);
     long old = *q, seen;
     do {
         seen = old;
         old = atom_cmpxchg(q, seen, as_long(as_double(seen) + v));
     } while (old != seen);
+#endif
 #endif
 }
 
@@ -659,13 +663,18 @@ inline void hist_cells_vec(__global const T *x, __global const T *y, __global co
                         HIST_RULE_ARGS, HIST_Y_ARGS, uint ncells
 #define HIST_CELLS_START() (x += xoff, y += yoff, w += woff)
 
-__kernel void hist_cells(HIST_CELLS_ARGS, __global ACC *part, __local ACC *bins)
+/* copies: the group's warps add into that many copies of the cells (warp
+   w into copy w % copies), so that fewer of them queue on one cell; 1 with
+   groups of one work item. */
+__kernel void hist_cells(HIST_CELLS_ARGS, uint copies, __global ACC *part, __local ACC *all)
 {
     ulong begin, end, step;
+    const uint stride = ncells + 1;
+    __local ACC *bins = all + (get_local_id(0) / 32) % copies * stride;
     HIST_CELLS_START();
     hist_share(n, chunk, &begin, &end, &step);
-    for (uint i = get_local_id(0); i <= ncells; i += get_local_size(0))
-        bins[i] = 0;
+    for (uint i = get_local_id(0); i < copies * stride; i += get_local_size(0))
+        all[i] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
 #ifdef HIST_VEC
     if (HIST_CELLS_VEC_OK) {
@@ -678,8 +687,12 @@ __kernel void hist_cells(HIST_CELLS_ARGS, __global ACC *part, __local ACC *bins)
                        HIST_WEIGHT(i));
     barrier(CLK_LOCAL_MEM_FENCE);
     __global ACC *mine = part + (ulong)get_group_id(0) * ncells;
-    for (uint i = get_local_id(0); i < ncells; i += get_local_size(0))
-        mine[i] = bins[i];
+    for (uint i = get_local_id(0); i < ncells; i += get_local_size(0)) {
+        ACC sum = all[i];
+        for (uint c = 1; c < copies; c++)
+            sum += all[c * stride + i];
+        mine[i] = sum;
+    }
 }
 
 __kernel void hist_cells_direct(HIST_CELLS_ARGS, __global OUT *out, ulong out_off)

@@ -37,8 +37,12 @@ typedef struct {
     int empty;                  /* no sample can be counted */
 } cells_spec;
 
+/* Most copies of the cells a GPU group keeps (kernels/histogram.cl). */
+#define CELLS_COPIES_MAX ((size_t)16)
+
 typedef struct {
     int local;      /* cells in __local memory, one chunk per group */
+    size_t copies;  /* of the cells in __local memory, one per warp at most */
     size_t wg;      /* work-group size */
     size_t groups;
     size_t chunk;   /* samples per group (groups of one work item) */
@@ -100,6 +104,13 @@ static cells_plan plan(const gpgpu_context *ctx, const cells_spec *c, size_t n)
     size_t min_chunk = CELLS_MIN_CHUNK > 2 * c->ncells ? CELLS_MIN_CHUNK : 2 * c->ncells;
     pl.local = (c->ncells + 1) * acc_size(c) <= ctx->local_mem / 2;
     pl.wg = private_bins ? 1 : ctx->tune.wg;
+    pl.copies = 1;
+    if (pl.local && !private_bins) {
+        size_t fit = ctx->local_mem / 2 / ((c->ncells + 1) * acc_size(c)), warps = pl.wg / 32;
+        pl.copies = fit < warps ? fit : warps;
+        pl.copies = pl.copies < CELLS_COPIES_MAX ? pl.copies : CELLS_COPIES_MAX;
+        pl.copies = pl.copies ? pl.copies : 1;
+    }
     pl.groups = n / (pl.local ? min_chunk : CELLS_MIN_CHUNK);
     if (pl.groups > ctx->tune.groups)
         pl.groups = ctx->tune.groups;
@@ -167,7 +178,7 @@ static gpgpu_status launch(gpgpu_context *ctx, gpgpu__program *prog, const cells
     cl_ulong xo = xoff, yo = yoff, wo = woff, n_ = n, chunk = pl.chunk, oo = out_off;
     cl_uint xnbm1 = (cl_uint)(c->px.nbins - 1), ynbm1 = (cl_uint)(py->nbins - 1);
     cl_uint ncells = (cl_uint)c->ncells, nchunks = (cl_uint)pl.groups;
-    cl_uint acc = (cl_uint)accumulate;
+    cl_uint acc = (cl_uint)accumulate, copies = (cl_uint)pl.copies;
     if (!pl.local) {
         if (!accumulate) {
             cl_ulong zero = 0;
@@ -187,8 +198,9 @@ static gpgpu_status launch(gpgpu_context *ctx, gpgpu__program *prog, const cells
                           GPGPU__ARG(xo), GPGPU__ARG(y), GPGPU__ARG(yo), GPGPU__ARG(w),
                           GPGPU__ARG(wo), GPGPU__ARG(n_), GPGPU__ARG(chunk),
                           RULE_ARGS(&c->px, ts, xnbm1), RULE_ARGS(py, ts, ynbm1),
-                          GPGPU__ARG(ncells), GPGPU__ARG(part),
-                          GPGPU__LOCAL((c->ncells + 1) * acc_size(c)), GPGPU__END));
+                          GPGPU__ARG(ncells), GPGPU__ARG(copies), GPGPU__ARG(part),
+                          GPGPU__LOCAL(pl.copies * (c->ncells + 1) * acc_size(c)),
+                          GPGPU__END));
     size_t wg = ctx->tune.wg, global = gpgpu__div_up(c->ncells, wg) * wg;
     return gpgpu__run(ctx, prog, "hist_cells_merge", global, wg, GPGPU__ARG(part),
                       GPGPU__ARG(nchunks), GPGPU__ARG(ncells), GPGPU__ARG(out),
