@@ -419,8 +419,9 @@ GPGPU_API gpgpu_status gpgpu_histogram_edges(gpgpu_context *ctx, gpgpu_type t, c
  * n > 0, NULL bins, and those of gpgpu_histogram: nbins 0 or over 2^31,
  * lo >= hi, lo or hi not finite, bad type), UNSUPPORTED (F64 weights or a
  * 64-bit sample type the device lacks, an integer range wider than 2^64,
- * over 2^17 bins with no 64-bit atomics on the device), OUT_OF_MEMORY,
- * OPENCL, BUILD. Since 0.2.
+ * a device without 64-bit atomics where work-groups share their sums (GPUs)
+ * or the bins do not fit __local memory), OUT_OF_MEMORY, OPENCL, BUILD.
+ * A call that fails leaves bins unchanged. Since 0.2.
  */
 GPGPU_API gpgpu_status gpgpu_histogram_weighted(gpgpu_context *ctx, gpgpu_type t,
                                                 const void *in, gpgpu_type wt,
@@ -439,7 +440,8 @@ GPGPU_API gpgpu_status gpgpu_histogram_weighted(gpgpu_context *ctx, gpgpu_type t
  * gpgpu_histogram checks it, NULL x or y with n > 0, NULL bins, bad type),
  * UNSUPPORTED (an integer range wider than 2^64, a 64-bit type the device
  * lacks, cells beyond __local memory with no 64-bit atomics on the device),
- * OUT_OF_MEMORY, OPENCL, BUILD. Since 0.2.
+ * OUT_OF_MEMORY, OPENCL, BUILD. A call that fails leaves bins unchanged.
+ * Since 0.2.
  */
 GPGPU_API gpgpu_status gpgpu_histogram2d(gpgpu_context *ctx, gpgpu_type t, const void *x,
                                          const void *y, size_t n, size_t nx, double xlo,
