@@ -763,6 +763,39 @@ static double colour_pos(uint64_t v, uint64_t max, int log)
     return max ? (double)v / (double)max : 0;
 }
 
+/* The colour bar's ticks (counts) over span pixels; returns how many. */
+static int colour_ticks(uint64_t max, int log, double span, double fs, double t[64],
+                        double *step)
+{
+    double top = max > 0 ? (double)max : 1;
+    int n = 0;
+    *step = 1;
+    if (!log)
+        return nice_ticks(0, top, (int)(span / (3.5 * fs)), t, 64, step);
+    int d1 = max > 1 ? (int)floor(log10(top)) : 0, every = d1 / 8 + 1;
+    for (int d = 0; d <= d1 && n < 64; d += every)
+        t[n++] = pow(10, d);
+    return n;
+}
+
+/* The width of the colour bar's widest tick label. */
+static double colour_label_room(cairo_t *cr, uint64_t max, int log, double span, double fs)
+{
+    double t[64], step, w = 0;
+    char buf[64];
+    int n = colour_ticks(max, log, span, fs, t, &step);
+    for (int k = 0; k < n; k++) {
+        if (log) {
+            snprintf(buf, sizeof buf, "%d", (int)round(log10(t[k])));
+            w = fmax(w, text_width(cr, fs, "10") + text_width(cr, 0.7 * fs, buf));
+        } else {
+            tick_label(buf, sizeof buf, t[k], step);
+            w = fmax(w, text_width(cr, fs, buf));
+        }
+    }
+    return w;
+}
+
 /* The colour bar in r: the scale from bottom to top, ticks and their
    values on the right, the label turned a quarter beyond them. */
 static void draw_colour_bar(cairo_t *cr, const rect *r, uint64_t max, int log, double fs)
@@ -778,14 +811,7 @@ static void draw_colour_bar(cairo_t *cr, const rect *r, uint64_t max, int log, d
     cairo_set_source_rgb(cr, 0, 0, 0);
     cairo_set_line_width(cr, 1);
     double top = max > 0 ? (double)max : 1;
-    int n = 0;
-    if (log) {
-        int d1 = max > 1 ? (int)floor(log10(top)) : 0, every = d1 / 8 + 1;
-        for (int d = 0; d <= d1 && n < 64; d += every)
-            t[n++] = pow(10, d);
-    } else {
-        n = nice_ticks(0, top, (int)((r->y1 - r->y0) / (3.5 * fs)), t, 64, &step);
-    }
+    int n = colour_ticks(max, log, r->y1 - r->y0, fs, t, &step);
     for (int k = 0; k < n; k++) {
         double f = log ? (top > 1 ? log10(t[k]) / log10(top) : 1) : t[k] / top;
         double y = round(r->y1 - f * (r->y1 - r->y0)) + 0.5, x = r->x1 + tick + 0.35 * fs;
@@ -858,9 +884,6 @@ static int write_heat_map(const options *o, const heat *h)
     if (!cr)
         return -1;
     limits l = { h->xlo, h->xhi, h->ylo, h->yhi, 0 };
-    char widest[64];
-    snprintf(widest, sizeof widest, log10((double)(max | 1)) > 6 ? "0.000e+00" : "%llu",
-             (unsigned long long)max);
     /* room for the y tick labels at the density draw_frame gives them */
     double t[64], step, room = 0;
     char buf[64];
@@ -870,7 +893,8 @@ static int write_heat_map(const options *o, const heat *h)
         room = fmax(room, text_width(cr, fs, buf));
     }
     double left = room + 2.6 * fs;
-    double right = 1.5 * fs + 1.4 * fs + 0.7 * fs + text_width(cr, fs, widest) + 2.2 * fs;
+    double right = 1.5 * fs + 1.4 * fs + 0.7 * fs +
+                   colour_label_room(cr, max, o->log, o->height - 7.6 * fs, fs) + 2.2 * fs;
     rect r = { round(left), round(2.8 * fs + 1.4 * fs), round(o->width - right),
                round(o->height - 3.4 * fs) };
     size_t w = (size_t)(r.x1 - r.x0), hgt = (size_t)(r.y1 - r.y0);
