@@ -592,8 +592,9 @@ inline void hist_add_local(__local ACC *bins, uint c, double v)
 #if NV_PTX
     asm volatile("red.shared.add.f64 [%0], %1;" : : "l"((ulong)(bins + c)), "d"(v) : "memory");
 #else
+    /* a first guess of 0.0 (the cells start there): every read is atomic */
     volatile __local long *q = (volatile __local long *)(bins + c);
-    long old = *q, seen;
+    long old = 0, seen;
     do {
         seen = old;
         old = atom_cmpxchg(q, seen, as_long(as_double(seen) + v));
@@ -608,7 +609,7 @@ inline void hist_add_global(__global OUT *out, double v)
     asm volatile("red.global.add.f64 [%0], %1;" : : "l"((ulong)out), "d"(v) : "memory");
 #else
     volatile __global long *q = (volatile __global long *)out;
-    long old = *q, seen;
+    long old = 0, seen;
     do {
         seen = old;
         old = atom_cmpxchg(q, seen, as_long(as_double(seen) + v));
