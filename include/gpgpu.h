@@ -406,6 +406,66 @@ GPGPU_API gpgpu_status gpgpu_histogram_edges(gpgpu_context *ctx, gpgpu_type t, c
                                              size_t n, const double *edges, size_t nbins,
                                              uint64_t *bins);
 
+/**
+ * Weighted histogram: the bins and the bin rule of gpgpu_histogram for
+ * samples of type t (the same ranges, the same exact integer rule; NaN and
+ * out-of-range samples are not counted), but bins[i] (overwritten, all 0.0
+ * for n == 0) is the sum of the weights of the samples in bin i, in double.
+ * weights[0..n) are of type wt, GPGPU_F32 or GPGPU_F64; F32 weights are
+ * exact in double. Each bin is within (m + 2) * 2^-52 * (the sum of |w|
+ * over its m samples) of the exact sum of its weights. A NaN weight makes
+ * its own bin NaN and no other; infinities add as in IEEE arithmetic.
+ * Groups of one work item (CPU devices, the host fallback) add each part of
+ * the samples in order and the parts in order: the same bins on every run.
+ * On a GPU the order of the additions within a work-group varies, and the
+ * last bits with it. F32 weights on a device without fp64 are summed by the
+ * host's threads. Works on the host fallback.
+ * Errors: INVALID_ARGUMENT (wt not F32 or F64, NULL weights or in with
+ * n > 0, NULL bins, and those of gpgpu_histogram: nbins 0 or over 2^31,
+ * lo >= hi, lo or hi not finite, bad type), UNSUPPORTED (F64 weights or a
+ * 64-bit sample type the device lacks, an integer range wider than 2^64,
+ * a device without 64-bit atomics where work-groups share their sums (GPUs)
+ * or the bins do not fit __local memory), OUT_OF_MEMORY, OPENCL, BUILD.
+ * A call that fails leaves bins unchanged. Since 0.2.
+ */
+GPGPU_API gpgpu_status gpgpu_histogram_weighted(gpgpu_context *ctx, gpgpu_type t,
+                                                const void *in, gpgpu_type wt,
+                                                const void *weights, size_t n, size_t nbins,
+                                                double lo, double hi, double *bins);
+
+/**
+ * 2-D histogram (NumPy's histogram2d): bins[ix * ny + iy] (row-major, H[ix,
+ * iy]; overwritten, all 0 for n == 0) counts the samples i whose x[i] falls
+ * in x-bin ix of nx even bins over [xlo, xhi) and y[i] in y-bin iy of ny
+ * over [ylo, yhi), each axis by gpgpu_histogram's rule for type t (both
+ * arrays are of type t). A sample counts only if both coordinates do: NaN
+ * or out of range in either is not counted. nx * ny may be 1 .. 2^31.
+ * Works on the host fallback.
+ * Errors: INVALID_ARGUMENT (nx or ny 0, nx * ny over 2^31, a range as
+ * gpgpu_histogram checks it, NULL x or y with n > 0, NULL bins, bad type),
+ * UNSUPPORTED (an integer range wider than 2^64, a 64-bit type the device
+ * lacks, cells beyond __local memory with no 64-bit atomics on the device),
+ * OUT_OF_MEMORY, OPENCL, BUILD. A call that fails leaves bins unchanged.
+ * Since 0.2.
+ */
+GPGPU_API gpgpu_status gpgpu_histogram2d(gpgpu_context *ctx, gpgpu_type t, const void *x,
+                                         const void *y, size_t n, size_t nx, double xlo,
+                                         double xhi, size_t ny, double ylo, double yhi,
+                                         uint64_t *bins);
+
+/**
+ * Weighted 2-D histogram: the cells of gpgpu_histogram2d, each the sum of
+ * its samples' weights (type wt, F32 or F64) in double, with the bound, the
+ * NaN rule and the run-to-run behaviour of gpgpu_histogram_weighted.
+ * Errors: those of gpgpu_histogram2d and of gpgpu_histogram_weighted's
+ * weights. Since 0.2.
+ */
+GPGPU_API gpgpu_status gpgpu_histogram2d_weighted(gpgpu_context *ctx, gpgpu_type t,
+                                                  const void *x, const void *y, gpgpu_type wt,
+                                                  const void *weights, size_t n, size_t nx,
+                                                  double xlo, double xhi, size_t ny,
+                                                  double ylo, double yhi, double *bins);
+
 /* ------------------------------------------------------------------------ */
 /* User-defined operators, compiled at run time                               */
 
@@ -827,6 +887,41 @@ GPGPU_API gpgpu_status gpgpu_segmented_sort_pairs_array(gpgpu_context *ctx, gpgp
 GPGPU_API gpgpu_status gpgpu_histogram_array(gpgpu_context *ctx, const gpgpu_array *in,
                                              size_t nbins, double lo, double hi,
                                              uint64_t *bins);
+
+/**
+ * gpgpu_histogram_weighted of the whole array in (the samples' type is
+ * in's) with weights (an F32 or F64 array of in's length) into nbins sums
+ * in host memory (overwritten). Waits for the bins. Errors as
+ * gpgpu_histogram_weighted, plus the array rules; F32 weights on a device
+ * without fp64 are UNSUPPORTED. Since 0.2.
+ */
+GPGPU_API gpgpu_status gpgpu_histogram_weighted_array(gpgpu_context *ctx,
+                                                      const gpgpu_array *in,
+                                                      const gpgpu_array *weights, size_t nbins,
+                                                      double lo, double hi, double *bins);
+
+/**
+ * gpgpu_histogram2d of arrays x and y (one type, one length) into nx * ny
+ * counts in host memory (overwritten). Waits for the bins. Errors as
+ * gpgpu_histogram2d, plus the array rules. Since 0.2.
+ */
+GPGPU_API gpgpu_status gpgpu_histogram2d_array(gpgpu_context *ctx, const gpgpu_array *x,
+                                               const gpgpu_array *y, size_t nx, double xlo,
+                                               double xhi, size_t ny, double ylo, double yhi,
+                                               uint64_t *bins);
+
+/**
+ * gpgpu_histogram2d_weighted of arrays x, y (one type, one length) and
+ * weights (F32 or F64, the same length) into nx * ny sums in host memory
+ * (overwritten). Waits for the bins. Errors as gpgpu_histogram2d_weighted,
+ * plus the array rules. Since 0.2.
+ */
+GPGPU_API gpgpu_status gpgpu_histogram2d_weighted_array(gpgpu_context *ctx,
+                                                        const gpgpu_array *x,
+                                                        const gpgpu_array *y,
+                                                        const gpgpu_array *weights, size_t nx,
+                                                        double xlo, double xhi, size_t ny,
+                                                        double ylo, double yhi, double *bins);
 
 /**
  * gpgpu_transform_reduce of the whole array: *result (one element of in's

@@ -145,6 +145,37 @@ GPGPU_API gpgpu_status gpgpu_histogram_edges_buffer(gpgpu_context *ctx, gpgpu_ty
                                                     cl_uint num_wait, const cl_event *wait,
                                                     cl_event *done);
 
+/** gpgpu_histogram_weighted of in[in_offset .. +n) with weights of type wt
+    from weights[weights_offset ..] into nbins cl_double sums at
+    bins[bins_offset ..] (overwritten). UNSUPPORTED on a device without
+    fp64. */
+GPGPU_API gpgpu_status gpgpu_histogram_weighted_buffer(gpgpu_context *ctx, gpgpu_type t,
+                                                       cl_mem in, size_t in_offset,
+                                                       gpgpu_type wt, cl_mem weights,
+                                                       size_t weights_offset, size_t n,
+                                                       size_t nbins, double lo, double hi,
+                                                       cl_mem bins, size_t bins_offset,
+                                                       cl_uint num_wait, const cl_event *wait,
+                                                       cl_event *done);
+
+/** gpgpu_histogram2d of x[x_offset .. +n) and y[y_offset .. +n) into
+    nx * ny cl_ulong counts at bins[bins_offset ..] (overwritten). */
+GPGPU_API gpgpu_status gpgpu_histogram2d_buffer(gpgpu_context *ctx, gpgpu_type t, cl_mem x,
+                                                size_t x_offset, cl_mem y, size_t y_offset,
+                                                size_t n, size_t nx, double xlo, double xhi,
+                                                size_t ny, double ylo, double yhi, cl_mem bins,
+                                                size_t bins_offset, cl_uint num_wait,
+                                                const cl_event *wait, cl_event *done);
+
+/** gpgpu_histogram2d_weighted on buffers: the cells' cl_double sums at
+    bins[bins_offset ..] (overwritten). UNSUPPORTED on a device without
+    fp64. */
+GPGPU_API gpgpu_status gpgpu_histogram2d_weighted_buffer(
+    gpgpu_context *ctx, gpgpu_type t, cl_mem x, size_t x_offset, cl_mem y, size_t y_offset,
+    gpgpu_type wt, cl_mem weights, size_t weights_offset, size_t n, size_t nx, double xlo,
+    double xhi, size_t ny, double ylo, double yhi, cl_mem bins, size_t bins_offset,
+    cl_uint num_wait, const cl_event *wait, cl_event *done);
+
 /** gpgpu_reduce_index on buffers: the value goes to value[value_offset] and
     the index, counted from in[in_offset], as one cl_ulong to
     index[index_offset] (CL_ULONG_MAX for none). */

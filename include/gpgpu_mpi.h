@@ -116,6 +116,42 @@ GPGPU_API gpgpu_status gpgpu_mpi_histogram(gpgpu_context *ctx, MPI_Comm comm, gp
                                            double hi, uint64_t *bins);
 
 /**
+ * bins[0..nbins) = the weighted histogram of the global array (as
+ * gpgpu_histogram_weighted), on every rank: local sums added with
+ * MPI_Allreduce, so each bin is within the bound of gpgpu_histogram_weighted
+ * over all its samples, and NaN where any rank's is. Every rank gets the
+ * same bins. Errors: those of gpgpu_histogram_weighted, from any rank.
+ */
+GPGPU_API gpgpu_status gpgpu_mpi_histogram_weighted(gpgpu_context *ctx, MPI_Comm comm,
+                                                    gpgpu_type t, const void *in,
+                                                    gpgpu_type wt, const void *weights,
+                                                    size_t n, size_t nbins, double lo,
+                                                    double hi, double *bins);
+
+/**
+ * bins[0..nx*ny) = the 2-D histogram of the global samples (as
+ * gpgpu_histogram2d), on every rank: local counts summed with
+ * MPI_Allreduce. Errors: those of gpgpu_histogram2d, from any rank.
+ */
+GPGPU_API gpgpu_status gpgpu_mpi_histogram2d(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t,
+                                             const void *x, const void *y, size_t n,
+                                             size_t nx, double xlo, double xhi, size_t ny,
+                                             double ylo, double yhi, uint64_t *bins);
+
+/**
+ * bins[0..nx*ny) = the weighted 2-D histogram of the global samples (as
+ * gpgpu_histogram2d_weighted), on every rank, summed as
+ * gpgpu_mpi_histogram_weighted. Errors: those of
+ * gpgpu_histogram2d_weighted, from any rank.
+ */
+GPGPU_API gpgpu_status gpgpu_mpi_histogram2d_weighted(gpgpu_context *ctx, MPI_Comm comm,
+                                                      gpgpu_type t, const void *x,
+                                                      const void *y, gpgpu_type wt,
+                                                      const void *weights, size_t n, size_t nx,
+                                                      double xlo, double xhi, size_t ny,
+                                                      double ylo, double yhi, double *bins);
+
+/**
  * Sorts the global array: afterwards the concatenation of keys[0..n) in rank
  * order is the sorted global array, and each rank holds as many keys as it
  * passed in. Stable (equal keys keep their global order), ascending unless

@@ -522,3 +522,202 @@ __kernel void hist_rgba8_global(__global const uchar *px, ulong width, ulong str
 #endif
     hist_rgba_into_global(px, width, stride, begin, end, step, nbins, part);
 }
+
+/* ---- weighted and 2-D histograms (lib/primitives/histogram2d.c) ------------ */
+
+/* HIST_CELLS=1 builds these. A sample's cell is its bin by hist_bin (1-D),
+   or bx * ny + by with both coordinates binned by hist_bin over their own
+   rule (HIST_2D=1, the y rule's arguments prefixed with y); a sample that
+   either rule does not count goes to the spare cell ncells. Cells hold
+   32-bit counts (WT_ID 0) or the double sums of float (WT_ID 2) or double
+   (WT_ID 5) weights; weights are converted to double exactly, one by one.
+     hist_cells       each group bins its share into __local cells and
+                      writes them out as one chunk of part (HIST_PRIVATE:
+                      one work item per group over a contiguous chunk,
+                      plain adds; else a grid-stride walk with __local
+                      atomics: a compare-and-swap loop for doubles).
+     hist_cells_merge out[i] (+)= the chunks' cell i, chunk by chunk in
+                      group order, so that a private layout's sums do not
+                      depend on timing.
+     hist_cells_direct cells that do not fit __local memory: every sample
+                      adds atomically to out (64-bit counts, or doubles by
+                      compare-and-swap; NVIDIA's red.add.f64 with NV_PTX). */
+#if HIST_CELLS
+#ifndef HIST_2D
+#define HIST_2D 0
+#endif
+#ifndef WT_ID
+#define WT_ID 0
+#endif
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#if WT_ID
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+typedef double ACC;
+typedef double OUT;
+#if WT_ID == 2
+typedef float W;
+#else
+typedef double W;
+#endif
+#define HIST_WEIGHT(i) ((double)w[i])
+#else
+typedef uint ACC;
+typedef ulong OUT;
+typedef uint W;         /* no weights: w is not read */
+#define HIST_WEIGHT(i) 1u
+#endif
+
+#define HIST_Y_ARGS T ylo, T ytop, T yscale, ulong yq0, ulong ys0, ulong ydm1, ulong ym, \
+                    uint ynbm1
+#define HIST_Y_RULE ylo, ytop, yscale, yq0, ys0, ydm1, ym, ynbm1
+
+inline uint hist_cell(T x, T y, HIST_RULE_ARGS, HIST_Y_ARGS, uint spare)
+{
+    uint bx;
+    int in = hist_bin(x, HIST_RULE, &bx);
+#if HIST_2D
+    uint by;
+    in &= hist_bin(y, HIST_Y_RULE, &by);
+    bx = bx * (ynbm1 + 1) + by;
+#endif
+    return in ? bx : spare;
+}
+
+#if WT_ID
+inline void hist_add_local(__local ACC *bins, uint c, double v)
+{
+#if HIST_PRIVATE
+    bins[c] += v;
+#else
+#if NV_PTX
+    asm volatile("red.shared.add.f64 [%0], %1;" : : "l"((ulong)(bins + c)), "d"(v) : "memory");
+#else
+    /* a first guess of 0.0 (the cells start there): every read is atomic */
+    volatile __local long *q = (volatile __local long *)(bins + c);
+    long old = 0, seen;
+    do {
+        seen = old;
+        old = atom_cmpxchg(q, seen, as_long(as_double(seen) + v));
+    } while (old != seen);
+#endif
+#endif
+}
+
+inline void hist_add_global(__global OUT *out, double v)
+{
+#if NV_PTX
+    asm volatile("red.global.add.f64 [%0], %1;" : : "l"((ulong)out), "d"(v) : "memory");
+#else
+    volatile __global long *q = (volatile __global long *)out;
+    long old = 0, seen;
+    do {
+        seen = old;
+        old = atom_cmpxchg(q, seen, as_long(as_double(seen) + v));
+    } while (old != seen);
+#endif
+}
+#else
+inline void hist_add_local(__local ACC *bins, uint c, uint v)
+{
+#if HIST_PRIVATE
+    bins[c] += v;
+#else
+    atomic_inc(&bins[c]);
+#endif
+}
+
+inline void hist_add_global(__global OUT *out, uint v)
+{
+    atom_inc((volatile __global ulong *)out);
+}
+#endif
+
+#ifdef HIST_VEC
+/* Groups of one work item: cells of HIST_VEC samples at a time through
+   hist_bin_vec (whose spare bin is nbins), then plain adds. */
+inline void hist_cells_vec(__global const T *x, __global const T *y, __global const W *w,
+                           ulong begin, ulong end, HIST_RULE_ARGS, HIST_Y_ARGS, uint ncells,
+                           __local ACC *bins)
+{
+    uint idx[HIST_VEC];
+    for (ulong i = begin; i + HIST_VEC <= end; i += HIST_VEC) {
+        uint16 c = hist_bin_vec(vload16(0, x + i), HIST_RULE);
+#if HIST_2D
+        uint16 by = hist_bin_vec(vload16(0, y + i), HIST_Y_RULE);
+        c = select(c * (ynbm1 + 1) + by, (uint16)ncells, (c > nbm1) | (by > ynbm1));
+#endif
+        vstore16(c, 0, idx);
+        for (int k = 0; k < HIST_VEC; k++)
+            bins[idx[k]] += HIST_WEIGHT(i + k);
+    }
+}
+#if T_IS_FLOAT
+#define HIST_CELLS_VEC_OK 1
+#else
+#define HIST_CELLS_VEC_OK (HIST_VEC_OK && (!HIST_2D || ydm1 < (1ul << 62)))
+#endif
+#endif
+
+/* x, y and w from their offsets on; y is x for 1-D, w unused for counts. */
+#define HIST_CELLS_ARGS __global const T *x, ulong xoff, __global const T *y, ulong yoff,   \
+                        __global const W *w, ulong woff, ulong n, ulong chunk,             \
+                        HIST_RULE_ARGS, HIST_Y_ARGS, uint ncells
+#define HIST_CELLS_START() (x += xoff, y += yoff, w += woff)
+
+/* copies: the group's warps add into that many copies of the cells (warp
+   w into copy w % copies), so that fewer of them queue on one cell; 1 with
+   groups of one work item. */
+__kernel void hist_cells(HIST_CELLS_ARGS, uint copies, __global ACC *part, __local ACC *all)
+{
+    ulong begin, end, step;
+    const uint stride = ncells + 1;
+    __local ACC *bins = all + (get_local_id(0) / 32) % copies * stride;
+    HIST_CELLS_START();
+    hist_share(n, chunk, &begin, &end, &step);
+    for (uint i = get_local_id(0); i < copies * stride; i += get_local_size(0))
+        all[i] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+#ifdef HIST_VEC
+    if (HIST_CELLS_VEC_OK) {
+        hist_cells_vec(x, y, w, begin, end, HIST_RULE, HIST_Y_RULE, ncells, bins);
+        begin += (end - begin) / HIST_VEC * HIST_VEC;
+    }
+#endif
+    for (ulong i = begin; i < end; i += step)
+        hist_add_local(bins, hist_cell(x[i], y[i], HIST_RULE, HIST_Y_RULE, ncells),
+                       HIST_WEIGHT(i));
+    barrier(CLK_LOCAL_MEM_FENCE);
+    __global ACC *mine = part + (ulong)get_group_id(0) * ncells;
+    for (uint i = get_local_id(0); i < ncells; i += get_local_size(0)) {
+        ACC sum = all[i];
+        for (uint c = 1; c < copies; c++)
+            sum += all[c * stride + i];
+        mine[i] = sum;
+    }
+}
+
+__kernel void hist_cells_direct(HIST_CELLS_ARGS, __global OUT *out, ulong out_off)
+{
+    ulong begin, end, step;
+    HIST_CELLS_START();
+    out += out_off;
+    hist_share(n, chunk, &begin, &end, &step);
+    for (ulong i = begin; i < end; i += step) {
+        uint c = hist_cell(x[i], y[i], HIST_RULE, HIST_Y_RULE, ncells);
+        if (c < ncells)
+            hist_add_global(out + c, HIST_WEIGHT(i));
+    }
+}
+
+__kernel void hist_cells_merge(__global const ACC *part, uint nchunks, uint ncells,
+                               __global OUT *out, ulong out_off, uint accumulate)
+{
+    uint i = get_global_id(0);
+    if (i >= ncells)
+        return;
+    OUT sum = accumulate ? out[out_off + i] : 0;
+    for (uint c = 0; c < nchunks; c++)
+        sum += part[(ulong)c * ncells + i];
+    out[out_off + i] = sum;
+}
+#endif

@@ -77,7 +77,7 @@ raw_fails() { # the message expected, then the tool's arguments
         echo "histogram-tool.sh: gpgpu-histogram $* succeeded" >&2
         exit 1
     fi
-    if ! grep -q "$want" "$out/raw.err"; then
+    if ! grep -q -e "$want" "$out/raw.err"; then
         echo "histogram-tool.sh: gpgpu-histogram $*: \"$(cat "$out/raw.err")\"" >&2
         exit 1
     fi
@@ -98,3 +98,36 @@ fi
 printf '\005\000\000\000\005\000\000\000' > "$out/fives.u32"
 "$tool" -d host -t u32 -b 4 "$out/fives.u32" > "$out/fives.txt"
 grep -q "4 bins over \[4.5, 5.5), 2 counted" "$out/fives.txt"
+# --2d: (x, y) pairs of u32, x first: (1, 1) (2, 3) (9, 9) (5, 1) (12, 0), the
+# last outside [0, 10) in x.
+printf '\001\000\000\000\001\000\000\000\002\000\000\000\003\000\000\000\011\000\000\000\011\000\000\000\005\000\000\000\001\000\000\000\014\000\000\000\000\000\000\000' > "$out/pairs.u32"
+"$tool" -d host -t u32 --2d -b 10x5 -r 0:10,0:10 "$out/pairs.u32" > "$out/2d.txt"
+grep -q "^x: 10 bins over \[0, 10), y: 5 bins over \[0, 10), 4 counted, at most 1 in a cell" \
+    "$out/2d.txt"
+# the shade map: 5 rows, y up; (9, 9) in the top row's last column
+test "$(grep -c '|' "$out/2d.txt")" -eq 5
+sed -n '/|/p' "$out/2d.txt" | head -n 1 | grep -q '|         @$'
+# two columns of text; comments and blank lines skipped; one -r for both axes
+printf '# x y\n1 2\n\n-3 4.0\n  5 6\n' > "$out/cols.txt"
+"$tool" -t i32 --2d --columns -b 4 -r -4:8 "$out/cols.txt" > "$out/cols.out"
+grep -q "3 i32 pairs on" "$out/cols.out"
+grep -q "x: 4 bins over \[-4, 8), y: 4 bins over \[-4, 8), 3 counted" "$out/cols.out"
+if [ -x "$check" ]; then
+    "$tool" -t u32 --2d -b 10x5 -r 0:10,0:10 -o "$out/heat.png" "$out/pairs.u32" > "$out/heat.txt"
+    grep -q "heat map axes at .* x 0 to 10, y 0 to 10, colour 0 to 1 linear" "$out/heat.txt"
+    head -c 4 "$out/heat.png" | grep -q PNG
+    "$tool" -t u32 --2d --log --size 800x600 -o "$out/heat.svg" "$out/pairs.u32" > "$out/heat.txt"
+    grep -q "800x600 chart written" "$out/heat.txt"
+    grep -q "<svg" "$out/heat.svg"
+fi
+raw_fails "--2d is for raw samples" --2d "$out/pairs.u32"
+raw_fails "--columns reads (x, y) pairs" -t u32 --columns "$out/pairs.u32"
+raw_fails "need NX or NXxNY" -t u32 --2d -b 0x5 "$out/pairs.u32"
+raw_fails "need NX or NXxNY" -t u32 --2d -b 65536x65537 "$out/pairs.u32"
+raw_fails "10 bytes is not a whole number of 8-byte samples" -t u32 --2d "$out/ten.bytes"
+printf '1 2\n3 x\n' > "$out/badcols.txt"
+raw_fails "badcols.txt:2: need two numbers (x y) that i32 holds exactly" -t i32 --2d --columns \
+    "$out/badcols.txt"
+printf '1.5 2\n' > "$out/halves.txt"
+raw_fails "halves.txt:1: need two numbers" -t i32 --2d --columns "$out/halves.txt"
+raw_fails "need LO:HI" -t u32 --2d -r 0:1,5:5 "$out/pairs.u32"

@@ -907,6 +907,50 @@ static gpgpu_status call_histogram_edges(child_env *env, int round, const char *
     return s;
 }
 
+/* u32 samples in [0, 1000) as (x, y) = (x[i], x[n - 1 - i]) over 10 x 4
+   cells, weights 1.5 (exact sums): bins stay as they were on failure. */
+static gpgpu_status call_histogram2d(child_env *env, int round, const char **why)
+{
+    const size_t n = round_n[round];
+    uint32_t *x = input_u32(n, round), *y = child_alloc(n * sizeof *y);
+    uint32_t *copy = child_alloc(n * sizeof *x);
+    float *w = child_alloc(n * sizeof *w);
+    for (size_t i = 0; i < n; i++)
+        x[i] %= 1000;
+    for (size_t i = 0; i < n; i++) {
+        y[i] = x[n - 1 - i];
+        w[i] = 1.5f;
+    }
+    memcpy(copy, x, n * sizeof *x);
+    uint64_t counts[40], want[40] = { 0 };
+    double sums[40];
+    memset(counts, 0x5a, sizeof counts);
+    memset(sums, 0x5a, sizeof sums);
+    for (size_t i = 0; i < n; i++)
+        want[x[i] / 100 * 4 + y[i] / 250]++;
+    gpgpu_status s = gpgpu_histogram2d(env->ctx, GPGPU_U32, x, y, n, 10, 0, 1000, 4, 0, 1000,
+                                       counts);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu_histogram2d_weighted(env->ctx, GPGPU_U32, x, y, GPGPU_F32, w, n, 10, 0, 1000,
+                                       4, 0, 1000, sums);
+    int sums_ok = 1, sums_kept = 1;
+    for (int i = 0; i < 40; i++) {
+        sums_ok &= sums[i] == 1.5 * (double)want[i];
+        sums_kept &= memcmp(&sums[i], "\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a", 8) == 0;
+    }
+    if (memcmp(x, copy, n * sizeof *x))
+        *why = "gpgpu_histogram2d changed its input";
+    else if (s == GPGPU_SUCCESS && (memcmp(counts, want, sizeof want) || !sums_ok))
+        *why = "gpgpu_histogram2d(_weighted) gave wrong bins";
+    else if (s != GPGPU_SUCCESS && !sums_kept)
+        *why = "a failed gpgpu_histogram2d_weighted changed its bins";
+    free(x);
+    free(y);
+    free(copy);
+    free(w);
+    return s;
+}
+
 /* Integers as doubles: the exact sum is the integer sum. */
 static gpgpu_status call_sum_exact(child_env *env, int round, const char **why)
 {
@@ -1016,6 +1060,7 @@ static const scenario scenarios[] = {
     {"run_length_encode", call_run_length_encode, 0, 0, ROUNDS, NULL},
     {"partition", call_partition, 1, 0, ROUNDS, NULL},
     {"histogram_edges", call_histogram_edges, 0, 0, ROUNDS, NULL},
+    {"histogram2d", call_histogram2d, 0, 0, ROUNDS, NULL},
     {"sum_exact", call_sum_exact, 0, 0, ROUNDS, NULL},
     {"segmented", call_segmented, 0, 0, ROUNDS, NULL},
     {"reduce_index", call_reduce_index, 0, 0, ROUNDS, NULL},

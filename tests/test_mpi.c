@@ -20,6 +20,7 @@
 
 #include "gpgpu_cl.h"
 #include "gpgpu_mpi.h"
+#include "ref_histogram.h"
 #include "ref_mpi.h"
 #include "util.h"
 
@@ -501,6 +502,68 @@ START_TEST(histogram_matches_reference)
 }
 END_TEST
 
+/* ---- weighted and 2-D histograms --------------------------------------------- */
+
+/* Every rank holds its slice of x, y and the weights; the bins on every
+   rank are the reference's over the global arrays. */
+static void check_cells(gpgpu_type t, gpgpu_type wt, int sp, size_t total, uint64_t seed)
+{
+    enum { NX = 9, NY = 13 };
+    if (skip_type(t))
+        return;
+    input x = make_input(t, total, SPECIALS, sp, seed), y = make_input(t, total, SPECIALS, sp,
+                                                                       seed + 1);
+    input w = make_input(wt, total, RANDOM, sp, seed + 2);
+    uint64_t counts[NX * NY], want[NX * NY];
+    double sums[NX * NY], sums1[NX];
+    ref_wcell cells[NX * NY];
+    note_ok(gpgpu_mpi_histogram2d(tu_ctx, W, t, x.mine, y.mine, x.n, NX, -6, 6, NY, -3, 8,
+                                  counts),
+            "histogram2d");
+    ref_histogram2d(t, x.global, y.global, total, NX, -6, 6, NY, -3, 8, want);
+    note(memcmp(counts, want, sizeof want) == 0, "histogram2d, %s, n %zu: wrong cells",
+         split_name[sp], total);
+    note_ok(gpgpu_mpi_histogram2d_weighted(tu_ctx, W, t, x.mine, y.mine, wt, w.mine, x.n, NX,
+                                           -6, 6, NY, -3, 8, sums),
+            "histogram2d_weighted");
+    ref_histogram_weighted(t, x.global, y.global, wt, w.global, total, NX, -6, 6, NY, -3, 8,
+                           cells);
+    for (size_t i = 0; i < NX * NY; i++)
+        if (!note(ref_weighted_ok(&cells[i], sums[i]),
+                  "histogram2d_weighted, %s, n %zu: cell %zu is %.17g, want %.17Lg",
+                  split_name[sp], total, i, sums[i], cells[i].sum))
+            break;
+    note_ok(gpgpu_mpi_histogram_weighted(tu_ctx, W, t, x.mine, wt, w.mine, x.n, NX, -6, 6,
+                                         sums1),
+            "histogram_weighted");
+    ref_histogram_weighted(t, x.global, NULL, wt, w.global, total, NX, -6, 6, 0, 0, 0, cells);
+    for (size_t i = 0; i < NX; i++)
+        if (!note(ref_weighted_ok(&cells[i], sums1[i]),
+                  "histogram_weighted, %s, n %zu: bin %zu is %.17g, want %.17Lg",
+                  split_name[sp], total, i, sums1[i], cells[i].sum))
+            break;
+    /* every rank has the same bits */
+    double first[NX];
+    memcpy(first, sums1, sizeof first);
+    MPI_Bcast(first, NX, MPI_DOUBLE, 0, W);
+    note(memcmp(first, sums1, sizeof first) == 0, "histogram_weighted: ranks differ");
+    free_input(&x);
+    free_input(&y);
+    free_input(&w);
+    mt_check();
+}
+
+START_TEST(histogram2d_and_weighted_match_reference)
+{
+    static const gpgpu_type types[][2] = {
+        {GPGPU_F32, GPGPU_F32}, {GPGPU_I32, GPGPU_F64}, {GPGPU_F64, GPGPU_F64}};
+    for (size_t c = 0; c < 3; c++)
+        for (int sp = 0; sp < NSPLITS; sp++)
+            for (size_t z = 0; z < NSIZES; z++)
+                check_cells(types[c][0], types[c][1], sp, sizes[z], tu_seed_for(350 + c, z));
+}
+END_TEST
+
 /* ---- sort ------------------------------------------------------------------- */
 
 /* Sorts the case with gpgpu_mpi_sort (vsize 0) or _sort_pairs carrying each
@@ -680,6 +743,16 @@ static void run_spoiled(const spoil *how, int everyone)
                 all || how->hist_nbins0 || how->hist_lo_hi || how->hist_bins_null,
                 "histogram"))
         note(bins[3] == 0xababababababababull, "histogram changed bins");
+    double sums[16];
+    memset(sums, 0xab, sizeof sums);
+    if (outcome(gpgpu_mpi_histogram2d_weighted(ctx, comm, t, in.mine, in.mine, GPGPU_F64,
+                                               (const double *)in.mine, n / 2,
+                                               b && how->hist_nbins0 ? 0 : 4,
+                                               b && how->hist_lo_hi ? 9.0 : -8.0, 9.0, 4, 0,
+                                               1e9, b && how->hist_bins_null ? NULL : sums),
+                all || how->hist_nbins0 || how->hist_lo_hi || how->hist_bins_null,
+                "histogram2d_weighted"))
+        note(memcmp(&sums[3], &bins[0], 8) == 0, "histogram2d_weighted changed bins");
     if (outcome(gpgpu_mpi_sort(ctx, comm, t, b && how->sort_keys_null ? NULL : in.mine, n, flags),
                 all || how->sort_flags || how->sort_keys_null, "sort"))
         note(memcmp(keep, in.mine, n * 4) == 0, "sort changed keys");
@@ -806,6 +879,7 @@ static Suite *make(void)
         {"scan", scan_matches_reference},
         {"user_op", user_defined_operators_fold_in_rank_order},
         {"histogram", histogram_matches_reference},
+        {"histogram2d", histogram2d_and_weighted_match_reference},
         {"sort", sort_matches_reference},
         {"sort_specials", sort_orders_float_specials},
         {"sort_pairs", sort_pairs_is_stable_across_ranks},

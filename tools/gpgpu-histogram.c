@@ -3,7 +3,9 @@
  * file of samples, computed with libgpgpu, printed as terminal bar charts
  * and, with -o, drawn as a chart (PNG, SVG or PDF, with cairo): axes with
  * tick values in the data's units, counts on a linear or logarithmic scale,
- * a panel per channel or the channels overlaid.
+ * a panel per channel or the channels overlaid. With --2d, a raw file of
+ * (x, y) pairs (or a text file of two columns) becomes a 2-D histogram,
+ * printed as a terminal shade map and drawn as a heat map with a colour bar.
  */
 #include <config.h>
 
@@ -44,8 +46,8 @@ enum { CHART_ROWS = 32, CHART_WIDTH = 60 };
 
 typedef struct {
     const char *device, *type, *range, *out, *file;
-    size_t nbins;
-    int log, overlay;
+    size_t nbins, nbins_y;  /* nbins_y: --2d */
+    int log, overlay, two_d, columns;
     int width, height; /* of the chart, in pixels (points for PDF) */
 } options;
 
@@ -53,6 +55,7 @@ static void usage(FILE *f)
 {
     fputs("usage: gpgpu-histogram [OPTIONS] IMAGE.png|IMAGE.jpg\n"
           "       gpgpu-histogram -t TYPE [-r LO:HI] [OPTIONS] FILE\n"
+          "       gpgpu-histogram -t TYPE --2d [-b NX[xNY]] [-r XLO:XHI[,YLO:YHI]] [OPTIONS] FILE\n"
           "Counts the R, G, B and luminance levels of an image, or the samples of a raw\n"
           "file, on the default OpenCL device, and prints them as terminal bar charts.\n"
           "  -b BINS        number of bins (default 256; at most 536870912 for an image,\n"
@@ -67,6 +70,11 @@ static void usage(FILE *f)
           "                 256 MiB)\n"
           "  -r LO:HI       bin [LO, HI) (default: from the smallest to the largest finite\n"
           "                 sample; all samples equal to x: [x - 0.5, x + 0.5))\n"
+          "  --2d           FILE holds (x, y) pairs of TYPE, x first: a 2-D histogram, printed\n"
+          "                 as a shade map and drawn (-o) as a heat map with a colour bar;\n"
+          "                 -b NX or NXxNY bins (NX * NY at most 2147483648), -r for both\n"
+          "                 axes or XLO:XHI,YLO:YHI, --log for a logarithmic colour scale\n"
+          "  --columns      with --2d: FILE is text, two numbers per line (x y)\n"
           "  -h, --help     this text\n",
           f);
 }
@@ -130,6 +138,31 @@ static int parse_bins(const char *v, int channels, size_t *nbins)
     return 0;
 }
 
+/* --2d: -b NX (square) or NXxNY, the cells at most RAW_MAX_BINS and their
+   counts in half the memory available. */
+static int parse_bins_2d(const char *v, size_t *nx, size_t *ny)
+{
+    char *end;
+    unsigned long long x = strtoull(v, &end, 10), y = x;
+    if (end != v && *end == 'x')
+        y = strtoull(end + 1, &end, 10);
+    if (*v < '0' || *v > '9' || *end || x == 0 || y == 0 || x > RAW_MAX_BINS ||
+        y > RAW_MAX_BINS / x) {
+        fail("-b %s: need NX or NXxNY, whole numbers from 1 with NX * NY at most %llu", v,
+             RAW_MAX_BINS);
+        return -1;
+    }
+    double need = (double)x * (double)y * 8, avail = available_memory();
+    if (avail > 0 && need > avail / 2) {
+        fail("-b %s: %llu x %llu counts take %.1f GiB, more than half of the %.1f GiB this "
+             "process can have", v, x, y, need / (1 << 30), avail / (1 << 30));
+        return -1;
+    }
+    *nx = (size_t)x;
+    *ny = (size_t)y;
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, options *o)
 {
     const char *bins = "256", *size = NULL;
@@ -150,8 +183,10 @@ static int parse_args(int argc, char **argv, options *o)
             usage(stdout);
             exit(0);
         }
-        if (!strcmp(a, "--log") || !strcmp(a, "--overlay")) {
-            *(a[2] == 'l' ? &o->log : &o->overlay) = 1;
+        if (!strcmp(a, "--log") || !strcmp(a, "--overlay") || !strcmp(a, "--2d") ||
+            !strcmp(a, "--columns")) {
+            *(a[2] == 'l' ? &o->log : a[2] == 'o' ? &o->overlay : a[2] == '2' ? &o->two_d
+                                                                               : &o->columns) = 1;
             continue;
         }
         int is_size = !strcmp(a, "--size");
@@ -197,6 +232,16 @@ static int parse_args(int argc, char **argv, options *o)
         fail("-r is for raw samples (-t TYPE); an image's levels are 0 to 255");
         return -1;
     }
+    if ((o->two_d || o->columns) && !o->type) {
+        fail("%s is for raw samples: give their type with -t TYPE", o->two_d ? "--2d" : "--columns");
+        return -1;
+    }
+    if (o->columns && !o->two_d) {
+        fail("--columns reads (x, y) pairs: use it with --2d");
+        return -1;
+    }
+    if (o->two_d)
+        return parse_bins_2d(bins, &o->nbins, &o->nbins_y);
     return parse_bins(bins, o->type ? 1 : 4, &o->nbins);
 }
 
@@ -320,6 +365,20 @@ typedef struct {
     const series *s;
     int ns;
 } chart;
+
+static void set_rgb(double rgb[3], unsigned hex)
+{
+    for (int k = 0; k < 3; k++)
+        rgb[k] = (double)((hex >> (16 - 8 * k)) & 0xff) / 255;
+}
+
+/* A 2-D histogram to draw: bins[ix * ny + iy] over [xlo, xhi) x [ylo, yhi). */
+typedef struct {
+    const char *title;
+    const uint64_t *bins;
+    size_t nx, ny;
+    double xlo, xhi, ylo, yhi;
+} heat;
 
 #ifdef HAVE_CAIRO
 typedef struct { double x0, y0, x1, y1; } rect;
@@ -611,38 +670,36 @@ static cairo_surface_t *chart_surface(const char *path, int w, int h)
     return cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
 }
 
-static int write_chart(const options *o, const chart *c)
+/* The figure -o asks for: a white page with the title on top; *fs is the
+   font size for the page's size. NULL after a message. */
+static cairo_t *figure_begin(const options *o, const char *title, double *fs)
 {
     cairo_surface_t *surf = chart_surface(o->out, o->width, o->height);
     if (!surf)
-        return -1;
+        return NULL;
     if (cairo_surface_status(surf) != CAIRO_STATUS_SUCCESS) {
         fail("%s: %s", o->out, cairo_status_to_string(cairo_surface_status(surf)));
         cairo_surface_destroy(surf);
-        return -1;
+        return NULL;
     }
     cairo_t *cr = cairo_create(surf);
+    cairo_surface_destroy(surf); /* cr holds it */
     if (cairo_surface_get_type(surf) != CAIRO_SURFACE_TYPE_IMAGE)
         cairo_scale(cr, PT_PER_PX, PT_PER_PX);
-    double W = o->width, H = o->height, fs = fmax(9, 14 * fmin(W / 1200, H / 900));
+    double W = o->width, H = o->height;
+    *fs = fmax(9, 14 * fmin(W / 1200, H / 900));
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_paint(cr);
     cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
     cairo_set_source_rgb(cr, 0, 0, 0);
-    text(cr, W / 2, 0.9 * fs, 1.3 * fs, 0.5, 0, c->title);
-    double top = 2.8 * fs;
-    if (o->overlay || c->ns == 1) {
-        rect cell = { 0.5 * fs, top, W - 0.5 * fs, H - 0.3 * fs };
-        draw_axes(cr, &cell, c, c->s, c->ns, o->log, fs, o->out);
-    } else { /* a grid of panels, two across */
-        int rows = (c->ns + 1) / 2;
-        double cw = (W - fs) / 2, ch = (H - top - 0.3 * fs) / rows;
-        for (int k = 0; k < c->ns; k++) {
-            rect cell = { 0.5 * fs + (k % 2) * cw, top + (k / 2) * ch,
-                          0.5 * fs + (k % 2 + 1) * cw, top + (k / 2 + 1) * ch };
-            draw_axes(cr, &cell, c, &c->s[k], 1, o->log, fs, o->out);
-        }
-    }
+    text(cr, W / 2, 0.9 * *fs, 1.3 * *fs, 0.5, 0, title);
+    return cr;
+}
+
+/* Writes and closes the figure of cr; 0, or -1 after a message. */
+static int figure_end(const options *o, cairo_t *cr)
+{
+    cairo_surface_t *surf = cairo_surface_reference(cairo_get_target(cr));
     cairo_destroy(cr);
     cairo_status_t st = CAIRO_STATUS_SUCCESS;
     if (cairo_surface_get_type(surf) == CAIRO_SURFACE_TYPE_IMAGE)
@@ -660,6 +717,218 @@ static int write_chart(const options *o, const chart *c)
     printf("%s: %dx%d chart written\n", o->out, o->width, o->height);
     return 0;
 }
+
+static int write_chart(const options *o, const chart *c)
+{
+    double fs;
+    cairo_t *cr = figure_begin(o, c->title, &fs);
+    if (!cr)
+        return -1;
+    double W = o->width, H = o->height;
+    double top = 2.8 * fs;
+    if (o->overlay || c->ns == 1) {
+        rect cell = { 0.5 * fs, top, W - 0.5 * fs, H - 0.3 * fs };
+        draw_axes(cr, &cell, c, c->s, c->ns, o->log, fs, o->out);
+    } else { /* a grid of panels, two across */
+        int rows = (c->ns + 1) / 2;
+        double cw = (W - fs) / 2, ch = (H - top - 0.3 * fs) / rows;
+        for (int k = 0; k < c->ns; k++) {
+            rect cell = { 0.5 * fs + (k % 2) * cw, top + (k / 2) * ch,
+                          0.5 * fs + (k % 2 + 1) * cw, top + (k / 2 + 1) * ch };
+            draw_axes(cr, &cell, c, &c->s[k], 1, o->log, fs, o->out);
+        }
+    }
+    return figure_end(o, cr);
+}
+
+/* matplotlib's viridis at nine stops, linear between them: f in [0, 1]. */
+static void viridis(double f, double rgb[3])
+{
+    static const unsigned stops[9] = { 0x440154, 0x472d7b, 0x3b528b, 0x2c728e, 0x21918c,
+                                       0x28ae80, 0x5ec962, 0xaddc30, 0xfde725 };
+    double p = fmin(fmax(f, 0), 1) * 8, a[3], b[3];
+    int k = p >= 8 ? 7 : (int)p;
+    set_rgb(a, stops[k]);
+    set_rgb(b, stops[k + 1]);
+    for (int c = 0; c < 3; c++)
+        rgb[c] = a[c] + (p - k) * (b[c] - a[c]);
+}
+
+/* Where count v sits on the colour scale (0 to max); -1: not drawn (an
+   empty cell on a log scale, white as matplotlib's LogNorm leaves it). */
+static double colour_pos(uint64_t v, uint64_t max, int log)
+{
+    if (log)
+        return v == 0 ? -1 : max > 1 ? log10((double)v) / log10((double)max) : 1;
+    return max ? (double)v / (double)max : 0;
+}
+
+/* The colour bar's ticks (counts) over span pixels; returns how many. */
+static int colour_ticks(uint64_t max, int log, double span, double fs, double t[64],
+                        double *step)
+{
+    double top = max > 0 ? (double)max : 1;
+    int n = 0;
+    *step = 1;
+    if (!log)
+        return nice_ticks(0, top, (int)(span / (3.5 * fs)), t, 64, step);
+    int d1 = max > 1 ? (int)floor(log10(top)) : 0, every = d1 / 8 + 1;
+    for (int d = 0; d <= d1 && n < 64; d += every)
+        t[n++] = pow(10, d);
+    return n;
+}
+
+/* The width of the colour bar's widest tick label. */
+static double colour_label_room(cairo_t *cr, uint64_t max, int log, double span, double fs)
+{
+    double t[64], step, w = 0;
+    char buf[64];
+    int n = colour_ticks(max, log, span, fs, t, &step);
+    for (int k = 0; k < n; k++) {
+        if (log) {
+            snprintf(buf, sizeof buf, "%d", (int)round(log10(t[k])));
+            w = fmax(w, text_width(cr, fs, "10") + text_width(cr, 0.7 * fs, buf));
+        } else {
+            tick_label(buf, sizeof buf, t[k], step);
+            w = fmax(w, text_width(cr, fs, buf));
+        }
+    }
+    return w;
+}
+
+/* The colour bar in r: the scale from bottom to top, ticks and their
+   values on the right, the label turned a quarter beyond them. */
+static void draw_colour_bar(cairo_t *cr, const rect *r, uint64_t max, int log, double fs)
+{
+    double rgb[3], tick = 0.35 * fs, t[64], step, wmax = 0;
+    char buf[64];
+    for (double y = r->y0; y < r->y1; y++) {
+        viridis((r->y1 - y - 0.5) / (r->y1 - r->y0), rgb);
+        cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
+        cairo_rectangle(cr, r->x0, y, r->x1 - r->x0, 1);
+        cairo_fill(cr);
+    }
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo_set_line_width(cr, 1);
+    double top = max > 0 ? (double)max : 1;
+    int n = colour_ticks(max, log, r->y1 - r->y0, fs, t, &step);
+    for (int k = 0; k < n; k++) {
+        double f = log ? (top > 1 ? log10(t[k]) / log10(top) : 1) : t[k] / top;
+        double y = round(r->y1 - f * (r->y1 - r->y0)) + 0.5, x = r->x1 + tick + 0.35 * fs;
+        cairo_move_to(cr, r->x1, y);
+        cairo_line_to(cr, r->x1 + tick, y);
+        cairo_stroke(cr);
+        if (log) {
+            snprintf(buf, sizeof buf, "%d", (int)round(log10(t[k])));
+            text(cr, x, y, fs, 0, 0.5, "10");
+            double w10 = text_width(cr, fs, "10");
+            text(cr, x + w10, y - 0.45 * fs, 0.7 * fs, 0, 0.5, buf);
+            wmax = fmax(wmax, w10 + text_width(cr, 0.7 * fs, buf));
+        } else {
+            tick_label(buf, sizeof buf, t[k], step);
+            text(cr, x, y, fs, 0, 0.5, buf);
+            wmax = fmax(wmax, text_width(cr, fs, buf));
+        }
+    }
+    cairo_rectangle(cr, round(r->x0) + 0.5, round(r->y0) + 0.5, round(r->x1 - r->x0),
+                    round(r->y1 - r->y0));
+    cairo_stroke(cr);
+    cairo_save(cr);
+    cairo_translate(cr, r->x1 + tick + 0.7 * fs + wmax + 0.4 * fs, (r->y0 + r->y1) / 2);
+    cairo_rotate(cr, -M_PI / 2);
+    text(cr, 0, 0, fs, 0.5, 0, log ? "count (log scale)" : "count");
+    cairo_restore(cr);
+}
+
+/* The cells as an image at most one pixel per cell and per pixel of the
+   axes (a pixel shows the largest count of its cells), row 0 at the top. */
+static cairo_surface_t *heat_image(const heat *h, size_t w, size_t hgt, uint64_t max, int log)
+{
+    uint64_t *v = calloc(w * hgt, sizeof *v);
+    cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, (int)w, (int)hgt);
+    if (!v || cairo_surface_status(img) != CAIRO_STATUS_SUCCESS) {
+        free(v);
+        cairo_surface_destroy(img);
+        return NULL;
+    }
+    for (size_t ix = 0; ix < h->nx; ix++)
+        for (size_t iy = 0; iy < h->ny; iy++) {
+            size_t px = ix * w / h->nx, py = hgt - 1 - iy * hgt / h->ny;
+            uint64_t c = h->bins[ix * h->ny + iy];
+            v[py * w + px] = c > v[py * w + px] ? c : v[py * w + px];
+        }
+    cairo_surface_flush(img);
+    unsigned char *data = cairo_image_surface_get_data(img);
+    int stride = cairo_image_surface_get_stride(img);
+    for (size_t y = 0; y < hgt; y++)
+        for (size_t x = 0; x < w; x++) {
+            double f = colour_pos(v[y * w + x], max, log), rgb[3] = { 1, 1, 1 };
+            if (f >= 0)
+                viridis(f, rgb);
+            uint32_t px = 0xff000000u | (uint32_t)lround(rgb[0] * 255) << 16 |
+                          (uint32_t)lround(rgb[1] * 255) << 8 | (uint32_t)lround(rgb[2] * 255);
+            memcpy(data + y * stride + 4 * x, &px, 4);
+        }
+    cairo_surface_mark_dirty(img);
+    free(v);
+    return img;
+}
+
+static int write_heat_map(const options *o, const heat *h)
+{
+    double fs;
+    uint64_t max = 0;
+    for (size_t i = 0; i < h->nx * h->ny; i++)
+        max = h->bins[i] > max ? h->bins[i] : max;
+    cairo_t *cr = figure_begin(o, h->title, &fs);
+    if (!cr)
+        return -1;
+    limits l = { h->xlo, h->xhi, h->ylo, h->yhi, 0 };
+    /* room for the y tick labels at the density draw_frame gives them */
+    double t[64], step, room = 0;
+    char buf[64];
+    int nt = nice_ticks(l.ylo, l.yhi, (int)((o->height - 7.6 * fs) / (3.5 * fs)), t, 64, &step);
+    for (int k = 0; k < nt; k++) {
+        tick_label(buf, sizeof buf, t[k], step);
+        room = fmax(room, text_width(cr, fs, buf));
+    }
+    double left = room + 2.6 * fs;
+    double right = 1.5 * fs + 1.4 * fs + 0.7 * fs +
+                   colour_label_room(cr, max, o->log, o->height - 7.6 * fs, fs) + 2.2 * fs;
+    rect r = { round(left), round(2.8 * fs + 1.4 * fs), round(o->width - right),
+               round(o->height - 3.4 * fs) };
+    size_t w = (size_t)(r.x1 - r.x0), hgt = (size_t)(r.y1 - r.y0);
+    w = w < h->nx ? w : h->nx;
+    hgt = hgt < h->ny ? hgt : h->ny;
+    cairo_surface_t *img = heat_image(h, w, hgt, max, o->log);
+    if (!img) {
+        fail("%s: no memory for a %zux%zu image", o->out, w, hgt);
+        cairo_destroy(cr);
+        return -1;
+    }
+    cairo_save(cr);
+    cairo_translate(cr, r.x0, r.y0);
+    cairo_scale(cr, (r.x1 - r.x0) / (double)w, (r.y1 - r.y0) / (double)hgt);
+    cairo_set_source_surface(cr, img, 0, 0);
+    cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
+    cairo_paint(cr);
+    cairo_restore(cr);
+    cairo_surface_destroy(img);
+    draw_frame(cr, &r, &l, fs);
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    text(cr, (r.x0 + r.x1) / 2, o->height - 0.9 * fs, fs, 0.5, 1, "x");
+    cairo_save(cr);
+    cairo_translate(cr, 0.4 * fs, (r.y0 + r.y1) / 2);
+    cairo_rotate(cr, -M_PI / 2);
+    text(cr, 0, 0, fs, 0.5, 0, "y");
+    cairo_restore(cr);
+    rect bar = { r.x1 + 1.5 * fs, r.y0, r.x1 + 2.9 * fs, r.y1 };
+    draw_colour_bar(cr, &bar, max, o->log, fs);
+    printf("%s: heat map axes at (%.0f, %.0f)-(%.0f, %.0f), x %.10g to %.10g, y %.10g to "
+           "%.10g, colour 0 to %llu %s\n", o->out, r.x0, r.y0, r.x1, r.y1, l.xlo, l.xhi, l.ylo,
+           l.yhi, (unsigned long long)max, o->log ? "log" : "linear");
+    return figure_end(o, cr);
+}
 #else
 static int write_chart(const options *o, const chart *c)
 {
@@ -668,13 +937,13 @@ static int write_chart(const options *o, const chart *c)
          "./configure again)", o->out);
     return -1;
 }
-#endif
 
-static void set_rgb(double rgb[3], unsigned hex)
+static int write_heat_map(const options *o, const heat *h)
 {
-    for (int k = 0; k < 3; k++)
-        rgb[k] = (double)((hex >> (16 - 8 * k)) & 0xff) / 255;
+    (void)h;
+    return write_chart(o, NULL);
 }
+#endif
 
 /* 1234567 -> "1,234,567" */
 static const char *grouped(uint64_t v, char *buf, size_t size)
@@ -844,24 +1113,29 @@ static int parse_range(const char *r, double *lo, double *hi)
     return -1;
 }
 
-static int raw_mode(gpgpu_context *ctx, const options *o)
+/* -t: the sample type, or -1 after a message. */
+static int parse_type(const char *name, gpgpu_type *t)
 {
     static const struct { const char *name; gpgpu_type t; } types[] = {
         { "i32", GPGPU_I32 }, { "u32", GPGPU_U32 }, { "f32", GPGPU_F32 },
         { "i64", GPGPU_I64 }, { "u64", GPGPU_U64 }, { "f64", GPGPU_F64 } };
+    for (size_t i = 0; i < 6; i++)
+        if (!strcmp(name, types[i].name)) {
+            *t = types[i].t;
+            return 0;
+        }
+    fail("-t %s: unknown type; one of i32 u32 f32 i64 u64 f64", name);
+    return -1;
+}
+
+static int raw_mode(gpgpu_context *ctx, const options *o)
+{
     gpgpu_type t = GPGPU_F32;
-    int found = 0, rc = 1;
+    int rc = 1;
     double lo = 0, hi = 0;
     size_t n;
-    for (size_t i = 0; i < 6; i++)
-        if (!strcmp(o->type, types[i].name)) {
-            t = types[i].t;
-            found = 1;
-        }
-    if (!found) {
-        fail("-t %s: unknown type; one of i32 u32 f32 i64 u64 f64", o->type);
+    if (parse_type(o->type, &t) != 0)
         return 2;
-    }
     if (o->range && parse_range(o->range, &lo, &hi) != 0)
         return 2;
     void *in = read_samples(o->file, gpgpu_type_size(t), &n);
@@ -900,6 +1174,206 @@ static int raw_mode(gpgpu_context *ctx, const options *o)
     return rc;
 }
 
+/* ---- 2-D ---------------------------------------------------------------------- */
+
+/* Stores v as element i of type t; -1 when t cannot hold it exactly. */
+static int store(gpgpu_type t, void *out, size_t i, double v)
+{
+    switch (t) {
+    case GPGPU_F32: ((float *)out)[i] = (float)v; return 0;
+    case GPGPU_F64: ((double *)out)[i] = v; return 0;
+    default: break;
+    }
+    static const double lim[][2] = { { -0x1p31, 0x1p31 }, { 0, 0x1p32 }, { 0, 0 },
+                                     { -0x1p63, 0x1p63 }, { 0, 0x1p64 } };
+    if (v != floor(v) || v < lim[t][0] || v >= lim[t][1])
+        return -1;
+    switch (t) {
+    case GPGPU_I32: ((int32_t *)out)[i] = (int32_t)v; break;
+    case GPGPU_U32: ((uint32_t *)out)[i] = (uint32_t)v; break;
+    case GPGPU_I64: ((int64_t *)out)[i] = (int64_t)v; break;
+    default: ((uint64_t *)out)[i] = (uint64_t)v; break;
+    }
+    return 0;
+}
+
+/* --columns: two numbers per line into x and y (malloc'd, n pairs); blank
+   lines and lines starting with '#' are skipped. -1 after a message. */
+static int read_columns(const char *path, const char *tname, gpgpu_type t, void **x, void **y,
+                        size_t *n)
+{
+    size_t bytes, size = gpgpu_type_size(t), cap = 0, line = 0;
+    int bad = 0;
+    char *buf = read_samples(path, 1, &bytes), *text = buf ? malloc(bytes + 1) : NULL;
+    *x = *y = NULL;
+    *n = 0;
+    if (!text) {
+        if (buf)
+            fail("%s: no memory for its %zu bytes", path, bytes);
+        free(buf);
+        return -1;
+    }
+    memcpy(text, buf, bytes);
+    text[bytes] = '\0';
+    free(buf);
+    for (char *p = text, *next; *p; p = next) {
+        char *eol = strchr(p, '\n'), *end;
+        next = eol ? eol + 1 : p + strlen(p);
+        if (eol)
+            *eol = '\0';
+        line++;
+        p += strspn(p, " \t\r");
+        if (!*p || *p == '#')
+            continue;
+        double a = strtod(p, &end), b = a;
+        int ok = end != p;
+        if (ok) {
+            p = end;
+            b = strtod(p, &end);
+            ok = end != p && end[strspn(end, " \t\r")] == '\0';
+        }
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 4096;
+            void *nx = realloc(*x, cap * size), *ny = nx ? realloc(*y, cap * size) : NULL;
+            if (nx)
+                *x = nx;
+            if (ny)
+                *y = ny;
+            if (!nx || !ny) {
+                fail("%s: no memory for %zu pairs", path, cap);
+                bad = 1;
+                break;
+            }
+        }
+        if (!ok || store(t, *x, *n, a) || store(t, *y, *n, b)) {
+            fail("%s:%zu: need two numbers (x y) that %s holds exactly", path, line, tname);
+            bad = 1;
+            break;
+        }
+        (*n)++;
+    }
+    free(text);
+    if (bad || *n == 0) {
+        if (!bad)
+            fail("%s: no pairs", path);
+        free(*x);
+        free(*y);
+        return -1;
+    }
+    return 0;
+}
+
+/* The pairs of a raw file, x first, into separate arrays. */
+static int read_pairs(const char *path, const char *tname, gpgpu_type t, void **x, void **y,
+                      size_t *n)
+{
+    (void)tname;
+    size_t size = gpgpu_type_size(t);
+    char *in = read_samples(path, 2 * size, n);
+    *x = in ? malloc(*n * size) : NULL;
+    *y = *x ? malloc(*n * size) : NULL;
+    if (!*y) {
+        if (in)
+            fail("%s: no memory for %zu pairs", path, *n);
+        free(in);
+        free(*x);
+        return -1;
+    }
+    for (size_t i = 0; i < *n; i++) {
+        memcpy((char *)*x + i * size, in + 2 * i * size, size);
+        memcpy((char *)*y + i * size, in + (2 * i + 1) * size, size);
+    }
+    free(in);
+    return 0;
+}
+
+/* A shade map of the cells, y up, at most 16 rows and 48 columns (a
+   character shows the largest count of its cells). */
+static void print_shades(const heat *h, int log)
+{
+    static const char shades[] = " .:-=+*#%@";
+    size_t rows = h->ny < 16 ? h->ny : 16, cols = h->nx < 48 ? h->nx : 48;
+    uint64_t v[16][48], max = 0, total = 0;
+    memset(v, 0, sizeof v);
+    for (size_t ix = 0; ix < h->nx; ix++)
+        for (size_t iy = 0; iy < h->ny; iy++) {
+            uint64_t c = h->bins[ix * h->ny + iy];
+            size_t r = iy * rows / h->ny, k = ix * cols / h->nx;
+            v[r][k] = c > v[r][k] ? c : v[r][k];
+            max = c > max ? c : max;
+            total += c;
+        }
+    printf("x: %zu bins over [%.15g, %.15g), y: %zu bins over [%.15g, %.15g), %llu counted, "
+           "at most %llu in a cell\n", h->nx, h->xlo, h->xhi, h->ny, h->ylo, h->yhi,
+           (unsigned long long)total, (unsigned long long)max);
+    for (size_t r = rows; r-- > 0;) {
+        printf("%12.5g |", h->ylo + (h->yhi - h->ylo) * (double)r / (double)rows);
+        for (size_t k = 0; k < cols; k++) {
+            uint64_t c = v[r][k];
+            double f = !c || !max ? 0
+                       : log  ? (max > 1 ? log10((double)c) / log10((double)max) : 1)
+                              : (double)c / (double)max;
+            putchar(c ? shades[1 + (int)(f * 8.999)] : ' ');
+        }
+        putchar('\n');
+    }
+    printf("%12s  %-24.6g%24.6g\n", "", h->xlo, h->xhi);
+}
+
+/* -r for --2d: LO:HI for both axes, or XLO:XHI,YLO:YHI. */
+static int parse_range_2d(const char *r, double range[4])
+{
+    const char *comma = strchr(r, ',');
+    if (!comma)
+        return parse_range(r, &range[0], &range[1]) || parse_range(r, &range[2], &range[3]);
+    char xr[256];
+    snprintf(xr, sizeof xr, "%.*s", (int)(comma - r), r);
+    return parse_range(xr, &range[0], &range[1]) || parse_range(comma + 1, &range[2], &range[3]);
+}
+
+static int raw2d_mode(gpgpu_context *ctx, const options *o)
+{
+    gpgpu_type t = GPGPU_F32;
+    double range[4] = { 0, 0, 0, 0 };
+    void *x, *y;
+    size_t n;
+    int rc = 1;
+    if (parse_type(o->type, &t) != 0 || (o->range && parse_range_2d(o->range, range) != 0))
+        return 2;
+    if ((o->columns ? read_columns : read_pairs)(o->file, o->type, t, &x, &y, &n) != 0)
+        return 1;
+    if (!o->range && (data_range(t, x, n, &range[0], &range[1]) != 0 ||
+                      data_range(t, y, n, &range[2], &range[3]) != 0)) {
+        fail("%s: no finite x or no finite y among its %zu pairs; give -r", o->file, n);
+        free(x);
+        free(y);
+        return 1;
+    }
+    uint64_t *bins = malloc(o->nbins * o->nbins_y * sizeof *bins);
+    if (!bins) {
+        fail("no memory for %zu x %zu bins", o->nbins, o->nbins_y);
+    } else {
+        gpgpu_status st = gpgpu_histogram2d(ctx, t, x, y, n, o->nbins, range[0], range[1],
+                                            o->nbins_y, range[2], range[3], bins);
+        if (st != GPGPU_SUCCESS) {
+            fail("%s: %s", gpgpu_status_string(st), gpgpu_last_error(ctx));
+        } else {
+            char title[512], count[32];
+            snprintf(title, sizeof title, "%s: %s (x, y) pairs of %s", base_name(o->file),
+                     grouped(n, count, sizeof count), o->type);
+            heat h = { title, bins, o->nbins, o->nbins_y, range[0], range[1], range[2],
+                       range[3] };
+            printf("%s: %zu %s pairs on %s\n", o->file, n, o->type, gpgpu_device_name(ctx));
+            print_shades(&h, o->log);
+            rc = o->out && write_heat_map(o, &h) ? 1 : 0;
+        }
+    }
+    free(x);
+    free(y);
+    free(bins);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     options o;
@@ -913,7 +1387,7 @@ int main(int argc, char **argv)
         fail("%s: %s", gpgpu_status_string(st), gpgpu_last_error(NULL));
         return 1;
     }
-    int rc = o.type ? raw_mode(ctx, &o) : image_mode(ctx, &o);
+    int rc = o.two_d ? raw2d_mode(ctx, &o) : o.type ? raw_mode(ctx, &o) : image_mode(ctx, &o);
     gpgpu_context_destroy(ctx);
     return rc;
 }

@@ -129,11 +129,24 @@ typedef struct {
     cl_mem cuts_mem;
 } gpgpu__hist_params;
 
+/* Weighted and 2-D histograms: a sample's cell is its bin by px, or
+   bx * py->nbins + by when py is not NULL (counted only when both rules
+   count it). wt < 0: counts into uint64_t bins; else the weights w of type
+   wt (F32 or F64), summed in double into double bins. bins[0 .. ncells)
+   are overwritten. */
+void gpgpu__host_histogram_cells(gpgpu_type t, const void *x, const void *y, int wt,
+                                 const void *w, size_t n, const gpgpu__hist_params *px,
+                                 const gpgpu__hist_params *py, void *bins);
+
 /* Derives the rule for type t (lo < hi finite, 0 < nbins <= MAX_BINS,
    checked by the caller). UNSUPPORTED for integer samples when
    ceil(hi) - ceil(lo) exceeds 2^64 and some sample could be counted. */
 gpgpu_status gpgpu__hist_params_make(const gpgpu_context *ctx, gpgpu_type t, size_t nbins,
                                      double lo, double hi, gpgpu__hist_params *p);
+
+/* Switches an integer rule to the kernels' wide form (the same bins): two
+   rules in one kernel (gpgpu_histogram2d) take one form. */
+void gpgpu__hist_params_widen(gpgpu__hist_params *p);
 
 /* The smallest float >= v, and the largest float <= v (v finite):
    x >= v <=> x >= ceil, x <= v <=> x <= floor for every float x. */

@@ -122,6 +122,15 @@ gpgpu_status gpgpu__hist_params_make(const gpgpu_context *ctx, gpgpu_type t, siz
     return int_params(ctx, t, nbins, lo, hi, p);
 }
 
+void gpgpu__hist_params_widen(gpgpu__hist_params *p)
+{
+    if (p->is_float || p->empty || p->wide)
+        return;
+    double inv = 1.0 / ((double)p->dm1 + 1.0);
+    p->wide = 1;
+    memcpy(&p->m, &inv, sizeof inv);
+}
+
 /* min(floor(t), nbins - 1) given t' = fmin(t, nbins - 1) rounded to the
    sample type (a NaN t becomes nbins - 1), as the kernels compute it. */
 static uint64_t float_bin(double t, uint64_t nbins)
@@ -138,43 +147,67 @@ static uint64_t int_bin(const gpgpu__hist_params *p, uint64_t d)
     return p->q0 + (uint64_t)(num / ((gpgpu__u128)p->dm1 + 1));
 }
 
-/* The float products are stored to T before float_bin sees them, so the
-   host rounds exactly like the kernel does. */
-#define HOST_FLOAT_LOOP(T, F)                                              \
+/* The rule, one sample at a time: out[i] = the bin of in[i], or HOST_NO_BIN
+   when it is not counted. Float products are stored to T before float_bin
+   sees them, so the host rounds exactly like the kernel does. */
+#define HOST_NO_BIN UINT32_MAX
+#define HOST_FLOAT_BINS(T, F)                                              \
     do {                                                                   \
-        const T *x = in;                                                   \
+        const T *x = in, top = (T)(p->nbins - 1);                          \
         for (size_t i = 0; i < n; i++) {                                   \
-            if (x[i] >= p.lo.F && x[i] < p.top.F) {                        \
-                T tt = (x[i] - p.lo.F) * p.scale.F;                        \
-                T top = (T)(nbins - 1);                                    \
-                bins[float_bin(tt < top ? tt : top, nbins)]++;             \
-            }                                                              \
+            T tt = (x[i] - p->lo.F) * p->scale.F;                          \
+            out[i] = x[i] >= p->lo.F && x[i] < p->top.F                    \
+                         ? (uint32_t)float_bin(tt < top ? tt : top, p->nbins) \
+                         : HOST_NO_BIN;                                    \
         }                                                                  \
     } while (0)
 
 /* U is the unsigned type of T's width: x - lo in it is exact (x >= lo). */
-#define HOST_INT_LOOP(T, U, F)                                             \
+#define HOST_INT_BINS(T, U, F)                                             \
     do {                                                                   \
         const T *x = in;                                                   \
         for (size_t i = 0; i < n; i++)                                     \
-            if (x[i] >= p.lo.F && x[i] <= p.top.F)                         \
-                bins[int_bin(&p, (U)((U)x[i] - (U)p.lo.F))]++;             \
+            out[i] = x[i] >= p->lo.F && x[i] <= p->top.F                   \
+                         ? (uint32_t)int_bin(p, (U)((U)x[i] - (U)p->lo.F)) \
+                         : HOST_NO_BIN;                                    \
     } while (0)
+
+static void bins_of(gpgpu_type t, const gpgpu__hist_params *p, const void *in, size_t n,
+                    uint32_t *out)
+{
+    if (p->empty) {
+        for (size_t i = 0; i < n; i++)
+            out[i] = HOST_NO_BIN;
+        return;
+    }
+    switch (t) {
+    case GPGPU_I32: HOST_INT_BINS(int32_t, uint32_t, i32); break;
+    case GPGPU_U32: HOST_INT_BINS(uint32_t, uint32_t, u32); break;
+    case GPGPU_F32: HOST_FLOAT_BINS(float, f32); break;
+    case GPGPU_I64: HOST_INT_BINS(int64_t, uint64_t, i64); break;
+    case GPGPU_U64: HOST_INT_BINS(uint64_t, uint64_t, u64); break;
+    case GPGPU_F64: HOST_FLOAT_BINS(double, f64); break;
+    }
+}
+
+/* Samples binned per block: the rule's loop stays free of the counting. */
+enum { BLOCK = 512 };
 
 static void histogram_serial(gpgpu_type t, const void *in, size_t n, size_t nbins, double lo,
                              double hi, uint64_t *bins)
 {
     gpgpu__hist_params p;
+    uint32_t b[BLOCK];
+    const size_t size = gpgpu__type(t)->size;
     memset(bins, 0, nbins * sizeof *bins);
     if (gpgpu__hist_params_make(NULL, t, nbins, lo, hi, &p) != GPGPU_SUCCESS || p.empty)
         return;
-    switch (t) {
-    case GPGPU_I32: HOST_INT_LOOP(int32_t, uint32_t, i32); break;
-    case GPGPU_U32: HOST_INT_LOOP(uint32_t, uint32_t, u32); break;
-    case GPGPU_F32: HOST_FLOAT_LOOP(float, f32); break;
-    case GPGPU_I64: HOST_INT_LOOP(int64_t, uint64_t, i64); break;
-    case GPGPU_U64: HOST_INT_LOOP(uint64_t, uint64_t, u64); break;
-    case GPGPU_F64: HOST_FLOAT_LOOP(double, f64); break;
+    for (size_t first = 0; first < n; first += BLOCK) {
+        size_t len = n - first < BLOCK ? n - first : BLOCK;
+        bins_of(t, &p, (const char *)in + first * size, len, b);
+        for (size_t i = 0; i < len; i++)
+            if (b[i] != HOST_NO_BIN)
+                bins[b[i]]++;
     }
 }
 
@@ -217,6 +250,99 @@ void gpgpu__host_histogram(gpgpu_type t, const void *in, size_t n, size_t nbins,
     for (size_t i = 1; i < nparts; i++)
         for (size_t b = 0; b < nbins; b++)
             bins[b] += parts[i * nbins + b];
+    free(parts);
+}
+
+/* ---- weighted and 2-D histograms ------------------------------------------- */
+
+typedef struct {
+    gpgpu_type t;
+    const char *x, *y, *w;
+    int wt;
+    size_t n, nparts, ncells;
+    const gpgpu__hist_params *px, *py;
+    char *bins;  /* nparts * ncells cells of uint64_t or double */
+} cells_job;
+
+static size_t cells_of(const cells_job *j, size_t first, size_t len, uint32_t *c)
+{
+    const size_t size = gpgpu__type(j->t)->size;
+    uint32_t by[BLOCK];
+    bins_of(j->t, j->px, j->x + first * size, len, c);
+    if (!j->py)
+        return len;
+    bins_of(j->t, j->py, j->y + first * size, len, by);
+    for (size_t i = 0; i < len; i++)
+        c[i] = c[i] == HOST_NO_BIN || by[i] == HOST_NO_BIN
+                   ? HOST_NO_BIN : (uint32_t)(c[i] * j->py->nbins + by[i]);
+    return len;
+}
+
+/* Samples [first, first + n) into cells (zeroed first), in order. */
+static void cells_serial(const cells_job *j, size_t first, size_t n, void *cells)
+{
+    uint32_t c[BLOCK];
+    uint64_t *count = cells;
+    double *sum = cells;
+    const float *wf = (const float *)j->w;
+    const double *wd = (const double *)j->w;
+    memset(cells, 0, j->ncells * (j->wt < 0 ? sizeof *count : sizeof *sum));
+    for (size_t at = first; at < first + n; at += BLOCK) {
+        size_t len = cells_of(j, at, first + n - at < BLOCK ? first + n - at : BLOCK, c);
+        for (size_t i = 0; i < len; i++) {
+            if (c[i] == HOST_NO_BIN)
+                continue;
+            if (j->wt < 0)
+                count[c[i]]++;
+            else
+                sum[c[i]] += j->wt == GPGPU_F32 ? (double)wf[at + i] : wd[at + i];
+        }
+    }
+}
+
+static void cells_part(void *arg, size_t i)
+{
+    const cells_job *j = arg;
+    size_t step = j->n / j->nparts, first = step * i;
+    size_t len = i + 1 == j->nparts ? j->n - first : step;
+    cells_serial(j, first, len, j->bins + i * j->ncells * sizeof(uint64_t));
+}
+
+void gpgpu__host_histogram_cells(gpgpu_type t, const void *x, const void *y, int wt,
+                                 const void *w, size_t n, const gpgpu__hist_params *px,
+                                 const gpgpu__hist_params *py, void *bins)
+{
+    size_t ncells = px->nbins * (py ? py->nbins : 1);
+    size_t nparts = gpgpu__host_threads();
+    cells_job j = {t, x, y, w, wt, n, 1, ncells, px, py, bins};
+    if (nparts > n / PART_MIN)
+        nparts = n / PART_MIN;
+    /* uint64_t and double cells are both 8 bytes */
+    char *parts = nparts > 1 && ncells <= PART_BINS_MAX / nparts
+                      ? malloc(nparts * ncells * sizeof(uint64_t)) : NULL;
+    if (!parts) { /* small, many cells, or no memory: one thread */
+        cells_serial(&j, 0, n, bins);
+        return;
+    }
+    j.nparts = nparts;
+    j.bins = parts;
+    gpgpu__parallel(nparts, cells_part, &j);
+    /* parts added in order: the same sums for the same thread count */
+    for (size_t b = 0; b < ncells; b++) {
+        if (wt < 0) {
+            const uint64_t *pc = (const uint64_t *)parts;
+            uint64_t s = 0;
+            for (size_t i = 0; i < nparts; i++)
+                s += pc[i * ncells + b];
+            ((uint64_t *)bins)[b] = s;
+        } else {
+            const double *pd = (const double *)parts;
+            double s = 0;
+            for (size_t i = 0; i < nparts; i++)
+                s += pd[i * ncells + b];
+            ((double *)bins)[b] = s;
+        }
+    }
     free(parts);
 }
 

@@ -101,15 +101,23 @@ int gpgpu__mpi_alltoallv(const gpgpu__mpi_call *c, gpgpu__mpi_scratch *s, int bi
     return MPI_Alltoallv(send, v, v + p, elem, recv, v + 2 * p, v + 3 * p, elem, c->comm);
 }
 
-int gpgpu__mpi_allreduce_u64(const gpgpu__mpi_call *c, const uint64_t *send, uint64_t *recv,
-                             size_t n)
+int gpgpu__mpi_allreduce_sum(const gpgpu__mpi_call *c, const void *send, void *recv,
+                             size_t n, MPI_Datatype type)
 {
     size_t chunk = gpgpu__mpi_max_count();
     for (size_t i = 0; i < n; i += chunk) {
         int len = (int)(n - i < chunk ? n - i : chunk);
-        int err = MPI_Allreduce(send + i, recv + i, len, MPI_UINT64_T, MPI_SUM, c->comm);
+        /* uint64_t and double are both 8 bytes */
+        int err = MPI_Allreduce((const char *)send + 8 * i, (char *)recv + 8 * i, len, type,
+                                MPI_SUM, c->comm);
         if (err != MPI_SUCCESS)
             return err;
     }
     return MPI_SUCCESS;
+}
+
+int gpgpu__mpi_allreduce_u64(const gpgpu__mpi_call *c, const uint64_t *send, uint64_t *recv,
+                             size_t n)
+{
+    return gpgpu__mpi_allreduce_sum(c, send, recv, n, MPI_UINT64_T);
 }

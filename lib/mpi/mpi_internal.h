@@ -100,6 +100,9 @@ int gpgpu__mpi_alltoallv(const gpgpu__mpi_call *c, gpgpu__mpi_scratch *s, int bi
 /* MPI_Allreduce(SUM) of n uint64 in chunks of at most gpgpu__mpi_max_count(). */
 int gpgpu__mpi_allreduce_u64(const gpgpu__mpi_call *c, const uint64_t *send, uint64_t *recv,
                              size_t n);
+/* The same for n 8-byte elements of type (MPI_UINT64_T or MPI_DOUBLE). */
+int gpgpu__mpi_allreduce_sum(const gpgpu__mpi_call *c, const void *send, void *recv,
+                             size_t n, MPI_Datatype type);
 
 /* ---- partials of reduce and scan (partials.c) ---------------------------- */
 

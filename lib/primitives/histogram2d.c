@@ -1,0 +1,525 @@
+/*
+ * histogram2d.c - weighted histograms and 2-D histograms (counts or weights).
+ *
+ * Each axis bins by gpgpu_histogram's rule (gpgpu__histogram_rule; the
+ * kernels' hist_bin), a 2-D sample lands in cell bx * ny + by. A call:
+ * argument checks -> the rules -> plan (cells in __local memory per group,
+ * or atomics straight into the result when they do not fit) -> program ->
+ * per launch of at most 2^31 samples: bin into per-group chunks, merge the
+ * chunks cell by cell in group order (kernels/histogram.cl, hist_cells*).
+ * Weights are summed in double: with groups of one work item (CPUs) every
+ * chunk is a sum in sample order and the merge adds chunks in group order,
+ * so that the bins are the same on every run.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "histogram.h"
+
+/* Samples per launch: keeps every 32-bit counter of a chunk from wrapping. */
+#define CELLS_LAUNCH_MAX ((size_t)1 << 31)
+/* Below this many samples per chunk, zeroing and merging a chunk would
+   cost more than its binning. */
+#define CELLS_MIN_CHUNK ((size_t)16384)
+/* Cap on one launch's chunks, so that many cells do not multiply into
+   gigabytes of scratch. */
+#define CELLS_PART_MAX_BYTES ((size_t)64 << 20)
+/* nx * ny above this is INVALID_ARGUMENT: cell indices stay 32-bit. */
+#define CELLS_MAX ((size_t)1 << 31)
+
+typedef struct {
+    gpgpu_type t;
+    int wt;                     /* the weights' type, or -1: counts */
+    int two_d;
+    gpgpu__hist_params px, py;  /* py unused in 1-D */
+    size_t ncells;
+    int empty;                  /* no sample can be counted */
+} cells_spec;
+
+/* Most copies of the cells a GPU group keeps (kernels/histogram.cl). */
+#define CELLS_COPIES_MAX ((size_t)16)
+
+typedef struct {
+    int local;      /* cells in __local memory, one chunk per group */
+    size_t copies;  /* of the cells in __local memory, one per warp at most */
+    size_t wg;      /* work-group size */
+    size_t groups;
+    size_t chunk;   /* samples per group (groups of one work item) */
+} cells_plan;
+
+/* Bytes of one accumulator on the device: 32-bit counts or doubles. */
+static size_t acc_size(const cells_spec *c)
+{
+    return c->wt < 0 ? sizeof(cl_uint) : sizeof(cl_double);
+}
+
+/* wt: the weights' type (check_wt), or -1 for counts. */
+static gpgpu_status spec_make(gpgpu_context *ctx, const char *func, gpgpu_type t, int wt,
+                              size_t nx, double xlo, double xhi, size_t ny, double ylo,
+                              double yhi, int two_d, cells_spec *c)
+{
+    memset(c, 0, sizeof *c);
+    c->t = t;
+    c->wt = wt;
+    c->two_d = two_d;
+    if (two_d) {
+        GPGPU__REQUIRE(ctx, nx > 0 && ny > 0, func, "nx is %zu and ny %zu; both at least 1",
+                       nx, ny);
+        GPGPU__REQUIRE(ctx, nx <= CELLS_MAX / ny, func,
+                       "nx is %zu and ny %zu; nx * ny must be at most 2^31", nx, ny);
+    }
+    GPGPU__TRY(gpgpu__histogram_rule(ctx, func, t, nx, xlo, xhi, &c->px));
+    c->ncells = nx;
+    if (two_d) {
+        GPGPU__TRY(gpgpu__histogram_rule(ctx, func, t, ny, ylo, yhi, &c->py));
+        c->ncells = nx * ny;
+        if (c->px.wide || c->py.wide) { /* one kernel, one form of the rule */
+            gpgpu__hist_params_widen(&c->px);
+            gpgpu__hist_params_widen(&c->py);
+        }
+    }
+    c->empty = c->px.empty || (two_d && c->py.empty);
+    return GPGPU_SUCCESS;
+}
+
+/* Weighted calls: the weights' type, before anything reads weights. */
+static gpgpu_status check_wt(gpgpu_context *ctx, const char *func, gpgpu_type wt)
+{
+    GPGPU__REQUIRE(ctx, wt == GPGPU_F32 || wt == GPGPU_F64, func,
+                   "wt is %d; the weights must be GPGPU_F32 or GPGPU_F64", (int)wt);
+    return GPGPU_SUCCESS;
+}
+
+static size_t size_of(gpgpu_type t)
+{
+    return gpgpu__type(t)->size;
+}
+
+static cells_plan plan(const gpgpu_context *ctx, const cells_spec *c, size_t n)
+{
+    cells_plan pl;
+    int private_bins = !ctx->tune.hist_local;
+    size_t bytes = c->ncells * acc_size(c);
+    size_t min_chunk = CELLS_MIN_CHUNK > 2 * c->ncells ? CELLS_MIN_CHUNK : 2 * c->ncells;
+    pl.local = (c->ncells + 1) * acc_size(c) <= ctx->local_mem / 2;
+    pl.wg = private_bins ? 1 : ctx->tune.wg;
+    pl.copies = 1;
+    if (pl.local && !private_bins) {
+        size_t fit = ctx->local_mem / 2 / ((c->ncells + 1) * acc_size(c)), warps = pl.wg / 32;
+        pl.copies = fit < warps ? fit : warps;
+        pl.copies = pl.copies < CELLS_COPIES_MAX ? pl.copies : CELLS_COPIES_MAX;
+        pl.copies = pl.copies ? pl.copies : 1;
+    }
+    pl.groups = n / (pl.local ? min_chunk : CELLS_MIN_CHUNK);
+    if (pl.groups > ctx->tune.groups)
+        pl.groups = ctx->tune.groups;
+    if (pl.local && pl.groups > CELLS_PART_MAX_BYTES / bytes)
+        pl.groups = CELLS_PART_MAX_BYTES / bytes;
+    if (pl.groups == 0)
+        pl.groups = 1;
+    pl.chunk = (n + pl.groups - 1) / pl.groups;
+    if (private_bins)
+        pl.groups = (n + pl.chunk - 1) / pl.chunk;
+    return pl;
+}
+
+/* What the device must offer for c with n samples (ctx not the fallback). */
+static gpgpu_status device_ok(gpgpu_context *ctx, const char *func, const cells_spec *c,
+                              size_t n)
+{
+    GPGPU__TRY(gpgpu__type_supported(ctx, c->t));
+    if (c->wt >= 0 && !ctx->fp64)
+        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
+                           "%s: weights are summed in double, and the device has no fp64",
+                           func);
+    if ((c->px.wide || c->py.wide) && !ctx->fp64)
+        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
+                           "%s: this range and bin count need fp64 on the device", func);
+    if (n > 0 && !c->empty) {
+        cells_plan pl = plan(ctx, c, n < CELLS_LAUNCH_MAX ? n : CELLS_LAUNCH_MAX);
+        int atomics64 = !pl.local || (c->wt >= 0 && ctx->tune.hist_local);
+        if (atomics64 && !ctx->int64_atomics)
+            return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
+                               "%s: %zu cells need 64-bit atomics on the device", func,
+                               c->ncells);
+    }
+    return GPGPU_SUCCESS;
+}
+
+static gpgpu_status program(gpgpu_context *ctx, const cells_spec *c, gpgpu__program **prog)
+{
+    char opts[320], type_opts[128];
+    const char *extra = NULL;
+    GPGPU__TRY(gpgpu__type_op_options(ctx, c->t, GPGPU_SUM, type_opts, sizeof type_opts,
+                                      &extra));
+    snprintf(opts, sizeof opts,
+             "%s -D HIST_PRIVATE=%d -D HIST_WIDE=%d -D HIST_CELLS=1 -D HIST_2D=%d -D WT_ID=%d",
+             type_opts, !ctx->tune.hist_local, c->px.wide || c->py.wide, c->two_d,
+             c->wt < 0 ? 0 : c->wt);
+    return gpgpu__program_get(ctx, "histogram", extra, opts, prog);
+}
+
+/* A rule's kernel arguments (kernels/histogram.cl, HIST_RULE_ARGS). */
+#define RULE_ARGS(p, ts, nbm1)                                                         \
+    (ts), (const void *)&(p)->lo, (ts), (const void *)&(p)->top, (ts),                \
+        (const void *)&(p)->scale, GPGPU__ARG((p)->q0), GPGPU__ARG((p)->s0),           \
+        GPGPU__ARG((p)->dm1), GPGPU__ARG((p)->m), GPGPU__ARG(nbm1)
+
+/* One launch over samples [first, first + n) of x, y and w (n <= 2^31):
+   cells of out[out_off ..] overwritten, or added to when accumulate. */
+static gpgpu_status launch(gpgpu_context *ctx, gpgpu__program *prog, const cells_spec *c,
+                           cl_mem x, size_t xoff, cl_mem y, size_t yoff, cl_mem w,
+                           size_t woff, size_t n, cl_mem out, size_t out_off, int accumulate)
+{
+    const size_t ts = size_of(c->t);
+    const gpgpu__hist_params *py = c->two_d ? &c->py : &c->px;
+    cells_plan pl = plan(ctx, c, n);
+    cl_ulong xo = xoff, yo = yoff, wo = woff, n_ = n, chunk = pl.chunk, oo = out_off;
+    cl_uint xnbm1 = (cl_uint)(c->px.nbins - 1), ynbm1 = (cl_uint)(py->nbins - 1);
+    cl_uint ncells = (cl_uint)c->ncells, nchunks = (cl_uint)pl.groups;
+    cl_uint acc = (cl_uint)accumulate, copies = (cl_uint)pl.copies;
+    if (!pl.local) {
+        if (!accumulate) {
+            cl_ulong zero = 0;
+            GPGPU__TRY(gpgpu__fill(ctx, out, out_off * sizeof zero, c->ncells * sizeof zero,
+                                   &zero, sizeof zero));
+        }
+        return gpgpu__run(ctx, prog, "hist_cells_direct", pl.groups * pl.wg, pl.wg,
+                          GPGPU__ARG(x), GPGPU__ARG(xo), GPGPU__ARG(y), GPGPU__ARG(yo),
+                          GPGPU__ARG(w), GPGPU__ARG(wo), GPGPU__ARG(n_), GPGPU__ARG(chunk),
+                          RULE_ARGS(&c->px, ts, xnbm1), RULE_ARGS(py, ts, ynbm1),
+                          GPGPU__ARG(ncells), GPGPU__ARG(out), GPGPU__ARG(oo), GPGPU__END);
+    }
+    cl_mem part;
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS, pl.groups * c->ncells * acc_size(c),
+                              &part));
+    GPGPU__TRY(gpgpu__run(ctx, prog, "hist_cells", pl.groups * pl.wg, pl.wg, GPGPU__ARG(x),
+                          GPGPU__ARG(xo), GPGPU__ARG(y), GPGPU__ARG(yo), GPGPU__ARG(w),
+                          GPGPU__ARG(wo), GPGPU__ARG(n_), GPGPU__ARG(chunk),
+                          RULE_ARGS(&c->px, ts, xnbm1), RULE_ARGS(py, ts, ynbm1),
+                          GPGPU__ARG(ncells), GPGPU__ARG(copies), GPGPU__ARG(part),
+                          GPGPU__LOCAL(pl.copies * (c->ncells + 1) * acc_size(c)),
+                          GPGPU__END));
+    size_t wg = ctx->tune.wg, global = gpgpu__div_up(c->ncells, wg) * wg;
+    return gpgpu__run(ctx, prog, "hist_cells_merge", global, wg, GPGPU__ARG(part),
+                      GPGPU__ARG(nchunks), GPGPU__ARG(ncells), GPGPU__ARG(out),
+                      GPGPU__ARG(oo), GPGPU__ARG(acc), GPGPU__END);
+}
+
+/* The enqueues on device data (arguments checked, ctx locked): y is x in
+   1-D, w any buffer for counts. */
+static gpgpu_status cells_enqueue(gpgpu_context *ctx, const cells_spec *c, cl_mem x,
+                                  size_t xoff, cl_mem y, size_t yoff, cl_mem w, size_t woff,
+                                  size_t n, cl_mem out, size_t out_off, int accumulate)
+{
+    gpgpu__program *prog;
+    if (n == 0 || c->empty) {
+        cl_ulong zero = 0; /* 0.0 has the bits of 0 */
+        return accumulate ? GPGPU_SUCCESS
+                          : gpgpu__fill(ctx, out, out_off * sizeof zero,
+                                        c->ncells * sizeof zero, &zero, sizeof zero);
+    }
+    GPGPU__TRY(program(ctx, c, &prog));
+    for (size_t done = 0; done < n; done += CELLS_LAUNCH_MAX) {
+        size_t len = n - done < CELLS_LAUNCH_MAX ? n - done : CELLS_LAUNCH_MAX;
+        GPGPU__TRY(launch(ctx, prog, c, x, xoff + done, y, yoff + done, w, woff + done, len,
+                          out, out_off, accumulate || done > 0));
+    }
+    return GPGPU_SUCCESS;
+}
+
+/* Host arrays through the device: in place where the device shares host
+   memory, else in chunks whose sums add up in the result. */
+static gpgpu_status cells_host_api(gpgpu_context *ctx, const cells_spec *c, const void *x,
+                                   const void *y, const void *w, size_t n, void *bins)
+{
+    const size_t ts = size_of(c->t), ws = c->wt < 0 ? 0 : size_of((gpgpu_type)c->wt);
+    const size_t bytes = c->ncells * sizeof(cl_ulong);
+    cl_mem out, buf[3] = {NULL, NULL, NULL};
+    const void *src[3] = {x, c->two_d ? y : NULL, w};
+    const size_t sz[3] = {ts, ts, ws};
+    size_t off[3] = {0, 0, 0};
+    gpgpu_status s = GPGPU_SUCCESS;
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_OUT, bytes, &out));
+    if (gpgpu__in_place(ctx, n * ts) && (ws == 0 || gpgpu__in_place(ctx, n * ws))) {
+        gpgpu__note_route(ctx, "zero-copy");
+        for (int i = 0; i < 3 && s == GPGPU_SUCCESS; i++)
+            if (src[i]) {
+                s = gpgpu__host_view(ctx, src[i], n * sz[i], 0, &buf[i], &off[i]);
+                off[i] /= sz[i];
+            }
+        if (s == GPGPU_SUCCESS)
+            s = cells_enqueue(ctx, c, buf[0], off[0], buf[1] ? buf[1] : buf[0],
+                              buf[1] ? off[1] : off[0], buf[2] ? buf[2] : buf[0], off[2], n,
+                              out, 0, 0);
+        if (s == GPGPU_SUCCESS)
+            s = gpgpu__read(ctx, out, 0, bytes, bins);
+        for (int i = 0; i < 3; i++)
+            if (buf[i])
+                clReleaseMemObject(buf[i]); /* OpenCL keeps it until its commands end */
+        return s;
+    }
+    static const int slot[3] = {GPGPU__SLOT_IN, GPGPU__SLOT_AUX, GPGPU__SLOT_PARTIALS2};
+    const size_t chunk = gpgpu__chunk_elems(ctx, ts * (1 + c->two_d) + ws);
+    const size_t nchunks = gpgpu__div_up(n, chunk);
+    for (int i = 0; i < 3; i++)
+        if (src[i])
+            GPGPU__TRY(gpgpu__scratch(ctx, slot[i], (n < chunk ? n : chunk) * sz[i], &buf[i]));
+    for (size_t k = 0; k < nchunks; k++) {
+        size_t first = k * chunk, len = n - first < chunk ? n - first : chunk;
+        for (int i = 0; i < 3; i++)
+            if (src[i])
+                GPGPU__TRY(gpgpu__upload(ctx, buf[i], 0, len * sz[i],
+                                         (const char *)src[i] + first * sz[i]));
+        GPGPU__TRY(cells_enqueue(ctx, c, buf[0], 0, buf[1] ? buf[1] : buf[0], 0,
+                                 buf[2] ? buf[2] : buf[0], 0, len, out, 0, k > 0));
+        if (nchunks > 1) /* the next writes reuse the buffers: wait for this pass */
+            GPGPU__TRY(gpgpu__finish(ctx));
+    }
+    return gpgpu__read(ctx, out, 0, bytes, bins);
+}
+
+/* The host-memory calls after their argument checks. */
+static gpgpu_status cells_host_call(gpgpu_context *ctx, const char *func, const cells_spec *c,
+                                    const void *x, const void *y, const void *w, size_t n,
+                                    void *bins)
+{
+    if (!ctx->host) {
+        GPGPU__TRY(gpgpu__type_supported(ctx, c->t));
+        if (c->wt == GPGPU_F64 && !ctx->fp64)
+            return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
+                               "%s: F64 weights need fp64 on the device", func);
+    }
+    /* F32 weights on a device without fp64: the host's threads sum them */
+    if (n == 0 || c->empty || ctx->host || gpgpu__small_on_host(ctx, n) ||
+        (c->wt >= 0 && !ctx->fp64)) {
+        gpgpu__host_histogram_cells(c->t, x, y, c->wt, w, n, &c->px,
+                                    c->two_d ? &c->py : NULL, bins);
+        return GPGPU_SUCCESS;
+    }
+    GPGPU__TRY(device_ok(ctx, func, c, n));
+    gpgpu__lock(ctx);
+    gpgpu__begin(ctx, 0, NULL, NULL);
+    return gpgpu__host_call_end(ctx, func, cells_host_api(ctx, c, x, y, w, n, bins));
+}
+
+gpgpu_status gpgpu_histogram_weighted(gpgpu_context *ctx, gpgpu_type t, const void *in,
+                                      gpgpu_type wt, const void *weights, size_t n,
+                                      size_t nbins, double lo, double hi, double *bins)
+{
+    const char *f = __func__;
+    cells_spec c;
+    GPGPU__TRY(gpgpu__check_ctx(ctx, f));
+    GPGPU__REQUIRE(ctx, bins != NULL, f, "bins is NULL; need an array of nbins sums");
+    GPGPU__TRY(check_wt(ctx, f, wt));
+    GPGPU__TRY(spec_make(ctx, f, t, (int)wt, nbins, lo, hi, 0, 0, 0, 0, &c));
+    GPGPU__TRY(gpgpu__check_array(ctx, f, "in", in, n, size_of(t), 1, size_of(t)));
+    GPGPU__TRY(gpgpu__check_array(ctx, f, "weights", weights, n, size_of(wt), 1, size_of(wt)));
+    return cells_host_call(ctx, f, &c, in, NULL, weights, n, bins);
+}
+
+gpgpu_status gpgpu_histogram2d(gpgpu_context *ctx, gpgpu_type t, const void *x, const void *y,
+                               size_t n, size_t nx, double xlo, double xhi, size_t ny,
+                               double ylo, double yhi, uint64_t *bins)
+{
+    const char *f = __func__;
+    cells_spec c;
+    GPGPU__TRY(gpgpu__check_ctx(ctx, f));
+    GPGPU__REQUIRE(ctx, bins != NULL, f, "bins is NULL; need an array of nx * ny counts");
+    GPGPU__TRY(spec_make(ctx, f, t, -1, nx, xlo, xhi, ny, ylo, yhi, 1, &c));
+    GPGPU__TRY(gpgpu__check_array(ctx, f, "x", x, n, size_of(t), 1, size_of(t)));
+    GPGPU__TRY(gpgpu__check_array(ctx, f, "y", y, n, size_of(t), 1, size_of(t)));
+    return cells_host_call(ctx, f, &c, x, y, NULL, n, bins);
+}
+
+gpgpu_status gpgpu_histogram2d_weighted(gpgpu_context *ctx, gpgpu_type t, const void *x,
+                                        const void *y, gpgpu_type wt, const void *weights,
+                                        size_t n, size_t nx, double xlo, double xhi, size_t ny,
+                                        double ylo, double yhi, double *bins)
+{
+    const char *f = __func__;
+    cells_spec c;
+    GPGPU__TRY(gpgpu__check_ctx(ctx, f));
+    GPGPU__REQUIRE(ctx, bins != NULL, f, "bins is NULL; need an array of nx * ny sums");
+    GPGPU__TRY(check_wt(ctx, f, wt));
+    GPGPU__TRY(spec_make(ctx, f, t, (int)wt, nx, xlo, xhi, ny, ylo, yhi, 1, &c));
+    GPGPU__TRY(gpgpu__check_array(ctx, f, "x", x, n, size_of(t), 1, size_of(t)));
+    GPGPU__TRY(gpgpu__check_array(ctx, f, "y", y, n, size_of(t), 1, size_of(t)));
+    GPGPU__TRY(gpgpu__check_array(ctx, f, "weights", weights, n, size_of(wt), 1, size_of(wt)));
+    return cells_host_call(ctx, f, &c, x, y, weights, n, bins);
+}
+
+/* ---- _buffer forms ----------------------------------------------------------- */
+
+static gpgpu_status cells_buffer(gpgpu_context *ctx, const char *func, const cells_spec *c,
+                                 cl_mem x, size_t xoff, cl_mem y, size_t yoff, cl_mem w,
+                                 size_t woff, size_t n, cl_mem bins, size_t bins_off,
+                                 cl_uint num_wait, const cl_event *wait, cl_event *done)
+{
+    const size_t ts = size_of(c->t);
+    GPGPU__TRY(gpgpu__check_wait(ctx, func, num_wait, wait));
+    if (ctx->host)
+        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED, "%s: no OpenCL device", func);
+    GPGPU__TRY(device_ok(ctx, func, c, n));
+    if (x)
+        GPGPU__TRY(gpgpu__check_range(ctx, func, "x", x, xoff, n, ts));
+    if (y && c->two_d)
+        GPGPU__TRY(gpgpu__check_range(ctx, func, "y", y, yoff, n, ts));
+    if (w && c->wt >= 0)
+        GPGPU__TRY(gpgpu__check_range(ctx, func, "weights", w, woff, n,
+                                      size_of((gpgpu_type)c->wt)));
+    GPGPU__TRY(gpgpu__check_range(ctx, func, "bins", bins, bins_off, c->ncells,
+                                  sizeof(cl_ulong)));
+    gpgpu__lock(ctx);
+    gpgpu__begin(ctx, num_wait, wait, done);
+    gpgpu_status s = cells_enqueue(ctx, c, x, xoff, c->two_d ? y : x, yoff,
+                                   c->wt >= 0 ? w : x, woff, n, bins, bins_off, 0);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__end(ctx, done);
+    gpgpu__unlock(ctx);
+    return s;
+}
+
+#define REQUIRE_BUFFER(ctx, f, buf, name, n)                                             \
+    GPGPU__REQUIRE(ctx, (buf) != NULL || (n) == 0, f,                                   \
+                   name " is NULL with n = %zu; it may be NULL only when n is 0", (n))
+
+gpgpu_status gpgpu_histogram_weighted_buffer(gpgpu_context *ctx, gpgpu_type t, cl_mem in,
+                                             size_t in_offset, gpgpu_type wt, cl_mem weights,
+                                             size_t weights_offset, size_t n, size_t nbins,
+                                             double lo, double hi, cl_mem bins,
+                                             size_t bins_offset, cl_uint num_wait,
+                                             const cl_event *wait, cl_event *done)
+{
+    const char *f = __func__;
+    cells_spec c;
+    if (done) /* on any failure the caller has no event to release */
+        *done = NULL;
+    GPGPU__TRY(gpgpu__check_ctx(ctx, f));
+    REQUIRE_BUFFER(ctx, f, in, "in", n);
+    REQUIRE_BUFFER(ctx, f, weights, "weights", n);
+    GPGPU__REQUIRE(ctx, bins != NULL, f, "bins is NULL; need a buffer of nbins doubles");
+    GPGPU__TRY(check_wt(ctx, f, wt));
+    GPGPU__TRY(spec_make(ctx, f, t, (int)wt, nbins, lo, hi, 0, 0, 0, 0, &c));
+    return cells_buffer(ctx, f, &c, in, in_offset, NULL, 0, weights, weights_offset, n, bins,
+                        bins_offset, num_wait, wait, done);
+}
+
+gpgpu_status gpgpu_histogram2d_buffer(gpgpu_context *ctx, gpgpu_type t, cl_mem x,
+                                      size_t x_offset, cl_mem y, size_t y_offset, size_t n,
+                                      size_t nx, double xlo, double xhi, size_t ny, double ylo,
+                                      double yhi, cl_mem bins, size_t bins_offset,
+                                      cl_uint num_wait, const cl_event *wait, cl_event *done)
+{
+    const char *f = __func__;
+    cells_spec c;
+    if (done)
+        *done = NULL;
+    GPGPU__TRY(gpgpu__check_ctx(ctx, f));
+    REQUIRE_BUFFER(ctx, f, x, "x", n);
+    REQUIRE_BUFFER(ctx, f, y, "y", n);
+    GPGPU__REQUIRE(ctx, bins != NULL, f, "bins is NULL; need a buffer of nx * ny counts");
+    GPGPU__TRY(spec_make(ctx, f, t, -1, nx, xlo, xhi, ny, ylo, yhi, 1, &c));
+    return cells_buffer(ctx, f, &c, x, x_offset, y, y_offset, NULL, 0, n, bins, bins_offset,
+                        num_wait, wait, done);
+}
+
+gpgpu_status gpgpu_histogram2d_weighted_buffer(gpgpu_context *ctx, gpgpu_type t, cl_mem x,
+                                               size_t x_offset, cl_mem y, size_t y_offset,
+                                               gpgpu_type wt, cl_mem weights,
+                                               size_t weights_offset, size_t n, size_t nx,
+                                               double xlo, double xhi, size_t ny, double ylo,
+                                               double yhi, cl_mem bins, size_t bins_offset,
+                                               cl_uint num_wait, const cl_event *wait,
+                                               cl_event *done)
+{
+    const char *f = __func__;
+    cells_spec c;
+    if (done)
+        *done = NULL;
+    GPGPU__TRY(gpgpu__check_ctx(ctx, f));
+    REQUIRE_BUFFER(ctx, f, x, "x", n);
+    REQUIRE_BUFFER(ctx, f, y, "y", n);
+    REQUIRE_BUFFER(ctx, f, weights, "weights", n);
+    GPGPU__REQUIRE(ctx, bins != NULL, f, "bins is NULL; need a buffer of nx * ny doubles");
+    GPGPU__TRY(check_wt(ctx, f, wt));
+    GPGPU__TRY(spec_make(ctx, f, t, (int)wt, nx, xlo, xhi, ny, ylo, yhi, 1, &c));
+    return cells_buffer(ctx, f, &c, x, x_offset, y, y_offset, weights, weights_offset, n, bins,
+                        bins_offset, num_wait, wait, done);
+}
+
+/* ---- _array forms ------------------------------------------------------------ */
+
+/* x (and y, weights where given) checked and of one length; c made by the
+   caller from their types. */
+static gpgpu_status cells_array(gpgpu_context *ctx, const char *func, const cells_spec *c,
+                                const gpgpu_array *x, const gpgpu_array *y,
+                                const gpgpu_array *w, void *bins)
+{
+    if (ctx->host) {
+        gpgpu__host_histogram_cells(c->t, x->host, y ? y->host : NULL, c->wt,
+                                    w ? w->host : NULL, x->n, &c->px, y ? &c->py : NULL, bins);
+        return GPGPU_SUCCESS;
+    }
+    GPGPU__TRY(device_ok(ctx, func, c, x->n));
+    cl_mem out;
+    gpgpu__array_begin(ctx);
+    gpgpu_status s = gpgpu__array_result(ctx, c->ncells * sizeof(cl_ulong), &out);
+    if (s == GPGPU_SUCCESS)
+        s = cells_enqueue(ctx, c, x->buf, 0, y ? y->buf : x->buf, 0, w ? w->buf : x->buf, 0,
+                          x->n, out, 0, 0);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__read(ctx, out, 0, c->ncells * sizeof(cl_ulong), bins);
+    return gpgpu__array_end(ctx, func, s);
+}
+
+gpgpu_status gpgpu_histogram_weighted_array(gpgpu_context *ctx, const gpgpu_array *in,
+                                            const gpgpu_array *weights, size_t nbins,
+                                            double lo, double hi, double *bins)
+{
+    const char *f = __func__;
+    cells_spec c;
+    GPGPU__TRY(gpgpu__check_ctx(ctx, f));
+    GPGPU__TRY(gpgpu__array_check(ctx, f, "in", in));
+    GPGPU__TRY(gpgpu__array_check(ctx, f, "weights", weights));
+    GPGPU__TRY(gpgpu__array_match(ctx, f, "weights", in, weights, 0, 1));
+    GPGPU__REQUIRE(ctx, bins != NULL, f, "bins is NULL; need an array of nbins sums");
+    GPGPU__TRY(check_wt(ctx, f, weights->t));
+    GPGPU__TRY(spec_make(ctx, f, in->t, (int)weights->t, nbins, lo, hi, 0, 0, 0, 0, &c));
+    return cells_array(ctx, f, &c, in, NULL, weights, bins);
+}
+
+gpgpu_status gpgpu_histogram2d_array(gpgpu_context *ctx, const gpgpu_array *x,
+                                     const gpgpu_array *y, size_t nx, double xlo, double xhi,
+                                     size_t ny, double ylo, double yhi, uint64_t *bins)
+{
+    const char *f = __func__;
+    cells_spec c;
+    GPGPU__TRY(gpgpu__check_ctx(ctx, f));
+    GPGPU__TRY(gpgpu__array_check(ctx, f, "x", x));
+    GPGPU__TRY(gpgpu__array_check(ctx, f, "y", y));
+    GPGPU__TRY(gpgpu__array_match(ctx, f, "y", x, y, 1, 1));
+    GPGPU__REQUIRE(ctx, bins != NULL, f, "bins is NULL; need an array of nx * ny counts");
+    GPGPU__TRY(spec_make(ctx, f, x->t, -1, nx, xlo, xhi, ny, ylo, yhi, 1, &c));
+    return cells_array(ctx, f, &c, x, y, NULL, bins);
+}
+
+gpgpu_status gpgpu_histogram2d_weighted_array(gpgpu_context *ctx, const gpgpu_array *x,
+                                              const gpgpu_array *y, const gpgpu_array *weights,
+                                              size_t nx, double xlo, double xhi, size_t ny,
+                                              double ylo, double yhi, double *bins)
+{
+    const char *f = __func__;
+    cells_spec c;
+    GPGPU__TRY(gpgpu__check_ctx(ctx, f));
+    GPGPU__TRY(gpgpu__array_check(ctx, f, "x", x));
+    GPGPU__TRY(gpgpu__array_check(ctx, f, "y", y));
+    GPGPU__TRY(gpgpu__array_check(ctx, f, "weights", weights));
+    GPGPU__TRY(gpgpu__array_match(ctx, f, "y", x, y, 1, 1));
+    GPGPU__TRY(gpgpu__array_match(ctx, f, "weights", x, weights, 0, 1));
+    GPGPU__REQUIRE(ctx, bins != NULL, f, "bins is NULL; need an array of nx * ny sums");
+    GPGPU__TRY(check_wt(ctx, f, weights->t));
+    GPGPU__TRY(spec_make(ctx, f, x->t, (int)weights->t, nx, xlo, xhi, ny, ylo, yhi, 1, &c));
+    return cells_array(ctx, f, &c, x, y, weights, bins);
+}
