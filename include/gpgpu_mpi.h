@@ -34,6 +34,12 @@
  *  - GPGPU_MPI_THREADS (environment, 1 to 16) sets how many threads a sort
  *    partitions a rank's part with; by default the node's processors shared
  *    among the ranks of comm, at most 16, each with 2^16 elements or more.
+ *  - A sort keeps its host memory (about the rank's part and its bucket,
+ *    keys and values) mapped from one call to the next, so that a call does
+ *    not fault in every page afresh; MPI_Finalize releases it.
+ *    GPGPU_MPI_KEEP=0 (environment) frees it after every call instead.
+ *  - GPGPU_MPI_TRACE=1 (environment, the same on every rank) makes each
+ *    sort report its steps on rank 0: see gpgpu_mpi_last_trace.
  */
 #ifndef GPGPU_MPI_H
 #define GPGPU_MPI_H
@@ -135,6 +141,18 @@ GPGPU_API gpgpu_status gpgpu_mpi_sort(gpgpu_context *ctx, MPI_Comm comm, gpgpu_t
 GPGPU_API gpgpu_status gpgpu_mpi_sort_pairs(gpgpu_context *ctx, MPI_Comm comm,
                                             gpgpu_type key_type, void *keys, void *values,
                                             size_t value_size, size_t n, unsigned flags);
+
+/**
+ * With GPGPU_MPI_TRACE=1 set on every rank: on rank 0, one line on this
+ * thread's last gpgpu_mpi_sort or gpgpu_mpi_sort_pairs of 2 ranks or more
+ * (also written to stderr): the call's time, then per step (prepare,
+ * samples, partition, exchange, local sort, rebalance) the slowest rank's
+ * time, the bytes all ranks moved in it to other ranks ("net") and within
+ * themselves ("local": host copies, and the bucket's trip to the device and
+ * back for the local sort), and the rate of the two together. "" on other
+ * ranks, without the variable, and before any such call.
+ */
+GPGPU_API const char *gpgpu_mpi_last_trace(void);
 
 #ifdef __cplusplus
 }
