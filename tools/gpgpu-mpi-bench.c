@@ -2,7 +2,8 @@
  * gpgpu-mpi-bench - times libgpgpu-mpi's primitives under mpirun:
  *
  *   mpirun -np P gpgpu-mpi-bench [--op reduce|scan|histogram|sort|sort_pairs|all]
- *       [--n N] [--strong] [--repeat R] [--device SPEC] [--json]
+ *       [--n N] [--strong] [--repeat R] [--device SPEC] [--phases] [--efficiency]
+ *       [--json]
  *
  * --n is the count per rank (weak scaling), or with --strong the global
  * count split evenly (strong scaling). Each primitive is called once to warm
@@ -11,6 +12,13 @@
  * the share of that time spent inside MPI calls, averaged over ranks
  * (measured through the MPI profiling interface: the wrappers below count
  * the collectives libgpgpu-mpi makes, waiting for slower ranks included).
+ *
+ * --phases sets GPGPU_MPI_TRACE=1 on every rank and prints, after a sort's
+ * line, the steps of its last timed call (gpgpu_mpi_last_trace: each
+ * step's time, bytes over MPI and within the ranks, rate). --efficiency
+ * (weak scaling) also times the same call on rank 0 alone
+ * (MPI_COMM_SELF, the other ranks idle at a barrier) and prints that time
+ * and the weak efficiency, its time over the P-rank time.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -78,21 +86,20 @@ typedef struct {
     uint64_t bins[256];
 } bench_data;
 
-static gpgpu_status run_op(const char *op, bench_data *d)
+static gpgpu_status run_op(const char *op, bench_data *d, MPI_Comm comm)
 {
     uint32_t sum;
     if (!strcmp(op, "reduce"))
-        return gpgpu_mpi_reduce(d->ctx, MPI_COMM_WORLD, GPGPU_U32, GPGPU_SUM, d->pristine, d->n,
-                                &sum);
+        return gpgpu_mpi_reduce(d->ctx, comm, GPGPU_U32, GPGPU_SUM, d->pristine, d->n, &sum);
     if (!strcmp(op, "scan"))
-        return gpgpu_mpi_scan(d->ctx, MPI_COMM_WORLD, GPGPU_U32, GPGPU_SUM, GPGPU_INCLUSIVE,
-                              d->pristine, d->out, d->n);
+        return gpgpu_mpi_scan(d->ctx, comm, GPGPU_U32, GPGPU_SUM, GPGPU_INCLUSIVE, d->pristine,
+                              d->out, d->n);
     if (!strcmp(op, "histogram"))
-        return gpgpu_mpi_histogram(d->ctx, MPI_COMM_WORLD, GPGPU_F32, d->samples, d->n, 256, 0.0,
-                                   1.0, d->bins);
+        return gpgpu_mpi_histogram(d->ctx, comm, GPGPU_F32, d->samples, d->n, 256, 0.0, 1.0,
+                                   d->bins);
     if (!strcmp(op, "sort"))
-        return gpgpu_mpi_sort(d->ctx, MPI_COMM_WORLD, GPGPU_U32, d->keys, d->n, 0);
-    return gpgpu_mpi_sort_pairs(d->ctx, MPI_COMM_WORLD, GPGPU_U32, d->keys, d->values, 4, d->n, 0);
+        return gpgpu_mpi_sort(d->ctx, comm, GPGPU_U32, d->keys, d->n, 0);
+    return gpgpu_mpi_sort_pairs(d->ctx, comm, GPGPU_U32, d->keys, d->values, 4, d->n, 0);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -102,9 +109,32 @@ static int cmp_double(const void *a, const void *b)
 }
 
 typedef struct {
-    int repeat, strong, json;
+    int repeat, strong, json, phases, efficiency;
     const char *device;     /* rank 0's device name */
 } bench_opts;
+
+/* The median time of op on rank 0 alone (MPI_COMM_SELF), the other ranks
+   waiting: a one-rank run of the same part on the same device. 0 if it
+   failed. Every rank calls it. */
+static double one_rank_ms(const char *op, bench_data *d, int repeat, int rank)
+{
+    double *times = calloc((size_t)repeat, sizeof *times), t = 0;
+    int failed = 0;
+    if (rank == 0 && times) {
+        for (int i = -1; i < repeat && !failed; i++) {
+            memcpy(d->keys, d->pristine, d->n * sizeof *d->keys);
+            double t0 = MPI_Wtime();
+            failed = run_op(op, d, MPI_COMM_SELF) != GPGPU_SUCCESS;
+            if (i >= 0)
+                times[i] = MPI_Wtime() - t0;
+        }
+        qsort(times, (size_t)repeat, sizeof *times, cmp_double);
+        t = failed ? 0 : times[repeat / 2] * 1e3;
+    }
+    free(times);
+    PMPI_Barrier(MPI_COMM_WORLD);
+    return t;
+}
 
 /* Times op; on rank 0 prints its line. Returns 0, or 1 if a call failed. */
 static int bench_op(const char *op, bench_data *d, const bench_opts *o, size_t total, int rank,
@@ -118,7 +148,7 @@ static int bench_op(const char *op, bench_data *d, const bench_opts *o, size_t t
         MPI_Barrier(MPI_COMM_WORLD);
         mpi_seconds = 0;
         double t0 = MPI_Wtime();
-        gpgpu_status st = run_op(op, d);
+        gpgpu_status st = run_op(op, d, MPI_COMM_WORLD);
         double mine[2] = {MPI_Wtime() - t0, 0}, worst[2];
         mine[1] = mpi_seconds / (mine[0] > 0 ? mine[0] : 1);
         if (st != GPGPU_SUCCESS && rank == 0)
@@ -133,15 +163,30 @@ static int bench_op(const char *op, bench_data *d, const bench_opts *o, size_t t
     }
     qsort(times, (size_t)repeat, sizeof *times, cmp_double);
     double t = times[repeat / 2];
+    char phases[1024] = "";     /* (before the one-rank run, which clears the trace) */
+    if (o->phases && size > 1 && !strncmp(op, "sort", 4))
+        snprintf(phases, sizeof phases, "%s", gpgpu_mpi_last_trace());
+    double one = !failed && o->efficiency && !o->strong ? one_rank_ms(op, d, repeat, rank) : 0;
+    char extra[128] = "";
+    if (one > 0)
+        snprintf(extra, sizeof extra, ", \"ms_one_rank\": %.4f, \"efficiency\": %.4f", one,
+                 one / (t * 1e3));
     if (rank == 0 && !failed && o->json)
         printf("{\"op\": \"%s\", \"scaling\": \"%s\", \"ranks\": %d, \"n_per_rank\": %zu, "
                "\"n_global\": %zu, \"ms\": %.4f, \"gelem_per_s\": %.4f, "
-               "\"mpi_share\": %.4f, \"repeat\": %d, \"device\": \"%s\"}\n",
+               "\"mpi_share\": %.4f, \"repeat\": %d, \"device\": \"%s\"%s%s%s%s}\n",
                op, o->strong ? "strong" : "weak", size, d->n, total, t * 1e3,
-               (double)total / t * 1e-9, share, repeat, o->device);
-    else if (rank == 0 && !failed)
-        printf("%-10s %5d %12zu %12zu %10.3f %9.3f %6.1f\n", op, size, d->n, total, t * 1e3,
+               (double)total / t * 1e-9, share, repeat, o->device, extra,
+               *phases ? ", \"phases\": \"" : "", phases, *phases ? "\"" : "");
+    else if (rank == 0 && !failed) {
+        printf("%-10s %5d %12zu %12zu %10.3f %9.3f %6.1f", op, size, d->n, total, t * 1e3,
                (double)total / t * 1e-9, share * 100);
+        if (one > 0)
+            printf("   1 rank %.3f ms, weak efficiency %.2f", one, one / (t * 1e3));
+        printf("\n");
+        if (*phases)
+            printf("#   %s\n", phases);
+    }
     free(times);
     return failed;
 }
@@ -178,13 +223,13 @@ static void usage(void)
 {
     fprintf(stderr, "usage: mpirun -np P gpgpu-mpi-bench [--op reduce|scan|histogram|sort|"
                     "sort_pairs|all] [--n N] [--strong] [--repeat R] [--device SPEC] "
-                    "[--json]\n");
+                    "[--phases] [--efficiency] [--json]\n");
 }
 
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int rank, size, strong = 0, repeat = 5, json = 0, failed = 0;
+    int rank, size, strong = 0, repeat = 5, json = 0, failed = 0, phases = 0, efficiency = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     const char *op = "all", *device = NULL;
@@ -202,6 +247,10 @@ int main(int argc, char **argv)
             strong = 1;
         else if (!strcmp(argv[i], "--json"))
             json = 1;
+        else if (!strcmp(argv[i], "--phases"))
+            phases = 1;
+        else if (!strcmp(argv[i], "--efficiency"))
+            efficiency = 1;
         else {
             if (rank == 0)
                 usage();
@@ -211,6 +260,8 @@ int main(int argc, char **argv)
     }
     if (repeat < 1)
         repeat = 1;
+    if (phases)     /* before any call, alike on every rank */
+        setenv("GPGPU_MPI_TRACE", "1", 1);
     bench_data d = {.n = strong ? n / (size_t)size + ((size_t)rank < n % (size_t)size) : n};
     size_t total = strong ? n : n * (size_t)size;
     gpgpu_status st = gpgpu_mpi_context_create(&d.ctx, MPI_COMM_WORLD, device);
@@ -225,7 +276,7 @@ int main(int argc, char **argv)
     for (char *c = name; *c; c++)
         if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20)
             *c = ' ';
-    bench_opts o = {repeat, strong, json, name};
+    bench_opts o = {repeat, strong, json, phases, efficiency, name};
     if (rank == 0 && !json)
         printf("# %s scaling, device %s (rank 0), median of %d\n"
                "%-10s %5s %12s %12s %10s %9s %6s\n",
