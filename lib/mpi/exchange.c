@@ -149,6 +149,8 @@ static int kept_delete(MPI_Comm comm, int keyval, void *value, void *extra)
     (void)comm, (void)keyval, (void)value, (void)extra;
     pthread_mutex_lock(&kept.lock);
     kept_release();
+    MPI_Comm_free_keyval(&kept.keyval);  /* (MPI_Finalize runs this once) */
+    kept.keyval = MPI_KEYVAL_INVALID;
     pthread_mutex_unlock(&kept.lock);
     return MPI_SUCCESS;
 }
