@@ -621,15 +621,18 @@ static gpgpu_status distribute(sorter *s)
     return st;
 }
 
+/* pre: a failure the caller found already (its detail recorded), or SUCCESS. */
 static gpgpu_status sort_any(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t, void *keys,
                              void *values, size_t vsize, size_t n, unsigned flags, int pairs,
-                             const char *func)
+                             const char *func, gpgpu_status pre)
 {
     gpgpu__mpi_call c;
     gpgpu_status st = gpgpu__mpi_begin(&c, comm, func, GPGPU__MPI_SORT, t, flags,
                                        pairs ? (int64_t)vsize : 0, 0);
     if (c.comm == MPI_COMM_NULL)
         return st;
+    if (st == GPGPU_SUCCESS)
+        st = pre;
     sorter s = {.c = c, .ctx = ctx, .t = t, .flags = flags, .pairs = pairs,
                  .esize = gpgpu_type_size(t), .vsize = vsize, .n = n, .keys = keys,
                  .values = values};
@@ -662,12 +665,91 @@ static gpgpu_status sort_any(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t, vo
 gpgpu_status gpgpu_mpi_sort(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t, void *keys,
                             size_t n, unsigned flags)
 {
-    return sort_any(ctx, comm, t, keys, NULL, 0, n, flags, 0, __func__);
+    return sort_any(ctx, comm, t, keys, NULL, 0, n, flags, 0, __func__, GPGPU_SUCCESS);
 }
 
 gpgpu_status gpgpu_mpi_sort_pairs(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type key_type,
                                   void *keys, void *values, size_t value_size, size_t n,
                                   unsigned flags)
 {
-    return sort_any(ctx, comm, key_type, keys, values, value_size, n, flags, 1, __func__);
+    return sort_any(ctx, comm, key_type, keys, values, value_size, n, flags, 1, __func__,
+                    GPGPU_SUCCESS);
+}
+
+/* The _array forms. One rank: the device sorts the array where it is.
+   Several: the part comes to host memory once (the exchange needs it
+   there), is sorted as a host array, and goes back; a copy of the input
+   stays on the host until every rank has written its result, so that a
+   rank whose result could not be written makes every rank write its
+   input back. */
+static gpgpu_status sort_arrays(gpgpu_context *ctx, MPI_Comm comm, gpgpu_array *keys,
+                                gpgpu_array *values, unsigned flags, int pairs, const char *func)
+{
+    gpgpu_status pre = GPGPU_SUCCESS;
+    GPGPU__MPI_REQUIRE(pre, ctx != NULL, func, "%s", "ctx is NULL; pass a context");
+    GPGPU__MPI_REQUIRE(pre, keys != NULL, func, "%s", "keys is NULL; pass an array");
+    GPGPU__MPI_REQUIRE(pre, !pairs || values != NULL, func, "%s",
+                       "values is NULL; pass an array");
+    GPGPU__MPI_REQUIRE(pre, !pairs || values != keys, func, "%s",
+                       "values is keys; pass two arrays");
+    gpgpu_type t = keys ? gpgpu_array_type(keys) : GPGPU_U32;
+    size_t n = keys ? gpgpu_array_length(keys) : 0;
+    size_t vsize = pairs && values ? gpgpu_type_size(gpgpu_array_type(values)) : 0;
+    GPGPU__MPI_REQUIRE(pre, !pairs || !values || gpgpu_array_length(values) == n, func,
+                       "values has %zu elements, keys %zu; need the same length",
+                       values ? gpgpu_array_length(values) : 0, n);
+    gpgpu__mpi_call c;
+    gpgpu_status st = gpgpu__mpi_begin(&c, comm, func, GPGPU__MPI_SORT, t, flags,
+                                       (int64_t)vsize, 1);
+    if (c.comm == MPI_COMM_NULL)
+        return st;
+    if (c.size == 1 && st == GPGPU_SUCCESS && pre == GPGPU_SUCCESS)
+        return pairs ? gpgpu__mpi_local(gpgpu_sort_pairs_array(ctx, keys, values, flags), ctx,
+                                        "gpgpu_sort_pairs_array")
+                     : gpgpu__mpi_local(gpgpu_sort_array(ctx, keys, flags), ctx,
+                                        "gpgpu_sort_array");
+    size_t kbytes = (n * gpgpu_type_size(t) + 63) & ~(size_t)63, bytes = kbytes + n * vsize;
+    unsigned char *h = NULL;
+    if (pre == GPGPU_SUCCESS && n > 0 && (h = malloc(2 * bytes)) == NULL)
+        pre = gpgpu__mpi_fail(GPGPU_ERROR_OUT_OF_MEMORY, "%s: out of memory for %zu bytes",
+                              func, 2 * bytes);
+    unsigned char *hv = h && pairs ? h + kbytes : NULL, *orig = h ? h + bytes : NULL;
+    if (pre == GPGPU_SUCCESS && n > 0)
+        pre = gpgpu__mpi_local(gpgpu_array_read(ctx, keys, 0, h, n), ctx, "gpgpu_array_read");
+    if (pre == GPGPU_SUCCESS && n > 0 && pairs)
+        pre = gpgpu__mpi_local(gpgpu_array_read(ctx, values, 0, hv, n), ctx,
+                               "gpgpu_array_read");
+    if (pre == GPGPU_SUCCESS && n > 0)
+        memcpy(orig, h, bytes);
+    st = sort_any(ctx, comm, t, h, hv, vsize ? vsize : 4, n, flags, pairs, func, pre);
+    if (st != GPGPU_SUCCESS) {
+        free(h);
+        return st;
+    }
+    gpgpu_status w = GPGPU_SUCCESS;
+    if (n > 0)
+        w = gpgpu__mpi_local(gpgpu_array_write(ctx, keys, 0, h, n), ctx, "gpgpu_array_write");
+    if (w == GPGPU_SUCCESS && n > 0 && pairs)
+        w = gpgpu__mpi_local(gpgpu_array_write(ctx, values, 0, hv, n), ctx,
+                             "gpgpu_array_write");
+    st = gpgpu__mpi_agree(&c, w);
+    if (st != GPGPU_SUCCESS && n > 0) {  /* every rank puts its input back */
+        gpgpu_array_write(ctx, keys, 0, orig, n);
+        if (pairs)
+            gpgpu_array_write(ctx, values, 0, orig + kbytes, n);
+    }
+    free(h);
+    return st;
+}
+
+gpgpu_status gpgpu_mpi_sort_array(gpgpu_context *ctx, MPI_Comm comm, gpgpu_array *keys,
+                                  unsigned flags)
+{
+    return sort_arrays(ctx, comm, keys, NULL, flags, 0, __func__);
+}
+
+gpgpu_status gpgpu_mpi_sort_pairs_array(gpgpu_context *ctx, MPI_Comm comm, gpgpu_array *keys,
+                                        gpgpu_array *values, unsigned flags)
+{
+    return sort_arrays(ctx, comm, keys, values, flags, 1, __func__);
 }
