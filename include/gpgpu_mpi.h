@@ -146,7 +146,7 @@ GPGPU_API gpgpu_status gpgpu_mpi_sort_pairs(gpgpu_context *ctx, MPI_Comm comm,
  * gpgpu_mpi_sort on each rank's gpgpu_array: keys (this rank's part, of
  * ctx) is sorted as gpgpu_mpi_sort sorts a host array, and each rank keeps
  * its array's length. On one rank the device sorts the array in place
- * (gpgpu_sort_array); on several, each rank's part crosses the bus once
+ * (gpgpu_sort_array, which does not wait); on several, each rank's part crosses the bus once
  * each way around the host sort's steps (MPI moves host memory), with a
  * copy of the input kept on the host until every rank has written its
  * result: if any rank cannot write it, every rank writes its input back.
