@@ -155,11 +155,18 @@ static int kept_delete(MPI_Comm comm, int keyval, void *value, void *extra)
     return MPI_SUCCESS;
 }
 
+/* How many takes this thread holds (a call inside another takes again). */
+static _Thread_local int held;
+
 int gpgpu__mpi_keep_take(void)
 {
     const char *v = getenv("GPGPU_MPI_KEEP");
     if (v && !strcmp(v, "0"))
         return 0;
+    if (held > 0) {
+        held++;
+        return 1;
+    }
     if (pthread_mutex_trylock(&kept.lock) != 0)
         return 0;   /* another thread's call has them: this one allocates its own */
     if (kept.keyval == MPI_KEYVAL_INVALID &&
@@ -170,6 +177,7 @@ int gpgpu__mpi_keep_take(void)
         pthread_mutex_unlock(&kept.lock);
         return 0;
     }
+    held = 1;
     return 1;
 }
 
@@ -199,6 +207,8 @@ void *gpgpu__mpi_keep(int area, size_t bytes)
 
 void gpgpu__mpi_keep_give(void)
 {
+    if (--held > 0)
+        return;
     const char *v = getenv("GPGPU_MPI_KEEP");
     if (v && !strcmp(v, "0"))
         kept_release();

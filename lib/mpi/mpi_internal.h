@@ -107,11 +107,13 @@ int gpgpu__mpi_alltoallv_local(const gpgpu__mpi_call *c, gpgpu__mpi_scratch *s, 
 /* Host memory kept from call to call (GPGPU_MPI_KEEP=0: freed after each
    call), so that a large call does not fault in every page afresh. A call
    takes the areas with gpgpu__mpi_keep_take (0: another thread has them, or
-   keeping is off: allocate your own), gets area i (0 .. KEEP_AREAS-1) of at
-   least bytes with gpgpu__mpi_keep (NULL: out of memory; earlier contents
-   are lost when it grows), and gives them back with gpgpu__mpi_keep_give.
-   MPI_Finalize releases them. */
-enum { GPGPU__MPI_KEEP_AREAS = 2 };
+   keeping is off: allocate your own; a call inside one that holds them
+   takes them again), gets area i (0 .. KEEP_AREAS-1) of at least bytes with
+   gpgpu__mpi_keep (NULL: out of memory; earlier contents are lost when it
+   grows), and gives them back with gpgpu__mpi_keep_give, once per take.
+   MPI_Finalize releases them. Areas: 0 and 1 the sort's part and bucket,
+   2 the _array forms' host copy. */
+enum { GPGPU__MPI_KEEP_AREAS = 3 };
 int gpgpu__mpi_keep_take(void);
 void *gpgpu__mpi_keep(int area, size_t bytes);
 void gpgpu__mpi_keep_give(void);

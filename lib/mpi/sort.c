@@ -710,7 +710,9 @@ static gpgpu_status sort_arrays(gpgpu_context *ctx, MPI_Comm comm, gpgpu_array *
                                         "gpgpu_sort_array");
     size_t kbytes = (n * gpgpu_type_size(t) + 63) & ~(size_t)63, bytes = kbytes + n * vsize;
     unsigned char *h = NULL;
-    if (pre == GPGPU_SUCCESS && n > 0 && (h = malloc(2 * bytes)) == NULL)
+    int kept = pre == GPGPU_SUCCESS && n > 0 && gpgpu__mpi_keep_take();
+    if (pre == GPGPU_SUCCESS && n > 0 &&
+        (h = kept ? gpgpu__mpi_keep(2, 2 * bytes) : malloc(2 * bytes)) == NULL)
         pre = gpgpu__mpi_fail(GPGPU_ERROR_OUT_OF_MEMORY, "%s: out of memory for %zu bytes",
                               func, 2 * bytes);
     unsigned char *hv = h && pairs ? h + kbytes : NULL, *orig = h ? h + bytes : NULL;
@@ -723,7 +725,10 @@ static gpgpu_status sort_arrays(gpgpu_context *ctx, MPI_Comm comm, gpgpu_array *
         memcpy(orig, h, bytes);
     st = sort_any(ctx, comm, t, h, hv, vsize ? vsize : 4, n, flags, pairs, func, pre);
     if (st != GPGPU_SUCCESS) {
-        free(h);
+        if (kept)
+            gpgpu__mpi_keep_give();
+        else
+            free(h);
         return st;
     }
     gpgpu_status w = GPGPU_SUCCESS;
@@ -738,7 +743,10 @@ static gpgpu_status sort_arrays(gpgpu_context *ctx, MPI_Comm comm, gpgpu_array *
         if (pairs)
             gpgpu_array_write(ctx, values, 0, orig + kbytes, n);
     }
-    free(h);
+    if (kept)
+        gpgpu__mpi_keep_give();
+    else
+        free(h);
     return st;
 }
 
