@@ -8,16 +8,34 @@
 #       builds this checkout with MPI into .gpu/install (with the MPI test
 #       program as .gpu/install/libexec/test_mpi). Carry .gpu along.
 #   On the GPU machine:  source .gpu/env.sh; sh bench/mpi.sh
-#       unpacks Open MPI into /tmp/ompi and runs gpgpu-mpi-bench, weak
-#       (2^26 elements per rank) and strong (2^28 in all) scaling, for every
-#       primitive at 1, 2 and 4 ranks (no more ranks than GPUs), one GPU a
-#       rank (GPGPU_DEVICE=gpu:local); then the MPI test suite's checks at
-#       each rank count. Writes mpi.jsonl, mpi.md (bench/table_mpi.py),
-#       device.txt and tests.txt to $OUT (else bench/results/<date>-mpi).
+#       unpacks Open MPI into /tmp/ompi and runs the parts named in PARTS
+#       (default: all of them, in this order, each while time is left):
+#       gpus    gpgpu-mpi-bench, weak (2^26 elements per rank) and strong
+#               (2^28 in all) scaling, every primitive at 1, 2 and 4 ranks
+#               (no more ranks than GPUs), one GPU a rank
+#               (GPGPU_DEVICE=gpu:local), sorts with their steps
+#               (--phases), and the sorts on device arrays (--arrays); then where sort_pairs' time goes at the most
+#               ranks (profile.txt)
+#       shared  2 ranks on one GPU (GPGPU_DEVICE=gpu), sort and sort_pairs
+#               with their steps and the weak efficiency against rank 0
+#               alone on that GPU (--efficiency)
+#       host    the host fallback: its sort of 2^26 u32 on 1 thread and on
+#               all cores (gpgpu-bench), then host ranks at 1, 2 and 4
+#               (the cores shared among them, GPGPU_THREADS), sorts
+#       tests   the MPI test suite's checks at each rank count, and with a
+#               fault injected into rank 1
+#       Writes mpi.jsonl, mpi.md (bench/table_mpi.py), profile.txt,
+#       shared.txt, host.txt, device.txt and tests.txt to $OUT (else
+#       bench/results/<date>-mpi). Open MPI's cross-process single copy
+#       (CMA) is used when a 2-rank trial shows that the machine allows
+#       it; device.txt says which.
 #
-# Knobs (environment): GPGPU_DEVICE (gpu:local), RANKS ("1 2 4", cut to the
-# device count), WEAK_N (2^26), STRONG_N (2^28), REPEAT (5), OMPI_DEBS
-# (.gpu/ompi-debs). On a CPU machine with PoCL, for a trial of the run:
+# Knobs (environment): PARTS ("gpus shared host tests"), GPGPU_DEVICE
+# (gpu:local), RANKS ("1 2 4", cut to the device count), WEAK_N (2^26),
+# STRONG_N (2^28), REPEAT (5), HOST_SORT_N (2^26) and HOST_N (2^24 a rank)
+# for the host part, BUDGET_S (400: later parts give way after it),
+# OMPI_DEBS (.gpu/ompi-debs). On a CPU machine with PoCL, for a trial
+# of the run:
 #   GPGPU_DEVICE=cpu RANKS="1 2" WEAK_N=1048576 STRONG_N=2097152 \
 #       PATH=$PWD/.gpu/install/bin:$PATH LD_LIBRARY_PATH=$PWD/.gpu/install/lib \
 #       sh bench/mpi.sh
@@ -61,18 +79,24 @@ out=${OUT:-bench/results/$(date -u +%Y-%m-%d)-mpi}
 mkdir -p "$out"
 
 # Open MPI from the carried packages (dpkg -x makes no alternatives links:
-# orterun, not mpirun).
-mkdir -p /tmp/ompi
-for f in "$debs"/*.deb; do dpkg -x "$f" /tmp/ompi; done
-OPAL_PREFIX=/tmp/ompi/usr
-PATH=/tmp/ompi/usr/bin:$PATH
-LD_LIBRARY_PATH=/tmp/ompi/usr/lib/x86_64-linux-gnu:/tmp/ompi/usr/lib/x86_64-linux-gnu/openmpi/lib:${LD_LIBRARY_PATH:-}
+# orterun, not mpirun); without them (a trial on a machine that has Open
+# MPI installed), the installed one.
+if ls "$debs"/openmpi-bin_*.deb >/dev/null 2>&1; then
+    mkdir -p /tmp/ompi
+    for f in "$debs"/*.deb; do dpkg -x "$f" /tmp/ompi; done
+    OPAL_PREFIX=/tmp/ompi/usr
+    PATH=/tmp/ompi/usr/bin:$PATH
+    LD_LIBRARY_PATH=/tmp/ompi/usr/lib/x86_64-linux-gnu:/tmp/ompi/usr/lib/x86_64-linux-gnu/openmpi/lib:${LD_LIBRARY_PATH:-}
+    export OPAL_PREFIX
+fi
 # Root in containers; no cross-process memory copy there either.
 OMPI_ALLOW_RUN_AS_ROOT=1
 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 OMPI_MCA_btl_vader_single_copy_mechanism=none
 GPGPU_DEVICE=${GPGPU_DEVICE:-gpu:local}
-export OPAL_PREFIX PATH LD_LIBRARY_PATH OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM \
+parts=${PARTS:-gpus shared host tests}
+want() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
+export PATH LD_LIBRARY_PATH OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM \
     OMPI_MCA_btl_vader_single_copy_mechanism GPGPU_DEVICE
 
 # As many ranks as devices of the kind asked for, one each.
@@ -96,7 +120,7 @@ for p in ${RANKS:-1 2 4}; do
 done
 {
     nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null
-    orterun --version | head -n 1
+    orterun --version 2>/dev/null | head -n 1
     echo "devices: $ndev; ranks:$ranks; GPGPU_DEVICE=$GPGPU_DEVICE"
     git log -1 --format='commit %h %s' 2>/dev/null
     date -u +%Y-%m-%dT%H:%MZ
@@ -117,31 +141,59 @@ launch() {
     timeout -k 5 "$limit" orterun -np "$np" --bind-to none --oversubscribe \
         sh -c "$per_rank" sh "$@"
 }
+status=0
+
+# Open MPI's shared-memory transport copies large messages once across
+# processes (CMA) where the container allows it, else twice through shared
+# buffers: a 2-rank trial with CMA decides.
+limit=60
+OMPI_MCA_btl_vader_single_copy_mechanism=cma
+if ! (GPGPU_DEVICE=host; export GPGPU_DEVICE
+    launch 2 gpgpu-mpi-bench --op sort --n 1048576 --repeat 1 >/dev/null 2>&1); then
+    OMPI_MCA_btl_vader_single_copy_mechanism=none
+fi
+echo "vader single copy: $OMPI_MCA_btl_vader_single_copy_mechanism" | tee -a "$out/device.txt"
+
+# Within BUDGET_S, so that the run fits a 10-minute device call: later
+# parts give way.
+: > "$out/tests.txt"
+in_time() {
+    [ $(($(date +%s) - start)) -lt "${BUDGET_S:-400}" ] && return 0
+    echo "== skipped (out of time): $1" | tee -a "$out/tests.txt"
+    status=1
+    return 1
+}
 
 : > "$out/mpi.jsonl"
-status=0
 limit=150
-for scaling in weak strong; do
+want gpus && for scaling in weak strong; do
     for p in $ranks; do
         if [ $scaling = weak ]; then
             args="--n ${WEAK_N:-67108864}"
         else
             args="--n ${STRONG_N:-268435456} --strong"
         fi
+        in_time "gpus: $scaling scaling, $p rank(s)" || continue
         echo "== $scaling scaling, $p rank(s)"
         # shellcheck disable=SC2086
-        launch "$p" gpgpu-mpi-bench $args --repeat "${REPEAT:-5}" --json |
+        launch "$p" gpgpu-mpi-bench $args --repeat "${REPEAT:-5}" --phases --json 2>/dev/null |
             tee -a "$out/mpi.jsonl" || status=1
+        # the sorts again on device arrays (rows sort_array, sort_pairs_array)
+        # shellcheck disable=SC2086
+        launch "$p" gpgpu-mpi-bench $args --arrays --repeat "${REPEAT:-5}" --phases --json \
+            2>/dev/null | tee -a "$out/mpi.jsonl" || status=1
     done
 done
-python3 "$(dirname "$0")/table_mpi.py" "$out/mpi.jsonl" > "$out/mpi.md" || status=1
-cat "$out/mpi.md"
+if want gpus; then
+    python3 "$(dirname "$0")/table_mpi.py" "$out/mpi.jsonl" > "$out/mpi.md" || status=1
+    cat "$out/mpi.md"
+fi
 
 # Where a distributed sort's time goes (GPGPU_MPI_PROFILE=1: each rank's
 # steps), at the top rank count, as shipped and with Open MPI's shared-memory
 # segments in /tmp instead of /dev/shm (small in containers).
 top=$(echo $ranks | awk '{print $NF}')
-if [ "$top" -gt 1 ]; then
+if want gpus && [ "$top" -gt 1 ] && in_time "profile"; then
     for vader in default /tmp; do
         echo "== sort_pairs, weak, $top ranks, vader backing: $vader" >> "$out/profile.txt"
         if [ $vader = default ]; then
@@ -152,6 +204,44 @@ if [ "$top" -gt 1 ]; then
     done
     grep -E "gpgpu-mpi: sort|ms|==" "$out/profile.txt" | grep -v pmix | tail -20
 fi
+
+# Two ranks sharing one GPU: what the exchange costs, scaling aside.
+shared=${GPGPU_DEVICE%:local}
+[ "$shared" = local ] && shared=gpu
+if want shared && in_time "shared"; then
+    echo "== 2 ranks on one device (GPGPU_DEVICE=$shared)" | tee "$out/shared.txt"
+    for op in sort sort_pairs; do
+        (GPGPU_DEVICE=$shared; export GPGPU_DEVICE
+            launch 2 gpgpu-mpi-bench --op $op --n "${WEAK_N:-67108864}" \
+                --repeat "${REPEAT:-5}" --phases --efficiency 2>/dev/null) |
+            tee -a "$out/shared.txt" || status=1
+    done
+fi
+
+# The host fallback: its sort on one thread and on all cores, then host
+# ranks sharing the cores.
+if want host && in_time "host"; then
+    cores=$(nproc)
+    : > "$out/host.txt"
+    for th in 1 "$cores"; do
+        echo "== gpgpu-bench --device host --op sort, ${HOST_SORT_N:-67108864} u32, GPGPU_THREADS=$th" |
+            tee -a "$out/host.txt"
+        GPGPU_THREADS=$th timeout 150 gpgpu-bench --device host --api host --op sort \
+            --type u32 --n "${HOST_SORT_N:-67108864}" --repeat 3 2>&1 | tail -n 1 |
+            tee -a "$out/host.txt"
+    done
+    for p in 1 2 4; do
+        in_time "host ranks: $p" || continue
+        echo "== host ranks: $p, GPGPU_THREADS=$(( cores / p > 0 ? cores / p : 1 )), ${HOST_N:-16777216} per rank" |
+            tee -a "$out/host.txt"
+        th=$((cores / p))
+        [ "$th" -ge 1 ] || th=1
+        (GPGPU_DEVICE=host GPGPU_THREADS=$th; export GPGPU_DEVICE GPGPU_THREADS
+            launch "$p" gpgpu-mpi-bench --op sort --n "${HOST_N:-16777216}" --repeat 3 --phases \
+                --efficiency 2>/dev/null) | tee -a "$out/host.txt" || status=1
+    done
+fi
+want tests || { echo "bench/mpi.sh: status $status, $(($(date +%s) - start)) s, results in $out"; exit $status; }
 
 # The MPI suite's checks (tests/mpi.sh) with each rank on its own device.
 TEST_MPI=$(dirname "$(command -v gpgpu-mpi-bench)")/../libexec/test_mpi
@@ -170,15 +260,6 @@ if [ "$OMPI_COMM_WORLD_RANK" = 1 ] && [ -n "${FAULT_RANK1:-}" ]; then
 exec "$TEST_MPI" ${TEST_ARG:-}'
 export TEST_MPI
 limit=240
-: > "$out/tests.txt"
-# Within 400 s, so that the run fits a 10-minute device call: later
-# checks give way.
-in_time() {
-    [ $(($(date +%s) - start)) -lt 400 ] && return 0
-    echo "== skipped (out of time): $1" | tee -a "$out/tests.txt"
-    status=1
-    return 1
-}
 for p in $ranks; do
     in_time "test_mpi at $p ranks" || continue
     echo "== orterun -np $p test_mpi" | tee -a "$out/tests.txt"

@@ -6,7 +6,7 @@ usage: python3 bench/table_mpi.py mpi.jsonl > mpi.md
 Per primitive: weak-scaling times per rank count and the efficiency
 (time at 1 rank / time at the most ranks), strong-scaling times and the
 speedup (the same ratio), and the share of time spent in MPI at the most
-ranks (weak / strong).
+ranks (weak / strong); then the sorts' steps where the lines carry them.
 """
 import json
 import sys
@@ -40,6 +40,12 @@ def main(path):
         share = [by.get((op, s, top)) for s in ("weak", "strong")]
         cells.append(" / ".join("%.0f %%" % (r["mpi_share"] * 100) if r else "-" for r in share))
         print("| " + " | ".join(cells) + " |")
+    # the sorts' steps (gpgpu-mpi-bench --phases), where the lines carry them
+    steps = [r for r in rows if r.get("phases")]
+    if steps:
+        print("\nSteps of the last timed call (slowest rank's time; bytes of all ranks):\n")
+        for r in steps:
+            print("- %s, %s, %d ranks: %s" % (r["op"], r["scaling"], r["ranks"], r["phases"]))
 
 
 if __name__ == "__main__":

@@ -34,6 +34,12 @@
  *  - GPGPU_MPI_THREADS (environment, 1 to 16) sets how many threads a sort
  *    partitions a rank's part with; by default the node's processors shared
  *    among the ranks of comm, at most 16, each with 2^16 elements or more.
+ *  - A sort keeps its host memory (about the rank's part and its bucket,
+ *    keys and values) mapped from one call to the next, so that a call does
+ *    not fault in every page afresh; MPI_Finalize releases it.
+ *    GPGPU_MPI_KEEP=0 (environment) frees it after every call instead.
+ *  - GPGPU_MPI_TRACE=1 (environment, the same on every rank) makes each
+ *    sort report its steps on rank 0: see gpgpu_mpi_last_trace.
  */
 #ifndef GPGPU_MPI_H
 #define GPGPU_MPI_H
@@ -171,6 +177,42 @@ GPGPU_API gpgpu_status gpgpu_mpi_sort(gpgpu_context *ctx, MPI_Comm comm, gpgpu_t
 GPGPU_API gpgpu_status gpgpu_mpi_sort_pairs(gpgpu_context *ctx, MPI_Comm comm,
                                             gpgpu_type key_type, void *keys, void *values,
                                             size_t value_size, size_t n, unsigned flags);
+
+/**
+ * gpgpu_mpi_sort on each rank's gpgpu_array: keys (this rank's part, of
+ * ctx) is sorted as gpgpu_mpi_sort sorts a host array, and each rank keeps
+ * its array's length. On one rank the device sorts the array in place
+ * (gpgpu_sort_array, which does not wait); on several, each rank's part crosses the bus once
+ * each way around the host sort's steps (MPI moves host memory), with a
+ * copy of the input kept on the host until every rank has written its
+ * result: if any rank cannot write it, every rank writes its input back.
+ * Errors: INVALID_ARGUMENT (ctx or keys NULL, the array of another
+ * context), those of gpgpu_mpi_sort, gpgpu_array_read and
+ * gpgpu_array_write, from any rank.
+ */
+GPGPU_API gpgpu_status gpgpu_mpi_sort_array(gpgpu_context *ctx, MPI_Comm comm,
+                                            gpgpu_array *keys, unsigned flags);
+
+/**
+ * gpgpu_mpi_sort_array carrying values: an array of 4- or 8-byte elements
+ * of keys' length, not keys itself. Errors: those of gpgpu_mpi_sort_array,
+ * INVALID_ARGUMENT for values NULL, of another length, or keys.
+ */
+GPGPU_API gpgpu_status gpgpu_mpi_sort_pairs_array(gpgpu_context *ctx, MPI_Comm comm,
+                                                  gpgpu_array *keys, gpgpu_array *values,
+                                                  unsigned flags);
+
+/**
+ * With GPGPU_MPI_TRACE=1 set on every rank: on rank 0, one line on this
+ * thread's last gpgpu_mpi_sort or gpgpu_mpi_sort_pairs of 2 ranks or more
+ * (also written to stderr): the call's time, then per step (prepare,
+ * samples, partition, exchange, local sort, rebalance) the slowest rank's
+ * time, the bytes all ranks moved in it to other ranks ("net") and within
+ * themselves ("local": host copies, and the bucket's trip to the device and
+ * back for the local sort), and the rate of the two together. "" on other
+ * ranks, without the variable, and before any such call.
+ */
+GPGPU_API const char *gpgpu_mpi_last_trace(void);
 
 #ifdef __cplusplus
 }

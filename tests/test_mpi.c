@@ -868,6 +868,107 @@ START_TEST(context_create_gives_each_rank_a_device)
 }
 END_TEST
 
+/* ---- sorts of gpgpu_arrays ---------------------------------------------------- */
+
+/* The case sorted with gpgpu_mpi_sort_array, or _sort_pairs_array carrying
+   each element's global index (vsize 4 or 8), against the stable order. */
+static void check_sort_array(gpgpu_type t, int kind, int sp, size_t total, unsigned flags,
+                             size_t vsize, uint64_t seed)
+{
+    if (tu_skip_type(t))
+        return;
+    input in = make_input(t, total, kind, sp, seed);
+    size_t *perm = tu_alloc(total * sizeof *perm);
+    ref_mpi_sort_order(t, in.global, total, flags & GPGPU_DESCENDING, perm);
+    unsigned char *vals = tu_alloc(in.n * 8 + 8), *got = tu_alloc(in.n * in.size + 8);
+    for (size_t i = 0; i < in.n; i++) {
+        uint64_t g = in.first + i;
+        memcpy(vals + i * vsize, &g, vsize);
+    }
+    gpgpu_array *k = NULL, *v = NULL;
+    note_ok(gpgpu_array_create(tu_ctx, t, in.n, &k), "array_create");
+    if (vsize)
+        note_ok(gpgpu_array_create(tu_ctx, vsize == 4 ? GPGPU_U32 : GPGPU_U64, in.n, &v),
+                "array_create");
+    note_ok(gpgpu_array_write(tu_ctx, k, 0, in.mine, in.n), "array_write");
+    if (vsize)
+        note_ok(gpgpu_array_write(tu_ctx, v, 0, vals, in.n), "array_write");
+    gpgpu_status st = vsize ? gpgpu_mpi_sort_pairs_array(tu_ctx, W, k, v, flags)
+                            : gpgpu_mpi_sort_array(tu_ctx, W, k, flags);
+    note_ok(st, vsize ? "sort_pairs_array" : "sort_array");
+    note_ok(gpgpu_array_read(tu_ctx, k, 0, got, in.n), "array_read");
+    if (vsize)
+        note_ok(gpgpu_array_read(tu_ctx, v, 0, vals, in.n), "array_read");
+    for (size_t i = 0; i < in.n && st == GPGPU_SUCCESS; i++) {
+        size_t want = perm[in.first + i];
+        uint64_t x = 0;
+        memcpy(&x, vals + i * vsize, vsize);
+        if (!note(memcmp(got + i * in.size, in.global + want * in.size, in.size) == 0 &&
+                      (vsize == 0 || x == want),
+                  "sort_array type %d, %s, n %zu, flags %u, vsize %zu: local %zu holds "
+                  "global %llu, want %zu",
+                  (int)t, split_name[sp], total, flags, vsize, i, (unsigned long long)x, want))
+            break;
+    }
+    gpgpu_array_destroy(k);
+    gpgpu_array_destroy(v);
+    free(got);
+    free(vals);
+    free(perm);
+    free_input(&in);
+    mt_check();
+}
+
+START_TEST(sort_array_matches_reference)
+{
+    for (int sp = 0; sp < NSPLITS; sp++)
+        for (size_t z = 0; z < NSIZES; z++) {
+            if (skip_big(z, 0, sp))
+                continue;
+            check_sort_array(GPGPU_U32, RANDOM, sp, sizes[z], GPGPU_ASCENDING, 0,
+                             tu_seed_for(700, z));
+            check_sort_array(GPGPU_I32, SMALL, sp, sizes[z], GPGPU_DESCENDING, 4,
+                             tu_seed_for(701, z));
+            check_sort_array(GPGPU_F64, SPECIALS, sp, sizes[z], GPGPU_ASCENDING, 8,
+                             tu_seed_for(702, z));
+        }
+}
+END_TEST
+
+/* A bad argument on one rank (keys NULL, values of another length) fails
+   every rank alike, and no rank's arrays change. */
+START_TEST(sort_array_fails_alike_and_changes_nothing)
+{
+    input in = make_input(GPGPU_U32, 1000, SMALL, EVEN, tu_seed_for(710, 0));
+    gpgpu_array *k = NULL, *v = NULL, *v2 = NULL;
+    note_ok(gpgpu_array_create(tu_ctx, GPGPU_U32, in.n, &k), "array_create");
+    note_ok(gpgpu_array_create(tu_ctx, GPGPU_U32, in.n, &v), "array_create");
+    note_ok(gpgpu_array_create(tu_ctx, GPGPU_U32, in.n + 1, &v2), "array_create");
+    note_ok(gpgpu_array_write(tu_ctx, k, 0, in.mine, in.n), "array_write");
+    note_ok(gpgpu_array_write(tu_ctx, v, 0, in.mine, in.n), "array_write");
+    unsigned char *got = tu_alloc(in.n * 4 + 4);
+    for (int how = 0; how < 3; how++) {
+        gpgpu_status st =
+            how == 0   ? gpgpu_mpi_sort_array(tu_ctx, W, bad() ? NULL : k, 0)
+            : how == 1 ? gpgpu_mpi_sort_pairs_array(tu_ctx, W, k, bad() ? v2 : v, 0)
+                       : gpgpu_mpi_sort_pairs_array(tu_ctx, W, k, bad() ? k : v, 0);
+        note_failed_alike(st, "sort_array");
+        note_ok(gpgpu_array_read(tu_ctx, k, 0, got, in.n), "array_read");
+        note(memcmp(got, in.mine, in.n * 4) == 0, "a failed sort_array (%d) changed keys", how);
+        note_ok(gpgpu_array_read(tu_ctx, v, 0, got, in.n), "array_read");
+        note(memcmp(got, in.mine, in.n * 4) == 0, "a failed sort_array (%d) changed values",
+             how);
+    }
+    note_ok(gpgpu_mpi_sort_pairs_array(tu_ctx, W, k, v, 0), "sort_pairs_array");
+    free(got);
+    gpgpu_array_destroy(k);
+    gpgpu_array_destroy(v);
+    gpgpu_array_destroy(v2);
+    free_input(&in);
+    mt_check();
+}
+END_TEST
+
 static Suite *make(void)
 {
     Suite *s = suite_create("mpi");
@@ -891,6 +992,8 @@ static Suite *make(void)
         {"null_context", null_context_fails_everywhere},
         {"comm_null", comm_null_fails_everywhere},
         {"context", context_create_gives_each_rank_a_device},
+        {"sort_array", sort_array_matches_reference},
+        {"sort_array_args", sort_array_fails_alike_and_changes_nothing},
     };
     for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
         TCase *tc = tcase_create(tests[i].name);

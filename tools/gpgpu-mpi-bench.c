@@ -2,7 +2,8 @@
  * gpgpu-mpi-bench - times libgpgpu-mpi's primitives under mpirun:
  *
  *   mpirun -np P gpgpu-mpi-bench [--op reduce|scan|histogram|sort|sort_pairs|all]
- *       [--n N] [--strong] [--repeat R] [--device SPEC] [--json]
+ *       [--n N] [--strong] [--repeat R] [--device SPEC] [--phases] [--efficiency]
+ *       [--arrays] [--json]
  *
  * --n is the count per rank (weak scaling), or with --strong the global
  * count split evenly (strong scaling). Each primitive is called once to warm
@@ -11,6 +12,16 @@
  * the share of that time spent inside MPI calls, averaged over ranks
  * (measured through the MPI profiling interface: the wrappers below count
  * the collectives libgpgpu-mpi makes, waiting for slower ranks included).
+ *
+ * --phases sets GPGPU_MPI_TRACE=1 on every rank and prints, after a sort's
+ * line, the steps of its last timed call (gpgpu_mpi_last_trace: each
+ * step's time, bytes over MPI and within the ranks, rate). --efficiency
+ * (weak scaling) also times the same call on rank 0 alone
+ * (MPI_COMM_SELF, the other ranks idle at a barrier) and prints that time
+ * and the weak efficiency, its time over the P-rank time. --arrays times
+ * the sorts' _array forms on each rank's gpgpu_array (written from the
+ * same input before each call, outside the time) instead of host arrays;
+ * the other primitives are skipped then.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -74,25 +85,29 @@ typedef struct {
     gpgpu_context *ctx;
     size_t n;                   /* this rank's count */
     uint32_t *keys, *pristine, *values, *out;
+    gpgpu_array *akeys, *avalues;   /* --arrays */
     float *samples;
     uint64_t bins[256];
 } bench_data;
 
-static gpgpu_status run_op(const char *op, bench_data *d)
+static gpgpu_status run_op(const char *op, bench_data *d, MPI_Comm comm)
 {
     uint32_t sum;
     if (!strcmp(op, "reduce"))
-        return gpgpu_mpi_reduce(d->ctx, MPI_COMM_WORLD, GPGPU_U32, GPGPU_SUM, d->pristine, d->n,
-                                &sum);
+        return gpgpu_mpi_reduce(d->ctx, comm, GPGPU_U32, GPGPU_SUM, d->pristine, d->n, &sum);
     if (!strcmp(op, "scan"))
-        return gpgpu_mpi_scan(d->ctx, MPI_COMM_WORLD, GPGPU_U32, GPGPU_SUM, GPGPU_INCLUSIVE,
-                              d->pristine, d->out, d->n);
+        return gpgpu_mpi_scan(d->ctx, comm, GPGPU_U32, GPGPU_SUM, GPGPU_INCLUSIVE, d->pristine,
+                              d->out, d->n);
     if (!strcmp(op, "histogram"))
-        return gpgpu_mpi_histogram(d->ctx, MPI_COMM_WORLD, GPGPU_F32, d->samples, d->n, 256, 0.0,
-                                   1.0, d->bins);
+        return gpgpu_mpi_histogram(d->ctx, comm, GPGPU_F32, d->samples, d->n, 256, 0.0, 1.0,
+                                   d->bins);
+    if (d->akeys && !strcmp(op, "sort"))
+        return gpgpu_mpi_sort_array(d->ctx, comm, d->akeys, 0);
+    if (d->akeys)
+        return gpgpu_mpi_sort_pairs_array(d->ctx, comm, d->akeys, d->avalues, 0);
     if (!strcmp(op, "sort"))
-        return gpgpu_mpi_sort(d->ctx, MPI_COMM_WORLD, GPGPU_U32, d->keys, d->n, 0);
-    return gpgpu_mpi_sort_pairs(d->ctx, MPI_COMM_WORLD, GPGPU_U32, d->keys, d->values, 4, d->n, 0);
+        return gpgpu_mpi_sort(d->ctx, comm, GPGPU_U32, d->keys, d->n, 0);
+    return gpgpu_mpi_sort_pairs(d->ctx, comm, GPGPU_U32, d->keys, d->values, 4, d->n, 0);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -102,9 +117,54 @@ static int cmp_double(const void *a, const void *b)
 }
 
 typedef struct {
-    int repeat, strong, json;
+    int repeat, strong, json, phases, efficiency, arrays;
     const char *device;     /* rank 0's device name */
 } bench_opts;
+
+/* --arrays: waits until the device has finished (an _array call on one
+   rank need not wait). */
+static void wait_arrays(bench_data *d)
+{
+    uint32_t one;
+    if (d->akeys && d->n > 0)
+        gpgpu_array_read(d->ctx, d->akeys, 0, &one, 1);
+}
+
+/* --arrays: the arrays get the input again (and the device has finished). */
+static void restore_arrays(bench_data *d)
+{
+    if (d->akeys && d->n > 0) {
+        gpgpu_array_write(d->ctx, d->akeys, 0, d->pristine, d->n);
+        gpgpu_array_write(d->ctx, d->avalues, 0, d->values, d->n);
+        uint32_t one;
+        gpgpu_array_read(d->ctx, d->akeys, 0, &one, 1);     /* waits */
+    }
+}
+
+/* The median time of op on rank 0 alone (MPI_COMM_SELF), the other ranks
+   waiting: a one-rank run of the same part on the same device. 0 if it
+   failed. Every rank calls it. */
+static double one_rank_ms(const char *op, bench_data *d, int repeat, int rank)
+{
+    double *times = calloc((size_t)repeat, sizeof *times), t = 0;
+    int failed = 0;
+    if (rank == 0 && times) {
+        for (int i = -1; i < repeat && !failed; i++) {
+            memcpy(d->keys, d->pristine, d->n * sizeof *d->keys);
+            restore_arrays(d);
+            double t0 = MPI_Wtime();
+            failed = run_op(op, d, MPI_COMM_SELF) != GPGPU_SUCCESS;
+            wait_arrays(d);
+            if (i >= 0)
+                times[i] = MPI_Wtime() - t0;
+        }
+        qsort(times, (size_t)repeat, sizeof *times, cmp_double);
+        t = failed ? 0 : times[repeat / 2] * 1e3;
+    }
+    free(times);
+    PMPI_Barrier(MPI_COMM_WORLD);
+    return t;
+}
 
 /* Times op; on rank 0 prints its line. Returns 0, or 1 if a call failed. */
 static int bench_op(const char *op, bench_data *d, const bench_opts *o, size_t total, int rank,
@@ -115,10 +175,12 @@ static int bench_op(const char *op, bench_data *d, const bench_opts *o, size_t t
     int failed = 0;
     for (int i = -1; i < repeat && !failed; i++) {
         memcpy(d->keys, d->pristine, d->n * sizeof *d->keys);  /* sorts start unsorted */
+        restore_arrays(d);
         MPI_Barrier(MPI_COMM_WORLD);
         mpi_seconds = 0;
         double t0 = MPI_Wtime();
-        gpgpu_status st = run_op(op, d);
+        gpgpu_status st = run_op(op, d, MPI_COMM_WORLD);
+        wait_arrays(d);
         double mine[2] = {MPI_Wtime() - t0, 0}, worst[2];
         mine[1] = mpi_seconds / (mine[0] > 0 ? mine[0] : 1);
         if (st != GPGPU_SUCCESS && rank == 0)
@@ -133,15 +195,31 @@ static int bench_op(const char *op, bench_data *d, const bench_opts *o, size_t t
     }
     qsort(times, (size_t)repeat, sizeof *times, cmp_double);
     double t = times[repeat / 2];
+    char phases[1024] = "";     /* (before the one-rank run, which clears the trace) */
+    if (o->phases && size > 1 && !strncmp(op, "sort", 4))
+        snprintf(phases, sizeof phases, "%s", gpgpu_mpi_last_trace());
+    double one = !failed && o->efficiency && !o->strong ? one_rank_ms(op, d, repeat, rank) : 0;
+    char extra[128] = "";
+    const char *shown = !o->arrays ? op : !strcmp(op, "sort") ? "sort_array" : "sort_pairs_array";
+    if (one > 0)
+        snprintf(extra, sizeof extra, ", \"ms_one_rank\": %.4f, \"efficiency\": %.4f", one,
+                 one / (t * 1e3));
     if (rank == 0 && !failed && o->json)
         printf("{\"op\": \"%s\", \"scaling\": \"%s\", \"ranks\": %d, \"n_per_rank\": %zu, "
                "\"n_global\": %zu, \"ms\": %.4f, \"gelem_per_s\": %.4f, "
-               "\"mpi_share\": %.4f, \"repeat\": %d, \"device\": \"%s\"}\n",
-               op, o->strong ? "strong" : "weak", size, d->n, total, t * 1e3,
-               (double)total / t * 1e-9, share, repeat, o->device);
-    else if (rank == 0 && !failed)
-        printf("%-10s %5d %12zu %12zu %10.3f %9.3f %6.1f\n", op, size, d->n, total, t * 1e3,
+               "\"mpi_share\": %.4f, \"repeat\": %d, \"device\": \"%s\"%s%s%s%s}\n",
+               shown, o->strong ? "strong" : "weak", size, d->n, total, t * 1e3,
+               (double)total / t * 1e-9, share, repeat, o->device, extra,
+               *phases ? ", \"phases\": \"" : "", phases, *phases ? "\"" : "");
+    else if (rank == 0 && !failed) {
+        printf("%-10s %5d %12zu %12zu %10.3f %9.3f %6.1f", shown, size, d->n, total, t * 1e3,
                (double)total / t * 1e-9, share * 100);
+        if (one > 0)
+            printf("   1 rank %.3f ms, weak efficiency %.2f", one, one / (t * 1e3));
+        printf("\n");
+        if (*phases)
+            printf("#   %s\n", phases);
+    }
     free(times);
     return failed;
 }
@@ -178,13 +256,14 @@ static void usage(void)
 {
     fprintf(stderr, "usage: mpirun -np P gpgpu-mpi-bench [--op reduce|scan|histogram|sort|"
                     "sort_pairs|all] [--n N] [--strong] [--repeat R] [--device SPEC] "
-                    "[--json]\n");
+                    "[--phases] [--efficiency] [--arrays] [--json]\n");
 }
 
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int rank, size, strong = 0, repeat = 5, json = 0, failed = 0;
+    int rank, size, strong = 0, repeat = 5, json = 0, failed = 0, phases = 0, efficiency = 0,
+        arrays = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     const char *op = "all", *device = NULL;
@@ -202,6 +281,12 @@ int main(int argc, char **argv)
             strong = 1;
         else if (!strcmp(argv[i], "--json"))
             json = 1;
+        else if (!strcmp(argv[i], "--phases"))
+            phases = 1;
+        else if (!strcmp(argv[i], "--efficiency"))
+            efficiency = 1;
+        else if (!strcmp(argv[i], "--arrays"))
+            arrays = 1;
         else {
             if (rank == 0)
                 usage();
@@ -211,6 +296,8 @@ int main(int argc, char **argv)
     }
     if (repeat < 1)
         repeat = 1;
+    if (phases)     /* before any call, alike on every rank */
+        setenv("GPGPU_MPI_TRACE", "1", 1);
     bench_data d = {.n = strong ? n / (size_t)size + ((size_t)rank < n % (size_t)size) : n};
     size_t total = strong ? n : n * (size_t)size;
     gpgpu_status st = gpgpu_mpi_context_create(&d.ctx, MPI_COMM_WORLD, device);
@@ -219,13 +306,18 @@ int main(int argc, char **argv)
                 st ? gpgpu_mpi_last_error() : "out of memory");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
+    if (arrays && (gpgpu_array_create(d.ctx, GPGPU_U32, d.n, &d.akeys) != GPGPU_SUCCESS ||
+                   gpgpu_array_create(d.ctx, GPGPU_U32, d.n, &d.avalues) != GPGPU_SUCCESS)) {
+        fprintf(stderr, "rank %d: gpgpu_array_create: %s\n", rank, gpgpu_last_error(d.ctx));
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
     /* A device name goes into JSON as is: keep it to characters that need no escape. */
     char name[128];
     snprintf(name, sizeof name, "%s", gpgpu_device_name(d.ctx));
     for (char *c = name; *c; c++)
         if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20)
             *c = ' ';
-    bench_opts o = {repeat, strong, json, name};
+    bench_opts o = {repeat, strong, json, phases, efficiency, arrays, name};
     if (rank == 0 && !json)
         printf("# %s scaling, device %s (rank 0), median of %d\n"
                "%-10s %5s %12s %12s %10s %9s %6s\n",
@@ -233,8 +325,10 @@ int main(int argc, char **argv)
                "n/rank", "N global", "ms", "Gelem/s", "MPI %");
     static const char *ops[] = {"reduce", "scan", "histogram", "sort", "sort_pairs"};
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-        if (!strcmp(op, "all") || !strcmp(op, ops[i]))
+        if ((!strcmp(op, "all") || !strcmp(op, ops[i])) && (!arrays || !strncmp(ops[i], "sort", 4)))
             failed |= bench_op(ops[i], &d, &o, total, rank, size);
+    gpgpu_array_destroy(d.akeys);
+    gpgpu_array_destroy(d.avalues);
     gpgpu_context_destroy(d.ctx);
     free(d.keys);
     free(d.pristine);

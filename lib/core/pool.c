@@ -39,6 +39,11 @@ size_t gpgpu__host_threads(void)
     return (size_t)(n > MAX_THREADS ? MAX_THREADS : n);
 }
 
+/* Set while this thread runs a part: a job started from inside a part (a
+   sort of each segment, itself parallel) runs on this thread alone, since
+   the pool takes one job at a time. */
+static _Thread_local int in_part;
+
 /* Runs parts of the current job until none is left. Called with pool.lock. */
 static void work_parts(void)
 {
@@ -47,7 +52,9 @@ static void work_parts(void)
         void (*fn)(void *, size_t) = pool.fn;
         void *arg = pool.arg;
         pthread_mutex_unlock(&pool.lock);
+        in_part = 1;
         fn(arg, part);
+        in_part = 0;
         pthread_mutex_lock(&pool.lock);
         if (++pool.finished == pool.nparts)
             pthread_cond_broadcast(&pool.done);
@@ -87,8 +94,9 @@ void gpgpu__parallel(size_t nparts, void (*fn)(void *arg, size_t part), void *ar
 {
     if (nparts == 0)
         return;
-    if (nparts == 1) {
-        fn(arg, 0);
+    if (nparts == 1 || in_part) {
+        for (size_t i = 0; i < nparts; i++)
+            fn(arg, i);
         return;
     }
     pthread_once(&pool.once, start);

@@ -97,6 +97,27 @@ int gpgpu__mpi_alltoallv(const gpgpu__mpi_call *c, gpgpu__mpi_scratch *s, int bi
                          size_t esize, const void *send, const gpgpu__mpi_layout *sl,
                          void *recv, const gpgpu__mpi_layout *rl);
 
+/* gpgpu__mpi_alltoallv, but this rank's own span (sl->count[rank] elements,
+   which must equal rl->count[rank]) is copied by up to nthreads threads
+   while MPI moves the others' (the layouts are restored on return). */
+int gpgpu__mpi_alltoallv_local(const gpgpu__mpi_call *c, gpgpu__mpi_scratch *s, int big,
+                               size_t esize, const void *send, gpgpu__mpi_layout *sl,
+                               void *recv, gpgpu__mpi_layout *rl, size_t nthreads);
+
+/* Host memory kept from call to call (GPGPU_MPI_KEEP=0: freed after each
+   call), so that a large call does not fault in every page afresh. A call
+   takes the areas with gpgpu__mpi_keep_take (0: another thread has them, or
+   keeping is off: allocate your own; a call inside one that holds them
+   takes them again), gets area i (0 .. KEEP_AREAS-1) of at least bytes with
+   gpgpu__mpi_keep (NULL: out of memory; earlier contents are lost when it
+   grows), and gives them back with gpgpu__mpi_keep_give, once per take.
+   MPI_Finalize releases them. Areas: 0 and 1 the sort's part and bucket,
+   2 the _array forms' host copy. */
+enum { GPGPU__MPI_KEEP_AREAS = 3 };
+int gpgpu__mpi_keep_take(void);
+void *gpgpu__mpi_keep(int area, size_t bytes);
+void gpgpu__mpi_keep_give(void);
+
 /* MPI_Allreduce(SUM) of n uint64 in chunks of at most gpgpu__mpi_max_count(). */
 int gpgpu__mpi_allreduce_u64(const gpgpu__mpi_call *c, const uint64_t *send, uint64_t *recv,
                              size_t n);

@@ -89,7 +89,9 @@ typedef struct {
     size_t *chunk_at;           /* nchunks * size */
     pthread_t *threads;
     int *started;
-    double t0, phase[6];        /* GPGPU_MPI_PROFILE: MPI_Wtime at each step */
+    int kept;                   /* k1, k2 (and v1, v2 in them) are kept memory */
+    double t0, phase[6];        /* MPI_Wtime at each step */
+    double bytes[6][2];         /* each step's bytes: to other ranks, within the rank */
 } sorter;
 
 enum { PH_PREPARE, PH_SAMPLES, PH_PARTITION, PH_EXCHANGE, PH_LOCAL_SORT, PH_REBALANCE };
@@ -100,10 +102,81 @@ static void mark(sorter *s, int ph)
     s->phase[ph] = MPI_Wtime();
 }
 
+static int env_on(const char *name)
+{
+    const char *v = getenv(name);
+    return v && !strcmp(v, "1");
+}
+
+static _Thread_local char trace_line[1024];
+
+const char *gpgpu_mpi_last_trace(void)
+{
+    return trace_line;
+}
+
+static int put_bytes(char *at, size_t room, double b)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    for (; b >= 1024 && u < 4; u++)
+        b /= 1024;
+    return snprintf(at, room, u ? "%.1f %s" : "%.0f %s", b, unit[u]);
+}
+
+/* GPGPU_MPI_TRACE=1 (alike on every rank: it adds two collectives): rank 0
+   gets, in gpgpu_mpi_last_trace() and on stderr, each step's time (the
+   slowest rank's), the bytes all ranks moved in it over MPI ("net") and
+   within themselves ("local": host copies, and a sort's part to the device
+   and back), and the rate of the two together. */
+static void trace(sorter *s)
+{
+    trace_line[0] = '\0';
+    if (!env_on("GPGPU_MPI_TRACE"))
+        return;
+    static const char *const names[] = {"prepare", "samples", "partition", "exchange",
+                                        "local sort", "rebalance"};
+    double mine[6 + 12], all[6 + 12], prev = s->t0;
+    for (int i = 0; i < 6; i++) {
+        double t = s->phase[i] > 0 ? s->phase[i] : prev;
+        mine[i] = (t - prev) * 1e3;
+        mine[6 + 2 * i] = s->bytes[i][0];
+        mine[7 + 2 * i] = s->bytes[i][1];
+        prev = t;
+    }
+    double total = (prev - s->t0) * 1e3, worst_total = 0;
+    if (MPI_Reduce(mine, all, 6, MPI_DOUBLE, MPI_MAX, 0, s->c.comm) != MPI_SUCCESS ||
+        MPI_Reduce(mine + 6, all + 6, 12, MPI_DOUBLE, MPI_SUM, 0, s->c.comm) != MPI_SUCCESS ||
+        MPI_Reduce(&total, &worst_total, 1, MPI_DOUBLE, MPI_MAX, 0, s->c.comm) != MPI_SUCCESS ||
+        s->c.rank != 0)
+        return;
+    char *line = trace_line;
+    size_t room = sizeof trace_line;
+    int at = snprintf(line, room, "%s of %zu x %d ranks, %.1f ms:", s->pairs ? "sort_pairs" : "sort",
+                      s->n, s->c.size, worst_total);
+    for (int i = 0; i < 6 && at < (int)room; i++) {
+        double net = all[6 + 2 * i], local = all[7 + 2 * i], ms = all[i];
+        at += snprintf(line + at, room - (size_t)at, "%s %s %.1f ms", i ? ";" : "", names[i], ms);
+        if (net > 0 && at < (int)room) {
+            at += snprintf(line + at, room - (size_t)at, ", ");
+            at += at < (int)room ? put_bytes(line + at, room - (size_t)at, net) : 0;
+            at += at < (int)room ? snprintf(line + at, room - (size_t)at, " net") : 0;
+        }
+        if (local > 0 && at < (int)room) {
+            at += snprintf(line + at, room - (size_t)at, ", ");
+            at += at < (int)room ? put_bytes(line + at, room - (size_t)at, local) : 0;
+            at += at < (int)room ? snprintf(line + at, room - (size_t)at, " local") : 0;
+        }
+        if (net + local > 0 && ms > 0 && at < (int)room)
+            at += snprintf(line + at, room - (size_t)at, ", %.2f GB/s",
+                           (net + local) / (ms * 1e-3) * 1e-9);
+    }
+    fprintf(stderr, "gpgpu-mpi trace: %s\n", line);
+}
+
 static void print_phases(const sorter *s)
 {
-    const char *v = getenv("GPGPU_MPI_PROFILE");
-    if (!v || strcmp(v, "1"))
+    if (!env_on("GPGPU_MPI_PROFILE"))
         return;
     static const char *const names[] = {"prepare", "samples", "partition", "exchange",
                                         "local sort", "rebalance"};
@@ -138,12 +211,29 @@ static void *alloc(gpgpu_status *st, size_t count, size_t size)
     return p;
 }
 
+/* Room for count keys and values (when the sort has values) in kept area
+   `area`, or in memory of the call's own; *k and *v point into it. */
+static void alloc_kv(gpgpu_status *st, sorter *s, int area, size_t count, void **k, void **v)
+{
+    size_t kbytes = (count * s->esize + 63) & ~(size_t)63;
+    size_t bytes = kbytes + (s->pairs ? count * s->vsize : 0);
+    if (*st != GPGPU_SUCCESS || count == 0)
+        return;
+    *k = s->kept ? gpgpu__mpi_keep(area, bytes) : malloc(bytes);
+    if (*k == NULL)
+        *st = gpgpu__mpi_fail(GPGPU_ERROR_OUT_OF_MEMORY, "out of memory for %zu bytes", bytes);
+    else if (s->pairs)
+        *v = (char *)*k + kbytes;
+}
+
 static void release(sorter *s)
 {
-    free(s->k1);
-    free(s->v1);
-    free(s->k2);
-    free(s->v2);
+    if (s->kept)
+        gpgpu__mpi_keep_give();
+    else {
+        free(s->k1);
+        free(s->k2);
+    }
     free(s->info);
     free(s->cand);
     free(s->split);
@@ -383,9 +473,7 @@ static gpgpu_status partition(sorter *s)
         s->recv.displ[r] = s->m;
         s->m += s->recv.count[r];
     }
-    s->k2 = alloc(&st, s->m, s->esize);
-    if (s->pairs)
-        s->v2 = alloc(&st, s->m, s->vsize);
+    alloc_kv(&st, s, 1, s->m, &s->k2, &s->v2);
     return st;
 }
 
@@ -417,9 +505,8 @@ static gpgpu_status prepare(sorter *s)
 {
     gpgpu_status st = GPGPU_SUCCESS;
     size_t p = (size_t)s->c.size;
-    s->k1 = alloc(&st, s->n, s->esize);
-    if (s->pairs)
-        s->v1 = alloc(&st, s->n, s->vsize);
+    s->kept = gpgpu__mpi_keep_take();
+    alloc_kv(&st, s, 0, s->n, &s->k1, &s->v1);
     s->info = alloc(&st, p + 1, sizeof *s->info);
     s->cand = alloc(&st, p * SAMPLES, sizeof *s->cand);
     s->split = alloc(&st, p, sizeof *s->split);
@@ -441,15 +528,23 @@ static gpgpu_status prepare(sorter *s)
     return GPGPU_SUCCESS;
 }
 
-static gpgpu_status exchange(sorter *s, int big, const void *k, const void *v, void *kout,
-                             void *vout)
+/* One all-to-all of the keys, one of the values: the rank's own span is
+   copied on threads meanwhile. ph: the step, for the trace's bytes. */
+static gpgpu_status exchange(sorter *s, int ph, int big, const void *k, const void *v,
+                             void *kout, void *vout)
 {
+    size_t width = s->esize + (s->pairs ? s->vsize : 0), sent = 0;
+    for (int r = 0; r < s->c.size; r++)
+        sent += r == s->c.rank ? 0 : s->send.count[r];
+    s->bytes[ph][0] = (double)(sent * width);
+    s->bytes[ph][1] = (double)(s->send.count[s->c.rank] * width);
     gpgpu_status st = gpgpu__mpi_error(
-        gpgpu__mpi_alltoallv(&s->c, &s->scratch, big, s->esize, k, &s->send, kout, &s->recv),
+        gpgpu__mpi_alltoallv_local(&s->c, &s->scratch, big, s->esize, k, &s->send, kout,
+                                   &s->recv, s->nchunks),
         "MPI_Alltoallv");
     if (st == GPGPU_SUCCESS && s->pairs)
-        st = gpgpu__mpi_error(gpgpu__mpi_alltoallv(&s->c, &s->scratch, big, s->vsize, v,
-                                                   &s->send, vout, &s->recv),
+        st = gpgpu__mpi_error(gpgpu__mpi_alltoallv_local(&s->c, &s->scratch, big, s->vsize, v,
+                                                         &s->send, vout, &s->recv, s->nchunks),
                               "MPI_Alltoallv");
     return st;
 }
@@ -493,6 +588,7 @@ static gpgpu_status distribute(sorter *s)
                       s->c.comm),
         "MPI_Allgather");
     mark(s, PH_SAMPLES);
+    s->bytes[PH_SAMPLES][0] = (double)(sizeof *mine * (size_t)(s->c.size - 1));
     if (st != GPGPU_SUCCESS)
         return st;
     uint64_t total = 0;
@@ -504,13 +600,15 @@ static gpgpu_status distribute(sorter *s)
     choose_splitters(s, total);
     st = gpgpu__mpi_agree(&s->c, partition(s));
     mark(s, PH_PARTITION);
+    s->bytes[PH_PARTITION][1] = (double)(s->n * (s->esize + (s->pairs ? s->vsize : 0)));
     if (st == GPGPU_SUCCESS)
-        st = exchange(s, big, s->k1, s->v1, s->k2, s->v2);
+        st = exchange(s, PH_EXCHANGE, big, s->k1, s->v1, s->k2, s->v2);
     mark(s, PH_EXCHANGE);
     if (st == GPGPU_SUCCESS && s->m > 0)
         st = local_sort(s, s->k2, s->v2, s->m);
     st = gpgpu__mpi_agree(&s->c, st);
     mark(s, PH_LOCAL_SORT);
+    s->bytes[PH_LOCAL_SORT][1] = (double)(s->m * (s->esize + (s->pairs ? s->vsize : 0)));
     if (st == GPGPU_SUCCESS)
         st = gpgpu__mpi_error(MPI_Allgather(&s->m, 1, MPI_UINT64_T, s->bucket, 1, MPI_UINT64_T,
                                             s->c.comm),
@@ -518,20 +616,23 @@ static gpgpu_status distribute(sorter *s)
     if (st != GPGPU_SUCCESS)
         return st;
     plan_rebalance(s);
-    st = exchange(s, big, s->k2, s->v2, s->keys, s->values);
+    st = exchange(s, PH_REBALANCE, big, s->k2, s->v2, s->keys, s->values);
     mark(s, PH_REBALANCE);
     return st;
 }
 
+/* pre: a failure the caller found already (its detail recorded), or SUCCESS. */
 static gpgpu_status sort_any(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t, void *keys,
                              void *values, size_t vsize, size_t n, unsigned flags, int pairs,
-                             const char *func)
+                             const char *func, gpgpu_status pre)
 {
     gpgpu__mpi_call c;
     gpgpu_status st = gpgpu__mpi_begin(&c, comm, func, GPGPU__MPI_SORT, t, flags,
                                        pairs ? (int64_t)vsize : 0, 0);
     if (c.comm == MPI_COMM_NULL)
         return st;
+    if (st == GPGPU_SUCCESS)
+        st = pre;
     sorter s = {.c = c, .ctx = ctx, .t = t, .flags = flags, .pairs = pairs,
                  .esize = gpgpu_type_size(t), .vsize = vsize, .n = n, .keys = keys,
                  .values = values};
@@ -545,6 +646,7 @@ static gpgpu_status sort_any(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t, vo
     GPGPU__MPI_REQUIRE(st, !pairs || vsize == 4 || vsize == 8, func,
                        "value_size is %zu; need 4 or 8", vsize);
     GPGPU__MPI_REQUIRE(st, n <= SIZE_MAX / 8, func, "n is %zu; at most %zu", n, SIZE_MAX / 8);
+    trace_line[0] = '\0';
     if (st == GPGPU_SUCCESS && s.c.size == 1)  /* one rank: the local sort is the answer */
         return local_sort(&s, keys, values, n);
     s.t0 = MPI_Wtime();
@@ -556,18 +658,106 @@ static gpgpu_status sort_any(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t, vo
         st = distribute(&s);
     release(&s);
     print_phases(&s);
+    trace(&s);
     return st;
 }
 
 gpgpu_status gpgpu_mpi_sort(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t, void *keys,
                             size_t n, unsigned flags)
 {
-    return sort_any(ctx, comm, t, keys, NULL, 0, n, flags, 0, __func__);
+    return sort_any(ctx, comm, t, keys, NULL, 0, n, flags, 0, __func__, GPGPU_SUCCESS);
 }
 
 gpgpu_status gpgpu_mpi_sort_pairs(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type key_type,
                                   void *keys, void *values, size_t value_size, size_t n,
                                   unsigned flags)
 {
-    return sort_any(ctx, comm, key_type, keys, values, value_size, n, flags, 1, __func__);
+    return sort_any(ctx, comm, key_type, keys, values, value_size, n, flags, 1, __func__,
+                    GPGPU_SUCCESS);
+}
+
+/* The _array forms. One rank: the device sorts the array where it is.
+   Several: the part comes to host memory once (the exchange needs it
+   there), is sorted as a host array, and goes back; a copy of the input
+   stays on the host until every rank has written its result, so that a
+   rank whose result could not be written makes every rank write its
+   input back. */
+static gpgpu_status sort_arrays(gpgpu_context *ctx, MPI_Comm comm, gpgpu_array *keys,
+                                gpgpu_array *values, unsigned flags, int pairs, const char *func)
+{
+    gpgpu_status pre = GPGPU_SUCCESS;
+    GPGPU__MPI_REQUIRE(pre, ctx != NULL, func, "%s", "ctx is NULL; pass a context");
+    GPGPU__MPI_REQUIRE(pre, keys != NULL, func, "%s", "keys is NULL; pass an array");
+    GPGPU__MPI_REQUIRE(pre, !pairs || values != NULL, func, "%s",
+                       "values is NULL; pass an array");
+    GPGPU__MPI_REQUIRE(pre, !pairs || values != keys, func, "%s",
+                       "values is keys; pass two arrays");
+    gpgpu_type t = keys ? gpgpu_array_type(keys) : GPGPU_U32;
+    size_t n = keys ? gpgpu_array_length(keys) : 0;
+    size_t vsize = pairs && values ? gpgpu_type_size(gpgpu_array_type(values)) : 0;
+    GPGPU__MPI_REQUIRE(pre, !pairs || !values || gpgpu_array_length(values) == n, func,
+                       "values has %zu elements, keys %zu; need the same length",
+                       values ? gpgpu_array_length(values) : 0, n);
+    gpgpu__mpi_call c;
+    gpgpu_status st = gpgpu__mpi_begin(&c, comm, func, GPGPU__MPI_SORT, t, flags,
+                                       (int64_t)vsize, 1);
+    if (c.comm == MPI_COMM_NULL)
+        return st;
+    if (c.size == 1 && st == GPGPU_SUCCESS && pre == GPGPU_SUCCESS)
+        return pairs ? gpgpu__mpi_local(gpgpu_sort_pairs_array(ctx, keys, values, flags), ctx,
+                                        "gpgpu_sort_pairs_array")
+                     : gpgpu__mpi_local(gpgpu_sort_array(ctx, keys, flags), ctx,
+                                        "gpgpu_sort_array");
+    size_t kbytes = (n * gpgpu_type_size(t) + 63) & ~(size_t)63, bytes = kbytes + n * vsize;
+    unsigned char *h = NULL;
+    int kept = pre == GPGPU_SUCCESS && n > 0 && gpgpu__mpi_keep_take();
+    if (pre == GPGPU_SUCCESS && n > 0 &&
+        (h = kept ? gpgpu__mpi_keep(2, 2 * bytes) : malloc(2 * bytes)) == NULL)
+        pre = gpgpu__mpi_fail(GPGPU_ERROR_OUT_OF_MEMORY, "%s: out of memory for %zu bytes",
+                              func, 2 * bytes);
+    unsigned char *hv = h && pairs ? h + kbytes : NULL, *orig = h ? h + bytes : NULL;
+    if (pre == GPGPU_SUCCESS && n > 0)
+        pre = gpgpu__mpi_local(gpgpu_array_read(ctx, keys, 0, h, n), ctx, "gpgpu_array_read");
+    if (pre == GPGPU_SUCCESS && n > 0 && pairs)
+        pre = gpgpu__mpi_local(gpgpu_array_read(ctx, values, 0, hv, n), ctx,
+                               "gpgpu_array_read");
+    if (pre == GPGPU_SUCCESS && n > 0)
+        memcpy(orig, h, bytes);
+    st = sort_any(ctx, comm, t, h, hv, vsize ? vsize : 4, n, flags, pairs, func, pre);
+    if (st != GPGPU_SUCCESS) {
+        if (kept)
+            gpgpu__mpi_keep_give();
+        else
+            free(h);
+        return st;
+    }
+    gpgpu_status w = GPGPU_SUCCESS;
+    if (n > 0)
+        w = gpgpu__mpi_local(gpgpu_array_write(ctx, keys, 0, h, n), ctx, "gpgpu_array_write");
+    if (w == GPGPU_SUCCESS && n > 0 && pairs)
+        w = gpgpu__mpi_local(gpgpu_array_write(ctx, values, 0, hv, n), ctx,
+                             "gpgpu_array_write");
+    st = gpgpu__mpi_agree(&c, w);
+    if (st != GPGPU_SUCCESS && n > 0) {  /* every rank puts its input back */
+        gpgpu_array_write(ctx, keys, 0, orig, n);
+        if (pairs)
+            gpgpu_array_write(ctx, values, 0, orig + kbytes, n);
+    }
+    if (kept)
+        gpgpu__mpi_keep_give();
+    else
+        free(h);
+    return st;
+}
+
+gpgpu_status gpgpu_mpi_sort_array(gpgpu_context *ctx, MPI_Comm comm, gpgpu_array *keys,
+                                  unsigned flags)
+{
+    return sort_arrays(ctx, comm, keys, NULL, flags, 0, __func__);
+}
+
+gpgpu_status gpgpu_mpi_sort_pairs_array(gpgpu_context *ctx, MPI_Comm comm, gpgpu_array *keys,
+                                        gpgpu_array *values, unsigned flags)
+{
+    return sort_arrays(ctx, comm, keys, values, flags, 1, __func__);
 }
