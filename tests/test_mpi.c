@@ -509,7 +509,7 @@ END_TEST
 static void check_cells(gpgpu_type t, gpgpu_type wt, int sp, size_t total, uint64_t seed)
 {
     enum { NX = 9, NY = 13 };
-    if (skip_type(t))
+    if (tu_skip_type(t))
         return;
     input x = make_input(t, total, SPECIALS, sp, seed), y = make_input(t, total, SPECIALS, sp,
                                                                        seed + 1);
