@@ -43,13 +43,23 @@ DEFINE_OPS(u64, uint64_t, uint64_t, 0, UINT64_MAX, IMIN, IMAX, ADD_WRAP)
 DEFINE_OPS(f32, float, float, -INFINITY, INFINITY, fminf, fmaxf, FADD)
 DEFINE_OPS(f64, double, double, -INFINITY, INFINITY, fmin, fmax, FADD)
 
-#define REDUCE(name, T)                                   \
+/* The loops take op as a constant (one loop per operator), so that the
+   combine folds and the compiler can vectorise the integer ones: a switch
+   per element ran at a third of a plain C loop's speed. */
+#define REDUCE_LOOP(name, T, OPC)                         \
     {                                                     \
         const T *x = in;                                  \
-        T acc = name##_identity(op);                      \
+        T acc = name##_identity(OPC);                     \
         for (size_t i = 0; i < n; i++)                    \
-            acc = name##_combine(op, acc, x[i]);          \
+            acc = name##_combine(OPC, acc, x[i]);         \
         memcpy(result, &acc, sizeof acc);                 \
+    }
+
+#define REDUCE(name, T)                                   \
+    switch (op) {                                         \
+    case GPGPU_MIN: REDUCE_LOOP(name, T, GPGPU_MIN) break; \
+    case GPGPU_MAX: REDUCE_LOOP(name, T, GPGPU_MAX) break; \
+    default: REDUCE_LOOP(name, T, GPGPU_SUM) break;       \
     }
 
 /* Pairwise sum: error grows with log n instead of n, in a fixed order. */
@@ -151,20 +161,34 @@ void gpgpu__identity(gpgpu_type t, gpgpu_op op, void *out)
     reduce_serial(t, op, NULL, 0, out);
 }
 
-/* In place is fine: each input is read before its output is written. */
-#define SCAN(name, T)                                              \
+/* In place is fine: each input is read before its output is written.
+   Operator and kind are constants in each loop (as REDUCE_LOOP). */
+#define SCAN_LOOP(name, T, OPC, INCL)                              \
     {                                                              \
         const T *x = in;                                           \
         T *y = out;                                                \
-        T acc = name##_identity(op);                               \
+        T acc = name##_identity(OPC);                              \
         if (init)                                                  \
             memcpy(&acc, init, sizeof acc);                        \
         for (size_t i = 0; i < n; i++) {                           \
             T v = x[i];                                            \
-            T next = name##_combine(op, acc, v);                   \
-            y[i] = kind == GPGPU_INCLUSIVE ? next : acc;           \
+            T next = name##_combine(OPC, acc, v);                  \
+            y[i] = INCL ? next : acc;                              \
             acc = next;                                            \
         }                                                          \
+    }
+
+#define SCAN_KIND(name, T, OPC)                                    \
+    if (kind == GPGPU_INCLUSIVE)                                   \
+        SCAN_LOOP(name, T, OPC, 1)                                 \
+    else                                                           \
+        SCAN_LOOP(name, T, OPC, 0)
+
+#define SCAN(name, T)                                              \
+    switch (op) {                                                  \
+    case GPGPU_MIN: SCAN_KIND(name, T, GPGPU_MIN) break;           \
+    case GPGPU_MAX: SCAN_KIND(name, T, GPGPU_MAX) break;           \
+    default: SCAN_KIND(name, T, GPGPU_SUM) break;                  \
     }
 
 static void scan_serial(gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind, const void *in,

@@ -71,8 +71,18 @@ void gpgpu__host_reduce_index(gpgpu_type t, gpgpu_op op, const void *in, size_t 
 static size_t run_end(const unsigned char *keys, size_t ksize, size_t i, size_t n)
 {
     size_t j = i + 1;
-    while (j < n && !memcmp(keys + j * ksize, keys + i * ksize, ksize))
-        j++;
+    if (ksize == 4) { /* the key types' widths, compared as words */
+        const uint32_t *k = (const uint32_t *)(const void *)keys, head = k[i];
+        while (j < n && k[j] == head)
+            j++;
+    } else if (ksize == 8) {
+        const uint64_t *k = (const uint64_t *)(const void *)keys, head = k[i];
+        while (j < n && k[j] == head)
+            j++;
+    } else {
+        while (j < n && !memcmp(keys + j * ksize, keys + i * ksize, ksize))
+            j++;
+    }
     return j;
 }
 
