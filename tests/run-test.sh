@@ -3,12 +3,14 @@
 # cache is not safe against several processes updating it at once, and the
 # gpgpu disk cache is part of what the tests check.
 # The caller's environment must not change what the tests see: every
-# GPGPU_* and POCL_* variable is cleared except the three that choose what
-# to test (GPGPU_DEVICE, GPGPU_TEST_DEVICES, GPGPU_TEST_SEED); the caches
-# are set below.
+# GPGPU_* and POCL_* variable is cleared except those that choose what to
+# test (GPGPU_DEVICE, GPGPU_TEST_DEVICES, GPGPU_TEST_SEED, and
+# GPGPU_HOST_BELOW: the suites' contexts run every size on the kernels
+# unless it is set, e.g. to the plan's thresholds); the caches are set
+# below.
 for var in $(env | sed -n 's/^\(GPGPU_[A-Za-z0-9_]*\)=.*/\1/p; s/^\(POCL_[A-Za-z0-9_]*\)=.*/\1/p'); do
     case $var in
-    GPGPU_DEVICE | GPGPU_TEST_DEVICES | GPGPU_TEST_SEED) ;;
+    GPGPU_DEVICE | GPGPU_TEST_DEVICES | GPGPU_TEST_SEED | GPGPU_HOST_BELOW) ;;
     *) unset "$var" ;;
     esac
 done

@@ -14,7 +14,10 @@
      the smallest array it takes), GPGPU_HOST_READS=0|1 (integer
      reductions of pageable memory run on the host's threads),
      GPGPU_SMALL_HOST (host calls of at most this many elements run on
-     the host; 0: none), GPGPU_THREADS (host threads, pool.c) */
+     the host; 0: none), GPGPU_HOST_BELOW (per primitive: "N" for all, or
+     "sort=N,scan=N,..." with host_prim_names; host calls of fewer than N
+     elements run the host's own code), GPGPU_THREADS (host threads,
+     pool.c) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +41,43 @@ static int env_flag(const char *name, int dflt)
     if (v && (!strcmp(v, "0") || !strcmp(v, "1")))
         return *v == '1';
     return dflt;
+}
+
+/* tune.host_below's names, in gpgpu__host_prim's order (GPGPU_HOST_BELOW,
+   gpgpu_plan_description). */
+static const char *const host_prim_names[GPGPU__HB_COUNT] = {
+    "reduce", "reduce-f", "scan", "sort", "histogram", "edges", "sum-exact",
+    "segmented", "index", "by-key", "runs", "segsort"};
+
+/* GPGPU_HOST_BELOW: "N" sets every primitive's threshold, "name=N,..." the
+   ones named; anything else is ignored from the first bad entry on. */
+static void host_below_env(size_t *below)
+{
+    const char *v = getenv("GPGPU_HOST_BELOW");
+    if (!v || !*v)
+        return;
+    char *end;
+    if (*v >= '0' && *v <= '9') {
+        unsigned long long x = strtoull(v, &end, 10);
+        if (!*end)
+            for (int p = 0; p < GPGPU__HB_COUNT; p++)
+                below[p] = (size_t)x;
+        return;
+    }
+    while (*v) {
+        int p;
+        size_t len = strcspn(v, "=");
+        for (p = 0; p < GPGPU__HB_COUNT; p++)
+            if (strlen(host_prim_names[p]) == len && !strncmp(v, host_prim_names[p], len))
+                break;
+        if (p == GPGPU__HB_COUNT || v[len] != '=')
+            return;
+        unsigned long long x = strtoull(v + len + 1, &end, 10);
+        if (end == v + len + 1 || (*end && *end != ','))
+            return;
+        below[p] = (size_t)x;
+        v = *end ? end + 1 : end;
+    }
 }
 
 static size_t pow2_floor(size_t x)
@@ -111,6 +151,18 @@ void gpgpu__plan_init(gpgpu_context *ctx)
     /* Discrete GPUs: a call's launches and transfers cost tens of us, more
        than the host takes to reduce, scan, sort or bin 4096 elements. */
     t->small_host = ctx->unified ? 0 : 4096;
+    /* Per primitive, host calls below these sizes run the host's own code
+       (lib/host) on its threads: discrete GPUs, where each is small_host + 1
+       for what small_host always routed; and CPUs, measured (below). */
+    memset(t->host_below, 0, sizeof t->host_below);
+    if (t->small_host) {
+        t->host_below[GPGPU__HB_REDUCE] = t->host_below[GPGPU__HB_SCAN] =
+            t->host_below[GPGPU__HB_SORT] = t->host_below[GPGPU__HB_HISTOGRAM] =
+                t->host_below[GPGPU__HB_SEGSORT] = t->small_host + 1;
+    }
+    if (cpu) {
+        /* measured: filled in below */
+    }
 
     t->wg = pow2_floor(env_size("GPGPU_WG", t->wg));
     if (t->wg > ctx->max_wg)
@@ -133,9 +185,16 @@ void gpgpu__plan_init(gpgpu_context *ctx)
     t->host_reads = env_flag("GPGPU_HOST_READS", t->host_reads);
     {
         const char *v = getenv("GPGPU_SMALL_HOST");
-        if (v && *v)
+        if (v && *v) {
             t->small_host = (size_t)strtoull(v, NULL, 10); /* 0: none */
+            /* every primitive but the float reductions, whose bits follow
+               the route */
+            for (int p = 0; p < GPGPU__HB_COUNT; p++)
+                if (p != GPGPU__HB_REDUCE_F)
+                    t->host_below[p] = t->small_host ? t->small_host + 1 : 0;
+        }
     }
+    host_below_env(t->host_below);
     /* The host API's segmented sort: on the host's threads, each sorting
        whole segments serially (CPU devices), or by the kernels (GPUs;
        segsort.c). PoCL, 2 shared cores (load 4.5), 2^22 u32 keys, median
@@ -191,16 +250,19 @@ const char *gpgpu_plan_description(const gpgpu_context *cctx)
                  "pinned-direct,staged(%zu MiB x %d slots, from %zu KiB, %zu threads)%s",
                  t->stage_bytes >> 20, GPGPU__STAGE_SLOTS, t->stage_min >> 10,
                  gpgpu__host_threads(), t->host_reads ? ",host-reads" : "");
-    if (t->small_host) {
-        size_t used = strlen(arrays);
-        snprintf(arrays + used, sizeof arrays - used, ",host-below=%zu", t->small_host + 1);
-    }
+    /* host-below=reduce:65536,sort:... (the primitives with a threshold) */
+    char below[256] = "";
+    for (int p = 0, used = 0; p < GPGPU__HB_COUNT; p++)
+        if (t->host_below[p] && used < (int)sizeof below)
+            used += snprintf(below + used, sizeof below - (size_t)used, "%s%s:%zu",
+                             used ? "," : " host-below=", host_prim_names[p],
+                             t->host_below[p]);
     snprintf(ctx->plan_text, sizeof ctx->plan_text,
              "wg=%zu groups=%zu layout=%s scan=%s scan_tile=%zu sort_bits=%d sort_tile=%zu "
-             "histogram=%s ptx=%s host-arrays=%s",
+             "histogram=%s ptx=%s host-arrays=%s%s",
              t->wg, t->groups, t->chunked ? "chunk-per-item" : "coalesced",
              t->scan_single ? "single-pass" : "multipass", t->scan_tile, t->sort_bits,
              t->sort_tile, t->hist_local ? "local-atomics" : "private-bins",
-             t->nv_ptx ? "yes" : "no", arrays);
+             t->nv_ptx ? "yes" : "no", arrays, below);
     return ctx->plan_text;
 }
