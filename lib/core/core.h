@@ -129,9 +129,11 @@ typedef enum {
     GPGPU__HB_HISTOGRAM,  /* histogram, histogram_rgba8 */
     GPGPU__HB_EDGES,      /* histogram_edges */
     GPGPU__HB_SUM_EXACT,  /* GPGPU_SUM_EXACT */
-    GPGPU__HB_SEGMENTED,  /* segmented reduce and scan */
+    GPGPU__HB_SEGMENTED,  /* segmented reduce */
+    GPGPU__HB_SEG_SCAN,   /* segmented scan */
     GPGPU__HB_INDEX,      /* reduce_index (argmin, argmax) */
-    GPGPU__HB_BY_KEY,     /* reduce_by_key, scan_by_key */
+    GPGPU__HB_BY_KEY,     /* reduce_by_key */
+    GPGPU__HB_SCAN_BY_KEY, /* scan_by_key */
     GPGPU__HB_RUNS,       /* unique, run_length_encode */
     GPGPU__HB_SEGSORT,    /* segmented_sort */
     GPGPU__HB_COUNT
@@ -163,7 +165,8 @@ typedef struct {
                            the host: a launch costs more than their work */
     size_t host_below[GPGPU__HB_COUNT]; /* per primitive: host calls of fewer
                            elements run the host's own code (lib/host);
-                           0: none (plan.c, measured per device) */
+                           0: none, SIZE_MAX: all (plan.c, measured per
+                           device) */
 } gpgpu__tuning;
 
 /* Fills ctx->tune from the device's properties and GPGPU_* overrides. */

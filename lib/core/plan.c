@@ -47,7 +47,7 @@ static int env_flag(const char *name, int dflt)
    gpgpu_plan_description). */
 static const char *const host_prim_names[GPGPU__HB_COUNT] = {
     "reduce", "reduce-f", "scan", "sort", "histogram", "edges", "sum-exact",
-    "segmented", "index", "by-key", "runs", "segsort"};
+    "segmented", "seg-scan", "index", "by-key", "scan-by-key", "runs", "segsort"};
 
 /* GPGPU_HOST_BELOW: "N" sets every primitive's threshold, "name=N,..." the
    ones named; anything else is ignored from the first bad entry on. */
@@ -161,7 +161,49 @@ void gpgpu__plan_init(gpgpu_context *ctx)
                 t->host_below[GPGPU__HB_SEGSORT] = t->small_host + 1;
     }
     if (cpu) {
-        /* measured: filled in below */
+        /* CPU devices (PoCL): the crossovers measured on 2 shared cores
+           (EPYC, PoCL 3.1, load 8-13 from other jobs), 2026-11-25, commit
+           20ab343 + the host's threaded segmented and by-key parts:
+             GPGPU_HOST_BELOW=0 | =1000000000 gpgpu-bench --api host
+               --sizes 12,14,16,18,20,22 --repeat 7 --json
+           comparing each row's ratio to its serial C loop on the device
+           and on the host's own code. A threshold is the power of two
+           between the last size the host's code won and the first the
+           kernels won; "all": the kernels won at no size up to 2^22.
+             reduce (u32)    device 0.62x / host 1.50x at 2^18, 1.48 / 1.06 at 2^20
+             reduce-f (f32)  device 0.79 / host 1.00 at 2^14, 1.01 / 1.00 at 2^16;
+                             left 0: float bits follow the route (reduce.c)
+             scan (u32)      device 0.07-0.36 at every size, host 0.9-1.1: all
+             sort            u32 0.72 / 1.26 at 2^18, 1.13 / 1.46 at 2^20,
+                             1.38 / 0.40 at 2^22; pairs 1.12 / 0.46 at 2^20
+             histogram       f32 256 bins 0.65 / 0.57 at 2^14, 1.21 / 0.65 at
+                             2^16; rgba8 1.13 / 0.61 at 2^16
+             edges (f32, 256 uneven edges)  0.76 / 1.66 at 2^16, 1.31 / 1.27
+                             at 2^18, 1.45 / 2.07 at 2^20, 2.33 / - at 2^22
+             sum-exact       f32 0.21 / 0.35 at 2^14, 0.73 / 0.34 at 2^16
+             segmented       (reduce, 1024 a segment) 0.47 / 0.99 at 2^16,
+                             1.16 / 0.93 at 2^18
+             seg-scan        device 0.03-0.18 at every size: all
+             index (argmin)  0.88 / 1.00 at 2^14, 1.05 / 1.07 at 2^16
+             by-key (reduce, runs of 64)  0.22 / 0.63 at 2^16, 1.45 / 0.59 at 2^18
+             scan-by-key     0.56 / 0.86 at 2^18, 0.62 / 1.09 at 2^20: all
+             runs            unique 0.93 / 0.86 at 2^16, 3.79 / 0.99 at 2^18;
+                             rle 0.97 / 1.16 at 2^16, 0.87 / 0.92 at 2^18
+           The figures swing by 2x from run to run on this shared box; the
+           thresholds follow the trend of each pair of rows. */
+        size_t *b = t->host_below;
+        b[GPGPU__HB_REDUCE] = (size_t)1 << 19;
+        b[GPGPU__HB_SCAN] = SIZE_MAX;
+        b[GPGPU__HB_SORT] = (size_t)1 << 20;
+        b[GPGPU__HB_HISTOGRAM] = (size_t)1 << 16;
+        b[GPGPU__HB_EDGES] = (size_t)1 << 20;
+        b[GPGPU__HB_SUM_EXACT] = (size_t)1 << 15;
+        b[GPGPU__HB_SEGMENTED] = (size_t)1 << 17;
+        b[GPGPU__HB_SEG_SCAN] = SIZE_MAX;
+        b[GPGPU__HB_INDEX] = (size_t)1 << 15;
+        b[GPGPU__HB_BY_KEY] = (size_t)1 << 17;
+        b[GPGPU__HB_SCAN_BY_KEY] = SIZE_MAX;
+        b[GPGPU__HB_RUNS] = (size_t)1 << 17;
     }
 
     t->wg = pow2_floor(env_size("GPGPU_WG", t->wg));
@@ -253,10 +295,13 @@ const char *gpgpu_plan_description(const gpgpu_context *cctx)
     /* host-below=reduce:65536,sort:... (the primitives with a threshold) */
     char below[256] = "";
     for (int p = 0, used = 0; p < GPGPU__HB_COUNT; p++)
-        if (t->host_below[p] && used < (int)sizeof below)
-            used += snprintf(below + used, sizeof below - (size_t)used, "%s%s:%zu",
-                             used ? "," : " host-below=", host_prim_names[p],
-                             t->host_below[p]);
+        if (t->host_below[p] && used < (int)sizeof below) {
+            char v[24] = "all";
+            if (t->host_below[p] != SIZE_MAX)
+                snprintf(v, sizeof v, "%zu", t->host_below[p]);
+            used += snprintf(below + used, sizeof below - (size_t)used, "%s%s:%s",
+                             used ? "," : " host-below=", host_prim_names[p], v);
+        }
     snprintf(ctx->plan_text, sizeof ctx->plan_text,
              "wg=%zu groups=%zu layout=%s scan=%s scan_tile=%zu sort_bits=%d sort_tile=%zu "
              "histogram=%s ptx=%s host-arrays=%s%s",

@@ -133,7 +133,19 @@ static void reduce_part(void *arg, size_t i)
     }
 }
 
-void gpgpu__host_reduce(gpgpu_type t, gpgpu_op op, const void *in, size_t n, void *result)
+/* Runs fn over nparts parts on the host's threads, or in order on the
+   calling thread (seq: already inside a gpgpu__parallel part). */
+static void run_parts(int seq, size_t nparts, void (*fn)(void *, size_t), void *arg)
+{
+    if (seq)
+        for (size_t i = 0; i < nparts; i++)
+            fn(arg, i);
+    else
+        gpgpu__parallel(nparts, fn, arg);
+}
+
+static void host_reduce(int seq, gpgpu_type t, gpgpu_op op, const void *in, size_t n,
+                        void *result)
 {
     size_t size = gpgpu__type(t)->size, nparts = (n + HOST_PART - 1) / HOST_PART;
     char *part = nparts > 1 ? malloc(nparts * 8) : NULL;
@@ -142,7 +154,7 @@ void gpgpu__host_reduce(gpgpu_type t, gpgpu_op op, const void *in, size_t n, voi
         return;
     }
     reduce_job j = {t, op, in, n, size, part};
-    gpgpu__parallel(nparts, reduce_part, &j);
+    run_parts(seq, nparts, reduce_part, &j);
     if (t == GPGPU_F32 && op == GPGPU_SUM) {
         double s = sum_f64((const double *)part, nparts);
         float f = (float)s;
@@ -154,6 +166,16 @@ void gpgpu__host_reduce(gpgpu_type t, gpgpu_op op, const void *in, size_t n, voi
         reduce_serial(t, op, part, nparts, result);
     }
     free(part);
+}
+
+void gpgpu__host_reduce(gpgpu_type t, gpgpu_op op, const void *in, size_t n, void *result)
+{
+    host_reduce(0, t, op, in, n, result);
+}
+
+void gpgpu__host_reduce_seq(gpgpu_type t, gpgpu_op op, const void *in, size_t n, void *result)
+{
+    host_reduce(1, t, op, in, n, result);
 }
 
 void gpgpu__identity(gpgpu_type t, gpgpu_op op, void *out)
@@ -231,8 +253,8 @@ static void scan_part(void *arg, size_t i)
                 j->offsets + i * j->size);
 }
 
-void gpgpu__host_scan(gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind, const void *in,
-                      void *out, size_t n, const void *init)
+static void host_scan(int seq, gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind,
+                      const void *in, void *out, size_t n, const void *init)
 {
     size_t size = gpgpu__type(t)->size, nparts = (n + HOST_PART - 1) / HOST_PART;
     char *offsets = nparts > 1 ? malloc(nparts * size) : NULL;
@@ -241,9 +263,21 @@ void gpgpu__host_scan(gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind, const voi
         return;
     }
     scan_job j = {t, op, kind, in, out, n, size, offsets};
-    gpgpu__parallel(nparts, scan_total, &j);
+    run_parts(seq, nparts, scan_total, &j);
     /* totals -> seeds: an exclusive scan of the totals, in place, from init */
     scan_serial(t, op, GPGPU_EXCLUSIVE, offsets, offsets, nparts, init);
-    gpgpu__parallel(nparts, scan_part, &j);
+    run_parts(seq, nparts, scan_part, &j);
     free(offsets);
+}
+
+void gpgpu__host_scan(gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind, const void *in,
+                      void *out, size_t n, const void *init)
+{
+    host_scan(0, t, op, kind, in, out, n, init);
+}
+
+void gpgpu__host_scan_seq(gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind, const void *in,
+                          void *out, size_t n, const void *init)
+{
+    host_scan(1, t, op, kind, in, out, n, init);
 }

@@ -29,11 +29,12 @@ static int key_type_ok(gpgpu_type t)
 /* Whether a host call over n elements runs the host's own code (the
    plan's host-below; float values by reduce-f: their bits follow the
    combining order), the types supported. */
-static int host_below(gpgpu_context *ctx, gpgpu_type key_type, gpgpu_type value_type,
+static int host_below(gpgpu_context *ctx, gpgpu_type key_type, gpgpu_type value_type, int scan,
                       size_t n)
 {
     return gpgpu__host_below(ctx, gpgpu__type(value_type)->is_float ? GPGPU__HB_REDUCE_F
-                                                                    : GPGPU__HB_BY_KEY, n) &&
+                                  : scan ? GPGPU__HB_SCAN_BY_KEY
+                                         : GPGPU__HB_BY_KEY, n) &&
            gpgpu__type_supported(ctx, key_type) == GPGPU_SUCCESS &&
            gpgpu__type_supported(ctx, value_type) == GPGPU_SUCCESS;
 }
@@ -401,7 +402,7 @@ gpgpu_status gpgpu_reduce_by_key(gpgpu_context *ctx, gpgpu_type key_type, const 
                         !overlap(values_out, vb, values, vb) &&
                         !overlap(keys_out, kb, values_out, vb), __func__,
                    "keys_out or values_out overlaps keys, values or the other (n = %zu); the outputs must not overlap the inputs or each other", n);
-    if (ctx->host || (op < GPGPU_OP_USER && host_below(ctx, key_type, value_type, n))) {
+    if (ctx->host || (op < GPGPU_OP_USER && host_below(ctx, key_type, value_type, 0, n))) {
         if (op >= GPGPU_OP_USER)
             return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
                                "user-defined operators need an OpenCL device");
@@ -438,7 +439,7 @@ gpgpu_status gpgpu_scan_by_key(gpgpu_context *ctx, gpgpu_type key_type, const vo
     GPGPU__REQUIRE(ctx, (out == values || !overlap(out, vb, values, vb)) &&
                         !overlap(out, vb, keys, kb), __func__,
                    "out overlaps keys or partly overlaps values (n = %zu); out may be values itself but must not otherwise overlap keys or values", n);
-    if (ctx->host || (op < GPGPU_OP_USER && host_below(ctx, key_type, value_type, n))) {
+    if (ctx->host || (op < GPGPU_OP_USER && host_below(ctx, key_type, value_type, 1, n))) {
         if (op >= GPGPU_OP_USER)
             return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
                                "user-defined operators need an OpenCL device");

@@ -57,9 +57,10 @@ gpgpu_status gpgpu__segmented_program(gpgpu_context *ctx, gpgpu_type t, gpgpu_op
 /* Whether a host call over n elements of t runs the host's own code
    (the plan's host-below; floats by reduce-f: their bits follow the
    combining order). */
-static int host_below(const gpgpu_context *ctx, gpgpu_type t, size_t n)
+static int host_below(const gpgpu_context *ctx, gpgpu_type t, int scan, size_t n)
 {
     return gpgpu__host_below(ctx, gpgpu__type(t)->is_float ? GPGPU__HB_REDUCE_F
+                                  : scan                   ? GPGPU__HB_SEG_SCAN
                                                            : GPGPU__HB_SEGMENTED, n);
 }
 
@@ -302,7 +303,7 @@ gpgpu_status gpgpu_segmented_reduce(gpgpu_context *ctx, gpgpu_type t, gpgpu_op o
     GPGPU__TRY(gpgpu__offsets_check(ctx, __func__, t, offsets, nseg, &total));
     GPGPU__REQUIRE(ctx, in != NULL || total == 0, __func__,
                    "in is NULL while the segments cover %zu elements; it may be NULL only when they cover none", total);
-    if (ctx->host || (op < GPGPU_OP_USER && host_below(ctx, t, total))) {
+    if (ctx->host || (op < GPGPU_OP_USER && host_below(ctx, t, 0, total))) {
         if (op >= GPGPU_OP_USER)
             return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
                                "user-defined operators need an OpenCL device");
@@ -344,7 +345,7 @@ gpgpu_status gpgpu_segmented_scan(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
                         !partial_overlap((uintptr_t)in + first * size,
                                          (uintptr_t)out + first * size, total * size), __func__,
                    "in and out partly overlap over the %zu elements the segments cover; they must be the same array or not overlap", total);
-    if (ctx->host || (op < GPGPU_OP_USER && host_below(ctx, t, total))) {
+    if (ctx->host || (op < GPGPU_OP_USER && host_below(ctx, t, 1, total))) {
         if (op >= GPGPU_OP_USER)
             return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
                                "user-defined operators need an OpenCL device");
