@@ -175,6 +175,22 @@ typedef struct {
         }                                                                  \
     } while (0)
 
+/* L.lut (L.nlut slots, allocated) filled for the cuts of p, with L.lo and
+   L.scale. */
+static void lut_build(gpgpu_type t, const gpgpu__hist_params *p, edges_lut *Lp)
+{
+#define L (*Lp)
+    switch (t) {
+    case GPGPU_I32: HOST_EDGES_LUT(int32_t, i32); break;
+    case GPGPU_U32: HOST_EDGES_LUT(uint32_t, u32); break;
+    case GPGPU_F32: HOST_EDGES_LUT(float, f32); break;
+    case GPGPU_I64: HOST_EDGES_LUT(int64_t, i64); break;
+    case GPGPU_U64: HOST_EDGES_LUT(uint64_t, u64); break;
+    case GPGPU_F64: HOST_EDGES_LUT(double, f64); break;
+    }
+#undef L
+}
+
 static void host_edges(gpgpu_type t, const void *in, size_t n, const gpgpu__hist_params *p,
                        uint64_t *bins)
 {
@@ -188,14 +204,7 @@ static void host_edges(gpgpu_type t, const void *in, size_t n, const gpgpu__hist
     if (n >= 4 * L.nlut && p->ncut > 1)
         L.lut = malloc(L.nlut * sizeof *L.lut);
     if (L.lut) {
-        switch (t) {
-        case GPGPU_I32: HOST_EDGES_LUT(int32_t, i32); break;
-        case GPGPU_U32: HOST_EDGES_LUT(uint32_t, u32); break;
-        case GPGPU_F32: HOST_EDGES_LUT(float, f32); break;
-        case GPGPU_I64: HOST_EDGES_LUT(int64_t, i64); break;
-        case GPGPU_U64: HOST_EDGES_LUT(uint64_t, u64); break;
-        case GPGPU_F64: HOST_EDGES_LUT(double, f64); break;
-        }
+        lut_build(t, p, &L);
         switch (t) {
         case GPGPU_I32: HOST_EDGES_LOOP(int32_t, i32); break;
         case GPGPU_U32: HOST_EDGES_LOOP(uint32_t, u32); break;
@@ -226,8 +235,27 @@ static gpgpu_status cuts_upload(gpgpu_context *ctx, gpgpu_type t, gpgpu__hist_pa
     p->cuts_mem = NULL;
     if (p->empty)
         return GPGPU_SUCCESS;
-    return gpgpu__buffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                         p->ncut * gpgpu__type(t)->size, p->cuts, &p->cuts_mem);
+    const size_t bytes = p->ncut * gpgpu__type(t)->size;
+    if (!ctx->tune.chunked)
+        return gpgpu__buffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, p->cuts,
+                             &p->cuts_mem);
+    /* CPUs: the cuts, then the host's lookup table (kernels/histogram.cl,
+       hist_bin): its slots (uint), its scale (float bits) and its counts */
+    edges_lut L = {NULL, 4 * p->ncut, 0, 0};
+    uint32_t *buf = gpgpu__malloc(bytes + (2 + L.nlut) * sizeof(uint32_t));
+    if (!buf)
+        return gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "histogram_edges: no host memory");
+    memcpy(buf, p->cuts, bytes);
+    uint32_t *head = buf + bytes / sizeof *buf;
+    L.lut = head + 2;
+    lut_build(t, p, &L);
+    float scale = (float)L.scale;
+    head[0] = (uint32_t)L.nlut;
+    memcpy(&head[1], &scale, sizeof scale);
+    gpgpu_status s = gpgpu__buffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                   bytes + (2 + L.nlut) * sizeof(uint32_t), buf, &p->cuts_mem);
+    free(buf);
+    return s;
 }
 
 static void cuts_release(gpgpu__hist_params *p)
