@@ -15,7 +15,7 @@
      reductions of pageable memory run on the host's threads),
      GPGPU_SMALL_HOST (host calls of at most this many elements run on
      the host; 0: none), GPGPU_HOST_BELOW (per primitive: "N" for all, or
-     "sort=N,scan=N,..." with host_prim_names; host calls of fewer than N
+     "sort=N,scan=all,..." with host_prim_names; host calls of fewer than N
      elements run the host's own code), GPGPU_THREADS (host threads,
      pool.c) */
 #include <stdio.h>
@@ -49,19 +49,34 @@ static const char *const host_prim_names[GPGPU__HB_COUNT] = {
     "reduce", "reduce-f", "scan", "sort", "histogram", "edges", "sum-exact",
     "segmented", "seg-scan", "index", "by-key", "scan-by-key", "runs", "segsort"};
 
-/* GPGPU_HOST_BELOW: "N" sets every primitive's threshold, "name=N,..." the
-   ones named; anything else is ignored from the first bad entry on. */
+/* A threshold of GPGPU_HOST_BELOW at v: digits, or "all" (SIZE_MAX); *end
+   after it; 0 if there is neither (*end = v). */
+static size_t below_value(const char *v, const char **end)
+{
+    if (!strncmp(v, "all", 3)) {
+        *end = v + 3;
+        return SIZE_MAX;
+    }
+    char *e;
+    unsigned long long x = *v >= '0' && *v <= '9' ? strtoull(v, &e, 10) : 0;
+    *end = *v >= '0' && *v <= '9' ? e : v;
+    return (size_t)x;
+}
+
+/* GPGPU_HOST_BELOW: "N" (or "all") sets every primitive's threshold,
+   "name=N,..." the ones named; anything else is ignored from the first bad
+   entry on. */
 static void host_below_env(size_t *below)
 {
     const char *v = getenv("GPGPU_HOST_BELOW");
     if (!v || !*v)
         return;
-    char *end;
-    if (*v >= '0' && *v <= '9') {
-        unsigned long long x = strtoull(v, &end, 10);
+    const char *end;
+    size_t all = below_value(v, &end);
+    if (end != v) {
         if (!*end)
             for (int p = 0; p < GPGPU__HB_COUNT; p++)
-                below[p] = (size_t)x;
+                below[p] = all;
         return;
     }
     while (*v) {
@@ -72,10 +87,10 @@ static void host_below_env(size_t *below)
                 break;
         if (p == GPGPU__HB_COUNT || v[len] != '=')
             return;
-        unsigned long long x = strtoull(v + len + 1, &end, 10);
+        size_t x = below_value(v + len + 1, &end);
         if (end == v + len + 1 || (*end && *end != ','))
             return;
-        below[p] = (size_t)x;
+        below[p] = x;
         v = *end ? end + 1 : end;
     }
 }
