@@ -125,6 +125,13 @@ typedef struct {
     double lo, scale;
 } edges_lut;
 
+/* Four slots a cut, at most 2^20 (4 MiB): past that many edges a slot
+   holds several cuts, still a short walk. */
+static size_t lut_slots(size_t ncut)
+{
+    return ncut < ((size_t)1 << 18) ? 4 * ncut : (size_t)1 << 20;
+}
+
 #define HOST_EDGES_LUT(T, F)                                                \
     do {                                                                    \
         const T *cut = p->cuts;                                             \
@@ -200,7 +207,7 @@ static void host_edges(gpgpu_type t, const void *in, size_t n, const gpgpu__hist
         return;
     /* four slots a cut: most samples land in a slot with at most one cut;
        without memory for it (or for few samples), the binary search */
-    edges_lut L = {NULL, 4 * p->ncut, 0, 0};
+    edges_lut L = {NULL, lut_slots(p->ncut), 0, 0};
     if (n >= 4 * L.nlut && p->ncut > 1)
         L.lut = malloc(L.nlut * sizeof *L.lut);
     if (L.lut) {
@@ -241,7 +248,7 @@ static gpgpu_status cuts_upload(gpgpu_context *ctx, gpgpu_type t, gpgpu__hist_pa
                              &p->cuts_mem);
     /* CPUs: the cuts, then the host's lookup table (kernels/histogram.cl,
        hist_bin): its slots (uint), its scale (float bits) and its counts */
-    edges_lut L = {NULL, 4 * p->ncut, 0, 0};
+    edges_lut L = {NULL, lut_slots(p->ncut), 0, 0};
     uint32_t *buf = gpgpu__malloc(bytes + (2 + L.nlut) * sizeof(uint32_t));
     if (!buf)
         return gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "histogram_edges: no host memory");
