@@ -37,10 +37,12 @@ static void scan_one(int seq, gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind, c
         gpgpu__host_scan(t, op, kind, in, out, n, NULL);
 }
 
-/* Whether n elements in nseg segments (runs) go to the threads by parts. */
+/* Whether n elements in nseg segments (runs; 0: not known) go to the
+   threads by parts. The thread count only past the size test: it reads
+   the system's. */
 static int by_parts(size_t n, size_t nseg)
 {
-    return n >= 2 * (size_t)PART && nseg >= 4 * gpgpu__host_threads();
+    return n >= 2 * (size_t)PART && (nseg == 0 || nseg >= 4 * gpgpu__host_threads());
 }
 
 typedef struct {
@@ -215,13 +217,70 @@ static void by_key_part(void *arg, size_t g)
     }
 }
 
+/* Integer sums by key in one pass, the loop a C programmer writes (the
+   same bits as the per-run reduce: integer sums wrap in any order). */
+#define FUSED_RBK(K, V)                                                     \
+    {                                                                       \
+        const K *k = keys;                                                  \
+        const V *v = values;                                                \
+        K *ko = keys_out;                                                   \
+        V *vo = values_out, acc = 0;                                        \
+        size_t r = 0;                                                       \
+        for (size_t i = 0; i < n; i++) {                                    \
+            if (i > 0 && k[i] != k[i - 1]) {                                \
+                ko[r] = k[i - 1];                                           \
+                vo[r++] = acc;                                              \
+                acc = 0;                                                    \
+            }                                                               \
+            acc += v[i];                                                    \
+        }                                                                   \
+        if (n) {                                                            \
+            ko[r] = k[n - 1];                                               \
+            vo[r++] = acc;                                                  \
+        }                                                                   \
+        return r;                                                           \
+    }
+
+#define FUSED_SBK(K, V)                                                     \
+    {                                                                       \
+        const K *k = keys;                                                  \
+        const V *v = values;                                                \
+        V *o = out, acc = 0;                                                \
+        K prev = n ? k[0] : 0; /* in a register: o may alias k's type */    \
+        if (kind == GPGPU_INCLUSIVE)                                        \
+            for (size_t i = 0; i < n; i++) {                                \
+                const K ki = k[i];                                          \
+                const V x = v[i];                                           \
+                acc = ki != prev ? 0 : acc;                                 \
+                prev = ki;                                                  \
+                o[i] = acc += x;                                            \
+            }                                                               \
+        else                                                                \
+            for (size_t i = 0; i < n; i++) {                                \
+                const K ki = k[i];                                          \
+                const V x = v[i];                                           \
+                acc = ki != prev ? 0 : acc;                                 \
+                prev = ki;                                                  \
+                o[i] = acc;                                                 \
+                acc += x;                                                   \
+            }                                                               \
+        return;                                                             \
+    }
+
+/* Whether the fused loops take (key_type, value_type, op): integer sums. */
+static int fused(gpgpu_type key_type, gpgpu_type value_type, gpgpu_op op)
+{
+    (void)key_type; /* the key types are integers of 4 or 8 bytes */
+    return (op == GPGPU_SUM || op == GPGPU_SUM_EXACT) && !gpgpu__type(value_type)->is_float;
+}
+
 size_t gpgpu__host_reduce_by_key(gpgpu_type key_type, const void *keys, gpgpu_type value_type,
                                  gpgpu_op op, const void *values, size_t n, void *keys_out,
                                  void *values_out)
 {
     const size_t ksize = gpgpu__type(key_type)->size, vsize = gpgpu__type(value_type)->size;
     const size_t nparts = (n + PART - 1) / PART;
-    size_t *first = by_parts(n, 4 * gpgpu__host_threads()) ? malloc(nparts * sizeof *first)
+    size_t *first = by_parts(n, 0) ? malloc(nparts * sizeof *first)
                                                           : NULL;
     if (first) {
         seg_job j = {value_type, key_type, op, GPGPU_INCLUSIVE, 0, values, keys, values_out,
@@ -236,6 +295,16 @@ size_t gpgpu__host_reduce_by_key(gpgpu_type key_type, const void *keys, gpgpu_ty
         gpgpu__parallel(nparts, by_key_part, &j);
         free(first);
         return runs;
+    }
+    if (fused(key_type, value_type, op)) {
+        if (ksize == 4 && vsize == 4)
+            FUSED_RBK(uint32_t, uint32_t)
+        if (ksize == 4 && vsize == 8)
+            FUSED_RBK(uint32_t, uint64_t)
+        if (ksize == 8 && vsize == 4)
+            FUSED_RBK(uint64_t, uint32_t)
+        if (ksize == 8 && vsize == 8)
+            FUSED_RBK(uint64_t, uint64_t)
     }
     size_t runs = 0;
     for (size_t i = 0; i < n; runs++) {
@@ -253,11 +322,21 @@ void gpgpu__host_scan_by_key(gpgpu_type key_type, const void *keys, gpgpu_type v
                              size_t n)
 {
     const size_t ksize = gpgpu__type(key_type)->size, vsize = gpgpu__type(value_type)->size;
-    if (by_parts(n, 4 * gpgpu__host_threads())) {
+    if (by_parts(n, 0)) {
         seg_job j = {value_type, key_type, op, kind, 1, values, keys, out, NULL, NULL, 0, n,
                      NULL};
         gpgpu__parallel((n + PART - 1) / PART, by_key_part, &j);
         return;
+    }
+    if (fused(key_type, value_type, op)) {
+        if (ksize == 4 && vsize == 4)
+            FUSED_SBK(uint32_t, uint32_t)
+        if (ksize == 4 && vsize == 8)
+            FUSED_SBK(uint32_t, uint64_t)
+        if (ksize == 8 && vsize == 4)
+            FUSED_SBK(uint64_t, uint32_t)
+        if (ksize == 8 && vsize == 8)
+            FUSED_SBK(uint64_t, uint64_t)
     }
     for (size_t i = 0; i < n;) {
         size_t j = run_end(keys, ksize, i, n);
