@@ -178,8 +178,8 @@ void gpgpu__plan_init(gpgpu_context *ctx)
     if (cpu) {
         /* CPU devices (PoCL): the crossovers measured on 2 shared cores
            (EPYC, PoCL 3.1, load 8-13 from other jobs), 2026-11-25, commit
-           20ab343 (the host side of the second command ran partly on the
-           threaded segmented and by-key parts of 83d78bd):
+           20ab343 (later host-side speedups only move these toward the
+           host):
              GPGPU_HOST_BELOW=0 | =1000000000 gpgpu-bench --api host
                --sizes 12,14,16,18,20,22 --repeat 7 --json
            comparing each row's ratio to its serial C loop on the device
