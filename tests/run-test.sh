@@ -5,9 +5,10 @@
 # The caller's environment must not change what the tests see: every
 # GPGPU_* and POCL_* variable is cleared except those that choose what to
 # test (GPGPU_DEVICE, GPGPU_TEST_DEVICES, GPGPU_TEST_SEED, and
-# GPGPU_HOST_BELOW: the suites' contexts run every size on the kernels
-# unless it is set, e.g. to the plan's thresholds); the caches are set
-# below.
+# GPGPU_HOST_BELOW); the caches are set below. GPGPU_HOST_BELOW is 0 unless
+# set: the suites test the kernels at every size, not the plan's small
+# calls on the host's own code (which the "host" device runs); set it
+# (e.g. to "all") to test the routes through the plan's host code.
 for var in $(env | sed -n 's/^\(GPGPU_[A-Za-z0-9_]*\)=.*/\1/p; s/^\(POCL_[A-Za-z0-9_]*\)=.*/\1/p'); do
     case $var in
     GPGPU_DEVICE | GPGPU_TEST_DEVICES | GPGPU_TEST_SEED | GPGPU_HOST_BELOW) ;;
@@ -16,6 +17,8 @@ for var in $(env | sed -n 's/^\(GPGPU_[A-Za-z0-9_]*\)=.*/\1/p; s/^\(POCL_[A-Za-z
 done
 name=$(basename "$1" .sh)
 cache="${top_builddir:-.}/tests/.cache/$name"
+GPGPU_HOST_BELOW="${GPGPU_HOST_BELOW-0}"
+export GPGPU_HOST_BELOW
 mkdir -p "$cache/pocl" "$cache/gpgpu"
 chmod 700 "$cache/gpgpu"
 POCL_CACHE_DIR="$cache/pocl"

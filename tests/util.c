@@ -60,15 +60,7 @@ void *tu_alloc(size_t bytes)
 static int run_on(const char *spec, Suite *(*make)(void))
 {
     tu_device = spec;
-    /* The suites test the kernels at every size: the plan's host-below
-       (small calls on the host's own code, which the "host" device tests)
-       is off for their context unless the caller set it. */
-    const int below_set = getenv("GPGPU_HOST_BELOW") != NULL;
-    if (!below_set)
-        setenv("GPGPU_HOST_BELOW", "0", 1);
     gpgpu_status s = gpgpu_context_create(&tu_ctx, strcmp(spec, "default") ? spec : NULL);
-    if (!below_set)
-        unsetenv("GPGPU_HOST_BELOW");
     if (s != GPGPU_SUCCESS) {
         fprintf(stderr, "cannot open device %s: %s: %s\n", spec, gpgpu_status_string(s),
                 gpgpu_last_error(NULL));

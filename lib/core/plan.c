@@ -241,7 +241,8 @@ void gpgpu__plan_init(gpgpu_context *ctx)
     t->stage_bytes = env_size("GPGPU_STAGE_BYTES", t->stage_bytes);
     t->stage_min = env_size("GPGPU_STAGE_MIN", t->stage_min);
     t->host_reads = env_flag("GPGPU_HOST_READS", t->host_reads);
-    {
+    host_below_env(t->host_below);
+    {   /* after GPGPU_HOST_BELOW: it routes what discrete GPUs route */
         const char *v = getenv("GPGPU_SMALL_HOST");
         if (v && *v) {
             t->small_host = (size_t)strtoull(v, NULL, 10); /* 0: none */
@@ -252,7 +253,6 @@ void gpgpu__plan_init(gpgpu_context *ctx)
                     t->host_below[p] = t->small_host ? t->small_host + 1 : 0;
         }
     }
-    host_below_env(t->host_below);
     /* The host API's segmented sort: on the host's threads, each sorting
        whole segments serially (CPU devices), or by the kernels (GPUs;
        segsort.c). PoCL, 2 shared cores (load 4.5), 2^22 u32 keys, median
