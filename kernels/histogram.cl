@@ -65,6 +65,26 @@
    before; NaN is above no cut. The count is a binary search by halving
    steps with selects, not branches: the same log2(ncut) + 1 steps for
    every sample (random samples would mispredict every other branch). */
+#if CHUNKED
+/* CPUs: after the cuts, the host's lookup table (histogram_edges.c,
+   cuts_upload): its slot count, its scale, then per slot the number of cuts
+   at or below the slot's start. The slot only says where to start; a short
+   walk each way finds the number of cuts <= x exactly (NaN walks down to
+   none). One or two cuts read instead of log2(ncut) + 1. */
+inline int hist_bin(T x, HIST_RULE_ARGS, uint *b)
+{
+    __global const uint *lut = (__global const uint *)(cut + ncut);
+    const uint nlut = lut[0];
+    const float slot = (convert_float(x) - convert_float(cut[0])) * as_float(lut[1]);
+    uint pos = lut[2 + clamp(convert_int_sat(slot), 0, (int)nlut - 1)];
+    while (pos < ncut && cut[pos] <= x)
+        pos++;
+    while (pos > 0 && !(cut[pos - 1] <= x))
+        pos--;
+    *b = min(pos - 1, nbm1);
+    return pos > 0 && x <= top;
+}
+#else
 inline int hist_bin(T x, HIST_RULE_ARGS, uint *b)
 {
     uint pos = 0;
@@ -76,6 +96,7 @@ inline int hist_bin(T x, HIST_RULE_ARGS, uint *b)
     *b = min(pos - 1, nbm1);
     return pos > 0 && x <= top;
 }
+#endif
 
 #elif T_IS_FLOAT
 
@@ -211,7 +232,7 @@ inline uint16 hist_bin_vec(TV x, HIST_RULE_ARGS)
                 HIST_INC(bins, b);                                                    \
         }                                                                             \
     }
-#if HIST_EDGES
+#if HIST_EDGES && !CHUNKED
 /* The edges' searches, HIST_BATCH samples at a time: one search is a chain
    of dependent loads, several interleave. The rest as HIST_DEFINE_COUNT. */
 #define HIST_BATCH 8

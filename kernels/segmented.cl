@@ -1119,3 +1119,92 @@ void rbk_move(__global const uint *tk, __global const T *tv, __global const ulon
             vout[j] = tv[b + j];
     }
 }
+
+/* ---- scan by key on CPUs ----------------------------------------------------
+
+   The runs of equal keys are the segments, found as the scan goes, each
+   work item owning one contiguous chunk of the n elements (the CPU layout).
+   sbk_chunk_carry folds the chunk's last run, from its end back to the
+   run's head, into part[id] (only the tail after the chunk's last head is
+   read), and notes in heads[id] whether the chunk holds a head;
+   sbk_chunk_scan seeds its chunk with the fold of the parts from the
+   nearest earlier chunk with a head, then scans the chunk, restarting at
+   each head. Keys are compared as bit patterns of 32 or 64 bits (k64), so
+   one program per value type serves every key type; key_off counts keys. */
+
+static inline int sbk_head(__global const uint *keys, int k64, ulong i)
+{
+    if (i == 0)
+        return 1;
+    if (k64)
+        return keys[2 * i] != keys[2 * i - 2] || keys[2 * i + 1] != keys[2 * i - 1];
+    return keys[i] != keys[i - 1];
+}
+
+__kernel void sbk_chunk_carry(__global const uint *keys, ulong key_off, int k64,
+                              __global const T *in, ulong in_off, ulong n, __global T *part,
+                              __global uint *heads)
+{
+    keys += key_off << k64;
+    in += in_off;
+    const ulong id = get_global_id(0), items = get_global_size(0);
+    const ulong per = (n + items - 1) / items, lo = min(id * per, n), hi = min(lo + per, n);
+    T acc = IDENTITY;
+    uint head = 0;
+    for (ulong i = hi; i > lo && !head; i--) {
+        acc = COMBINE(in[i - 1], acc);
+        head = sbk_head(keys, k64, i - 1);
+    }
+    part[id] = acc;
+    heads[id] = head;
+}
+
+__kernel void sbk_chunk_scan(__global const uint *keys, ulong key_off, int k64,
+                             __global const T *in, ulong in_off, __global T *out, ulong out_off,
+                             ulong n, __global const T *part, __global const uint *heads,
+                             int inclusive)
+{
+    keys += key_off << k64;
+    in += in_off;
+    out += out_off;
+    const ulong id = get_global_id(0), items = get_global_size(0);
+    const ulong per = (n + items - 1) / items, lo = min(id * per, n), hi = min(lo + per, n);
+    if (lo >= hi)
+        return;
+    T acc = IDENTITY;
+    if (id > 0) {
+        ulong s = id - 1;
+        while (s > 0 && !heads[s])
+            s--;
+        acc = part[s];
+        for (ulong k = s + 1; k < id; k++)
+            acc = COMBINE(acc, part[k]);
+    }
+    /* one loop per key width and kind, the previous key in a register */
+#define SBK_SCAN(K, KEY, INCL)                                                 \
+    {                                                                          \
+        K prev = lo ? KEY(lo - 1) : ~KEY(0);                                   \
+        for (ulong i = lo; i < hi; i++) {                                      \
+            const K k = KEY(i);                                                \
+            const T x = in[i];                                                 \
+            acc = k != prev ? IDENTITY : acc;                                  \
+            prev = k;                                                          \
+            const T next = COMBINE(acc, x);                                    \
+            out[i] = INCL ? next : acc;                                        \
+            acc = next;                                                        \
+        }                                                                      \
+    }
+#define SBK_KEY32(i) keys[i]
+#define SBK_KEY64(i) (((ulong)keys[2 * (i) + 1] << 32) | keys[2 * (i)])
+    if (k64 && inclusive)
+        SBK_SCAN(ulong, SBK_KEY64, 1)
+    else if (k64)
+        SBK_SCAN(ulong, SBK_KEY64, 0)
+    else if (inclusive)
+        SBK_SCAN(uint, SBK_KEY32, 1)
+    else
+        SBK_SCAN(uint, SBK_KEY32, 0)
+#undef SBK_SCAN
+#undef SBK_KEY32
+#undef SBK_KEY64
+}

@@ -200,8 +200,11 @@ void select_scatter(__global const T *in, ulong off, ulong n, ulong first,
 }
 
 /* The heads of the item's part to out from dst, with the lengths of the
-   runs that end in the part (a branch per head: run-length encoding is
-   not on the CPUs' fast path). */
+   runs that end in the part. As scatter_part, without a data-dependent
+   branch: every element is stored at dst, its position beside it in
+   lengths, and dst advances past heads only; the positions then become
+   lengths within the item's range (the last head's position is left for
+   runs_fixup, firsts[part] is the first one's). */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void runs_scatter(__global const T *in, ulong off, ulong n, ulong first,
                   __global const ulong *incl, __global T *out, ulong out_off,
@@ -210,29 +213,35 @@ void runs_scatter(__global const T *in, ulong off, ulong n, ulong first,
 {
     const ulong part = get_global_id(0);
     const ulong begin = part * SELECT_ITEMS, end = min(begin + SELECT_ITEMS, n);
-    const ulong limit = incl[part];
-    ulong dst = part ? incl[part - 1] : 0, prev = RUN_NONE;
+    const ulong limit = incl[part], start = part ? incl[part - 1] : 0;
+    ulong dst = start, k = begin;
     in += off;
     out += out_off;
     lengths += lengths_off;
     T last = first_prev(in, begin, n);
-    for (ulong k = begin; k < end; k++) {
-        const T x = in[k];
-        if (keep(last, x, k, first)) {
+    for (; k + SELECT_UNROLL <= end && dst + SELECT_UNROLL <= limit; k += SELECT_UNROLL) {
+        for (uint u = 0; u < SELECT_UNROLL; u++) {
+            const T x = in[k + u];
             out[dst] = x;
-            if (prev == RUN_NONE)
-                firsts[part] = k;
-            else
-                lengths[dst - 1] = k - prev;
-            prev = k;
-            dst++;
+            lengths[dst] = k + u;
+            dst += keep(last, x, k + u, first);
+            last = x;
         }
+    }
+    for (; k < end && dst < limit; k++) {
+        const T x = in[k];
+        out[dst] = x;
+        lengths[dst] = k;
+        dst += keep(last, x, k, first);
         last = x;
     }
-    if (prev == RUN_NONE)
+    if (limit == start) {
         firsts[part] = RUN_NONE;
-    else
-        lengths[limit - 1] = prev;
+    } else {
+        firsts[part] = lengths[start];
+        for (ulong j = start; j + 1 < limit; j++)
+            lengths[j] = lengths[j + 1] - lengths[j];
+    }
     if (part == get_global_size(0) - 1)
         count[count_off] = limit;
 }

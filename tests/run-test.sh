@@ -3,17 +3,22 @@
 # cache is not safe against several processes updating it at once, and the
 # gpgpu disk cache is part of what the tests check.
 # The caller's environment must not change what the tests see: every
-# GPGPU_* and POCL_* variable is cleared except the three that choose what
-# to test (GPGPU_DEVICE, GPGPU_TEST_DEVICES, GPGPU_TEST_SEED); the caches
-# are set below.
+# GPGPU_* and POCL_* variable is cleared except those that choose what to
+# test (GPGPU_DEVICE, GPGPU_TEST_DEVICES, GPGPU_TEST_SEED, and
+# GPGPU_HOST_BELOW); the caches are set below. GPGPU_HOST_BELOW is 0 unless
+# set: the suites test the kernels at every size, not the plan's small
+# calls on the host's own code (which the "host" device runs); set it
+# (e.g. to "all") to test the routes through the plan's host code.
 for var in $(env | sed -n 's/^\(GPGPU_[A-Za-z0-9_]*\)=.*/\1/p; s/^\(POCL_[A-Za-z0-9_]*\)=.*/\1/p'); do
     case $var in
-    GPGPU_DEVICE | GPGPU_TEST_DEVICES | GPGPU_TEST_SEED) ;;
+    GPGPU_DEVICE | GPGPU_TEST_DEVICES | GPGPU_TEST_SEED | GPGPU_HOST_BELOW) ;;
     *) unset "$var" ;;
     esac
 done
 name=$(basename "$1" .sh)
 cache="${top_builddir:-.}/tests/.cache/$name"
+GPGPU_HOST_BELOW="${GPGPU_HOST_BELOW-0}"
+export GPGPU_HOST_BELOW
 mkdir -p "$cache/pocl" "$cache/gpgpu"
 chmod 700 "$cache/gpgpu"
 POCL_CACHE_DIR="$cache/pocl"

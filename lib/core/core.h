@@ -119,6 +119,26 @@ gpgpu_status gpgpu__check_failed(const gpgpu_context *ctx, const char *func, con
 
 /* ---- tuning (plan.c) ---------------------------------------------------- */
 
+/* The primitives the plan's host-below rule names, one threshold each
+   (tune.host_below; plan.c's host_prim_names spell them). */
+typedef enum {
+    GPGPU__HB_REDUCE,     /* reduce of integers (floats: GPGPU__HB_REDUCE_F) */
+    GPGPU__HB_REDUCE_F,   /* reduce, scan of floats (their bits follow the route's order) */
+    GPGPU__HB_SCAN,       /* scan of integers */
+    GPGPU__HB_SORT,       /* sort, sort_pairs */
+    GPGPU__HB_HISTOGRAM,  /* histogram, histogram_rgba8 */
+    GPGPU__HB_EDGES,      /* histogram_edges */
+    GPGPU__HB_SUM_EXACT,  /* GPGPU_SUM_EXACT */
+    GPGPU__HB_SEGMENTED,  /* segmented reduce */
+    GPGPU__HB_SEG_SCAN,   /* segmented scan */
+    GPGPU__HB_INDEX,      /* reduce_index (argmin, argmax) */
+    GPGPU__HB_BY_KEY,     /* reduce_by_key */
+    GPGPU__HB_SCAN_BY_KEY, /* scan_by_key */
+    GPGPU__HB_RUNS,       /* unique, run_length_encode */
+    GPGPU__HB_SEGSORT,    /* segmented_sort */
+    GPGPU__HB_COUNT
+} gpgpu__host_prim;
+
 typedef struct {
     int chunked;        /* 1: each work item owns one contiguous chunk (CPUs);
                            0: adjacent work items read adjacent words (GPUs) */
@@ -143,6 +163,10 @@ typedef struct {
                            host's threads (faster than the bus) */
     size_t small_host;  /* host calls of at most this many elements run on
                            the host: a launch costs more than their work */
+    size_t host_below[GPGPU__HB_COUNT]; /* per primitive: host calls of fewer
+                           elements run the host's own code (lib/host);
+                           0: none, SIZE_MAX: all (plan.c, measured per
+                           device) */
 } gpgpu__tuning;
 
 /* Fills ctx->tune from the device's properties and GPGPU_* overrides. */
@@ -186,7 +210,7 @@ struct gpgpu_context {
     int fp64, int64, int64_atomics;
     int vendor_nvidia;
     gpgpu__tuning tune;
-    char plan_text[512];         /* gpgpu_plan_description */
+    char plan_text[768];         /* gpgpu_plan_description */
 
     gpgpu__program *programs;    /* compiled programs, newest first */
 
@@ -313,6 +337,9 @@ int gpgpu__pinned(const gpgpu_context *ctx, const void *p, size_t bytes);
 int gpgpu__host_reads(gpgpu_context *ctx, const void *p, size_t bytes);
 /* Whether a host call of n elements runs on the host (tune.small_host). */
 int gpgpu__small_on_host(const gpgpu_context *ctx, size_t n);
+/* Whether a host call of primitive p over n elements runs the host's own
+   code instead of the device's (tune.host_below[p]: n below it). */
+int gpgpu__host_below(const gpgpu_context *ctx, gpgpu__host_prim p, size_t n);
 /* Whether host arrays of bytes are used in place (zero copy): the device
    shares host memory and one buffer can span them. */
 int gpgpu__in_place(const gpgpu_context *ctx, size_t bytes);

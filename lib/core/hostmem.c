@@ -170,6 +170,11 @@ int gpgpu__small_on_host(const gpgpu_context *ctx, size_t n)
     return n <= ctx->tune.small_host;
 }
 
+int gpgpu__host_below(const gpgpu_context *ctx, gpgpu__host_prim p, size_t n)
+{
+    return !ctx->host && n < ctx->tune.host_below[p];
+}
+
 int gpgpu__host_reads(gpgpu_context *ctx, const void *p, size_t bytes)
 {
     if (!ctx->tune.host_reads || ctx->tune.zero_copy || ctx->host || bytes < ctx->tune.stage_min)

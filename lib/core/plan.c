@@ -14,7 +14,10 @@
      the smallest array it takes), GPGPU_HOST_READS=0|1 (integer
      reductions of pageable memory run on the host's threads),
      GPGPU_SMALL_HOST (host calls of at most this many elements run on
-     the host; 0: none), GPGPU_THREADS (host threads, pool.c) */
+     the host; 0: none), GPGPU_HOST_BELOW (per primitive: "N" for all, or
+     "sort=N,scan=all,..." with host_prim_names; host calls of fewer than N
+     elements run the host's own code), GPGPU_THREADS (host threads,
+     pool.c) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +41,58 @@ static int env_flag(const char *name, int dflt)
     if (v && (!strcmp(v, "0") || !strcmp(v, "1")))
         return *v == '1';
     return dflt;
+}
+
+/* tune.host_below's names, in gpgpu__host_prim's order (GPGPU_HOST_BELOW,
+   gpgpu_plan_description). */
+static const char *const host_prim_names[GPGPU__HB_COUNT] = {
+    "reduce", "reduce-f", "scan", "sort", "histogram", "edges", "sum-exact",
+    "segmented", "seg-scan", "index", "by-key", "scan-by-key", "runs", "segsort"};
+
+/* A threshold of GPGPU_HOST_BELOW at v: digits, or "all" (SIZE_MAX); *end
+   after it; 0 if there is neither (*end = v). */
+static size_t below_value(const char *v, const char **end)
+{
+    if (!strncmp(v, "all", 3)) {
+        *end = v + 3;
+        return SIZE_MAX;
+    }
+    char *e;
+    unsigned long long x = *v >= '0' && *v <= '9' ? strtoull(v, &e, 10) : 0;
+    *end = *v >= '0' && *v <= '9' ? e : v;
+    return (size_t)x;
+}
+
+/* GPGPU_HOST_BELOW: "N" (or "all") sets every primitive's threshold,
+   "name=N,..." the ones named; anything else is ignored from the first bad
+   entry on. */
+static void host_below_env(size_t *below)
+{
+    const char *v = getenv("GPGPU_HOST_BELOW");
+    if (!v || !*v)
+        return;
+    const char *end;
+    size_t all = below_value(v, &end);
+    if (end != v) {
+        if (!*end)
+            for (int p = 0; p < GPGPU__HB_COUNT; p++)
+                below[p] = all;
+        return;
+    }
+    while (*v) {
+        int p;
+        size_t len = strcspn(v, "=");
+        for (p = 0; p < GPGPU__HB_COUNT; p++)
+            if (strlen(host_prim_names[p]) == len && !strncmp(v, host_prim_names[p], len))
+                break;
+        if (p == GPGPU__HB_COUNT || v[len] != '=')
+            return;
+        size_t x = below_value(v + len + 1, &end);
+        if (end == v + len + 1 || (*end && *end != ','))
+            return;
+        below[p] = x;
+        v = *end ? end + 1 : end;
+    }
 }
 
 static size_t pow2_floor(size_t x)
@@ -111,6 +166,61 @@ void gpgpu__plan_init(gpgpu_context *ctx)
     /* Discrete GPUs: a call's launches and transfers cost tens of us, more
        than the host takes to reduce, scan, sort or bin 4096 elements. */
     t->small_host = ctx->unified ? 0 : 4096;
+    /* Per primitive, host calls below these sizes run the host's own code
+       (lib/host) on its threads: discrete GPUs, where each is small_host + 1
+       for what small_host always routed; and CPUs, measured (below). */
+    memset(t->host_below, 0, sizeof t->host_below);
+    if (t->small_host) {
+        t->host_below[GPGPU__HB_REDUCE] = t->host_below[GPGPU__HB_SCAN] =
+            t->host_below[GPGPU__HB_SORT] = t->host_below[GPGPU__HB_HISTOGRAM] =
+                t->host_below[GPGPU__HB_SEGSORT] = t->small_host + 1;
+    }
+    if (cpu) {
+        /* CPU devices (PoCL): the crossovers measured on 2 shared cores
+           (EPYC, PoCL 3.1, load 8-13 from other jobs), 2026-11-25, commit
+           20ab343 (later host-side speedups only move these toward the
+           host):
+             GPGPU_HOST_BELOW=0 | =1000000000 gpgpu-bench --api host
+               --sizes 12,14,16,18,20,22 --repeat 7 --json
+           comparing each row's ratio to its serial C loop on the device
+           and on the host's own code. A threshold is the power of two
+           between the last size the host's code won and the first the
+           kernels won; "all": the kernels won at no size up to 2^22.
+             reduce (u32)    device 0.62x / host 1.50x at 2^18, 1.48 / 1.06 at 2^20
+             reduce-f (f32)  device 0.79 / host 1.00 at 2^14, 1.01 / 1.00 at 2^16;
+                             left 0: float bits follow the route (reduce.c)
+             scan (u32)      device 0.07-0.36 at every size, host 0.9-1.1: all
+             sort            u32 0.72 / 1.26 at 2^18, 1.13 / 1.46 at 2^20,
+                             1.38 / 0.40 at 2^22; pairs 1.12 / 0.46 at 2^20
+             histogram       f32 256 bins 0.65 / 0.57 at 2^14, 1.21 / 0.65 at
+                             2^16; rgba8 1.13 / 0.61 at 2^16
+             edges (f32, 256 uneven edges)  0.76 / 1.66 at 2^16, 1.31 / 1.27
+                             at 2^18, 1.45 / 2.07 at 2^20, 2.33 / - at 2^22
+             sum-exact       f32 0.21 / 0.35 at 2^14, 0.73 / 0.34 at 2^16
+             segmented       (reduce, 1024 a segment) 0.47 / 0.99 at 2^16,
+                             1.16 / 0.93 at 2^18
+             seg-scan        device 0.03-0.18 at every size: all
+             index (argmin)  0.88 / 1.00 at 2^14, 1.05 / 1.07 at 2^16
+             by-key (reduce, runs of 64)  0.22 / 0.63 at 2^16, 1.45 / 0.59 at 2^18
+             scan-by-key     0.56 / 0.86 at 2^18, 0.62 / 1.09 at 2^20: all
+             runs            unique 0.93 / 0.86 at 2^16, 3.79 / 0.99 at 2^18;
+                             rle 0.97 / 1.16 at 2^16, 0.87 / 0.92 at 2^18
+           The figures swing by 2x from run to run on this shared box; the
+           thresholds follow the trend of each pair of rows. */
+        size_t *b = t->host_below;
+        b[GPGPU__HB_REDUCE] = (size_t)1 << 19;
+        b[GPGPU__HB_SCAN] = SIZE_MAX;
+        b[GPGPU__HB_SORT] = (size_t)1 << 20;
+        b[GPGPU__HB_HISTOGRAM] = (size_t)1 << 16;
+        b[GPGPU__HB_EDGES] = (size_t)1 << 20;
+        b[GPGPU__HB_SUM_EXACT] = (size_t)1 << 15;
+        b[GPGPU__HB_SEGMENTED] = (size_t)1 << 17;
+        b[GPGPU__HB_SEG_SCAN] = SIZE_MAX;
+        b[GPGPU__HB_INDEX] = (size_t)1 << 15;
+        b[GPGPU__HB_BY_KEY] = (size_t)1 << 17;
+        b[GPGPU__HB_SCAN_BY_KEY] = SIZE_MAX;
+        b[GPGPU__HB_RUNS] = (size_t)1 << 17;
+    }
 
     t->wg = pow2_floor(env_size("GPGPU_WG", t->wg));
     if (t->wg > ctx->max_wg)
@@ -131,10 +241,17 @@ void gpgpu__plan_init(gpgpu_context *ctx)
     t->stage_bytes = env_size("GPGPU_STAGE_BYTES", t->stage_bytes);
     t->stage_min = env_size("GPGPU_STAGE_MIN", t->stage_min);
     t->host_reads = env_flag("GPGPU_HOST_READS", t->host_reads);
-    {
+    host_below_env(t->host_below);
+    {   /* after GPGPU_HOST_BELOW: it routes what discrete GPUs route */
         const char *v = getenv("GPGPU_SMALL_HOST");
-        if (v && *v)
+        if (v && *v) {
             t->small_host = (size_t)strtoull(v, NULL, 10); /* 0: none */
+            /* every primitive but the float reductions, whose bits follow
+               the route */
+            for (int p = 0; p < GPGPU__HB_COUNT; p++)
+                if (p != GPGPU__HB_REDUCE_F)
+                    t->host_below[p] = t->small_host ? t->small_host + 1 : 0;
+        }
     }
     /* The host API's segmented sort: on the host's threads, each sorting
        whole segments serially (CPU devices), or by the kernels (GPUs;
@@ -191,16 +308,22 @@ const char *gpgpu_plan_description(const gpgpu_context *cctx)
                  "pinned-direct,staged(%zu MiB x %d slots, from %zu KiB, %zu threads)%s",
                  t->stage_bytes >> 20, GPGPU__STAGE_SLOTS, t->stage_min >> 10,
                  gpgpu__host_threads(), t->host_reads ? ",host-reads" : "");
-    if (t->small_host) {
-        size_t used = strlen(arrays);
-        snprintf(arrays + used, sizeof arrays - used, ",host-below=%zu", t->small_host + 1);
-    }
+    /* host-below=reduce:65536,sort:... (the primitives with a threshold) */
+    char below[256] = "";
+    for (int p = 0, used = 0; p < GPGPU__HB_COUNT; p++)
+        if (t->host_below[p] && used < (int)sizeof below) {
+            char v[24] = "all";
+            if (t->host_below[p] != SIZE_MAX)
+                snprintf(v, sizeof v, "%zu", t->host_below[p]);
+            used += snprintf(below + used, sizeof below - (size_t)used, "%s%s:%s",
+                             used ? "," : " host-below=", host_prim_names[p], v);
+        }
     snprintf(ctx->plan_text, sizeof ctx->plan_text,
              "wg=%zu groups=%zu layout=%s scan=%s scan_tile=%zu sort_bits=%d sort_tile=%zu "
-             "histogram=%s ptx=%s host-arrays=%s",
+             "histogram=%s ptx=%s host-arrays=%s%s",
              t->wg, t->groups, t->chunked ? "chunk-per-item" : "coalesced",
              t->scan_single ? "single-pass" : "multipass", t->scan_tile, t->sort_bits,
              t->sort_tile, t->hist_local ? "local-atomics" : "private-bins",
-             t->nv_ptx ? "yes" : "no", arrays);
+             t->nv_ptx ? "yes" : "no", arrays, below);
     return ctx->plan_text;
 }

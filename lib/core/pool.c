@@ -30,7 +30,14 @@ size_t gpgpu__host_threads(void)
     const char *v = getenv("GPGPU_THREADS");
     long n = v && *v ? strtol(v, NULL, 10) : 0;
     if (n < 1) {
-        n = sysconf(_SC_NPROCESSORS_ONLN);
+        /* the cores, read once: sysconf reads a file each time (about
+           10 us, more than a small host call's work) */
+        static long cores;
+        n = __atomic_load_n(&cores, __ATOMIC_RELAXED);
+        if (n < 1) {
+            n = sysconf(_SC_NPROCESSORS_ONLN);
+            __atomic_store_n(&cores, n, __ATOMIC_RELAXED);
+        }
         if (n > 16) /* past 16 readers the memory bus, not the cores, limits */
             n = 16;
     }

@@ -43,13 +43,23 @@ DEFINE_OPS(u64, uint64_t, uint64_t, 0, UINT64_MAX, IMIN, IMAX, ADD_WRAP)
 DEFINE_OPS(f32, float, float, -INFINITY, INFINITY, fminf, fmaxf, FADD)
 DEFINE_OPS(f64, double, double, -INFINITY, INFINITY, fmin, fmax, FADD)
 
-#define REDUCE(name, T)                                   \
+/* The loops take op as a constant (one loop per operator), so that the
+   combine folds and the compiler can vectorise the integer ones: a switch
+   per element ran at a third of a plain C loop's speed. */
+#define REDUCE_LOOP(name, T, OPC)                         \
     {                                                     \
         const T *x = in;                                  \
-        T acc = name##_identity(op);                      \
+        T acc = name##_identity(OPC);                     \
         for (size_t i = 0; i < n; i++)                    \
-            acc = name##_combine(op, acc, x[i]);          \
+            acc = name##_combine(OPC, acc, x[i]);         \
         memcpy(result, &acc, sizeof acc);                 \
+    }
+
+#define REDUCE(name, T)                                   \
+    switch (op) {                                         \
+    case GPGPU_MIN: REDUCE_LOOP(name, T, GPGPU_MIN) break; \
+    case GPGPU_MAX: REDUCE_LOOP(name, T, GPGPU_MAX) break; \
+    default: REDUCE_LOOP(name, T, GPGPU_SUM) break;       \
     }
 
 /* Pairwise sum: error grows with log n instead of n, in a fixed order. */
@@ -123,7 +133,19 @@ static void reduce_part(void *arg, size_t i)
     }
 }
 
-void gpgpu__host_reduce(gpgpu_type t, gpgpu_op op, const void *in, size_t n, void *result)
+/* Runs fn over nparts parts on the host's threads, or in order on the
+   calling thread (seq: already inside a gpgpu__parallel part). */
+static void run_parts(int seq, size_t nparts, void (*fn)(void *, size_t), void *arg)
+{
+    if (seq)
+        for (size_t i = 0; i < nparts; i++)
+            fn(arg, i);
+    else
+        gpgpu__parallel(nparts, fn, arg);
+}
+
+static void host_reduce(int seq, gpgpu_type t, gpgpu_op op, const void *in, size_t n,
+                        void *result)
 {
     size_t size = gpgpu__type(t)->size, nparts = (n + HOST_PART - 1) / HOST_PART;
     char *part = nparts > 1 ? malloc(nparts * 8) : NULL;
@@ -132,7 +154,7 @@ void gpgpu__host_reduce(gpgpu_type t, gpgpu_op op, const void *in, size_t n, voi
         return;
     }
     reduce_job j = {t, op, in, n, size, part};
-    gpgpu__parallel(nparts, reduce_part, &j);
+    run_parts(seq, nparts, reduce_part, &j);
     if (t == GPGPU_F32 && op == GPGPU_SUM) {
         double s = sum_f64((const double *)part, nparts);
         float f = (float)s;
@@ -146,25 +168,49 @@ void gpgpu__host_reduce(gpgpu_type t, gpgpu_op op, const void *in, size_t n, voi
     free(part);
 }
 
+void gpgpu__host_reduce(gpgpu_type t, gpgpu_op op, const void *in, size_t n, void *result)
+{
+    host_reduce(0, t, op, in, n, result);
+}
+
+void gpgpu__host_reduce_seq(gpgpu_type t, gpgpu_op op, const void *in, size_t n, void *result)
+{
+    host_reduce(1, t, op, in, n, result);
+}
+
 void gpgpu__identity(gpgpu_type t, gpgpu_op op, void *out)
 {
     reduce_serial(t, op, NULL, 0, out);
 }
 
-/* In place is fine: each input is read before its output is written. */
-#define SCAN(name, T)                                              \
+/* In place is fine: each input is read before its output is written.
+   Operator and kind are constants in each loop (as REDUCE_LOOP). */
+#define SCAN_LOOP(name, T, OPC, INCL)                              \
     {                                                              \
         const T *x = in;                                           \
         T *y = out;                                                \
-        T acc = name##_identity(op);                               \
+        T acc = name##_identity(OPC);                              \
         if (init)                                                  \
             memcpy(&acc, init, sizeof acc);                        \
         for (size_t i = 0; i < n; i++) {                           \
             T v = x[i];                                            \
-            T next = name##_combine(op, acc, v);                   \
-            y[i] = kind == GPGPU_INCLUSIVE ? next : acc;           \
+            T next = name##_combine(OPC, acc, v);                  \
+            y[i] = INCL ? next : acc;                              \
             acc = next;                                            \
         }                                                          \
+    }
+
+#define SCAN_KIND(name, T, OPC)                                    \
+    if (kind == GPGPU_INCLUSIVE)                                   \
+        SCAN_LOOP(name, T, OPC, 1)                                 \
+    else                                                           \
+        SCAN_LOOP(name, T, OPC, 0)
+
+#define SCAN(name, T)                                              \
+    switch (op) {                                                  \
+    case GPGPU_MIN: SCAN_KIND(name, T, GPGPU_MIN) break;           \
+    case GPGPU_MAX: SCAN_KIND(name, T, GPGPU_MAX) break;           \
+    default: SCAN_KIND(name, T, GPGPU_SUM) break;                  \
     }
 
 static void scan_serial(gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind, const void *in,
@@ -207,8 +253,8 @@ static void scan_part(void *arg, size_t i)
                 j->offsets + i * j->size);
 }
 
-void gpgpu__host_scan(gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind, const void *in,
-                      void *out, size_t n, const void *init)
+static void host_scan(int seq, gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind,
+                      const void *in, void *out, size_t n, const void *init)
 {
     size_t size = gpgpu__type(t)->size, nparts = (n + HOST_PART - 1) / HOST_PART;
     char *offsets = nparts > 1 ? malloc(nparts * size) : NULL;
@@ -217,9 +263,21 @@ void gpgpu__host_scan(gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind, const voi
         return;
     }
     scan_job j = {t, op, kind, in, out, n, size, offsets};
-    gpgpu__parallel(nparts, scan_total, &j);
+    run_parts(seq, nparts, scan_total, &j);
     /* totals -> seeds: an exclusive scan of the totals, in place, from init */
     scan_serial(t, op, GPGPU_EXCLUSIVE, offsets, offsets, nparts, init);
-    gpgpu__parallel(nparts, scan_part, &j);
+    run_parts(seq, nparts, scan_part, &j);
     free(offsets);
+}
+
+void gpgpu__host_scan(gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind, const void *in,
+                      void *out, size_t n, const void *init)
+{
+    host_scan(0, t, op, kind, in, out, n, init);
+}
+
+void gpgpu__host_scan_seq(gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind, const void *in,
+                          void *out, size_t n, const void *init)
+{
+    host_scan(1, t, op, kind, in, out, n, init);
 }

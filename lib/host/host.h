@@ -21,6 +21,11 @@ void gpgpu__identity(gpgpu_type t, gpgpu_op op, void *out);
 void gpgpu__host_reduce(gpgpu_type t, gpgpu_op op, const void *in, size_t n, void *result);
 void gpgpu__host_scan(gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind, const void *in,
                       void *out, size_t n, const void *init);
+/* The same results on the calling thread alone: for code that already runs
+   in a part of gpgpu__parallel (which does not nest). */
+void gpgpu__host_reduce_seq(gpgpu_type t, gpgpu_op op, const void *in, size_t n, void *result);
+void gpgpu__host_scan_seq(gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind, const void *in,
+                          void *out, size_t n, const void *init);
 /* XOR masks mapping key bits to unsigned bits in the wanted order (m1 when
    the key's top bit is set, m0 otherwise): totalOrder floats, descending. */
 void gpgpu__sort_masks(gpgpu_type t, unsigned flags, uint64_t *m0, uint64_t *m1);

@@ -141,8 +141,16 @@ static uint64_t float_bin(double t, uint64_t nbins)
 
 static uint64_t int_bin(const gpgpu__hist_params *p, uint64_t d)
 {
-    if (!p->wide)
-        return p->q0 + (d * p->nbins + p->s0) / (p->dm1 + 1);
+    if (!p->wide) {
+        /* num / D by the reciprocal m = floor((2^64 - 1) / D), as the
+           kernels do: the estimate is at most two below, then corrected
+           (a 64-bit division per sample ran at a fifth of a loop's speed) */
+        const uint64_t num = d * p->nbins + p->s0, D = p->dm1 + 1;
+        uint64_t q = (uint64_t)(((gpgpu__u128)num * p->m) >> 64);
+        while (num - q * D >= D)
+            q++;
+        return p->q0 + q;
+    }
     gpgpu__u128 num = (gpgpu__u128)d * p->nbins + p->s0;
     return p->q0 + (uint64_t)(num / ((gpgpu__u128)p->dm1 + 1));
 }
@@ -235,9 +243,9 @@ static void hist_part(void *arg, size_t i)
 void gpgpu__host_histogram(gpgpu_type t, const void *in, size_t n, size_t nbins, double lo,
                            double hi, uint64_t *bins)
 {
-    size_t nparts = gpgpu__host_threads();
-    if (nparts > n / PART_MIN)
-        nparts = n / PART_MIN;
+    size_t nparts = n / PART_MIN;
+    if (nparts > 1 && nparts > gpgpu__host_threads())
+        nparts = gpgpu__host_threads();
     uint64_t *parts = nparts > 1 && nbins <= PART_BINS_MAX / nparts
                           ? malloc(nparts * nbins * sizeof *parts) : NULL;
     if (!parts) { /* small, many bins, or no memory: one thread */

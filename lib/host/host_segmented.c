@@ -1,28 +1,104 @@
 /* host_segmented.c - the plain-C fallback of the segmented and by-key
    primitives and of reduce_index: per segment (or run) the fallback's own
-   reduce and scan, so the semantics are theirs. */
+   reduce and scan, so the semantics are theirs.
+   Past two parts of PART elements the host's threads take the parts:
+   part g takes, whole, the segments (runs) that begin in its PART
+   elements, each reduced or scanned on that thread (the _seq forms: the
+   same results as the one-thread loop). A few long segments keep the
+   per-segment threads of reduce and scan instead. */
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "host/host.h"
 
 /* The fallback's reduce of one segment or run, GPGPU_SUM_EXACT included
    (the exact sum on floats, the plain sum on integers). */
-static void reduce_one(gpgpu_type t, gpgpu_op op, const void *in, size_t n, void *out)
+enum { PART = 1 << 16 };
+
+/* seq: on this thread alone (inside a part). */
+static void reduce_one(int seq, gpgpu_type t, gpgpu_op op, const void *in, size_t n, void *out)
 {
     if (op == GPGPU_SUM_EXACT && gpgpu__type(t)->is_float)
-        gpgpu__host_sum_exact(t, in, n, out);
+        gpgpu__host_sum_exact(t, in, n, out); /* one thread in any case */
+    else if (seq)
+        gpgpu__host_reduce_seq(t, op == GPGPU_SUM_EXACT ? GPGPU_SUM : op, in, n, out);
     else
         gpgpu__host_reduce(t, op == GPGPU_SUM_EXACT ? GPGPU_SUM : op, in, n, out);
+}
+
+static void scan_one(int seq, gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind, const void *in,
+                     void *out, size_t n)
+{
+    if (seq)
+        gpgpu__host_scan_seq(t, op, kind, in, out, n, NULL);
+    else
+        gpgpu__host_scan(t, op, kind, in, out, n, NULL);
+}
+
+/* Whether n elements in nseg segments (runs; 0: not known) go to the
+   threads by parts. The thread count only past the size test: it reads
+   the system's. */
+static int by_parts(size_t n, size_t nseg)
+{
+    return n >= 2 * (size_t)PART && (nseg == 0 || nseg >= 4 * gpgpu__host_threads());
+}
+
+typedef struct {
+    gpgpu_type t, key_type;
+    gpgpu_op op;
+    gpgpu_scan_kind kind;
+    int scan;
+    const char *in, *keys;
+    char *out, *keys_out;
+    const size_t *offsets;
+    size_t nseg, n;
+    size_t *first_run;    /* reduce_by_key: per part, its first run's index */
+} seg_job;
+
+/* The first segment s in [0, nseg) with offsets[s] >= at (nseg if none). */
+static size_t first_at(const size_t *offsets, size_t nseg, size_t at)
+{
+    size_t lo = 0, hi = nseg;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (offsets[mid] < at)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void seg_part(void *arg, size_t g)
+{
+    const seg_job *j = arg;
+    const size_t size = gpgpu__type(j->t)->size, base = j->offsets[0];
+    const size_t s0 = first_at(j->offsets, j->nseg, base + g * PART);
+    const size_t s1 = first_at(j->offsets, j->nseg, base + (g + 1) * PART);
+    for (size_t s = s0; s < s1; s++) {
+        const size_t at = j->offsets[s], len = j->offsets[s + 1] - at;
+        if (j->scan)
+            scan_one(1, j->t, j->op, j->kind, j->in + at * size, j->out + at * size, len);
+        else
+            reduce_one(1, j->t, j->op, j->in + at * size, len, j->out + s * size);
+    }
 }
 
 void gpgpu__host_segmented_reduce(gpgpu_type t, gpgpu_op op, const void *in,
                                   const size_t *offsets, size_t nseg, void *out)
 {
     const size_t size = gpgpu__type(t)->size;
+    const size_t span = nseg ? offsets[nseg] - offsets[0] : 0;
+    if (by_parts(span, nseg)) {
+        seg_job j = {t, t, op, GPGPU_INCLUSIVE, 0, in, NULL, out, NULL, offsets, nseg, span,
+                     NULL};
+        gpgpu__parallel((span + PART - 1) / PART, seg_part, &j);
+        return;
+    }
     for (size_t s = 0; s < nseg; s++)
-        reduce_one(t, op, (const char *)in + offsets[s] * size, offsets[s + 1] - offsets[s],
+        reduce_one(0, t, op, (const char *)in + offsets[s] * size, offsets[s + 1] - offsets[s],
                    (char *)out + s * size);
 }
 
@@ -30,9 +106,15 @@ void gpgpu__host_segmented_scan(gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind,
                                 const void *in, void *out, const size_t *offsets, size_t nseg)
 {
     const size_t size = gpgpu__type(t)->size;
+    const size_t span = nseg ? offsets[nseg] - offsets[0] : 0;
+    if (by_parts(span, nseg)) {
+        seg_job j = {t, t, op, kind, 1, in, NULL, out, NULL, offsets, nseg, span, NULL};
+        gpgpu__parallel((span + PART - 1) / PART, seg_part, &j);
+        return;
+    }
     for (size_t s = 0; s < nseg; s++)
-        gpgpu__host_scan(t, op, kind, (const char *)in + offsets[s] * size,
-                         (char *)out + offsets[s] * size, offsets[s + 1] - offsets[s], NULL);
+        scan_one(0, t, op, kind, (const char *)in + offsets[s] * size,
+                 (char *)out + offsets[s] * size, offsets[s + 1] - offsets[s]);
 }
 
 /* First wins between equal values; a NaN never wins (x == x fails). */
@@ -71,9 +153,125 @@ void gpgpu__host_reduce_index(gpgpu_type t, gpgpu_op op, const void *in, size_t 
 static size_t run_end(const unsigned char *keys, size_t ksize, size_t i, size_t n)
 {
     size_t j = i + 1;
-    while (j < n && !memcmp(keys + j * ksize, keys + i * ksize, ksize))
-        j++;
+    if (ksize == 4) { /* the key types' widths, compared as words */
+        const uint32_t *k = (const uint32_t *)(const void *)keys, head = k[i];
+        while (j < n && k[j] == head)
+            j++;
+    } else if (ksize == 8) {
+        const uint64_t *k = (const uint64_t *)(const void *)keys, head = k[i];
+        while (j < n && k[j] == head)
+            j++;
+    } else {
+        while (j < n && !memcmp(keys + j * ksize, keys + i * ksize, ksize))
+            j++;
+    }
     return j;
+}
+
+/* Whether element i begins a run (keys compare as bit patterns). */
+static int run_head(const unsigned char *keys, size_t ksize, size_t i)
+{
+    if (i == 0)
+        return 1;
+    if (ksize == 4)
+        return ((const uint32_t *)(const void *)keys)[i] !=
+               ((const uint32_t *)(const void *)keys)[i - 1];
+    if (ksize == 8)
+        return ((const uint64_t *)(const void *)keys)[i] !=
+               ((const uint64_t *)(const void *)keys)[i - 1];
+    return memcmp(keys + i * ksize, keys + (i - 1) * ksize, ksize) != 0;
+}
+
+/* Parts of the by-key ops: part g owns the runs that begin in its PART
+   elements. count_part counts them (reduce_by_key's first pass). */
+static void count_part(void *arg, size_t g)
+{
+    seg_job *j = arg;
+    const size_t ksize = gpgpu__type(j->key_type)->size;
+    const size_t end = (g + 1) * PART < j->n ? (g + 1) * PART : j->n;
+    size_t c = 0;
+    for (size_t i = g * PART; i < end; i++)
+        c += (size_t)run_head((const unsigned char *)j->keys, ksize, i);
+    j->first_run[g] = c;
+}
+
+static void by_key_part(void *arg, size_t g)
+{
+    const seg_job *j = arg;
+    const size_t ksize = gpgpu__type(j->key_type)->size, vsize = gpgpu__type(j->t)->size;
+    const unsigned char *keys = (const unsigned char *)j->keys;
+    const size_t end = (g + 1) * PART < j->n ? (g + 1) * PART : j->n;
+    size_t i = g * PART, r = j->scan ? 0 : j->first_run[g];
+    while (i < end && !run_head(keys, ksize, i))
+        i++;
+    while (i < end) {
+        size_t e = run_end(keys, ksize, i, j->n);
+        if (j->scan) {
+            scan_one(1, j->t, j->op, j->kind, j->in + i * vsize, j->out + i * vsize, e - i);
+        } else {
+            memcpy(j->keys_out + r * ksize, keys + i * ksize, ksize);
+            reduce_one(1, j->t, j->op, j->in + i * vsize, e - i, j->out + r * vsize);
+            r++;
+        }
+        i = e;
+    }
+}
+
+/* Integer sums by key in one pass, the loop a C programmer writes (the
+   same bits as the per-run reduce: integer sums wrap in any order). */
+#define FUSED_RBK(K, V)                                                     \
+    {                                                                       \
+        const K *k = keys;                                                  \
+        const V *v = values;                                                \
+        K *ko = keys_out;                                                   \
+        V *vo = values_out, acc = 0;                                        \
+        size_t r = 0;                                                       \
+        for (size_t i = 0; i < n; i++) {                                    \
+            if (i > 0 && k[i] != k[i - 1]) {                                \
+                ko[r] = k[i - 1];                                           \
+                vo[r++] = acc;                                              \
+                acc = 0;                                                    \
+            }                                                               \
+            acc += v[i];                                                    \
+        }                                                                   \
+        if (n) {                                                            \
+            ko[r] = k[n - 1];                                               \
+            vo[r++] = acc;                                                  \
+        }                                                                   \
+        return r;                                                           \
+    }
+
+#define FUSED_SBK(K, V)                                                     \
+    {                                                                       \
+        const K *k = keys;                                                  \
+        const V *v = values;                                                \
+        V *o = out, acc = 0;                                                \
+        K prev = n ? k[0] : 0; /* in a register: o may alias k's type */    \
+        if (kind == GPGPU_INCLUSIVE)                                        \
+            for (size_t i = 0; i < n; i++) {                                \
+                const K ki = k[i];                                          \
+                const V x = v[i];                                           \
+                acc = ki != prev ? 0 : acc;                                 \
+                prev = ki;                                                  \
+                o[i] = acc += x;                                            \
+            }                                                               \
+        else                                                                \
+            for (size_t i = 0; i < n; i++) {                                \
+                const K ki = k[i];                                          \
+                const V x = v[i];                                           \
+                acc = ki != prev ? 0 : acc;                                 \
+                prev = ki;                                                  \
+                o[i] = acc;                                                 \
+                acc += x;                                                   \
+            }                                                               \
+        return;                                                             \
+    }
+
+/* Whether the fused loops take (key_type, value_type, op): integer sums. */
+static int fused(gpgpu_type key_type, gpgpu_type value_type, gpgpu_op op)
+{
+    (void)key_type; /* the key types are integers of 4 or 8 bytes */
+    return (op == GPGPU_SUM || op == GPGPU_SUM_EXACT) && !gpgpu__type(value_type)->is_float;
 }
 
 size_t gpgpu__host_reduce_by_key(gpgpu_type key_type, const void *keys, gpgpu_type value_type,
@@ -81,11 +279,38 @@ size_t gpgpu__host_reduce_by_key(gpgpu_type key_type, const void *keys, gpgpu_ty
                                  void *values_out)
 {
     const size_t ksize = gpgpu__type(key_type)->size, vsize = gpgpu__type(value_type)->size;
+    const size_t nparts = (n + PART - 1) / PART;
+    size_t *first = by_parts(n, 0) ? malloc(nparts * sizeof *first)
+                                                          : NULL;
+    if (first) {
+        seg_job j = {value_type, key_type, op, GPGPU_INCLUSIVE, 0, values, keys, values_out,
+                     keys_out, NULL, 0, n, first};
+        gpgpu__parallel(nparts, count_part, &j);
+        size_t runs = 0;
+        for (size_t g = 0; g < nparts; g++) { /* counts -> first run of each part */
+            size_t c = first[g];
+            first[g] = runs;
+            runs += c;
+        }
+        gpgpu__parallel(nparts, by_key_part, &j);
+        free(first);
+        return runs;
+    }
+    if (fused(key_type, value_type, op)) {
+        if (ksize == 4 && vsize == 4)
+            FUSED_RBK(uint32_t, uint32_t)
+        if (ksize == 4 && vsize == 8)
+            FUSED_RBK(uint32_t, uint64_t)
+        if (ksize == 8 && vsize == 4)
+            FUSED_RBK(uint64_t, uint32_t)
+        if (ksize == 8 && vsize == 8)
+            FUSED_RBK(uint64_t, uint64_t)
+    }
     size_t runs = 0;
     for (size_t i = 0; i < n; runs++) {
         size_t j = run_end(keys, ksize, i, n);
         memcpy((char *)keys_out + runs * ksize, (const char *)keys + i * ksize, ksize);
-        reduce_one(value_type, op, (const char *)values + i * vsize, j - i,
+        reduce_one(0, value_type, op, (const char *)values + i * vsize, j - i,
                    (char *)values_out + runs * vsize);
         i = j;
     }
@@ -97,10 +322,26 @@ void gpgpu__host_scan_by_key(gpgpu_type key_type, const void *keys, gpgpu_type v
                              size_t n)
 {
     const size_t ksize = gpgpu__type(key_type)->size, vsize = gpgpu__type(value_type)->size;
+    if (by_parts(n, 0)) {
+        seg_job j = {value_type, key_type, op, kind, 1, values, keys, out, NULL, NULL, 0, n,
+                     NULL};
+        gpgpu__parallel((n + PART - 1) / PART, by_key_part, &j);
+        return;
+    }
+    if (fused(key_type, value_type, op)) {
+        if (ksize == 4 && vsize == 4)
+            FUSED_SBK(uint32_t, uint32_t)
+        if (ksize == 4 && vsize == 8)
+            FUSED_SBK(uint32_t, uint64_t)
+        if (ksize == 8 && vsize == 4)
+            FUSED_SBK(uint64_t, uint32_t)
+        if (ksize == 8 && vsize == 8)
+            FUSED_SBK(uint64_t, uint64_t)
+    }
     for (size_t i = 0; i < n;) {
         size_t j = run_end(keys, ksize, i, n);
-        gpgpu__host_scan(value_type, op, kind, (const char *)values + i * vsize,
-                         (char *)out + i * vsize, j - i, NULL);
+        scan_one(0, value_type, op, kind, (const char *)values + i * vsize,
+                 (char *)out + i * vsize, j - i);
         i = j;
     }
 }

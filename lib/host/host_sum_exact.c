@@ -124,20 +124,23 @@ static const sx_format *sx_format_of(gpgpu_type t)
 void gpgpu__exact_accumulate(gpgpu_type t, const void *in, size_t n, int64_t *acc, unsigned *flags)
 {
     const sx_format *f = sx_format_of(t);
-    for (size_t i = 0; i < n; i++) {
-        uint64_t b;
-        if (t == GPGPU_F32) {
-            uint32_t w;
-            memcpy(&w, (const char *)in + 4 * i, 4);
-            b = w;
-        } else {
-            memcpy(&b, (const char *)in + 8 * i, 8);
-        }
-        sx_add(f, acc, flags, b);
-        if ((i + 1) % (1u << 28) == 0)
-            gpgpu__exact_carry(acc, f->limbs);
+    /* the format a constant in each loop; a carry every 2^28 elements */
+    for (size_t i = 0; i < n;) {
+        const size_t end = n - i > ((size_t)1 << 28) ? i + ((size_t)1 << 28) : n;
+        if (t == GPGPU_F32)
+            for (; i < end; i++) {
+                uint32_t w;
+                memcpy(&w, (const char *)in + 4 * i, 4);
+                sx_add(&sx_f32, acc, flags, w);
+            }
+        else
+            for (; i < end; i++) {
+                uint64_t b;
+                memcpy(&b, (const char *)in + 8 * i, 8);
+                sx_add(&sx_f64, acc, flags, b);
+            }
+        gpgpu__exact_carry(acc, f->limbs);
     }
-    gpgpu__exact_carry(acc, f->limbs);
 }
 
 /* The rounded sum of canonical limbs a (changed) into result, one element
@@ -153,11 +156,53 @@ static void sx_store(gpgpu_type t, int64_t *a, unsigned flags, void *result)
     }
 }
 
+/* Past two parts of SX_PART elements the host's threads accumulate a part
+   each into limbs of their own, added together after (exact: any order
+   gives the same sum). */
+enum { SX_PART = 1 << 18 };
+
+typedef struct {
+    gpgpu_type t;
+    const char *in;
+    size_t n, size;
+    int64_t *acc;       /* SX_MAX_LIMBS per part */
+    unsigned *flags;    /* per part */
+} sx_job;
+
+static void sx_part(void *arg, size_t g)
+{
+    const sx_job *j = arg;
+    const size_t first = g * (size_t)SX_PART;
+    const size_t len = j->n - first < SX_PART ? j->n - first : SX_PART;
+    gpgpu__exact_accumulate(j->t, j->in + first * j->size, len, j->acc + g * SX_MAX_LIMBS,
+                            j->flags + g);
+}
+
 void gpgpu__host_sum_exact(gpgpu_type t, const void *in, size_t n, void *result)
 {
     int64_t acc[SX_MAX_LIMBS] = {0};
     unsigned flags = 0;
-    gpgpu__exact_accumulate(t, in, n, acc, &flags);
+    const size_t nparts = (n + SX_PART - 1) / SX_PART, limbs = gpgpu__exact_limbs(t);
+    int64_t *parts = nparts > 1 ? calloc(nparts, SX_MAX_LIMBS * sizeof *parts) : NULL;
+    unsigned *pflags = parts ? calloc(nparts, sizeof *pflags) : NULL;
+    if (pflags) {
+        sx_job j = {t, in, n, t == GPGPU_F32 ? 4 : 8, parts, pflags};
+        gpgpu__parallel(nparts, sx_part, &j);
+        /* canonical parts: limbs below 2^32 and a small signed top one,
+           so that their sums stay far inside int64 */
+        for (size_t g = 0; g < nparts; g++) {
+            for (size_t k = 0; k < limbs; k++)
+                acc[k] += parts[g * SX_MAX_LIMBS + k];
+            flags |= pflags[g];
+            if ((g + 1) % 1024 == 0)
+                gpgpu__exact_carry(acc, limbs);
+        }
+        gpgpu__exact_carry(acc, limbs);
+    } else { /* small, or no memory for the parts: one thread */
+        gpgpu__exact_accumulate(t, in, n, acc, &flags);
+    }
+    free(parts);
+    free(pflags);
     sx_store(t, acc, flags, result);
 }
 

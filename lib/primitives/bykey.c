@@ -26,6 +26,19 @@ static int key_type_ok(gpgpu_type t)
 }
 
 /* Do [a, a + abytes) and [b, b + bbytes) share a byte? */
+/* Whether a host call over n elements runs the host's own code (the
+   plan's host-below; float values by reduce-f: their bits follow the
+   combining order), the types supported. */
+static int host_below(gpgpu_context *ctx, gpgpu_type key_type, gpgpu_type value_type, int scan,
+                      size_t n)
+{
+    return gpgpu__host_below(ctx, gpgpu__type(value_type)->is_float ? GPGPU__HB_REDUCE_F
+                                  : scan ? GPGPU__HB_SCAN_BY_KEY
+                                         : GPGPU__HB_BY_KEY, n) &&
+           gpgpu__type_supported(ctx, key_type) == GPGPU_SUCCESS &&
+           gpgpu__type_supported(ctx, value_type) == GPGPU_SUCCESS;
+}
+
 static int overlap(const void *a, size_t abytes, const void *b, size_t bbytes)
 {
     uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
@@ -254,6 +267,39 @@ static gpgpu_status rbk_host_api(gpgpu_context *ctx, gpgpu_type key_type, const 
 
 /* ---- scan by key ------------------------------------------------------------ */
 
+/* CPUs (chunk per work item): scan_by_key in two passes over the caller's
+   layout, the runs found as the scan goes (sbk_chunk_carry and
+   sbk_chunk_scan in segmented.cl): no run offsets, no count read back.
+   Work items of at least SBK_PER_ITEM elements, at most the plan's. */
+enum { SBK_PER_ITEM = 4096 };
+
+static gpgpu_status sbk_chunked(gpgpu_context *ctx, gpgpu_type key_type, cl_mem keys,
+                                cl_ulong key_off, gpgpu_type value_type, gpgpu_op op,
+                                gpgpu_scan_kind kind, cl_mem in, cl_ulong in_off, cl_mem out,
+                                cl_ulong out_off, size_t n)
+{
+    gpgpu__program *prog;
+    GPGPU__TRY(gpgpu__segmented_program(ctx, value_type, op, &prog));
+    const size_t wg = ctx->tune.wg, vsize = gpgpu__type(value_type)->size;
+    size_t groups = gpgpu__div_up(n, wg * SBK_PER_ITEM);
+    if (groups > ctx->tune.groups)
+        groups = ctx->tune.groups;
+    const size_t items = wg * (groups ? groups : 1);
+    cl_mem part, heads;
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS, items * vsize, &part));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS2, items * sizeof(cl_uint), &heads));
+    cl_int k64 = gpgpu__type(key_type)->size == 8, inclusive = kind == GPGPU_INCLUSIVE;
+    cl_ulong count = n;
+    GPGPU__TRY(gpgpu__run(ctx, prog, "sbk_chunk_carry", items, wg, GPGPU__ARG(keys),
+                          GPGPU__ARG(key_off), GPGPU__ARG(k64), GPGPU__ARG(in),
+                          GPGPU__ARG(in_off), GPGPU__ARG(count), GPGPU__ARG(part),
+                          GPGPU__ARG(heads), GPGPU__END));
+    return gpgpu__run(ctx, prog, "sbk_chunk_scan", items, wg, GPGPU__ARG(keys),
+                      GPGPU__ARG(key_off), GPGPU__ARG(k64), GPGPU__ARG(in), GPGPU__ARG(in_off),
+                      GPGPU__ARG(out), GPGPU__ARG(out_off), GPGPU__ARG(count),
+                      GPGPU__ARG(part), GPGPU__ARG(heads), GPGPU__ARG(inclusive), GPGPU__END);
+}
+
 /* The device half of gpgpu_scan_by_key, ctx locked: out gets the values
    scanned per run (the number of runs is read back between the passes, so
    that the segmented scan runs over exactly the runs). */
@@ -266,8 +312,40 @@ static gpgpu_status sbk_host_api(gpgpu_context *ctx, gpgpu_type key_type, const 
     GPGPU__TRY(gpgpu__check_type_op(ctx, value_type, op));
     if (n == 0)
         return GPGPU_SUCCESS;
-    GPGPU__TRY(n_fits(ctx, n));
     cl_mem kbuf, vbuf, rank;
+    if (ctx->tune.chunked && out != values && gpgpu__in_place(ctx, n * ksize) &&
+        gpgpu__in_place(ctx, n * vsize)) {
+        /* the caller's arrays in place (out apart from values: a failed
+           call leaves values as they were) */
+        cl_mem v[3] = {NULL, NULL, NULL};
+        size_t o[3] = {0, 0, 0};
+        gpgpu_status st = gpgpu__host_view(ctx, keys, n * ksize, 0, &v[0], &o[0]);
+        if (st == GPGPU_SUCCESS)
+            st = gpgpu__host_view(ctx, values, n * vsize, 0, &v[1], &o[1]);
+        if (st == GPGPU_SUCCESS)
+            st = gpgpu__host_view(ctx, out, n * vsize, 1, &v[2], &o[2]);
+        if (st == GPGPU_SUCCESS) {
+            gpgpu__note_route(ctx, "zero-copy");
+            st = sbk_chunked(ctx, key_type, v[0], o[0] / ksize, value_type, op, kind, v[1],
+                             o[1] / vsize, v[2], o[2] / vsize, n);
+        }
+        if (st == GPGPU_SUCCESS)
+            st = gpgpu__finish(ctx);
+        for (int i = 0; i < 3; i++)
+            if (v[i])
+                clReleaseMemObject(v[i]);
+        return st;
+    }
+    if (ctx->tune.chunked) {
+        GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_KEYS, n * ksize, &kbuf));
+        GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, n * vsize, &vbuf));
+        GPGPU__TRY(gpgpu__upload(ctx, kbuf, 0, n * ksize, keys));
+        GPGPU__TRY(gpgpu__upload(ctx, vbuf, 0, n * vsize, values));
+        GPGPU__TRY(sbk_chunked(ctx, key_type, kbuf, 0, value_type, op, kind, vbuf, 0, vbuf, 0,
+                               n));
+        return gpgpu__download(ctx, vbuf, 0, n * vsize, out, out == values);
+    }
+    GPGPU__TRY(n_fits(ctx, n));
     runs_out ro = { NULL, NULL, 0, NULL, 0 };
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_KEYS, n * ksize, &kbuf));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, n * vsize, &vbuf));
@@ -324,7 +402,7 @@ gpgpu_status gpgpu_reduce_by_key(gpgpu_context *ctx, gpgpu_type key_type, const 
                         !overlap(values_out, vb, values, vb) &&
                         !overlap(keys_out, kb, values_out, vb), __func__,
                    "keys_out or values_out overlaps keys, values or the other (n = %zu); the outputs must not overlap the inputs or each other", n);
-    if (ctx->host) {
+    if (ctx->host || (op < GPGPU_OP_USER && host_below(ctx, key_type, value_type, 0, n))) {
         if (op >= GPGPU_OP_USER)
             return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
                                "user-defined operators need an OpenCL device");
@@ -361,7 +439,7 @@ gpgpu_status gpgpu_scan_by_key(gpgpu_context *ctx, gpgpu_type key_type, const vo
     GPGPU__REQUIRE(ctx, (out == values || !overlap(out, vb, values, vb)) &&
                         !overlap(out, vb, keys, kb), __func__,
                    "out overlaps keys or partly overlaps values (n = %zu); out may be values itself but must not otherwise overlap keys or values", n);
-    if (ctx->host) {
+    if (ctx->host || (op < GPGPU_OP_USER && host_below(ctx, key_type, value_type, 1, n))) {
         if (op >= GPGPU_OP_USER)
             return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
                                "user-defined operators need an OpenCL device");
@@ -385,9 +463,12 @@ static gpgpu_status sbk_buffers(gpgpu_context *ctx, gpgpu_type key_type, cl_mem 
 {
     GPGPU__TRY(gpgpu__type_supported(ctx, key_type));
     GPGPU__TRY(gpgpu__check_type_op(ctx, value_type, op));
-    GPGPU__TRY(n_fits(ctx, n));
     if (n == 0)
         return GPGPU_SUCCESS;
+    if (ctx->tune.chunked)
+        return sbk_chunked(ctx, key_type, keys, keys_offset, value_type, op, kind, values,
+                           values_offset, out, out_offset, n);
+    GPGPU__TRY(n_fits(ctx, n));
     cl_mem rank;
     cl_ulong end = n;
     runs_out ro = { NULL, NULL, 0, NULL, 0 };

@@ -212,7 +212,7 @@ gpgpu_status gpgpu_histogram(gpgpu_context *ctx, gpgpu_type t, const void *in, s
     GPGPU__TRY(gpgpu__histogram_rule(ctx, __func__, t, nbins, lo, hi, &p));
     const size_t size = gpgpu__type(t)->size;
     GPGPU__TRY(gpgpu__check_array(ctx, __func__, "in", in, n, size, 1, size));
-    if (ctx->host || gpgpu__small_on_host(ctx, n)) {
+    if (ctx->host || gpgpu__host_below(ctx, GPGPU__HB_HISTOGRAM, n)) {
         if (!ctx->host)
             GPGPU__TRY(gpgpu__type_supported(ctx, t));
         gpgpu__host_histogram(t, in, n, nbins, lo, hi, bins);
@@ -338,7 +338,7 @@ gpgpu_status gpgpu_histogram_rgba8(gpgpu_context *ctx, const uint8_t *pixels, si
                    (height == 0 || 4 * width <= PTRDIFF_MAX - (height - 1) * row_stride), f,
                    "height is %zu and row_stride %zu; the image's bytes must be at most %td",
                    height, row_stride, PTRDIFF_MAX);
-    if (ctx->host || width == 0 || height == 0 || gpgpu__small_on_host(ctx, width * height)) {
+    if (ctx->host || width == 0 || height == 0 || gpgpu__host_below(ctx, GPGPU__HB_HISTOGRAM, width * height)) {
         gpgpu__host_histogram_rgba8(pixels, width, height, row_stride, nbins, bins);
         return GPGPU_SUCCESS;
     }

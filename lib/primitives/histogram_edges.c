@@ -113,7 +113,59 @@ static gpgpu_status check_edges(gpgpu_context *ctx, const char *func, const doub
 
 /* ---- the plain-C fallback ------------------------------------------------- */
 
+/* The host's search starts from a lookup table over the cuts' range:
+   slot k of nlut equal slots over [cut[0], cut[ncut - 1]] holds the number
+   of cuts at or below its start, from which a short walk each way finds
+   the number of cuts <= x exactly (the slot, computed in double, only
+   says where to start). A binary search per sample ran at about a serial
+   loop's speed of binary searches; this reads one or two cuts. */
+typedef struct {
+    uint32_t *lut;
+    size_t nlut;
+    double lo, scale;
+} edges_lut;
+
+/* Four slots a cut, at most 2^20 (4 MiB): past that many edges a slot
+   holds several cuts, still a short walk. */
+static size_t lut_slots(size_t ncut)
+{
+    return ncut < ((size_t)1 << 18) ? 4 * ncut : (size_t)1 << 20;
+}
+
+#define HOST_EDGES_LUT(T, F)                                                \
+    do {                                                                    \
+        const T *cut = p->cuts;                                             \
+        const size_t ncut = p->ncut;                                        \
+        L.lo = (double)cut[0];                                              \
+        const double span = (double)cut[ncut - 1] - L.lo;                   \
+        L.scale = span > 0 ? (double)L.nlut / span : 0;                     \
+        size_t c = 0;                                                       \
+        for (size_t k = 0; k < L.nlut; k++) {                               \
+            const double at = L.lo + (double)k / (L.scale > 0 ? L.scale : 1); \
+            while (c < ncut && (double)cut[c] <= at)                        \
+                c++;                                                        \
+            L.lut[k] = (uint32_t)c;                                         \
+        }                                                                   \
+    } while (0)
+
 #define HOST_EDGES_LOOP(T, F)                                              \
+    do {                                                                   \
+        const T *x = in, *cut = p->cuts, top = p->top.F;                   \
+        const size_t ncut = p->ncut, nlut = L.nlut;                        \
+        for (size_t i = 0; i < n; i++) {                                   \
+            const T v = x[i];                                              \
+            const double slot = ((double)v - L.lo) * L.scale;              \
+            size_t pos = slot >= 0 ? (slot < (double)nlut ? L.lut[(size_t)slot] : ncut) : 0; \
+            while (pos < ncut && cut[pos] <= v)                            \
+                pos++;                                                     \
+            while (pos > 0 && !(cut[pos - 1] <= v))                        \
+                pos--;                                                     \
+            if (pos > 0 && v <= top)                                       \
+                bins[pos - 1 < last ? pos - 1 : last]++;                   \
+        }                                                                  \
+    } while (0)
+
+#define HOST_EDGES_SEARCH(T, F)                                            \
     do {                                                                   \
         const T *x = in, *cut = p->cuts, top = p->top.F;                   \
         for (size_t i = 0; i < n; i++) {                                   \
@@ -130,6 +182,22 @@ static gpgpu_status check_edges(gpgpu_context *ctx, const char *func, const doub
         }                                                                  \
     } while (0)
 
+/* L.lut (L.nlut slots, allocated) filled for the cuts of p, with L.lo and
+   L.scale. */
+static void lut_build(gpgpu_type t, const gpgpu__hist_params *p, edges_lut *Lp)
+{
+#define L (*Lp)
+    switch (t) {
+    case GPGPU_I32: HOST_EDGES_LUT(int32_t, i32); break;
+    case GPGPU_U32: HOST_EDGES_LUT(uint32_t, u32); break;
+    case GPGPU_F32: HOST_EDGES_LUT(float, f32); break;
+    case GPGPU_I64: HOST_EDGES_LUT(int64_t, i64); break;
+    case GPGPU_U64: HOST_EDGES_LUT(uint64_t, u64); break;
+    case GPGPU_F64: HOST_EDGES_LUT(double, f64); break;
+    }
+#undef L
+}
+
 static void host_edges(gpgpu_type t, const void *in, size_t n, const gpgpu__hist_params *p,
                        uint64_t *bins)
 {
@@ -137,13 +205,31 @@ static void host_edges(gpgpu_type t, const void *in, size_t n, const gpgpu__hist
     memset(bins, 0, p->nbins * sizeof *bins);
     if (p->empty)
         return;
+    /* four slots a cut: most samples land in a slot with at most one cut;
+       without memory for it (or for few samples), the binary search */
+    edges_lut L = {NULL, lut_slots(p->ncut), 0, 0};
+    if (n >= 4 * L.nlut && p->ncut > 1)
+        L.lut = malloc(L.nlut * sizeof *L.lut);
+    if (L.lut) {
+        lut_build(t, p, &L);
+        switch (t) {
+        case GPGPU_I32: HOST_EDGES_LOOP(int32_t, i32); break;
+        case GPGPU_U32: HOST_EDGES_LOOP(uint32_t, u32); break;
+        case GPGPU_F32: HOST_EDGES_LOOP(float, f32); break;
+        case GPGPU_I64: HOST_EDGES_LOOP(int64_t, i64); break;
+        case GPGPU_U64: HOST_EDGES_LOOP(uint64_t, u64); break;
+        case GPGPU_F64: HOST_EDGES_LOOP(double, f64); break;
+        }
+        free(L.lut);
+        return;
+    }
     switch (t) {
-    case GPGPU_I32: HOST_EDGES_LOOP(int32_t, i32); break;
-    case GPGPU_U32: HOST_EDGES_LOOP(uint32_t, u32); break;
-    case GPGPU_F32: HOST_EDGES_LOOP(float, f32); break;
-    case GPGPU_I64: HOST_EDGES_LOOP(int64_t, i64); break;
-    case GPGPU_U64: HOST_EDGES_LOOP(uint64_t, u64); break;
-    case GPGPU_F64: HOST_EDGES_LOOP(double, f64); break;
+    case GPGPU_I32: HOST_EDGES_SEARCH(int32_t, i32); break;
+    case GPGPU_U32: HOST_EDGES_SEARCH(uint32_t, u32); break;
+    case GPGPU_F32: HOST_EDGES_SEARCH(float, f32); break;
+    case GPGPU_I64: HOST_EDGES_SEARCH(int64_t, i64); break;
+    case GPGPU_U64: HOST_EDGES_SEARCH(uint64_t, u64); break;
+    case GPGPU_F64: HOST_EDGES_SEARCH(double, f64); break;
     }
 }
 
@@ -156,8 +242,27 @@ static gpgpu_status cuts_upload(gpgpu_context *ctx, gpgpu_type t, gpgpu__hist_pa
     p->cuts_mem = NULL;
     if (p->empty)
         return GPGPU_SUCCESS;
-    return gpgpu__buffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                         p->ncut * gpgpu__type(t)->size, p->cuts, &p->cuts_mem);
+    const size_t bytes = p->ncut * gpgpu__type(t)->size;
+    if (!ctx->tune.chunked)
+        return gpgpu__buffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, p->cuts,
+                             &p->cuts_mem);
+    /* CPUs: the cuts, then the host's lookup table (kernels/histogram.cl,
+       hist_bin): its slots (uint), its scale (float bits) and its counts */
+    edges_lut L = {NULL, lut_slots(p->ncut), 0, 0};
+    uint32_t *buf = gpgpu__malloc(bytes + (2 + L.nlut) * sizeof(uint32_t));
+    if (!buf)
+        return gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "histogram_edges: no host memory");
+    memcpy(buf, p->cuts, bytes);
+    uint32_t *head = buf + bytes / sizeof *buf;
+    L.lut = head + 2;
+    lut_build(t, p, &L);
+    float scale = (float)L.scale;
+    head[0] = (uint32_t)L.nlut;
+    memcpy(&head[1], &scale, sizeof scale);
+    gpgpu_status s = gpgpu__buffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                   bytes + (2 + L.nlut) * sizeof(uint32_t), buf, &p->cuts_mem);
+    free(buf);
+    return s;
 }
 
 static void cuts_release(gpgpu__hist_params *p)
@@ -201,7 +306,7 @@ gpgpu_status gpgpu_histogram_edges(gpgpu_context *ctx, gpgpu_type t, const void 
     if (!ctx->host)
         GPGPU__TRY(gpgpu__type_supported(ctx, t));
     GPGPU__TRY(edges_params(ctx, t, edges, nbins, &p, &cuts));
-    if (ctx->host) {
+    if (ctx->host || gpgpu__host_below(ctx, GPGPU__HB_EDGES, n)) {
         host_edges(t, in, n, &p, bins);
         free(cuts);
         return GPGPU_SUCCESS;

@@ -183,12 +183,25 @@ gpgpu_status gpgpu_reduce(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, const v
             gpgpu__host_reduce(t, op == GPGPU_SUM_EXACT ? GPGPU_SUM : op, in, n, result);
         return GPGPU_SUCCESS;
     }
-    /* Integer results are the same bits in any order, so small calls, and
-       calls where the plan says the host's cores beat the bus, run on the
-       host. Floats stay on the device: their bits follow its combining
-       order, the same whichever route the data takes. */
-    if (op < GPGPU_OP_USER && !gpgpu__type(t)->is_float &&
-        (gpgpu__small_on_host(ctx, n) || gpgpu__host_reads(ctx, in, n * size))) {
+    /* Integer results and exact sums are the same bits in any order, so
+       calls the plan keeps on the host (host-below), and calls where the
+       host's cores beat the bus, run on the host. Floats stay on the device
+       unless the plan's reduce-f says otherwise: their bits follow the
+       combining order, the same whichever route the data takes. */
+    const int is_float = gpgpu__type(t)->is_float;
+    if (op == GPGPU_SUM_EXACT && is_float && gpgpu__host_below(ctx, GPGPU__HB_SUM_EXACT, n)) {
+        GPGPU__TRY(gpgpu__type_supported(ctx, t));
+        gpgpu__host_sum_exact(t, in, n, result);
+        return GPGPU_SUCCESS;
+    }
+    if (op < GPGPU_OP_USER && op != GPGPU_SUM_EXACT && is_float &&
+        gpgpu__host_below(ctx, GPGPU__HB_REDUCE_F, n)) {
+        GPGPU__TRY(gpgpu__type_supported(ctx, t));
+        gpgpu__host_reduce(t, op, in, n, result);
+        return GPGPU_SUCCESS;
+    }
+    if (op < GPGPU_OP_USER && !is_float &&
+        (gpgpu__host_below(ctx, GPGPU__HB_REDUCE, n) || gpgpu__host_reads(ctx, in, n * size))) {
         GPGPU__TRY(gpgpu__type_supported(ctx, t));
         gpgpu__host_reduce(t, op == GPGPU_SUM_EXACT ? GPGPU_SUM : op, in, n, result);
         return GPGPU_SUCCESS;

@@ -302,9 +302,13 @@ static gpgpu_status scan_host(gpgpu_context *ctx, const char *f, gpgpu_type t, g
     GPGPU__REQUIRE(ctx, !partial_overlap((uintptr_t)in, (uintptr_t)out, n * size), f,
                    "in (%p) and out (%p) overlap for n = %zu; they must be the same array "
                    "or apart", in, out, n);
-    /* Small integer scans run on the host (the same bits in any order). */
+    /* Integer scans the plan keeps on the host run there (the same bits in
+       any order); float scans only with the plan's reduce-f (their bits
+       follow the combining order). */
     if (ctx->host ||
-        (op < GPGPU_OP_USER && !gpgpu__type(t)->is_float && gpgpu__small_on_host(ctx, n))) {
+        (op < GPGPU_OP_USER &&
+         gpgpu__host_below(ctx, gpgpu__type(t)->is_float ? GPGPU__HB_REDUCE_F : GPGPU__HB_SCAN,
+                           n))) {
         if (op >= GPGPU_OP_USER)
             return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
                                "user-defined operators need an OpenCL device");

@@ -54,6 +54,16 @@ gpgpu_status gpgpu__segmented_program(gpgpu_context *ctx, gpgpu_type t, gpgpu_op
     return gpgpu__program_get(ctx, "segmented", extra, opts, prog);
 }
 
+/* Whether a host call over n elements of t runs the host's own code
+   (the plan's host-below; floats by reduce-f: their bits follow the
+   combining order). */
+static int host_below(const gpgpu_context *ctx, gpgpu_type t, int scan, size_t n)
+{
+    return gpgpu__host_below(ctx, gpgpu__type(t)->is_float ? GPGPU__HB_REDUCE_F
+                                  : scan                   ? GPGPU__HB_SEG_SCAN
+                                                           : GPGPU__HB_SEGMENTED, n);
+}
+
 /* Units (work items on a CPU, groups on a GPU) for about total elements. */
 static size_t seg_units(const gpgpu_context *ctx, size_t total)
 {
@@ -293,10 +303,12 @@ gpgpu_status gpgpu_segmented_reduce(gpgpu_context *ctx, gpgpu_type t, gpgpu_op o
     GPGPU__TRY(gpgpu__offsets_check(ctx, __func__, t, offsets, nseg, &total));
     GPGPU__REQUIRE(ctx, in != NULL || total == 0, __func__,
                    "in is NULL while the segments cover %zu elements; it may be NULL only when they cover none", total);
-    if (ctx->host) {
+    if (ctx->host || (op < GPGPU_OP_USER && host_below(ctx, t, 0, total))) {
         if (op >= GPGPU_OP_USER)
             return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
                                "user-defined operators need an OpenCL device");
+        if (!ctx->host)
+            GPGPU__TRY(gpgpu__type_supported(ctx, t));
         gpgpu__host_segmented_reduce(t, op, in, offsets, nseg, out);
         return GPGPU_SUCCESS;
     }
@@ -333,10 +345,12 @@ gpgpu_status gpgpu_segmented_scan(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
                         !partial_overlap((uintptr_t)in + first * size,
                                          (uintptr_t)out + first * size, total * size), __func__,
                    "in and out partly overlap over the %zu elements the segments cover; they must be the same array or not overlap", total);
-    if (ctx->host) {
+    if (ctx->host || (op < GPGPU_OP_USER && host_below(ctx, t, 1, total))) {
         if (op >= GPGPU_OP_USER)
             return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
                                "user-defined operators need an OpenCL device");
+        if (!ctx->host)
+            GPGPU__TRY(gpgpu__type_supported(ctx, t));
         gpgpu__host_segmented_scan(t, op, kind, in, out, offsets, nseg);
         return GPGPU_SUCCESS;
     }
@@ -557,7 +571,11 @@ gpgpu_status gpgpu_reduce_index(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, c
                    "n is %zu; at most %zu elements of type t", n, (size_t)PTRDIFF_MAX / gpgpu__type(t)->size);
     GPGPU__REQUIRE(ctx, GPGPU__ALIGNED(in, t), __func__,
                    "in is %p; it must be aligned to %zu bytes, the size of one element of t", (const void *)in, gpgpu__type(t)->size);
-    if (ctx->host || n == 0) {
+    /* the first extreme value wins whatever the order: any route gives
+       the same (value, index) */
+    if (ctx->host || n == 0 || gpgpu__host_below(ctx, GPGPU__HB_INDEX, n)) {
+        if (!ctx->host && n)
+            GPGPU__TRY(gpgpu__type_supported(ctx, t));
         gpgpu__host_reduce_index(t, op, in, n, value, index);
         return GPGPU_SUCCESS;
     }

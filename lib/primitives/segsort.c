@@ -236,7 +236,7 @@ static gpgpu_status segsort(gpgpu_context *ctx, const char *func, gpgpu_type t, 
     unsigned char *v = value_size ? (unsigned char *)values + first * value_size : NULL;
     /* CPUs: the host's threads (only running out of host memory can stop
        them half way). */
-    if (ctx->host || ctx->tune.segsort_host || gpgpu__small_on_host(ctx, total)) {
+    if (ctx->host || ctx->tune.segsort_host || gpgpu__host_below(ctx, GPGPU__HB_SEGSORT, total)) {
         if (gpgpu__host_segsort(t, keys, values, value_size, offsets, nseg, offsets[nseg],
                                 flags) != GPGPU_SUCCESS)
             return gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "%s: no host memory", func);

@@ -33,12 +33,44 @@ static void bits_put(void *a, size_t i, size_t size, uint64_t v)
         ((uint64_t *)a)[i] = v;
 }
 
+/* Whether a host call of unique or run-length encoding over n elements of
+   t runs host_runs (the plan's host-below), t supported. */
+static int host_below_runs(gpgpu_context *ctx, gpgpu_type t, size_t n)
+{
+    return gpgpu__host_below(ctx, GPGPU__HB_RUNS, n) &&
+           gpgpu__type_supported(ctx, t) == GPGPU_SUCCESS;
+}
+
+/* host_runs for elements of one width: the loop a C programmer writes. */
+#define HOST_RUNS(U)                                                         \
+    {                                                                        \
+        const U *x = in;                                                     \
+        U *v = values, prev = 0;                                             \
+        for (size_t i = 0; i < n; i++) {                                     \
+            const U cur = x[i];                                              \
+            if (i > 0 && cur == prev)                                        \
+                continue;                                                    \
+            if (lengths && runs > 0)                                         \
+                lengths[runs - 1] = i - head;                                \
+            v[runs++] = cur;                                                 \
+            head = i;                                                        \
+            prev = cur;                                                      \
+        }                                                                    \
+        if (lengths && runs > 0)                                             \
+            lengths[runs - 1] = n - head;                                    \
+        return runs;                                                         \
+    }
+
 /* Run heads of in to values (may equal in: the previous element is kept
    aside before its slot can be overwritten), their lengths to lengths when
    not NULL. Returns the number of runs. */
 static size_t host_runs(size_t size, const void *in, size_t n, void *values, uint64_t *lengths)
 {
     size_t runs = 0, head = 0;
+    if (size == 4)
+        HOST_RUNS(uint32_t)
+    if (size == 8)
+        HOST_RUNS(uint64_t)
     uint64_t prev = 0;
     for (size_t i = 0; i < n; i++) {
         uint64_t x = bits_at(in, i, size);
@@ -241,7 +273,7 @@ gpgpu_status gpgpu_unique(gpgpu_context *ctx, gpgpu_type t, const void *in, size
     GPGPU__REQUIRE(ctx, in == out || !gpgpu__overlap((size_t)in, n * gpgpu__type(t)->size,
                                                     (size_t)out, n * gpgpu__type(t)->size),
                    __func__, "in and out partly overlap (n = %zu); they must be the same array or not overlap", n);
-    if (ctx->host) {
+    if (ctx->host || host_below_runs(ctx, t, n)) {
         *count = host_runs(gpgpu__type(t)->size, in, n, out, NULL);
         return GPGPU_SUCCESS;
     }
@@ -274,7 +306,7 @@ gpgpu_status gpgpu_run_length_encode(gpgpu_context *ctx, gpgpu_type t, const voi
     GPGPU__REQUIRE(ctx, !gpgpu__overlap((size_t)lengths, n * sizeof *lengths, (size_t)values,
                                         bytes),
                    __func__, "lengths overlaps values (n = %zu); it must not", n);
-    if (ctx->host) {
+    if (ctx->host || host_below_runs(ctx, t, n)) {
         *nruns = host_runs(gpgpu__type(t)->size, in, n, values, lengths);
         return GPGPU_SUCCESS;
     }

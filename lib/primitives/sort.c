@@ -395,7 +395,7 @@ static gpgpu_status sort_host_call(gpgpu_context *ctx, gpgpu_type t, void *keys,
 {
     if (n < 2)
         return GPGPU_SUCCESS;
-    if (ctx->host || gpgpu__small_on_host(ctx, n))
+    if (ctx->host || gpgpu__host_below(ctx, GPGPU__HB_SORT, n))
         return gpgpu__host_sort(t, keys, values, value_size, n, flags) == GPGPU_SUCCESS
                    ? GPGPU_SUCCESS
                    : gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "sort: no host memory");

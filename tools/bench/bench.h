@@ -41,6 +41,9 @@ typedef struct {
     double bytes;           /* minimum bytes the op must move for this n */
     int verified;           /* 1 only if the result matched the host reference */
     char note[96];          /* what the case was, e.g. "sorted input" */
+    double serial_ms;       /* median time of the serial C loop the call
+                               replaces (plain -O2 C on one thread, same
+                               data, same run); 0: none */
 } bench_result;
 
 /* One primitive. run fills r and returns 0, or returns -1 after printing
@@ -65,8 +68,9 @@ double bench_time(bench *b, gpgpu_status (*call)(void *arg), void *arg);
 double bench_time_prepared(bench *b, void (*prepare)(void *arg),
                            gpgpu_status (*call)(void *arg), void *arg);
 
-/* Median wall time in ms of repeat runs of fn(arg): the serial C loops
-   that each case prints beside the library. */
+/* Median wall time in ms of repeat runs of fn(arg), after one untimed run
+   (page faults of fresh outputs are not the loop's): the serial C loops
+   that each case reports as serial_ms. */
 double bench_wall_ms(void (*fn)(void *arg), void *arg, int repeat);
 
 /* Host memory of bytes for a case's arrays: malloc, or gpgpu_host_alloc

@@ -128,28 +128,68 @@ static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
-/* The serial C loop a user would write for reduce_by_key of u32 keys and
-   u32 sums (best of three runs, wall time); returns the runs found. */
-static double serial_by_key_ms(const uint32_t *keys, const uint32_t *v, size_t n,
-                               uint32_t *kout, uint32_t *vout, size_t *runs)
+/* The serial C loops a user would write for each op (u32 SUM, argmin: MIN
+   and its first index), timed by bench_wall_ms into serial_out. */
+typedef struct {
+    int which;
+    const uint32_t *x, *keys;
+    const size_t *offsets;
+    size_t n, nseg;
+    uint32_t *out, *kout;
+    volatile size_t sink;
+} seg_serial;
+
+static void serial_loop(void *arg)
 {
-    double best = 1e30;
-    for (int r = 0; r < 3; r++) {
-        double s = now_ms();
-        size_t k = 0;
-        for (size_t i = 0; i < n; i++) {
-            if (i == 0 || keys[i] != keys[i - 1]) {
-                kout[k] = keys[i];
-                vout[k++] = 0;
-            }
-            vout[k - 1] += v[i];
+    seg_serial *s = arg;
+    const uint32_t *x = s->x, *keys = s->keys;
+    uint32_t *out = s->out;
+    switch (s->which) {
+    case SEG_REDUCE:
+        for (size_t g = 0; g < s->nseg; g++) {
+            uint32_t acc = 0;
+            for (size_t i = s->offsets[g]; i < s->offsets[g + 1]; i++)
+                acc += x[i];
+            out[g] = acc;
         }
-        *runs = k;
-        double ms = now_ms() - s;
-        if (ms < best)
-            best = ms;
+        break;
+    case SEG_SCAN:
+        for (size_t g = 0; g < s->nseg; g++) {
+            uint32_t acc = 0;
+            for (size_t i = s->offsets[g]; i < s->offsets[g + 1]; i++)
+                out[i] = acc += x[i];
+        }
+        break;
+    case BY_KEY_REDUCE: {
+        size_t k = 0;
+        for (size_t i = 0; i < s->n; i++) {
+            if (i == 0 || keys[i] != keys[i - 1]) {
+                s->kout[k] = keys[i];
+                out[k++] = 0;
+            }
+            out[k - 1] += x[i];
+        }
+        s->sink = k;
+        break;
     }
-    return best;
+    case BY_KEY_SCAN: {
+        uint32_t acc = 0;
+        for (size_t i = 0; i < s->n; i++) {
+            if (i > 0 && keys[i] != keys[i - 1])
+                acc = 0;
+            out[i] = acc += x[i];
+        }
+        break;
+    }
+    default: {
+        size_t best = 0;
+        for (size_t i = 1; i < s->n; i++)
+            if (x[i] < x[best])
+                best = i;
+        s->sink = best;
+        break;
+    }
+    }
 }
 
 /* Exact u32 checks of the outputs against plain loops. */
@@ -217,8 +257,11 @@ static int run_which(bench *b, gpgpu_type t, size_t n, const bench_params *p, be
             keys[i] = (uint32_t)(i / len);
         c.keys = keys;
         c.out2 = kout;
-        size_t runs;
-        base_ms = serial_by_key_ms(keys, x, n, kout, out, &runs);
+    }
+    {
+        seg_serial ss = {which, x, keys, offsets, n, nseg, out, kout, 0};
+        r->serial_ms = bench_wall_ms(serial_loop, &ss, b->repeat);
+        base_ms = r->serial_ms;
         base = "a serial C loop";
     }
     if (BENCH_ON_BUFFERS(b)) {
@@ -299,8 +342,11 @@ static int run_which(bench *b, gpgpu_type t, size_t n, const bench_params *p, be
     }
     const int twice = which == SEG_SCAN || which == BY_KEY_SCAN;
     r->bytes = (double)n * 4 * (twice ? 2 : 1) + (by_key ? (double)n * 4 : 0);
-    snprintf(r->note, sizeof r->note, "len %zu: %.2fx %s (%.3f ms)", len, base_ms / r->ms, base,
-             base_ms);
+    if (base_ms == r->serial_ms)
+        snprintf(r->note, sizeof r->note, "len %zu: serial C loop %.3f ms", len, base_ms);
+    else
+        snprintf(r->note, sizeof r->note, "len %zu: %.2fx %s (%.3f ms)", len, base_ms / r->ms,
+                 base, base_ms);
     rc = 0;
 done:
     BENCH_RELEASE(c.din, c.doffs, c.dout, c.didx, c.dkeys, c.dkout);
@@ -501,11 +547,12 @@ static int run_sort(bench *b, gpgpu_type t, size_t n, const bench_params *p, ben
         (c.awork && gpgpu_array_read(b->ctx, c.awork, 0, work, n) != GPGPU_SUCCESS))
         goto done;
     double serial_ms = serial ? serial_segsort_ms(&c, want) : -1;
+    r->serial_ms = serial ? serial_ms : 0;
     r->verified = serial ? !memcmp(work, want, n * 4) : segments_sorted(&c, work);
     r->bytes = (double)n * 4 * 2;
     if (serial)
-        snprintf(r->note, sizeof r->note, "len %zu: %.2fx serial C (%.1f ms), %.2fx gpgpu_sort",
-                 len, serial_ms / r->ms, serial_ms, flat_ms / r->ms);
+        snprintf(r->note, sizeof r->note, "len %zu: serial C %.3f ms, %.2fx gpgpu_sort",
+                 len, serial_ms, flat_ms / r->ms);
     else
         snprintf(r->note, sizeof r->note, "len %zu: %.2fx gpgpu_sort of it all (%.3f ms)", len,
                  flat_ms / r->ms, flat_ms);

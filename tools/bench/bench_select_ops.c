@@ -189,6 +189,182 @@ static int verify(const case_ *c, const void *out, const uint64_t *len)
     return runs == c->count;
 }
 
+/* ---- the serial C loops (u32, f32 and f64 inputs: the suite's types) ---- */
+
+typedef struct {
+    kind k;
+    gpgpu_type t;
+    size_t n, nbins;
+    const void *in;
+    void *out;
+    uint64_t *len;
+    const double *edges;
+    volatile size_t sink;
+} serial_case;
+
+#define SERIAL_UNIQUE(T, RLE)                                                \
+    do {                                                                     \
+        const T *x = s->in;                                                  \
+        T *o = s->out;                                                       \
+        size_t k = 0;                                                        \
+        for (size_t i = 0; i < s->n; i++)                                    \
+            if (i == 0 || x[i] != x[i - 1]) {                                \
+                if (RLE && k)                                                \
+                    s->len[k - 1] = i - start;                               \
+                start = i;                                                   \
+                o[k++] = x[i];                                               \
+            }                                                                \
+        if (RLE && k)                                                        \
+            s->len[k - 1] = s->n - start;                                    \
+        s->sink = k;                                                         \
+    } while (0)
+
+#define SERIAL_PARTITION(T)                                                  \
+    do {                                                                     \
+        const T *x = s->in;                                                  \
+        T *o = s->out;                                                       \
+        size_t k = 0;                                                        \
+        for (size_t i = 0; i < s->n; i++)                                    \
+            if (x[i] > 0)                                                    \
+                o[k++] = x[i];                                               \
+        size_t kept = k;                                                     \
+        for (size_t i = 0; i < s->n; i++)                                    \
+            if (!(x[i] > 0))                                                 \
+                o[k++] = x[i];                                               \
+        s->sink = kept;                                                      \
+    } while (0)
+
+/* A binary search over the edges per sample, as in verify(). */
+#define SERIAL_EDGES(T)                                                      \
+    do {                                                                     \
+        const T *x = s->in;                                                  \
+        const double *e = s->edges;                                          \
+        const size_t nb = s->nbins;                                          \
+        memset(s->len, 0, nb * sizeof *s->len);                              \
+        for (size_t i = 0; i < s->n; i++) {                                  \
+            double v = x[i];                                                 \
+            if (!(v >= e[0] && v <= e[nb]))                                  \
+                continue;                                                    \
+            size_t lo = 0, hi = nb;                                          \
+            while (hi - lo > 1) {                                            \
+                size_t mid = lo + (hi - lo) / 2;                             \
+                if (e[mid] <= v)                                             \
+                    lo = mid;                                                \
+                else                                                         \
+                    hi = mid;                                                \
+            }                                                                \
+            s->len[lo]++;                                                    \
+        }                                                                    \
+    } while (0)
+
+#define SERIAL_BY_TYPE(M, ...)                                               \
+    switch (s->t) {                                                          \
+    case GPGPU_I32: M(int32_t, ##__VA_ARGS__); break;                        \
+    case GPGPU_U32: M(uint32_t, ##__VA_ARGS__); break;                       \
+    case GPGPU_F32: M(float, ##__VA_ARGS__); break;                          \
+    case GPGPU_I64: M(int64_t, ##__VA_ARGS__); break;                        \
+    case GPGPU_U64: M(uint64_t, ##__VA_ARGS__); break;                       \
+    case GPGPU_F64: M(double, ##__VA_ARGS__); break;                         \
+    }
+
+/* limbs (two's complement, nl of them) += v * 2^pos */
+static void add_shifted(uint64_t *limbs, size_t nl, __int128 v, unsigned pos)
+{
+    const uint64_t ext = v < 0 ? ~(uint64_t)0 : 0;
+    const unsigned sh = pos % 64;
+    uint64_t w[3];
+    unsigned __int128 u = (unsigned __int128)v;
+    w[0] = (uint64_t)u << sh;
+    w[1] = sh ? (uint64_t)(u >> (64 - sh)) : (uint64_t)(u >> 64);
+    w[2] = sh ? (uint64_t)(u >> (128 - sh)) | (ext << sh) : ext;
+    unsigned carry = 0;
+    for (size_t i = pos / 64, j = 0; i < nl; i++, j++) {
+        uint64_t add = j < 3 ? w[j] : ext;
+        uint64_t x = limbs[i] + add;
+        unsigned c1 = x < add;
+        limbs[i] = x + carry;
+        carry = c1 | (limbs[i] < x);
+    }
+}
+
+/* The serial exact sum a user would write without the library: each
+   finite f32 or f64 element's integer significand added into a bin per
+   exponent (64-bit bins for f32, 128-bit for f64: no overflow below 2^39
+   elements), the bins then combined into one wide integer and rounded to
+   nearest (the top 64 bits with a sticky bit, then the hardware's
+   conversion). Subnormal results may round twice; the suite has none. */
+static double bench_serial_exact_sum(gpgpu_type t, const void *in, size_t n)
+{
+    static __int128 bins[2048];
+    uint64_t limbs[40];
+    const int f32 = t == GPGPU_F32;
+    const size_t nb = f32 ? 256 : 2048, nl = f32 ? 8 : 40;
+    memset(bins, 0, nb * sizeof bins[0]);
+    if (f32) {
+        const uint32_t *x = in;
+        int64_t b32[256] = {0};
+        for (size_t i = 0; i < n; i++) {
+            uint32_t e = (x[i] >> 23) & 255, m = x[i] & 0x7fffff;
+            int64_t v = e ? m | 0x800000 : m;
+            b32[e ? e : 1] += (x[i] >> 31) ? -v : v;
+        }
+        for (size_t e = 0; e < 256; e++)
+            bins[e] = b32[e];
+    } else {
+        const uint64_t *x = in;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t e = (x[i] >> 52) & 2047, m = x[i] & 0xfffffffffffffull;
+            int64_t v = (int64_t)(e ? m | (1ull << 52) : m);
+            bins[e ? e : 1] += (x[i] >> 63) ? -v : v;
+        }
+    }
+    memset(limbs, 0, sizeof limbs);
+    for (size_t e = 1; e < nb - 1; e++) /* the top exponent is inf or NaN */
+        if (bins[e])
+            add_shifted(limbs, nl, bins[e], (unsigned)(e - 1));
+    int neg = (limbs[nl - 1] >> 63) != 0;
+    if (neg) { /* two's complement negation */
+        unsigned carry = 1;
+        for (size_t i = 0; i < nl; i++) {
+            limbs[i] = ~limbs[i] + carry;
+            carry = carry && limbs[i] == 0;
+        }
+    }
+    long hb = -1;
+    for (long i = (long)nl - 1; i >= 0 && hb < 0; i--)
+        if (limbs[i])
+            hb = i * 64 + 63 - __builtin_clzll(limbs[i]);
+    if (hb < 0)
+        return 0;
+    long lo = hb >= 63 ? hb - 63 : 0;
+    uint64_t top = 0, sticky = 0;
+    for (long bit = hb; bit >= lo; bit--)
+        top = top << 1 | ((limbs[bit / 64] >> (bit % 64)) & 1);
+    for (long i = 0; i < lo / 64 && !sticky; i++)
+        sticky = limbs[i] != 0;
+    if (lo % 64 && (limbs[lo / 64] & ((1ull << (lo % 64)) - 1)))
+        sticky = 1;
+    const int scale = f32 ? -149 : -1074;
+    double r = f32 ? (double)ldexpf((float)(top | sticky), (int)lo + scale)
+                   : ldexp((double)(top | sticky), (int)lo + scale);
+    return neg ? -r : r;
+}
+
+static void serial_loop(void *arg)
+{
+    serial_case *s = arg;
+    size_t start = 0;
+    switch (s->k) {
+    case UNIQUE: SERIAL_BY_TYPE(SERIAL_UNIQUE, 0); break;
+    case RLE: SERIAL_BY_TYPE(SERIAL_UNIQUE, 1); break;
+    case PARTITION: SERIAL_BY_TYPE(SERIAL_PARTITION); break;
+    case EDGES: SERIAL_BY_TYPE(SERIAL_EDGES); break;
+    case EXACT: s->sink = bench_serial_exact_sum(s->t, s->in, s->n) != 0; break;
+    default: break;
+    }
+    (void)start;
+}
+
 /* Times k and its reference on the same data. */
 static int run_pair(bench *b, kind k, kind ref, gpgpu_type t, size_t n, const bench_params *p,
                     bench_result *r)
@@ -256,6 +432,16 @@ static int run_pair(bench *b, kind k, kind ref, gpgpu_type t, size_t n, const be
     case PARTITION: r->bytes = 2.0 * n * size; break;
     case RLE: r->bytes = (double)n * size + (double)kept * (size + 8); break;
     default: r->bytes = (double)(n + kept) * size; break;
+    }
+    {
+        /* the serial loop writes scratch of its own: hout and hlen are checked */
+        void *sout = malloc(n * size + 8);
+        uint64_t *slen = malloc(nlen * 8 + 8);
+        serial_case sc = {k, t, n, nbins, hin, sout, slen, edges, 0};
+        if (sout && slen)
+            r->serial_ms = bench_wall_ms(serial_loop, &sc, b->repeat);
+        free(sout);
+        free(slen);
     }
     static const char *const names[] = {"unique", "rle", "partition", "select x > 0",
                                         "edges", "even-bin histogram", "exact", "GPGPU_SUM"};

@@ -8,7 +8,12 @@
    end of a call, median of R calls after a warm-up); on the host fallback
    from the wall clock. GPGPU_BENCH_TRACE=1 prints each step (buffers,
    copies, calls, reads) with the time since the start on stderr, to find
-   where a run that does not finish is. */
+   where a run that does not finish is.
+
+   Every row also gives "loop": the serial C loop the call replaces (plain
+   C on one thread, tools/bench/bench_<op>.c, same data, median of the same
+   run) over the library's time. --sizes 10,12,16 runs the suite at those
+   powers of two, of --op and --api alone when they are named. */
 #include <math.h>
 #include <stdarg.h>
 #include <pthread.h>
@@ -112,6 +117,7 @@ double bench_wall_ms(void (*fn)(void *arg), void *arg, int repeat)
 {
     double t[64];
     int runs = repeat < 1 ? 1 : repeat > 64 ? 64 : repeat;
+    fn(arg);
     for (int r = 0; r < runs; r++) {
         double start = now_ms();
         fn(arg);
@@ -454,6 +460,8 @@ static int run_case(bench *b, const output *o, const bench_op *op, gpgpu_type t,
                    "\"d2h_pageable_gbps\":%.3f,\"d2h_pinned_gbps\":%.3f,",
                    o->xfer.write_pageable, o->xfer.write_pinned, o->xfer.read_pageable,
                    o->xfer.read_pinned);
+        if (r.serial_ms > 0)
+            printf("\"serial_ms\":%.4f,\"of_serial\":%.3f,", r.serial_ms, r.serial_ms / r.ms);
         if (p->bins)
             printf("\"bins\":%zu,", p->bins);
         printf("\"input\":\"%s\",\"repeat\":%d,\"verified\":%s,\"note\":\"%s\","
@@ -464,9 +472,12 @@ static int run_case(bench *b, const output *o, const bench_op *op, gpgpu_type t,
         char what[64];
         snprintf(what, sizeof what, "%s%s%s", op->name, p->pattern && strcmp(p->pattern, "random") ? "/" : "",
                  p->pattern && strcmp(p->pattern, "random") ? p->pattern : "");
-        printf("%-22s %-6s %-5s %6zu %10zu %9.3f %8.3f %8.2f %6.2f %5s  %s\n", what,
+        char loop[16] = "     -";
+        if (r.serial_ms > 0 && r.ms > 0)
+            snprintf(loop, sizeof loop, "%6.2f", r.serial_ms / r.ms);
+        printf("%-22s %-6s %-5s %6zu %10zu %9.3f %8.3f %8.2f %6.2f %s %5s  %s\n", what,
                api_names[b->api], tn, p->bins, n, r.ms, gelems, gbps,
-               cgbps > 0 ? gbps / cgbps : 0.0, r.verified ? "yes" : "NO", r.note);
+               cgbps > 0 ? gbps / cgbps : 0.0, loop, r.verified ? "yes" : "NO", r.note);
     }
     fflush(stdout);
     return r.verified ? 0 : 1;
@@ -502,28 +513,37 @@ static int has_host_api(const bench_op *op)
     return 0;
 }
 
-static int standard_suite(bench *b, const output *o)
+/* The standard suite at n = 2^lg for each lg of sizes (0-terminated);
+   only_api >= 0: that form's rows alone; only_op: that op's rows alone. */
+static int standard_suite(bench *b, const output *o, const int *sizes, int only_api,
+                          const char *only_op)
 {
     int bad = 0;
     if (!o->json) {
         printf("gpgpu-bench %s on %s; GB/s counts the minimum bytes moved; 'copy' is the\n"
-               "fraction of this device's clEnqueueCopyBuffer bandwidth at the same size.\n\n",
+               "fraction of this device's clEnqueueCopyBuffer bandwidth at the same size.\n"
+               "'loop' is the library's speed over the serial C loop the call replaces\n"
+               "(plain C, one thread, same data, medians of the same run; above 1: the\n"
+               "library wins).\n\n",
                gpgpu_version(), gpgpu_device_name(b->ctx));
         printf("'buffer' times the _buffer form on device data (kernel events); 'host' the\n"
                "host-memory call on malloc'd arrays (wall clock, transfers included).\n\n");
-        printf("%-22s %-6s %-5s %6s %10s %9s %8s %8s %6s %5s\n", "op", "api", "type", "bins",
-               "n", "ms", "Gelem/s", "GB/s", "copy", "ok");
+        printf("%-22s %-6s %-5s %6s %10s %9s %8s %8s %6s %6s %5s\n", "op", "api", "type", "bins",
+               "n", "ms", "Gelem/s", "GB/s", "copy", "loop", "ok");
     }
-    for (int lg = 16; lg <= 24; lg += 2) {
+    for (const int *lgp = sizes; *lgp; lgp++) {
+        const int lg = *lgp;
         size_t n = (size_t)1 << lg;
         double cg = copy_gbps(b, n * 4);
         if (!o->json)
             printf("-- n = 2^%d: buffer copy %.1f GB/s\n", lg, cg);
         for (int i = 0; i < NOPS; i++) {
-            if (!ops[i]->run)
+            if (!ops[i]->run || (only_op && strcmp(only_op, ops[i]->name)))
                 continue;
             for (int c = 0; c < ops[i]->nsuite; c++)
                 for (int api = BENCH_API_BUFFER; api <= BENCH_API_HOST; api++) {
+                    if (only_api >= 0 && api != only_api)
+                        continue;
                     if (api == BENCH_API_BUFFER && !b->queue)
                         continue; /* the host fallback has host calls only */
                     if (api == BENCH_API_HOST && b->queue && !has_host_api(ops[i]))
@@ -544,6 +564,9 @@ static void usage(void)
             "narrow16|rgba8]\n"
             "                   [--api buffer|host|array] [--pinned] [--device D] [--repeat R]"
             " [--json]\n"
+            "       gpgpu-bench [--sizes 10,12,16,20,24] [--op OP] [--api A] ...: the suite's rows\n"
+            "                   at n = 2^each (default 16,18,20,22,24), of OP and of API A alone\n"
+            "                   when named\n"
             "OP: reduce scan sort sort_pairs histogram transform_reduce select\n"
             "    unique run_length_encode partition histogram_edges sum_exact\n"
             "    segmented_reduce segmented_scan reduce_by_key scan_by_key argmin segmented_sort\n"
@@ -561,6 +584,7 @@ int main(int argc, char **argv)
 {
     output o = {0, NULL, {0, 0, 0, 0}};
     const char *opname = NULL, *tname = "u32";
+    int sizes[32] = {16, 18, 20, 22, 24, 0}, sizes_given = 0, api_given = 0;
     size_t n = (size_t)1 << 24;
     bench_params p = {0, NULL};
     bench b = {NULL, NULL, NULL, 10, 12345, BENCH_API_BUFFER, 0};
@@ -587,11 +611,27 @@ int main(int argc, char **argv)
                 if (!strcmp(name, api_names[k])) {
                     b.api = (bench_api)k;
                     found = 1;
+                    api_given = 1;
                 }
             if (!found) {
                 fprintf(stderr, "gpgpu-bench: --api is '%s'; one of buffer, host, array\n", name);
                 return 2;
             }
+        } else if (!strcmp(a, "--sizes") && v) {
+            const char *q = argv[++i];
+            int k = 0;
+            while (*q && k < 31) {
+                char *end;
+                long lg = strtol(q, &end, 10);
+                if (end == q || lg < 0 || lg > 40) {
+                    fprintf(stderr, "gpgpu-bench: --sizes takes powers of two, e.g. 10,12,16\n");
+                    return 2;
+                }
+                sizes[k++] = (int)lg;
+                q = *end == ',' ? end + 1 : end;
+            }
+            sizes[k] = 0;
+            sizes_given = 1;
         } else if (!strcmp(a, "--pinned"))
             b.pinned = 1;
         else if (!strcmp(a, "--repeat") && v)
@@ -616,8 +656,8 @@ int main(int argc, char **argv)
     gpgpu_set_profiling(b.ctx, 1);
 
     int rc;
-    if (!opname) {
-        rc = standard_suite(&b, &o);
+    if (!opname || sizes_given) {
+        rc = standard_suite(&b, &o, sizes, api_given ? (int)b.api : -1, opname);
     } else {
         const bench_op *op = NULL;
         for (int i = 0; i < NOPS; i++)
