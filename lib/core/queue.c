@@ -187,8 +187,10 @@ gpgpu_status gpgpu__scratch(gpgpu_context *ctx, int slot, size_t bytes, cl_mem *
         ctx->scratch[slot] = NULL;
         ctx->scratch_size[slot] = 0;
     }
-    size_t grown = bytes + bytes / 4; /* room to grow without a new buffer each call */
-    if (grown < bytes || grown > ctx->max_alloc)
+    /* room to grow without a new buffer each call, except for buffers
+       big enough that a quarter more would crowd the device */
+    size_t grown = bytes + bytes / 4;
+    if (grown < bytes || grown > ctx->max_alloc || bytes > ctx->global_mem / 16)
         grown = bytes;
     GPGPU__TRY(gpgpu__buffer(ctx, CL_MEM_READ_WRITE, grown, NULL, &ctx->scratch[slot]));
     ctx->scratch_size[slot] = grown;
