@@ -143,6 +143,9 @@ typedef struct {
                            host's threads (faster than the bus) */
     size_t small_host;  /* host calls of at most this many elements run on
                            the host: a launch costs more than their work */
+    uint64_t wide_from; /* counts of this many elements or more take the
+                           64-bit forms of kernels that count in 32 bits
+                           (2^32; lower only to test those forms) */
 } gpgpu__tuning;
 
 /* Fills ctx->tune from the device's properties and GPGPU_* overrides. */

@@ -14,7 +14,10 @@
      the smallest array it takes), GPGPU_HOST_READS=0|1 (integer
      reductions of pageable memory run on the host's threads),
      GPGPU_SMALL_HOST (host calls of at most this many elements run on
-     the host; 0: none), GPGPU_THREADS (host threads, pool.c) */
+     the host; 0: none), GPGPU_THREADS (host threads, pool.c),
+     GPGPU_WIDE_FROM (element counts from which by-key ranks and
+     segmented-sort segments take their 64-bit path; default 2^32, lower
+     only to test that path at small sizes) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +133,7 @@ void gpgpu__plan_init(gpgpu_context *ctx)
     t->zero_copy = env_flag("GPGPU_ZERO_COPY", t->zero_copy);
     t->stage_bytes = env_size("GPGPU_STAGE_BYTES", t->stage_bytes);
     t->stage_min = env_size("GPGPU_STAGE_MIN", t->stage_min);
+    t->wide_from = env_size("GPGPU_WIDE_FROM", (size_t)1 << 32);
     t->host_reads = env_flag("GPGPU_HOST_READS", t->host_reads);
     {
         const char *v = getenv("GPGPU_SMALL_HOST");
