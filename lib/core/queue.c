@@ -123,10 +123,12 @@ gpgpu_status gpgpu__wait_done(gpgpu_context *ctx)
 {
     cl_int err = clFinish(ctx->queue);
     if (err != CL_SUCCESS)
-        return gpgpu__fail(ctx, err == CL_OUT_OF_RESOURCES || err == CL_OUT_OF_HOST_MEMORY
+        return gpgpu__fail(ctx, err == CL_OUT_OF_RESOURCES || err == CL_OUT_OF_HOST_MEMORY ||
+                                        err == CL_MEM_OBJECT_ALLOCATION_FAILURE
                                     ? GPGPU_ERROR_OUT_OF_MEMORY : GPGPU_ERROR_OPENCL,
-                           "the device failed while running the call (clFinish: %s); the "
-                           "arrays it writes may have changed", gpgpu__cl_error_name(err));
+                           "the device failed while running the call (clFinish: %s, %d); the "
+                           "arrays it writes may have changed", gpgpu__cl_error_name(err),
+                           (int)err);
     return GPGPU_SUCCESS;
 }
 
