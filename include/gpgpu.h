@@ -282,8 +282,12 @@ GPGPU_API gpgpu_status gpgpu_scan_init(gpgpu_context *ctx, gpgpu_type t, gpgpu_o
  * Stable radix sort of n keys in place, ascending unless flags has
  * GPGPU_DESCENDING (the exact reverse order, still stable). Floats follow IEEE
  * 754 totalOrder: -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN.
+ * n may be as large as the device holds: on a GPU the keys and two scratch
+ * copies of them (each one buffer, within the device's largest
+ * allocation); a CPU device's layout takes at most 2^32 - 1 keys.
  * Errors: INVALID_ARGUMENT (unknown flags, bad type, NULL keys with
- * n > 0, misaligned keys), UNSUPPORTED (a 64-bit type the device lacks),
+ * n > 0, misaligned keys), UNSUPPORTED (a 64-bit type the device lacks;
+ * more than 2^32 - 1 keys on a CPU device, naming that limit),
  * OUT_OF_MEMORY, OPENCL, BUILD; keys are unchanged on failure.
  */
 GPGPU_API gpgpu_status gpgpu_sort(gpgpu_context *ctx, gpgpu_type t, void *keys, size_t n,
@@ -613,8 +617,10 @@ GPGPU_API gpgpu_status gpgpu_segmented_scan(gpgpu_context *ctx, gpgpu_type t, gp
  * the device; the spanned elements go through device scratch. On a CPU
  * device (and the fallback) the host's threads sort the segments, each
  * serially. Errors: INVALID_ARGUMENT (as gpgpu_segmented_reduce, unknown
- * flags), UNSUPPORTED (64-bit keys without device support; on a GPU a
- * segment of more than 2^32 - 1 elements), OUT_OF_MEMORY, OPENCL, BUILD;
+ * flags), UNSUPPORTED (64-bit keys without device support), OUT_OF_MEMORY,
+ * OPENCL, BUILD; a segment of 2^32 elements or more goes to the device-wide
+ * sort (on a CPU device in the kernels' layout that one takes fewer:
+ * UNSUPPORTED);
  * keys are unchanged on failure, except when the host's threads run out of
  * memory half way.
  */
@@ -638,18 +644,19 @@ GPGPU_API gpgpu_status gpgpu_segmented_sort_pairs(gpgpu_context *ctx, gpgpu_type
  * differ and a NaN equals only the same NaN bits); values are of any type,
  * op built in or defined for value_type (user operators need an OpenCL
  * device). On an OpenCL device keys and values must fit in device memory
- * together, and gpgpu_scan_by_key takes n up to 2^32 - 1 (else
- * UNSUPPORTED). Float results are reproducible as for
+ * together, and from 2^32 elements the runs are counted in 64 bits (ranks
+ * of 8 bytes per element in device scratch; UNSUPPORTED on a device without
+ * 64-bit integers). Float results are reproducible as for
  * gpgpu_segmented_reduce.
  */
 
 /**
  * Reduce by key: for each run r (in order), keys_out[r] = its key,
  * values_out[r] = the reduce of its values (GPGPU_SUM_EXACT too: the
- * exact sum of each run, with n at most 2^32 - 1 on a device); *nruns = the
- * number of runs (0 for n == 0). The outputs need room for n elements
- * (the worst case: every run of length one); past *nruns they are left
- * unspecified. The outputs may not overlap each other or the inputs.
+ * exact sum of each run); *nruns = the number of runs (0 for n == 0). The
+ * outputs need room for n elements (the worst case: every run of length
+ * one); past *nruns they are left unspecified. The outputs may not overlap
+ * each other or the inputs.
  * Errors: INVALID_ARGUMENT (NULL nruns, NULLs with n > 0, bad key type,
  * value type or op, misaligned arrays, overlap), UNSUPPORTED,
  * OUT_OF_MEMORY, OPENCL, BUILD; on failure *nruns is unchanged.

@@ -218,7 +218,9 @@ GPGPU_API gpgpu_status gpgpu_segmented_scan_buffer(gpgpu_context *ctx, gpgpu_typ
     gpgpu_segmented_reduce_buffer: an offset past the end of keys' buffer is
     taken as that end and a decreasing one gives an empty segment (results
     then unspecified where segments overlap, but nothing outside the buffers
-    is touched); a segment longer than 2^32 - 1 elements is left as it is.
+    is touched). Where keys' buffer holds 2^32 elements or more past
+    offset, the call reads the offsets back (it blocks) and sorts each
+    segment of 2^32 elements or more with the device-wide sort.
     A segment of up to 4096 keys (32-bit; fewer for 64-bit keys with
     values) is one work-group's, sorted in __local memory; a longer one is
     also one group's, by passes through scratch as large as keys' buffer

@@ -155,9 +155,11 @@ __kernel void sort_bits(__global const KT *keys, ulong koff, ulong n, ulong chun
         bits[3 * g + 2] = ldesc[0];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+    /* 64-bit counts from 32-bit atomics: a carry out of the low word
+       (hist[j]) goes to the high word (hist[DIGITS * RADIX + j]). */
     for (uint j = lid; j < DIGITS * RADIX; j += TILE_WG)
-        if (lh[j])
-            atomic_add(&hist[j], lh[j]);
+        if (lh[j] && atomic_add(&hist[j], lh[j]) + lh[j] < lh[j])
+            atomic_inc(&hist[DIGITS * RADIX + j]);
 }
 #endif
 
@@ -314,7 +316,7 @@ __kernel void sort_plan(__global const ulong *bits, __global const uint *hist, u
     /* each digit's global starts: offsets[d * RADIX + v] */
     for (uint d = 0; d < DIGITS; d++) {
         barrier(CLK_LOCAL_MEM_FENCE);
-        start[v] = hist[d * RADIX + v];
+        start[v] = (ulong)hist[(DIGITS + d) * RADIX + v] << 32 | hist[d * RADIX + v];
         barrier(CLK_LOCAL_MEM_FENCE);
         if (v == 0)
             sort_exclusive_radix(start);
@@ -560,14 +562,14 @@ __kernel void sort_buckets(__global KT *ak, __global VT *av, ulong n, __global K
 
 /* Item v's exclusive prefix for digit v over the tiles before t: their
    status words, latest first, until one holds an inclusive prefix. */
-inline uint sort_lookback(__global ulong *st, uint t, uint v)
+inline ulong sort_lookback(__global ulong *st, uint t, uint v)
 {
-    uint excl = 0;
+    ulong excl = 0;
     for (uint k = t; k > 0;) {
         ulong s = status_load(&st[(ulong)(k - 1) * RADIX + v]);
         if (!(s & (LB_AGG | LB_INC)))
             continue;
-        excl += (uint)s;
+        excl += s & (LB_AGG - 1);
         if (s & LB_INC)
             break;
         k--;
@@ -586,7 +588,8 @@ inline uint sort_lookback(__global ulong *st, uint t, uint v)
    addresses. A pass whose route says copy moves the group's tile as it is
    (sort_route). */
 __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global KT *ak,
-                                __global VT *av, ulong koff, ulong voff, ulong n, uint d,
+                                __global VT *av, __global KT *bk, __global VT *bv,
+                                ulong koff, ulong voff, ulong n, uint d,
                                 KT m0, KT m1, __global const ulong *plan,
                                 __global ulong *status)
 {
@@ -599,15 +602,15 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
 #endif
     __local uint lc[SORT_WARPS * RADIX];
     __local uint lx[SORT_LX];
-    __local uint lo[RADIX];
+    __local ulong lo[RADIX];
     __local uint lt;
     ulong route = plan[PLAN_ROUTE + d];
     uint lid = get_local_id(0), total;
     uint lane = lid % 32, w = lid / 32;
-    __global KT *sk = SORT_PICK(route & 3, keys + koff, ak, ak + n);
-    __global VT *sv = SORT_PICK(route & 3, vals + voff, av, av + n);
-    __global KT *dk = SORT_PICK((route >> 2) & 3, keys + koff, ak, ak + n);
-    __global VT *dv = SORT_PICK((route >> 2) & 3, vals + voff, av, av + n);
+    __global KT *sk = SORT_PICK(route & 3, keys + koff, ak, bk);
+    __global VT *sv = SORT_PICK(route & 3, vals + voff, av, bv);
+    __global KT *dk = SORT_PICK((route >> 2) & 3, keys + koff, ak, bk);
+    __global VT *dv = SORT_PICK((route >> 2) & 3, vals + voff, av, bv);
 
     if (route & ROUTE_COPY) {
         ulong base = (ulong)get_group_id(0) * TILE;
@@ -676,11 +679,12 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
     uint at = sort_wg_scan(sum, lx, &total);
     for (uint u = 0; u < SORT_WARPS; u++)
         lc[u * RADIX + lid] += at;
-    uint excl = sort_lookback(st, t, lid);
+    ulong excl = sort_lookback(st, t, lid);
     if (t)
         status_store(&st[(ulong)t * RADIX + lid], LB_INC | (excl + sum));
-    /* output position of tile place p with digit v: lo[v] + p (mod 2^32) */
-    lo[lid] = (uint)plan[PLAN_WORDS + d * RADIX + lid] + excl - at;
+    /* output position of tile place p with digit v: lo[v] + p (mod 2^64;
+       places within the tile stay 32-bit) */
+    lo[lid] = plan[PLAN_WORDS + d * RADIX + lid] + excl - at;
     barrier(CLK_LOCAL_MEM_FENCE);
 
     /* Keys to their places in the tile, then out in tile order, so that

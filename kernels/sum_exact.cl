@@ -790,22 +790,25 @@ __kernel void sum_exact_segments(__global const T *in, ulong in_off, __global co
                                  __global T *out, ulong out_off, __global const ulong *count,
                                  ulong count_off)
 {
-    const ulong s = get_global_id(0);
-    if (s >= (count ? min(nseg, count[count_off]) : nseg))
-        return;
-    const ulong b = clamp(offs[offs_off + s], base, limit),
-                e = max(b, clamp(offs[offs_off + s + 1], base, limit));
-    sx_win w;
-    sx_limbs l;
-    sx_start(&w, &l);
-    uint steps = 0;
-    for (ulong i = b; i < e; i++) {
-        sx_step(&w, &l, sx_one(in[in_off + (i - base)]));
-        sx_after(&w, &l, &steps);
+    /* one segment per work item; a grid of fewer items than segments
+       (past 2^31 of them) takes the rest in strides */
+    const ulong segs = count ? min(nseg, count[count_off]) : nseg;
+    for (ulong s = get_global_id(0); s < segs; s += get_global_size(0)) {
+        const ulong b = clamp(offs[offs_off + s], base, limit),
+                    e = max(b, clamp(offs[offs_off + s + 1], base, limit));
+        sx_win w;
+        sx_limbs l;
+        sx_start(&w, &l);
+        uint steps = 0;
+        for (ulong i = b; i < e; i++) {
+            sx_step(&w, &l, sx_one(in[in_off + (i - base)]));
+            sx_after(&w, &l, &steps);
+        }
+        sx_win last = w;    /* w's own address never escapes (see sx_step) */
+        sx_flush(&last, &l);
+        sx_touch(&l);
+        sx_carry(l.acc);
+        /* any element seen: steps itself wraps at 2^32 */
+        out[out_off + s] = sx_round(l.acc, sx_flags(&last, &l, (uint)(e > b)));
     }
-    sx_win last = w;    /* w's own address never escapes (see sx_step) */
-    sx_flush(&last, &l);
-    sx_touch(&l);
-    sx_carry(l.acc);
-    out[out_off + s] = sx_round(l.acc, sx_flags(&last, &l, steps));
 }

@@ -902,6 +902,29 @@ TU_TEST(by_key_millions)
 }
 END_TEST
 
+/* The 64-bit ranks that by-key takes from 2^32 elements, at small sizes:
+   contexts that take them from one element on, in each layout. */
+TU_TEST(by_key_wide_ranks)
+{
+    static const struct { size_t n, mean; } shapes[] = { { 1, 3 }, { 4099, 0 }, { 100003, 3 } };
+    if (tu_is_host())
+        return;
+    paths_open();
+    for (size_t p = 0; p < npaths; p++) {
+        gpgpu_context *c = NULL;
+        gpgpu_status st = gpgpu_context_from_queue(&c, gpgpu_queue(tu_ctx));
+        ck_assert_msg(st == GPGPU_SUCCESS, "context: %s", gpgpu_last_error(NULL));
+        c->tune = paths[p]->tune;
+        c->tune.wide_from = 1;
+        for (size_t s = 0; s < COUNT(shapes); s++)
+            check_by_key(c, path_names[p], GPGPU_U32, GPGPU_U32, GPGPU_SUM, shapes[s].n,
+                         shapes[s].mean);
+        gpgpu_context_destroy(c);
+    }
+    paths_close();
+}
+END_TEST
+
 TU_TEST(by_key_user_operator_and_errors)
 {
     int32_t keys[6] = { 4, 4, 9, 9, 9, -1 }, kout[6];

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "gpgpu_cl.h"
+#include "core/core.h" /* the 64-bit path is forced through ctx->tune */
 #include "ref_segmented.h"
 #include "util.h"
 
@@ -205,6 +206,23 @@ TU_TEST(buffer_forms_with_offsets_and_events)
     check_buffer(GPGPU_F32, 4, 1);
     check_buffer(GPGPU_U64, 8, 1);
     tu_restore_ctx();
+}
+END_TEST
+
+/* Segments longer than the segmented kernels count (2^32 - 1 keys) go to
+   the device-wide sort: here from 4097 keys on (tune.wide_from), in the
+   host API and, after a read of the offsets, in the _buffer form. */
+TU_TEST(long_segments_take_the_device_wide_sort)
+{
+    if (!use_gpu_layout())
+        return;
+    tu_ctx->tune.wide_from = 4097;
+    tu_ctx->tune.segsort_host = 0;
+    check_host_api(GPGPU_U32, EDGES, 0, 0);
+    check_host_api(GPGPU_F32, HUGE_ONE, 1, 4);
+    check_buffer(GPGPU_U32, 0, 0);
+    check_buffer(GPGPU_U64, 8, 1);
+    restore_ctx();
 }
 END_TEST
 

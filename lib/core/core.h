@@ -167,6 +167,9 @@ typedef struct {
                            elements run the host's own code (lib/host);
                            0: none, SIZE_MAX: all (plan.c, measured per
                            device) */
+    uint64_t wide_from; /* counts of this many elements or more take the
+                           64-bit forms of kernels that count in 32 bits
+                           (2^32; lower only to test those forms) */
 } gpgpu__tuning;
 
 /* Fills ctx->tune from the device's properties and GPGPU_* overrides. */
@@ -185,7 +188,7 @@ typedef struct {
     size_t global_size, local_size;
 } gpgpu__launch;
 
-enum { GPGPU__SCRATCH_SLOTS = 9, GPGPU__STAGE_SLOTS = 3, GPGPU__ON_DESTROY_MAX = 4 };
+enum { GPGPU__SCRATCH_SLOTS = 11, GPGPU__STAGE_SLOTS = 3, GPGPU__ON_DESTROY_MAX = 4 };
 
 struct gpgpu_context {
     pthread_mutex_t lock;        /* held by every public call */
@@ -262,7 +265,8 @@ void gpgpu__context_on_destroy(gpgpu_context *ctx, void (*fn)(gpgpu_context *ctx
 enum {
     GPGPU__SLOT_IN, GPGPU__SLOT_OUT, GPGPU__SLOT_PARTIALS, GPGPU__SLOT_PARTIALS2,
     GPGPU__SLOT_SORT_KEYS, GPGPU__SLOT_SORT_VALUES, GPGPU__SLOT_SORT_COUNTS,
-    GPGPU__SLOT_AUX, GPGPU__SLOT_HOST_ORIG
+    GPGPU__SLOT_AUX, GPGPU__SLOT_HOST_ORIG,
+    GPGPU__SLOT_SORT_KEYS_B, GPGPU__SLOT_SORT_VALUES_B
 };
 gpgpu_status gpgpu__scratch(gpgpu_context *ctx, int slot, size_t bytes, cl_mem *out);
 

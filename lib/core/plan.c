@@ -17,7 +17,9 @@
      the host; 0: none), GPGPU_HOST_BELOW (per primitive: "N" for all, or
      "sort=N,scan=all,..." with host_prim_names; host calls of fewer than N
      elements run the host's own code), GPGPU_THREADS (host threads,
-     pool.c) */
+     pool.c), GPGPU_WIDE_FROM (element counts from which by-key ranks and
+     segmented-sort segments take their 64-bit path; default 2^32, lower
+     only to test that path at small sizes) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,6 +242,7 @@ void gpgpu__plan_init(gpgpu_context *ctx)
     t->zero_copy = env_flag("GPGPU_ZERO_COPY", t->zero_copy);
     t->stage_bytes = env_size("GPGPU_STAGE_BYTES", t->stage_bytes);
     t->stage_min = env_size("GPGPU_STAGE_MIN", t->stage_min);
+    t->wide_from = env_size("GPGPU_WIDE_FROM", (size_t)1 << 32);
     t->host_reads = env_flag("GPGPU_HOST_READS", t->host_reads);
     host_below_env(t->host_below);
     {   /* after GPGPU_HOST_BELOW: it routes what discrete GPUs route */

@@ -58,10 +58,20 @@ static gpgpu_status build_failed(gpgpu_context *ctx, cl_program p, cl_int err, c
         clGetProgramBuildInfo(p, ctx->device, CL_PROGRAM_BUILD_LOG, size, log, NULL);
         log[size] = '\0';
     }
-    gpgpu_status s = gpgpu__fail(ctx, err == CL_BUILD_PROGRAM_FAILURE ? GPGPU_ERROR_BUILD
-                                                                      : GPGPU_ERROR_OPENCL,
-                                 "building kernels/%s.cl (%s) failed: %s\n%s", file, options,
-                                 gpgpu__cl_error_name(err), log ? log : "(no build log)");
+    /* Anything but a build failure is the device or driver failing (out
+       of resources, or a context an earlier command broke): said as such. */
+    gpgpu_status s;
+    if (err == CL_BUILD_PROGRAM_FAILURE)
+        s = gpgpu__fail(ctx, GPGPU_ERROR_BUILD, "building kernels/%s.cl (%s) failed: %s\n%s",
+                        file, options, gpgpu__cl_error_name(err), log ? log : "(no build log)");
+    else
+        s = gpgpu__fail(ctx, err == CL_OUT_OF_RESOURCES || err == CL_OUT_OF_HOST_MEMORY ||
+                                     err == CL_MEM_OBJECT_ALLOCATION_FAILURE
+                                 ? GPGPU_ERROR_OUT_OF_MEMORY : GPGPU_ERROR_OPENCL,
+                        "clBuildProgram(kernels/%s.cl) failed: %s (%d), an error of the device "
+                        "or its driver, not of the source (an earlier command may have failed "
+                        "on the device)%s%s", file, gpgpu__cl_error_name(err), (int)err,
+                        log && *log ? "\n" : "", log ? log : "");
     free(log);
     return s;
 }

@@ -123,10 +123,12 @@ gpgpu_status gpgpu__wait_done(gpgpu_context *ctx)
 {
     cl_int err = clFinish(ctx->queue);
     if (err != CL_SUCCESS)
-        return gpgpu__fail(ctx, err == CL_OUT_OF_RESOURCES || err == CL_OUT_OF_HOST_MEMORY
+        return gpgpu__fail(ctx, err == CL_OUT_OF_RESOURCES || err == CL_OUT_OF_HOST_MEMORY ||
+                                        err == CL_MEM_OBJECT_ALLOCATION_FAILURE
                                     ? GPGPU_ERROR_OUT_OF_MEMORY : GPGPU_ERROR_OPENCL,
-                           "the device failed while running the call (clFinish: %s); the "
-                           "arrays it writes may have changed", gpgpu__cl_error_name(err));
+                           "the device failed while running the call (clFinish: %s, %d); the "
+                           "arrays it writes may have changed", gpgpu__cl_error_name(err),
+                           (int)err);
     return GPGPU_SUCCESS;
 }
 
@@ -187,8 +189,10 @@ gpgpu_status gpgpu__scratch(gpgpu_context *ctx, int slot, size_t bytes, cl_mem *
         ctx->scratch[slot] = NULL;
         ctx->scratch_size[slot] = 0;
     }
-    size_t grown = bytes + bytes / 4; /* room to grow without a new buffer each call */
-    if (grown < bytes || grown > ctx->max_alloc)
+    /* room to grow without a new buffer each call, except for buffers
+       big enough that a quarter more would crowd the device */
+    size_t grown = bytes + bytes / 4;
+    if (grown < bytes || grown > ctx->max_alloc || bytes > ctx->global_mem / 16)
         grown = bytes;
     GPGPU__TRY(gpgpu__buffer(ctx, CL_MEM_READ_WRITE, grown, NULL, &ctx->scratch[slot]));
     ctx->scratch_size[slot] = grown;

@@ -54,15 +54,39 @@ typedef struct {
     cl_ulong kout_off;
 } runs_out;
 
-/* The runs of keys[key_off .. +n) on the device, n > 0. rank is n cl_uint
-   of scratch. */
+/* Whether the runs' ranks of n elements are 64-bit (kernels/bykey.cl,
+   RANK_T): from tune.wide_from (2^32) elements on. */
+static int wide_ranks(const gpgpu_context *ctx, size_t n)
+{
+    return n >= ctx->tune.wide_from;
+}
+
+/* The rank scratch of n elements (rank_bytes bytes a rank): where 64-bit
+   ranks are needed and the device has no 64-bit integers, UNSUPPORTED. */
+static gpgpu_status rank_scratch(gpgpu_context *ctx, size_t n, cl_mem *rank)
+{
+    if (wide_ranks(ctx, n) && !ctx->int64)
+        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
+                           "n = %zu: the by-key primitives count runs of 2^32 elements or more "
+                           "in 64 bits, and %s has no 64-bit integers", n, ctx->name);
+    size_t size = wide_ranks(ctx, n) ? sizeof(cl_ulong) : sizeof(cl_uint);
+    return gpgpu__scratch(ctx, GPGPU__SLOT_SORT_COUNTS, n * size, rank);
+}
+
+/* The runs of keys[key_off .. +n) on the device, n > 0. rank is n ranks
+   of scratch (rank_scratch). */
 static gpgpu_status runs_find(gpgpu_context *ctx, gpgpu_type key_type, cl_mem keys,
                               cl_ulong key_off, size_t n, cl_mem rank, const runs_out *ro)
 {
     char opts[512];
     const char *extra = NULL;
     gpgpu__program *prog;
+    const int wide = wide_ranks(ctx, n);
     GPGPU__TRY(gpgpu__type_op_options(ctx, key_type, GPGPU_SUM, opts, sizeof opts, &extra));
+    if (wide) {
+        size_t used = strlen(opts);
+        snprintf(opts + used, sizeof opts - used, " -D RANK_T=ulong");
+    }
     GPGPU__TRY(gpgpu__program_get(ctx, "bykey", NULL, opts, &prog));
     const size_t wg = ctx->tune.wg, most = (ctx->tune.chunked ? 1 : 16) * ctx->tune.groups;
     size_t groups = (n + wg - 1) / wg;
@@ -72,8 +96,8 @@ static gpgpu_status runs_find(gpgpu_context *ctx, gpgpu_type key_type, cl_mem ke
     GPGPU__TRY(gpgpu__run(ctx, prog, "bykey_heads", groups * wg, wg, GPGPU__ARG(keys),
                           GPGPU__ARG(key_off), GPGPU__ARG(count), GPGPU__ARG(rank),
                           GPGPU__END));
-    GPGPU__TRY(gpgpu__scan_enqueue(ctx, GPGPU_U32, GPGPU_SUM, GPGPU_INCLUSIVE, rank, 0, rank, 0,
-                                   n, NULL, 0));
+    GPGPU__TRY(gpgpu__scan_enqueue(ctx, wide ? GPGPU_U64 : GPGPU_U32, GPGPU_SUM,
+                                   GPGPU_INCLUSIVE, rank, 0, rank, 0, n, NULL, 0));
     if (ro->kout)
         return gpgpu__run(ctx, prog, "bykey_scatter_keys", groups * wg, wg, GPGPU__ARG(keys),
                           GPGPU__ARG(key_off), GPGPU__ARG(count), GPGPU__ARG(rank),
@@ -95,15 +119,6 @@ static gpgpu_status runs_find(gpgpu_context *ctx, gpgpu_type key_type, cl_mem ke
    warp for each that the plan's groups hold. */
 enum { RBK_PER_ITEM = 4096, RBK_GROUPS = 4, RBK_WARP_STEP = 32 * 8 };
 
-static gpgpu_status n_fits(gpgpu_context *ctx, size_t n)
-{
-    if (n > UINT32_MAX)
-        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
-                           "n = %zu: the by-key primitives take at most 2^32 - 1 elements "
-                           "on an OpenCL device", n);
-    return GPGPU_SUCCESS;
-}
-
 /* GPGPU_SUM_EXACT on float values: the runs found as scan_by_key finds
    them (their keys written on the way), then an exact sum per run, a work
    item each (gpgpu__segmented_enqueue), n items of which those past the
@@ -117,8 +132,7 @@ static gpgpu_status rbk_exact_enqueue(gpgpu_context *ctx, gpgpu_type key_type,
 {
     cl_mem rank;
     runs_out ro = {NULL, nruns, nruns_off, kout, kout_off};
-    GPGPU__TRY(n_fits(ctx, n));
-    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_COUNTS, n * sizeof(cl_uint), &rank));
+    GPGPU__TRY(rank_scratch(ctx, n, &rank));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_VALUES, (n + 1) * sizeof(cl_ulong),
                               &ro.offs));
     GPGPU__TRY(runs_find(ctx, key_type, keys, key_off, n, rank, &ro));
@@ -349,7 +363,7 @@ static gpgpu_status sbk_host_api(gpgpu_context *ctx, gpgpu_type key_type, const 
     runs_out ro = { NULL, NULL, 0, NULL, 0 };
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_KEYS, n * ksize, &kbuf));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, n * vsize, &vbuf));
-    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_COUNTS, n * sizeof(cl_uint), &rank));
+    GPGPU__TRY(rank_scratch(ctx, n, &rank));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_VALUES, (n + 1) * sizeof(cl_ulong),
                               &ro.offs));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_OUT, sizeof(cl_ulong), &ro.nruns));
@@ -472,7 +486,7 @@ static gpgpu_status sbk_buffers(gpgpu_context *ctx, gpgpu_type key_type, cl_mem 
     cl_mem rank;
     cl_ulong end = n;
     runs_out ro = { NULL, NULL, 0, NULL, 0 };
-    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_COUNTS, n * sizeof(cl_uint), &rank));
+    GPGPU__TRY(rank_scratch(ctx, n, &rank));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_VALUES, (n + 2) * sizeof(cl_ulong),
                               &ro.offs));
     ro.nruns = ro.offs; /* the count goes after the offsets */

@@ -99,11 +99,13 @@ gpgpu_status gpgpu__segmented_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op
     if (sg->nseg == 0)
         return GPGPU_SUCCESS;
     if (op == GPGPU_SUM_EXACT && gpgpu__type(t)->is_float && !scan) {
-        /* a work item per segment, its own limbs (kernels/sum_exact.cl) */
+        /* a work item per segment, its own limbs (kernels/sum_exact.cl);
+           at most 2^31 items, within every device's grid */
         gpgpu__program *exact;
-        const size_t wg = ctx->tune.wg;
+        const size_t wg = ctx->tune.wg, most = (size_t)1 << 31;
+        size_t global = gpgpu__div_up(sg->nseg, wg) * wg;
         GPGPU__TRY(gpgpu__sum_exact_program(ctx, t, &exact));
-        return gpgpu__run(ctx, exact, "sum_exact_segments", gpgpu__div_up(sg->nseg, wg) * wg,
+        return gpgpu__run(ctx, exact, "sum_exact_segments", global < most ? global : most,
                           wg, GPGPU__ARG(sg->in), GPGPU__ARG(sg->in_off), GPGPU__ARG(sg->offs),
                           GPGPU__ARG(sg->offs_off), GPGPU__ARG(sg->nseg), GPGPU__ARG(sg->base),
                           GPGPU__ARG(sg->limit), GPGPU__ARG(sg->out), GPGPU__ARG(sg->out_off),

@@ -52,9 +52,46 @@ typedef struct {
     cl_mem keys, vals, offs;
     cl_ulong koff, voff, ooff, nseg;
     cl_ulong base, limit; /* offsets are clamped to limit and counted from base */
-    cl_ulong big;         /* segments longer than this are not sorted here */
+    cl_ulong big;         /* segments longer than this are not sorted by the
+                             segmented kernels (they count a segment's keys
+                             in 32 bits) */
     int large;            /* some segment may be longer than a tile */
+    int rest;             /* segments longer than big: the device-wide sort,
+                             after a read of the offsets (long_segments) */
 } segsort_job;
+
+/* The longest segment the segmented kernels sort: 2^32 - 1, or fewer where
+   tune.wide_from says so (to test the device-wide path at small sizes). */
+static cl_ulong kernel_longest(const gpgpu_context *ctx)
+{
+    return ctx->tune.wide_from - 1 < UINT32_MAX ? ctx->tune.wide_from - 1 : UINT32_MAX;
+}
+
+/* The _buffer and _array forms, where the keys may hold more than big
+   elements: the offsets are read back (this blocks) and each segment
+   longer than big is sorted by the device-wide sort, which counts in 64
+   bits. */
+static gpgpu_status long_segments(gpgpu_context *ctx, const segsort_job *j)
+{
+    if (j->limit - j->base <= j->big)
+        return GPGPU_SUCCESS;
+    cl_ulong *o = gpgpu__malloc((size_t)(j->nseg + 1) * sizeof *o);
+    if (!o)
+        return gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY,
+                           "segmented sort: no host memory for %llu offsets",
+                           (unsigned long long)j->nseg + 1);
+    gpgpu_status s = gpgpu__read(ctx, j->offs, (size_t)j->ooff * sizeof *o,
+                                 (size_t)(j->nseg + 1) * sizeof *o, o);
+    for (cl_ulong g = 0; s == GPGPU_SUCCESS && g < j->nseg; g++) {
+        cl_ulong e = o[g + 1] < j->limit ? o[g + 1] : j->limit, b = o[g] < e ? o[g] : e;
+        if (e - b > j->big)
+            s = gpgpu__sort_range_enqueue(ctx, j->t, j->keys, (size_t)(j->koff + b - j->base),
+                                          j->vals, (size_t)(j->voff + b - j->base), j->vs,
+                                          (size_t)(e - b), j->flags);
+    }
+    free(o);
+    return s;
+}
 
 /* Segments per launch: one group each (kernels/segsort.cl says why there
    is no loop over segments in a group). */
@@ -86,6 +123,8 @@ static gpgpu_status segsort_enqueue(gpgpu_context *ctx, const segsort_job *j)
                               GPGPU__ARG(j->base), GPGPU__ARG(j->limit), GPGPU__ARG(mask0),
                               GPGPU__ARG(mask1), GPGPU__END));
     }
+    if (j->rest)
+        GPGPU__TRY(long_segments(ctx, j));
     if (!j->large || j->limit - j->base <= SEG_WG * items)
         return GPGPU_SUCCESS;
     const size_t span = (size_t)(j->limit - j->base);
@@ -112,7 +151,7 @@ gpgpu_status gpgpu__segsort_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem key
                                     unsigned flags)
 {
     segsort_job j = { t, value_size, flags, keys, values, offsets, 0, 0, 0, nseg, 0, n,
-                      UINT32_MAX, 1 };
+                      kernel_longest(ctx), 1, 1 };
     return segsort_enqueue(ctx, &j);
 }
 
@@ -121,7 +160,7 @@ gpgpu_status gpgpu__segsort_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem key
 /* Is segment s of the host API one for the device-wide sort? */
 static int huge(const gpgpu_context *ctx, size_t len, size_t total)
 {
-    return len >= HUGE_MIN && len <= UINT32_MAX && len * (double)ctx->compute_units >= total;
+    return len >= HUGE_MIN && len * (double)ctx->compute_units >= total;
 }
 
 /* The device half, ctx locked: the spanned keys (and values) and the
@@ -133,19 +172,16 @@ static gpgpu_status segsort_device(gpgpu_context *ctx, gpgpu_type t, unsigned ch
 {
     const size_t ks = gpgpu__type(t)->size, first = offsets[0];
     const size_t tile = SEG_WG * seg_items(ctx, ks, vs);
-    size_t longest = 0, cutoff = UINT32_MAX;
+    /* segments longer than cutoff go to the device-wide sort below */
+    size_t longest = 0, cutoff = (size_t)kernel_longest(ctx);
     for (size_t g = 0; g < nseg; g++) {
         size_t len = offsets[g + 1] - offsets[g];
         longest = len > longest ? len : longest;
         if (huge(ctx, len, total) && len - 1 < cutoff)
             cutoff = len - 1;
     }
-    if (longest > UINT32_MAX)
-        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
-                           "segmented sort: at most 2^32 - 1 elements per segment on this "
-                           "device (one has %zu)", longest);
     segsort_job j = { t, vs, flags, NULL, NULL, NULL, 0, 0, 0, nseg, first, offsets[nseg],
-                      cutoff, longest > tile };
+                      cutoff, longest > tile, 0 };
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_HOST_ORIG, (nseg + 1) * sizeof(cl_ulong),
                               &j.offs));
     if (sizeof(size_t) == sizeof(cl_ulong)) {
@@ -330,7 +366,7 @@ gpgpu_status gpgpu_segmented_sort_buffer(gpgpu_context *ctx, gpgpu_type t, cl_me
         *done = NULL;
     GPGPU__TRY(check_common(ctx, __func__, t, 0, flags, 0));
     segsort_job j = { t, 0, flags, keys, NULL, offsets, offset, 0, offsets_offset, nseg, 0, 0,
-                      UINT32_MAX, 1 };
+                      kernel_longest(ctx), 1, 1 };
     return segsort_buffer(ctx, __func__, &j, num_wait, wait, done);
 }
 
@@ -345,7 +381,7 @@ gpgpu_status gpgpu_segmented_sort_pairs_buffer(gpgpu_context *ctx, gpgpu_type ke
         *done = NULL;
     GPGPU__TRY(check_common(ctx, __func__, key_type, value_size, flags, 1));
     segsort_job j = { key_type, value_size, flags, keys, values, offsets, key_offset,
-                      value_offset, offsets_offset, nseg, 0, 0, UINT32_MAX, 1 };
+                      value_offset, offsets_offset, nseg, 0, 0, kernel_longest(ctx), 1, 1 };
     return segsort_buffer(ctx, __func__, &j, num_wait, wait, done);
 }
 

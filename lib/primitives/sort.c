@@ -63,12 +63,14 @@ static size_t chunks_for(const gpgpu_context *ctx, size_t n)
 
 /* Keys per item of a tile in the tiled layout: the plan's sort_tile over
    TILE_WG, or fewer, so that a group's __local keys (then values, in the
-   same place) fit the device beside its 12 KiB of (warp, digit) counters
-   and scan space. */
+   same place) fit the device beside its (warp, digit) counters (8 KiB),
+   64-bit digit offsets (2 KiB) and scan space (32 bytes with NVIDIA's
+   shuffles, else 2 KiB). */
 static size_t tile_items(const gpgpu_context *ctx, size_t ks, size_t vs)
 {
     size_t items = ctx->tune.sort_tile / TILE_WG;
-    size_t room = ctx->local_mem > 12 * 1024 ? ctx->local_mem - 12 * 1024 : 0;
+    size_t fixed = (ctx->tune.nv_ptx ? 11 : 13) * 1024;
+    size_t room = ctx->local_mem > fixed ? ctx->local_mem - fixed : 0;
     size_t fit = room / (TILE_WG * (ks > vs ? ks : vs)); /* keys, then values */
     if (items > fit)
         items = fit;
@@ -86,7 +88,7 @@ static size_t tile_items(const gpgpu_context *ctx, size_t ks, size_t vs)
 typedef struct {
     gpgpu__program *prog;
     cl_ulong koff, voff, n;
-    cl_mem vals, bits, hist, plan, ak, av;
+    cl_mem vals, bits, hist, plan, ak, av, bk, bv; /* scratch A and B */
     size_t ks, vs, digits;
     sort_masks m;
 } sort_run;
@@ -146,13 +148,13 @@ static gpgpu_status enqueue_tiled(gpgpu_context *ctx, const sort_job *j, sort_ru
     GPGPU__TRY(gpgpu__kernel_get(ctx, r->prog, "sort_tile_scatter", &k));
 
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS2, 3 * g * sizeof(cl_ulong), &r->bits));
-    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS, r->digits * SORT_RADIX * sizeof(cl_uint),
-                              &r->hist));
+    /* each digit value's count as two words: low, then high (sort_bits) */
+    size_t hist_bytes = 2 * r->digits * SORT_RADIX * sizeof(cl_uint);
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS, hist_bytes, &r->hist));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_COUNTS, status_bytes, &status));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_AUX,
                               (PLAN_WORDS + r->digits * SORT_RADIX) * sizeof(cl_ulong), &r->plan));
-    GPGPU__TRY(gpgpu__fill(ctx, r->hist, 0, r->digits * SORT_RADIX * sizeof(cl_uint), &zero,
-                           sizeof zero));
+    GPGPU__TRY(gpgpu__fill(ctx, r->hist, 0, hist_bytes, &zero, sizeof zero));
     GPGPU__TRY(gpgpu__run(ctx, r->prog, "sort_bits", g * TILE_WG, TILE_WG, GPGPU__ARG(j->keys),
                           GPGPU__ARG(r->koff), GPGPU__ARG(r->n), GPGPU__ARG(chunk),
                           MASK_ARGS(r->m), GPGPU__ARG(r->bits), GPGPU__ARG(r->hist),
@@ -164,7 +166,8 @@ static gpgpu_status enqueue_tiled(gpgpu_context *ctx, const sort_job *j, sort_ru
         GPGPU__TRY(gpgpu__fill(ctx, status, 0, status_bytes, &zero, sizeof zero));
         GPGPU__TRY(gpgpu__run(ctx, r->prog, "sort_tile_scatter", ntiles * TILE_WG, TILE_WG,
                               GPGPU__ARG(j->keys), GPGPU__ARG(r->vals), GPGPU__ARG(r->ak),
-                              GPGPU__ARG(r->av), GPGPU__ARG(r->koff), GPGPU__ARG(r->voff),
+                              GPGPU__ARG(r->av), GPGPU__ARG(r->bk), GPGPU__ARG(r->bv),
+                              GPGPU__ARG(r->koff), GPGPU__ARG(r->voff),
                               GPGPU__ARG(r->n), GPGPU__ARG(d), MASK_ARGS(r->m),
                               GPGPU__ARG(r->plan), GPGPU__ARG(status), GPGPU__END));
     }
@@ -185,21 +188,35 @@ static gpgpu_status sort_enqueue(gpgpu_context *ctx, const sort_job *j)
     r.n = j->n;
     r.vals = r.vs ? j->vals : j->keys; /* keys only: the kernels never touch values */
     masks_for(j, &r.m);
-    /* The tiled layout keeps its offsets in 32 bits. */
-    if (!chunked && j->n > UINT32_MAX)
+    /* The chunked layout (CPUs) counts a bucket's keys in 32 bits. */
+    if (chunked && j->n > UINT32_MAX)
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
-                           "sort: at most 2^32 - 1 keys per call on this device (n = %zu)", j->n);
+                           "sort: at most 2^32 - 1 keys per call in the chunk-per-item layout "
+                           "of CPU devices (n = %zu)", j->n);
     size_t items = chunked ? 1 : tile_items(ctx, r.ks, r.vs);
     snprintf(opts, sizeof opts,
              "-D KEY_BITS=%zu -D VAL_BYTES=%zu -D RADIX_BITS=%d -D TILE_WG=%d -D TILE_ITEMS=%zu"
              " -D SORT_MATCH=%d",
              r.ks * 8, r.vs, SORT_RADIX_BITS, TILE_WG, items, ctx->tune.sort_match);
     GPGPU__TRY(gpgpu__program_get(ctx, "sort", NULL, opts, &r.prog));
-    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_KEYS, 2 * j->n * r.ks, &r.ak));
+    if (chunked) { /* A and B as the halves of one buffer */
+        GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_KEYS, 2 * j->n * r.ks, &r.ak));
+        r.av = r.ak;
+        if (r.vs)
+            GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_VALUES, 2 * j->n * r.vs, &r.av));
+        return enqueue_chunked(ctx, j, &r);
+    }
+    /* A and B apart: each stays within the device's largest allocation
+       (a quarter of its memory on NVIDIA) for as long as the keys do. */
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_KEYS, j->n * r.ks, &r.ak));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_KEYS_B, j->n * r.ks, &r.bk));
     r.av = r.ak;
-    if (r.vs)
-        GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_VALUES, 2 * j->n * r.vs, &r.av));
-    return chunked ? enqueue_chunked(ctx, j, &r) : enqueue_tiled(ctx, j, &r, TILE_WG * items);
+    r.bv = r.bk;
+    if (r.vs) {
+        GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_VALUES, j->n * r.vs, &r.av));
+        GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_VALUES_B, j->n * r.vs, &r.bv));
+    }
+    return enqueue_tiled(ctx, j, &r, TILE_WG * items);
 }
 
 gpgpu_status gpgpu__sort_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem keys, cl_mem values,

@@ -149,13 +149,14 @@ static uint64_t mix(uint64_t x)
 }
 
 /* Whether got is keys in order: nondecreasing, the same keys (by a sum of
-   hashes; exactly, through the values, for pairs: vals[i] was i, so they
-   must be a permutation with got[i] == keys[vals[i]], increasing among
-   equal keys). */
+   hashes; exactly, through the values, for pairs: vals[i] was i mod 2^32,
+   so each names the first unused index of that residue whose key is
+   got[i], and those indices must be a permutation, increasing among equal
+   keys). */
 static int check_sorted(gpgpu_type t, const void *keys, const void *got,
                         const uint32_t *got_vals, size_t n)
 {
-    size_t ks = gpgpu_type_size(t);
+    size_t ks = gpgpu_type_size(t), prev_at = 0;
     uint64_t m0, m1, hk = 0, hg = 0;
     unsigned char *seen = got_vals ? calloc(n + 1, 1) : NULL;
     int ok = !got_vals || seen;
@@ -163,16 +164,20 @@ static int check_sorted(gpgpu_type t, const void *keys, const void *got,
     order_masks(t, &m0, &m1);
     for (size_t i = 0; ok && i < n; i++) {
         uint64_t x = order_key(got, ks, i, m0, m1);
-        if (i > 0) {
-            uint64_t prev = order_key(got, ks, i - 1, m0, m1);
-            ok = prev < x || (prev == x && (!got_vals || got_vals[i - 1] < got_vals[i]));
-        }
+        size_t at = 0;
         if (got_vals) {
-            uint32_t v = got_vals[i];
-            ok = ok && v < n && !seen[v] && order_key(keys, ks, v, m0, m1) == x;
+            at = got_vals[i];
+            while (at < n && (seen[at] || order_key(keys, ks, at, m0, m1) != x))
+                at += (size_t)UINT32_MAX + 1;
+            ok = at < n;
             if (ok)
-                seen[v] = 1;
+                seen[at] = 1;
         }
+        if (ok && i > 0) {
+            uint64_t prev = order_key(got, ks, i - 1, m0, m1);
+            ok = prev < x || (prev == x && (!got_vals || prev_at < at));
+        }
+        prev_at = at;
         hk += mix(order_key(keys, ks, i, m0, m1));
         hg += mix(x);
     }

@@ -688,7 +688,12 @@ int main(int argc, char **argv)
             gpgpu_context_destroy(b.ctx);
             return 2;
         }
+        /* The reference bandwidths at the case's size up to 1 GiB: they
+           have reached their plateau there, and at 2^32 elements and more
+           their buffers would take the memory the case needs. */
         size_t bytes = n * gpgpu_type_size((gpgpu_type)t);
+        if (bytes > (size_t)1 << 30)
+            bytes = (size_t)1 << 30;
         double cg = copy_gbps(&b, bytes), m2 = is_cpu_device(&b) ? memcpy2_gbps(bytes) : 0;
         if (b.api == BENCH_API_HOST)
             measure_xfer(&b, bytes, &o.xfer);
