@@ -359,7 +359,6 @@ static gpgpu_status sbk_host_api(gpgpu_context *ctx, gpgpu_type key_type, const 
                                n));
         return gpgpu__download(ctx, vbuf, 0, n * vsize, out, out == values);
     }
-    GPGPU__TRY(n_fits(ctx, n));
     runs_out ro = { NULL, NULL, 0, NULL, 0 };
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_KEYS, n * ksize, &kbuf));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, n * vsize, &vbuf));
@@ -482,7 +481,6 @@ static gpgpu_status sbk_buffers(gpgpu_context *ctx, gpgpu_type key_type, cl_mem 
     if (ctx->tune.chunked)
         return sbk_chunked(ctx, key_type, keys, keys_offset, value_type, op, kind, values,
                            values_offset, out, out_offset, n);
-    GPGPU__TRY(n_fits(ctx, n));
     cl_mem rank;
     cl_ulong end = n;
     runs_out ro = { NULL, NULL, 0, NULL, 0 };
