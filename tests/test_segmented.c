@@ -906,7 +906,7 @@ END_TEST
    contexts that take them from one element on, in each layout. */
 TU_TEST(by_key_wide_ranks)
 {
-    static const struct { size_t n, mean; } shapes[] = { { 1, 3 }, { 4099, 0 }, { 100003, 3 } };
+    static const struct { size_t n, mean; } wide_shapes[] = { { 1, 3 }, { 4099, 0 }, { 100003, 3 } };
     if (tu_is_host())
         return;
     paths_open();
@@ -916,9 +916,9 @@ TU_TEST(by_key_wide_ranks)
         ck_assert_msg(st == GPGPU_SUCCESS, "context: %s", gpgpu_last_error(NULL));
         c->tune = paths[p]->tune;
         c->tune.wide_from = 1;
-        for (size_t s = 0; s < COUNT(shapes); s++)
-            check_by_key(c, path_names[p], GPGPU_U32, GPGPU_U32, GPGPU_SUM, shapes[s].n,
-                         shapes[s].mean);
+        for (size_t s = 0; s < COUNT(wide_shapes); s++)
+            check_by_key(c, path_names[p], GPGPU_U32, GPGPU_U32, GPGPU_SUM, wide_shapes[s].n,
+                         wide_shapes[s].mean);
         gpgpu_context_destroy(c);
     }
     paths_close();

@@ -222,7 +222,7 @@ TU_TEST(long_segments_take_the_device_wide_sort)
     check_host_api(GPGPU_F32, HUGE_ONE, 1, 4);
     check_buffer(GPGPU_U32, 0, 0);
     check_buffer(GPGPU_U64, 8, 1);
-    restore_ctx();
+    tu_restore_ctx();
 }
 END_TEST
 
