@@ -34,7 +34,8 @@ static const bench_op *const ops[] = {&bench_op_reduce, &bench_op_scan, &bench_o
                                       &bench_op_reduce_by_key, &bench_op_scan_by_key,
                                       &bench_op_argmin, &bench_op_segmented_sort,
                                       &bench_op_search_sorted, &bench_op_argsort,
-                                      &bench_op_gather};
+                                      &bench_op_gather, &bench_op_histogram2d,
+                                      &bench_op_histogram_weighted};
 enum { NOPS = sizeof ops / sizeof ops[0] };
 
 static const char *type_names[] = {"i32", "u32", "f32", "i64", "u64", "f64"};
@@ -506,7 +507,7 @@ static int has_host_api(const bench_op *op)
                                        "sum_exact", "segmented_reduce", "segmented_scan",
                                        "reduce_by_key", "scan_by_key", "argmin",
                                        "segmented_sort", "search_sorted", "argsort",
-                                       "gather"};
+                                       "gather", "histogram2d", "histogram_weighted"};
     for (size_t i = 0; i < sizeof with / sizeof *with; i++)
         if (!strcmp(op->name, with[i]))
             return 1;
