@@ -15,7 +15,8 @@
  * the first ties in index order (select_collect) and orders those k
  * candidates by (key, index) (select_rank).
  *
- * The state (ulong words): [0] NaNs seen, [1] the collect counter, then
+ * The state (ulong words): [0] NaNs seen, [1] the collect counter, [2]
+ * whether a slot's prefix holds between 1/16 and 15/16 of the data, then
  * per slot: the prefix, the rank left within the prefix, the keys below.
  */
 
@@ -26,10 +27,13 @@
 #define SELECT_FP64 0
 #endif
 
-#define SEL_HIST (SEL_SLOTS * RADIX + 1)   /* counters per part, NaNs last */
-#define ST_PRE(j) (2 + 3 * (j))
-#define ST_REM(j) (3 + 3 * (j))
-#define ST_LESS(j) (4 + 3 * (j))
+#define SEL_HIST (SEL_SLOTS * RADIX + 2)   /* counters per part, then NaNs, discards */
+#define SEL_NANS (SEL_SLOTS * RADIX)
+#define SEL_DROP (SEL_SLOTS * RADIX + 1)
+#define ST_DENSE 2
+#define ST_PRE(j) (3 + 3 * (j))
+#define ST_REM(j) (4 + 3 * (j))
+#define ST_LESS(j) (5 + 3 * (j))
 
 /* The elements [*lo, *hi) of part p and the stride of this item's reads. */
 inline void sel_part(ulong n, ulong chunk, ulong *lo, ulong *hi, ulong *step)
@@ -53,51 +57,91 @@ inline void sel_part(ulong n, ulong chunk, ulong *lo, ulong *hi, ulong *step)
 #define SEL_INC(h) atomic_inc(&(h))
 #endif
 
-/* Counts, for part p into hist[p * SEL_HIST ..], the digit at shift of
-   every key (first pass: one histogram; NaNs counted when nan_hi >
-   nan_lo) or, for each of the nr slots, of the keys sharing its prefix
-   above the digit. */
+/* The first pass: counts, for part p into hist[p * SEL_HIST ..], the
+   top digit (at shift) of every key, and the NaNs (keys outside [nan_lo,
+   nan_hi]). */
+__kernel void select_count0(__global const KT *in, ulong off, ulong n, ulong chunk, KT m0,
+                            KT m1, uint shift, KT nan_lo, KT nan_hi, __global uint *hist)
+{
+    __local uint lh[RADIX + 1];
+    ulong lo, hi, step;
+    uint lid = get_local_id(0), lsz = get_local_size(0), nans = 0;
+    for (uint i = lid; i <= RADIX; i += lsz)
+        lh[i] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    sel_part(n, chunk, &lo, &hi, &step);
+    in += off;
+    for (ulong i = lo; i < hi; i += step) {
+        KT u = sort_xf(in[i], m0, m1);
+        SEL_INC(lh[(uint)(u >> shift) & (RADIX - 1)]);
+        nans += u < nan_lo || u > nan_hi;
+    }
+    if (nans)
+        atomic_add(&lh[RADIX], nans);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    __global uint *mine = hist + get_group_id(0) * SEL_HIST;
+    for (uint i = lid; i < RADIX; i += lsz)
+        mine[i] = lh[i];
+    if (lid == 0)
+        mine[SEL_NANS] = lh[RADIX];
+}
+
+/* The later passes: counts, for each of the nr slots, the digit at shift
+   of the keys sharing the slot's prefix above it. Slots whose prefix
+   equals the previous slot's (ascending ranks: they are neighbours) share
+   its counts: pre[] keeps the distinct prefixes. */
 __kernel void select_count(__global const KT *in, ulong off, ulong n, ulong chunk, KT m0,
-                           KT m1, uint shift, uint nr, KT nan_lo, KT nan_hi,
-                           __global const ulong *state, __global uint *hist)
+                           KT m1, uint shift, uint nr, __global const ulong *state,
+                           __global uint *hist)
 {
     __local uint lh[SEL_HIST];
     KT pre[SEL_SLOTS];
     ulong lo, hi, step;
     uint lid = get_local_id(0), lsz = get_local_size(0);
-    uint width = nr ? nr * RADIX : RADIX;
+    uint above = shift + RADIX_BITS, lead = 0;
     for (uint i = lid; i < SEL_HIST; i += lsz)
         lh[i] = 0;
-    for (uint j = 0; j < SEL_SLOTS; j++)
-        pre[j] = j < nr ? (KT)state[ST_PRE(j)] : 0;
+    for (uint j = 0; j < nr; j++) {
+        KT p = (KT)state[ST_PRE(j)];
+        if (j == 0 || ((p ^ pre[lead - 1]) >> above) != 0)
+            pre[lead++] = p;
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
     sel_part(n, chunk, &lo, &hi, &step);
     in += off;
-    if (nr == 0) {
-        uint nans = 0;
+    if (lead == 1) {
+        KT p0 = pre[0];
+#if CHUNKED
+        if (state[ST_DENSE]) {
+            /* CPUs, when about as many keys match the prefix as not: the
+               others count in a discard counter rather than behind a
+               branch that would guess wrong half the time (2^24 f32 in
+               [0, 1), PoCL: the second pass 42 ms with the branch, 19
+               without). */
+            for (ulong i = lo; i < hi; i++) {
+                KT u = sort_xf(in[i], m0, m1);
+                lh[((u ^ p0) >> above) == 0 ? (uint)(u >> shift) & (RADIX - 1) : SEL_DROP]++;
+            }
+        } else
+#endif
         for (ulong i = lo; i < hi; i += step) {
             KT u = sort_xf(in[i], m0, m1);
-            SEL_INC(lh[(uint)(u >> shift) & (RADIX - 1)]);
-            nans += u < nan_lo || u > nan_hi;
+            if (((u ^ p0) >> above) == 0)
+                SEL_INC(lh[(uint)(u >> shift) & (RADIX - 1)]);
         }
-        if (nans)
-            atomic_add(&lh[SEL_HIST - 1], nans);
     } else {
-        uint above = shift + RADIX_BITS;
         for (ulong i = lo; i < hi; i += step) {
             KT u = sort_xf(in[i], m0, m1);
             uint d = (uint)(u >> shift) & (RADIX - 1);
-            for (uint j = 0; j < nr; j++)
+            for (uint j = 0; j < lead; j++)
                 if (((u ^ pre[j]) >> above) == 0)
                     SEL_INC(lh[j * RADIX + d]);
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     __global uint *mine = hist + get_group_id(0) * SEL_HIST;
-    for (uint i = lid; i < width; i += lsz)
+    for (uint i = lid; i < lead * RADIX; i += lsz)
         mine[i] = lh[i];
-    if (lid == 0)
-        mine[SEL_HIST - 1] = lh[SEL_HIST - 1];
 }
 
 /* One group of RADIX items after each select_count: adds the parts'
@@ -107,7 +151,7 @@ __kernel void select_count(__global const KT *in, ulong off, ulong n, ulong chun
    (after the last pass, top_k): tieb[p] = the ties of slot 0's key in
    parts before p (nparts + 1 entries). */
 __kernel void select_plan(__global const uint *hist, uint nparts, uint nr, uint shift,
-                          uint first, ulong8 ranks, uint ties, __global ulong *state,
+                          uint first, ulong8 ranks, uint ties, ulong n, __global ulong *state,
                           __global ulong *tieb)
 {
     __local ulong ls[RADIX];
@@ -117,9 +161,10 @@ __kernel void select_plan(__global const uint *hist, uint nparts, uint nr, uint 
     if (first && v == 0) {
         ulong nans = 0;
         for (uint p = 0; p < nparts; p++)
-            nans += hist[p * SEL_HIST + SEL_HIST - 1];
+            nans += hist[p * SEL_HIST + SEL_NANS];
         state[0] = nans;
         state[1] = 0;
+        state[ST_DENSE] = 0;
         for (uint j = 0; j < nr; j++) {
             state[ST_PRE(j)] = 0;
             state[ST_REM(j)] = rk[j];
@@ -127,8 +172,12 @@ __kernel void select_plan(__global const uint *hist, uint nparts, uint nr, uint 
         }
     }
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    uint above = shift + RADIX_BITS, h = 0, dense = 0;
     for (uint j = 0; j < nr; j++) {
-        uint h = first ? 0 : j;
+        /* the counts of the first slot of the run with this prefix (as
+           select_count keeps them) */
+        if (!first && j > 0 && ((state[ST_PRE(j)] ^ state[ST_PRE(j - 1)]) >> above) != 0)
+            h++;
         ulong c = 0;
         for (uint p = 0; p < nparts; p++)
             c += hist[p * SEL_HIST + h * RADIX + v];
@@ -146,9 +195,14 @@ __kernel void select_plan(__global const uint *hist, uint nparts, uint nr, uint 
             state[ST_PRE(j)] |= (ulong)v << shift;
             state[ST_REM(j)] = rem - before;
             state[ST_LESS(j)] += before;
+            ls[0] = c > n / 16 && c < n - n / 16;
         }
         barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+        dense |= (uint)ls[0];
+        barrier(CLK_LOCAL_MEM_FENCE);
     }
+    if (v == 0)
+        state[ST_DENSE] = dense;
     if (ties && v == 0) {
         uint d = (uint)state[ST_PRE(0)] & (RADIX - 1);
         ulong acc = 0;
@@ -250,6 +304,139 @@ __kernel void select_rank(__global const KT *ck, __global const ulong *ci, uint 
             values[voff + r] = x;
         if (has_i)
             indices[ioff + r] = id;
+    }
+}
+
+/* ---- top_k on CPUs: a heap per part --------------------------------------- */
+
+#if KEY_BITS == 64
+typedef ulong8 KTV;
+#define SEL_VW 8
+#define sel_vload vload8
+#else
+typedef uint16 KTV;
+#define SEL_VW 16
+#define sel_vload vload16
+#endif
+
+/* (u, x) after (v, y) in the heap's order: the larger key, then the later
+   index. */
+inline int sel_after(KT u, ulong x, KT v, ulong y)
+{
+    return u > v || (u == v && x > y);
+}
+
+inline void sel_sift(__global KT *hu, __global ulong *hx, uint m, uint at)
+{
+    KT u = hu[at];
+    ulong x = hx[at];
+    for (;;) {
+        uint c = 2 * at + 1;
+        if (c >= m)
+            break;
+        if (c + 1 < m && sel_after(hu[c + 1], hx[c + 1], hu[c], hx[c]))
+            c++;
+        if (!sel_after(hu[c], hx[c], u, x))
+            break;
+        hu[at] = hu[c];
+        hx[at] = hx[c];
+        at = c;
+    }
+    hu[at] = u;
+    hx[at] = x;
+}
+
+/* Part p keeps the k smallest (key, index) pairs of its chunk in a
+   max-heap at hu / hx + p * k, then sorts them ascending; hn[p] = how many.
+   The chunk is read SEL_VW keys at a time and a heap step is taken only
+   when one of them beats the heap's largest, which after the first keys
+   is rare: the read runs at the memory's pace. */
+__kernel void select_heap(__global const KT *in, ulong off, ulong n, ulong chunk, KT m0, KT m1,
+                          uint k, __global KT *hu, __global ulong *hx, __global uint *hn)
+{
+    ulong p = get_group_id(0), lo = p * chunk, end = lo + chunk, hi = end < n ? end : n;
+    uint m = 0;
+    hu += p * k;
+    hx += p * k;
+    in += off;
+    ulong i = lo;
+    for (; i < hi && m < k; i++, m++) {
+        hu[m] = sort_xf(in[i], m0, m1);
+        hx[m] = i;
+    }
+    for (uint a = m / 2; a-- > 0;)
+        sel_sift(hu, hx, m, a);
+    KT top = hu[0];
+    KTV v0 = (KTV)m0, v1 = (KTV)m1;
+    for (; i + SEL_VW <= hi; i += SEL_VW) {
+        KTV x = sel_vload(0, in + i);
+        KTV u = x ^ select(v0, v1, x >> (KT)(KEY_BITS - 1) != (KTV)0);
+        if (!any(u < (KTV)top))
+            continue;
+        for (uint e = 0; e < SEL_VW; e++) {
+            KT w = sort_xf(in[i + e], m0, m1);
+            if (w < top) { /* a later index never beats an equal key */
+                hu[0] = w;
+                hx[0] = i + e;
+                sel_sift(hu, hx, m, 0);
+                top = hu[0];
+            }
+        }
+    }
+    for (; i < hi; i++) {
+        KT w = sort_xf(in[i], m0, m1);
+        if (w < top) {
+            hu[0] = w;
+            hx[0] = i;
+            sel_sift(hu, hx, m, 0);
+            top = hu[0];
+        }
+    }
+    for (uint e = m; e > 1; e--) { /* heap sort: ascending */
+        KT u = hu[0];
+        ulong x = hx[0];
+        hu[0] = hu[e - 1];
+        hx[0] = hx[e - 1];
+        hu[e - 1] = u;
+        hx[e - 1] = x;
+        sel_sift(hu, hx, e - 1, 0);
+    }
+    hn[p] = m;
+}
+
+/* One item: the first k of the parts' sorted lists, merged; the keys
+   turned back into elements. pos: nparts words of scratch. */
+__kernel void select_merge(__global const KT *hu, __global const ulong *hx,
+                           __global const uint *hn, __global uint *pos, uint nparts, uint k,
+                           KT m0, KT m1, __global KT *values, ulong voff, uint has_v,
+                           __global ulong *indices, ulong ioff, uint has_i)
+{
+    for (uint p = 0; p < nparts; p++)
+        pos[p] = 0;
+    for (uint r = 0; r < k; r++) {
+        uint best = nparts;
+        KT bu = 0;
+        ulong bx = 0;
+        for (uint p = 0; p < nparts; p++) {
+            uint at = pos[p];
+            if (at >= hn[p])
+                continue;
+            KT u = hu[(ulong)p * k + at];
+            ulong x = hx[(ulong)p * k + at];
+            if (best == nparts || sel_after(bu, bx, u, x)) {
+                best = p;
+                bu = u;
+                bx = x;
+            }
+        }
+        pos[best]++;
+        KT raw = bu ^ m0; /* the inverse of sort_xf */
+        if (raw >> (KEY_BITS - 1))
+            raw = bu ^ m1;
+        if (has_v)
+            values[voff + r] = raw;
+        if (has_i)
+            indices[ioff + r] = bx;
     }
 }
 

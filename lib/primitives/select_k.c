@@ -24,9 +24,9 @@
 #include "primitives/primitives.h"
 
 /* As kernels/select_k.cl. */
-enum { SLOTS = 8, RADIX_BITS = 8, RADIX = 1 << RADIX_BITS, SEL_HIST = SLOTS * RADIX + 1 };
-enum { STATE_WORDS = 2 + 3 * SLOTS };
-#define ST_PRE(j) (2 + 3 * (j))
+enum { SLOTS = 8, RADIX_BITS = 8, RADIX = 1 << RADIX_BITS, SEL_HIST = SLOTS * RADIX + 2 };
+enum { STATE_WORDS = 3 + 3 * SLOTS };
+#define ST_PRE(j) (3 + 3 * (j))
 enum { RANK_MAX = 1024 };  /* top_k above this k: a sort of pairs */
 enum { MIN_PART = 4096 };  /* elements per part below which more parts only cost */
 
@@ -115,16 +115,24 @@ static gpgpu_status run_passes(gpgpu_context *ctx, sel_run *r, const size_t *ran
     for (cl_uint j = 0; j < nr; j++)
         rk.s[j] = ranks[j];
     for (unsigned pass = 0; pass < bits / RADIX_BITS; pass++) {
-        cl_uint shift = bits - RADIX_BITS * (pass + 1), count_nr = pass ? nr : 0;
+        cl_uint shift = bits - RADIX_BITS * (pass + 1);
         cl_uint first = pass == 0, last_ties = ties && shift == 0;
-        GPGPU__TRY(gpgpu__run(ctx, r->prog, "select_count", r->parts * r->local, r->local,
-                              GPGPU__ARG(r->in), GPGPU__ARG(r->off), GPGPU__ARG(r->n),
-                              GPGPU__ARG(r->chunk), KT_ARG(m0), KT_ARG(m1), GPGPU__ARG(shift),
-                              GPGPU__ARG(count_nr), KT_ARG(nan_lo), KT_ARG(nan_hi),
-                              GPGPU__ARG(r->state), GPGPU__ARG(r->hist), GPGPU__END));
+        if (first)
+            GPGPU__TRY(gpgpu__run(ctx, r->prog, "select_count0", r->parts * r->local, r->local,
+                                  GPGPU__ARG(r->in), GPGPU__ARG(r->off), GPGPU__ARG(r->n),
+                                  GPGPU__ARG(r->chunk), KT_ARG(m0), KT_ARG(m1),
+                                  GPGPU__ARG(shift), KT_ARG(nan_lo), KT_ARG(nan_hi),
+                                  GPGPU__ARG(r->hist), GPGPU__END));
+        else
+            GPGPU__TRY(gpgpu__run(ctx, r->prog, "select_count", r->parts * r->local, r->local,
+                                  GPGPU__ARG(r->in), GPGPU__ARG(r->off), GPGPU__ARG(r->n),
+                                  GPGPU__ARG(r->chunk), KT_ARG(m0), KT_ARG(m1),
+                                  GPGPU__ARG(shift), GPGPU__ARG(nr), GPGPU__ARG(r->state),
+                                  GPGPU__ARG(r->hist), GPGPU__END));
         GPGPU__TRY(gpgpu__run(ctx, r->prog, "select_plan", RADIX, RADIX, GPGPU__ARG(r->hist),
                               GPGPU__ARG(r->parts), GPGPU__ARG(nr), GPGPU__ARG(shift),
                               GPGPU__ARG(first), GPGPU__ARG(rk), GPGPU__ARG(last_ties),
+                              GPGPU__ARG(r->n),
                               GPGPU__ARG(r->state), GPGPU__ARG(r->tieb), GPGPU__END));
     }
     return GPGPU_SUCCESS;
@@ -161,6 +169,31 @@ static gpgpu_status topk_by_sort(gpgpu_context *ctx, sel_run *r, size_t k, unsig
     return GPGPU_SUCCESS;
 }
 
+/* CPUs, k up to RANK_MAX: a heap per part, then one merge. */
+static gpgpu_status topk_by_heaps(gpgpu_context *ctx, sel_run *r, size_t k, const topk_out *o)
+{
+    cl_mem hu, hx, hn;
+    cl_uint ck = (cl_uint)k, has_v = o->values != NULL, has_i = o->indices != NULL;
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_KEYS, r->parts * k * r->ks, &hu));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_VALUES, r->parts * k * sizeof(cl_ulong), &hx));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_AUX, 2 * r->parts * sizeof(cl_uint), &hn));
+    cl_mem pos;
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS2, r->parts * sizeof(cl_uint), &pos));
+    const int is64 = r->ks == 8;
+    kt_arg m0 = kt(is64, r->m0), m1 = kt(is64, r->m1);
+    GPGPU__TRY(gpgpu__run(ctx, r->prog, "select_heap", r->parts, 1, GPGPU__ARG(r->in),
+                          GPGPU__ARG(r->off), GPGPU__ARG(r->n), GPGPU__ARG(r->chunk),
+                          KT_ARG(m0), KT_ARG(m1), GPGPU__ARG(ck), GPGPU__ARG(hu),
+                          GPGPU__ARG(hx), GPGPU__ARG(hn), GPGPU__END));
+    cl_mem vb = has_v ? o->values : hu, ib = has_i ? o->indices : hx;
+    cl_ulong voff = o->voff, ioff = o->ioff;
+    return gpgpu__run(ctx, r->prog, "select_merge", 1, 1, GPGPU__ARG(hu), GPGPU__ARG(hx),
+                      GPGPU__ARG(hn), GPGPU__ARG(pos), GPGPU__ARG(r->parts), GPGPU__ARG(ck),
+                      KT_ARG(m0), KT_ARG(m1), GPGPU__ARG(vb), GPGPU__ARG(voff),
+                      GPGPU__ARG(has_v), GPGPU__ARG(ib), GPGPU__ARG(ioff), GPGPU__ARG(has_i),
+                      GPGPU__END);
+}
+
 static gpgpu_status topk_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem in, size_t off,
                                  size_t n, size_t k, unsigned flags, const topk_out *o)
 {
@@ -171,6 +204,8 @@ static gpgpu_status topk_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem in, si
     GPGPU__TRY(run_init(ctx, t, in, off, n, flags, &r));
     if (k > RANK_MAX)
         return topk_by_sort(ctx, &r, k, flags, o);
+    if (ctx->tune.chunked)
+        return topk_by_heaps(ctx, &r, k, o);
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_AUX, STATE_WORDS * sizeof(cl_ulong), &r.state));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS2, (r.parts + 1) * sizeof(cl_ulong),
                               &r.tieb));
