@@ -115,5 +115,6 @@ extern const bench_op bench_op_unique, bench_op_run_length_encode, bench_op_part
     bench_op_histogram_edges, bench_op_sum_exact;
 extern const bench_op bench_op_segmented_reduce, bench_op_segmented_scan,
     bench_op_reduce_by_key, bench_op_scan_by_key, bench_op_argmin, bench_op_segmented_sort;
+extern const bench_op bench_op_top_k, bench_op_quantiles;
 
 #endif

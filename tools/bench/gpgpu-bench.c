@@ -27,7 +27,8 @@ static const bench_op *const ops[] = {&bench_op_reduce, &bench_op_scan, &bench_o
                                       &bench_op_sum_exact,
                                       &bench_op_segmented_reduce, &bench_op_segmented_scan,
                                       &bench_op_reduce_by_key, &bench_op_scan_by_key,
-                                      &bench_op_argmin, &bench_op_segmented_sort};
+                                      &bench_op_argmin, &bench_op_segmented_sort,
+                                      &bench_op_top_k, &bench_op_quantiles};
 enum { NOPS = sizeof ops / sizeof ops[0] };
 
 static const char *type_names[] = {"i32", "u32", "f32", "i64", "u64", "f64"};
@@ -474,7 +475,7 @@ static int has_host_api(const bench_op *op)
                                        "run_length_encode", "partition", "histogram_edges",
                                        "sum_exact", "segmented_reduce", "segmented_scan",
                                        "reduce_by_key", "scan_by_key", "argmin",
-                                       "segmented_sort"};
+                                       "segmented_sort", "top_k", "quantiles"};
     for (size_t i = 0; i < sizeof with / sizeof *with; i++)
         if (!strcmp(op->name, with[i]))
             return 1;
@@ -526,6 +527,7 @@ static void usage(void)
             "OP: reduce scan sort sort_pairs histogram transform_reduce select\n"
             "    unique run_length_encode partition histogram_edges sum_exact\n"
             "    segmented_reduce segmented_scan reduce_by_key scan_by_key argmin segmented_sort\n"
+            "    top_k quantiles\n"
             "    (--input segL: segments or runs of L elements); "
             "T: i32 u32 f32 i64 u64 f64\n"
             "--api buffer (default): the _buffer form on device buffers, timed by kernel events;\n"
