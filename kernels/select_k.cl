@@ -30,6 +30,7 @@
 #define SEL_HIST (SEL_SLOTS * RADIX + 2)   /* counters per part, then NaNs, discards */
 #define SEL_NANS (SEL_SLOTS * RADIX)
 #define SEL_DROP (SEL_SLOTS * RADIX + 1)
+#define SEL_STATE_WORDS (3 + 3 * SEL_SLOTS)
 #define ST_DENSE 2
 #define ST_PRE(j) (3 + 3 * (j))
 #define ST_REM(j) (4 + 3 * (j))
@@ -437,6 +438,21 @@ __kernel void select_merge(__global const KT *hu, __global const ulong *hx,
             values[voff + r] = raw;
         if (has_i)
             indices[ioff + r] = bx;
+    }
+}
+
+/* quantiles with many ranks: the key of rank ranks[j] of the sorted keys
+   (ascending) into the states as the rounds of passes leave it, and the
+   NaN flag (a sorted array's NaNs lie at its ends). */
+__kernel void select_pick(__global const KT *sorted, ulong n, __global const ulong *ranks,
+                          uint nr, KT m0, KT m1, KT nan_lo, KT nan_hi, __global ulong *states)
+{
+    for (uint j = get_global_id(0); j < nr; j += get_global_size(0))
+        states[(j / SEL_SLOTS) * SEL_STATE_WORDS + ST_PRE(j % SEL_SLOTS)] =
+            sort_xf(sorted[ranks[j]], m0, m1);
+    if (get_global_id(0) == 0) {
+        KT a = sort_xf(sorted[0], m0, m1), b = sort_xf(sorted[n - 1], m0, m1);
+        states[0] = a < nan_lo || b > nan_hi;
     }
 }
 

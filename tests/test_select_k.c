@@ -169,9 +169,12 @@ END_TEST
 
 /* ---- quantiles ---------------------------------------------------------------- */
 
-static const double qs[] = { 0.5, 0, 1, 0.25, 0.75, 0.1, 0.9, 0.001, 0.999, 1.0 / 3,
+/* The first 6 need at most 12 ranks: two rounds of the radix select; all
+   12 need more, and take the sort. */
+static const double qs[] = { 0.5, 0, 1, 0.25, 0.999, 1.0 / 3, 0.75, 0.1, 0.9, 0.001,
                              0.37, 0.63 };
 #define NQS (sizeof qs / sizeof qs[0])
+#define NQ_RADIX 6
 
 static void check_quantiles(int ti, size_t n, pattern p, int no_nan, size_t nq, uint64_t seed)
 {
@@ -195,7 +198,8 @@ TU_TEST(quantiles_of_every_type_and_size_follow_the_linear_rule)
     for (int ti = 0; ti < NTYPES; ti++)
         for (size_t s = 0; s < NSIZES; s++) {
             check_quantiles(ti, sizes[s], RANDOM, 1, 1, tu_seed_for(400 + ti, sizes[s]));
-            check_quantiles(ti, sizes[s], RANDOM, 1, NQS, tu_seed_for(410 + ti, sizes[s]));
+            check_quantiles(ti, sizes[s], RANDOM, 1, NQ_RADIX, tu_seed_for(410 + ti, sizes[s]));
+            check_quantiles(ti, sizes[s], RANDOM, 1, NQS, tu_seed_for(420 + ti, sizes[s]));
         }
 }
 END_TEST
@@ -206,15 +210,33 @@ TU_TEST(quantiles_of_ties_zeros_and_nans)
     for (pattern p = FEW_DISTINCT; p <= SPECIALS; p++)
         for (int ti = 0; ti < NTYPES; ti++)
             for (size_t s = 0; s < 3; s++)
-                for (int no_nan = 0; no_nan < 2; no_nan++)
-                    check_quantiles(ti, ns[s], p, no_nan, NQS,
+                for (int no_nan = 0; no_nan < 2; no_nan++) {
+                    check_quantiles(ti, ns[s], p, no_nan, NQ_RADIX,
                                     tu_seed_for(500 + p * 16 + ti * 2 + no_nan, ns[s]));
+                    check_quantiles(ti, ns[s], p, no_nan, NQS,
+                                    tu_seed_for(550 + p * 16 + ti * 2 + no_nan, ns[s]));
+                }
+}
+END_TEST
+
+TU_TEST(every_percentile_at_once)
+{
+    const size_t n = 30011;
+    double q[101], got[101], want[101];
+    float *x = tu_alloc(n * sizeof *x);
+    for (int j = 0; j <= 100; j++)
+        q[j] = j / 100.0;
+    make(GPGPU_F32, x, n, FEW_DISTINCT, 1, tu_seed_for(650, n));
+    ck_assert_int_eq(ref_quantiles(GPGPU_F32, x, n, q, 101, want), 0);
+    tu_assert_ok(gpgpu_quantiles(tu_ctx, GPGPU_F32, x, n, q, 101, got));
+    ck_assert(memcmp(got, want, sizeof got) == 0);
+    free(x);
 }
 END_TEST
 
 TU_TEST(quantiles_of_a_million)
 {
-    check_quantiles(2, 1000003, RANDOM, 1, NQS, tu_seed_for(600, 0));
+    check_quantiles(2, 1000003, RANDOM, 1, NQ_RADIX, tu_seed_for(600, 0));
 }
 END_TEST
 
@@ -303,6 +325,13 @@ TU_TEST(buffer_forms_work_at_offsets)
         clReleaseEvent(done);
         ck_assert_int_eq(ref_quantiles(GPGPU_I64, x + off, n, q2, 2, want), 0);
         ck_assert(memcmp(outq, want, sizeof want) == 0);
+        double many[NQS], wmany[NQS]; /* the sort's route */
+        tu_assert_ok(gpgpu_quantiles_buffer(tu_ctx, GPGPU_I64, in, off, n, qs, NQS, out, 7, 0,
+                                            NULL, &done));
+        clEnqueueReadBuffer(cq, out, CL_TRUE, 7 * 8, sizeof many, many, 1, &done, NULL);
+        clReleaseEvent(done);
+        ck_assert_int_eq(ref_quantiles(GPGPU_I64, x + off, n, qs, NQS, wmany), 0);
+        ck_assert(memcmp(many, wmany, sizeof many) == 0);
     }
     clReleaseMemObject(in);
     clReleaseMemObject(out);
@@ -344,8 +373,9 @@ START_TEST(gpu_layout_selects_on_any_device)
                 for (unsigned flags = 0; flags < 2; flags++)
                     check_ks(ti, ns[s], flags, p, tu_seed_for(900 + ti * 4 + p + flags, ns[s]));
             check_top_k(ti, ns[s], 300, 0, FEW_DISTINCT, 3, tu_seed_for(950 + ti, ns[s]));
-            check_quantiles(ti, ns[s], SPECIALS, 1, NQS, tu_seed_for(960 + ti, ns[s]));
-            check_quantiles(ti, ns[s], FEW_DISTINCT, 0, NQS, tu_seed_for(970 + ti, ns[s]));
+            check_quantiles(ti, ns[s], SPECIALS, 1, NQ_RADIX, tu_seed_for(960 + ti, ns[s]));
+            check_quantiles(ti, ns[s], FEW_DISTINCT, 0, NQ_RADIX, tu_seed_for(970 + ti, ns[s]));
+            check_quantiles(ti, ns[s], SPECIALS, 0, NQS, tu_seed_for(980 + ti, ns[s]));
         }
     restore_ctx();
 }

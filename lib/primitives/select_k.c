@@ -15,6 +15,8 @@
  *              of (key, index) pairs takes the call instead.
  *   quantiles  the ranks the linear rule needs, SLOTS per round of passes;
  *              the NaN count of the first pass makes every result NaN.
+ *              Past SORT_ROUNDS rounds (many quantiles at once) a sort of
+ *              a copy takes the call instead.
  */
 #include <math.h>
 #include <stdio.h>
@@ -29,6 +31,10 @@ enum { STATE_WORDS = 3 + 3 * SLOTS };
 #define ST_PRE(j) (3 + 3 * (j))
 enum { RANK_MAX = 1024 };  /* top_k above this k: a sort of pairs */
 enum { MIN_PART = 4096 };  /* elements per part below which more parts only cost */
+/* quantiles: rounds of passes (SLOTS ranks each) beyond which a sort of a
+   copy costs less (32-bit keys: 4 reads a round; a sort moves the data
+   about nine times) */
+enum { SORT_ROUNDS = 2 };
 
 /* A key-width argument (KT in the kernels). */
 typedef struct {
@@ -298,13 +304,54 @@ static gpgpu_status q_plan_make(gpgpu_context *ctx, size_t n, const double *q, s
     return GPGPU_SUCCESS;
 }
 
-/* The passes for every rank of p, SLOTS per round; round b's state is
-   copied to states[b * STATE_WORDS ..] (SLOT_SORT_COUNTS). */
+/* Many ranks: a sort of a copy, from which select_pick takes each rank's
+   key into the states as the rounds would leave it (and the NaN flag). */
+static gpgpu_status q_by_sort(gpgpu_context *ctx, sel_run *r, const q_plan *p, cl_mem states)
+{
+    cl_mem x, ranks = NULL;
+    const int is64 = r->ks == 8;
+    kt_arg m0 = kt(is64, r->m0), m1 = kt(is64, r->m1);
+    uint64_t lo = 0, hi = is64 ? UINT64_MAX : UINT32_MAX;
+    if (gpgpu__type(r->t)->is_float) {
+        lo = (is64 ? 0xfff0000000000000ull : 0xff800000ull) ^ r->m1;
+        hi = (is64 ? 0x7ff0000000000000ull : 0x7f800000ull) ^ r->m0;
+    }
+    kt_arg nan_lo = kt(is64, lo), nan_hi = kt(is64, hi);
+    cl_ulong *rk = gpgpu__malloc(p->nr * sizeof *rk);
+    if (!rk)
+        return gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
+    for (size_t j = 0; j < p->nr; j++)
+        rk[j] = p->ranks[j];
+    gpgpu_status s = gpgpu__buffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                   p->nr * sizeof *rk, rk, &ranks);
+    free(rk);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__scratch(ctx, GPGPU__SLOT_OUT, r->n * r->ks, &x);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__copy(ctx, r->in, r->off * r->ks, x, 0, r->n * r->ks);
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__sort_range_enqueue(ctx, r->t, x, 0, NULL, 0, 0, r->n, 0);
+    cl_uint nr = (cl_uint)p->nr;
+    if (s == GPGPU_SUCCESS)
+        s = gpgpu__run(ctx, r->prog, "select_pick", r->local, r->local, GPGPU__ARG(x),
+                       GPGPU__ARG(r->n), GPGPU__ARG(ranks), GPGPU__ARG(nr), KT_ARG(m0),
+                       KT_ARG(m1), KT_ARG(nan_lo), KT_ARG(nan_hi), GPGPU__ARG(states),
+                       GPGPU__END);
+    if (ranks)
+        clReleaseMemObject(ranks); /* kernels still queued keep it alive */
+    return s;
+}
+
+/* The keys of every rank of p into states (SLOT_HOST_ORIG), round b's
+   state at states[b * STATE_WORDS ..]: SLOTS ranks per round of passes,
+   or past SORT_ROUNDS rounds a sort. */
 static gpgpu_status q_enqueue(gpgpu_context *ctx, sel_run *r, const q_plan *p, cl_mem *states)
 {
     size_t rounds = gpgpu__div_up(p->nr, SLOTS), bytes = STATE_WORDS * sizeof(cl_ulong);
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_HOST_ORIG, rounds * bytes, states));
+    if (rounds > SORT_ROUNDS)
+        return q_by_sort(ctx, r, p, *states);
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_AUX, bytes, &r->state));
-    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_COUNTS, rounds * bytes, states));
     r->tieb = r->state; /* not written without ties */
     for (size_t b = 0; b < rounds; b++) {
         size_t nr = p->nr - b * SLOTS < SLOTS ? p->nr - b * SLOTS : SLOTS;
