@@ -874,8 +874,9 @@ GPGPU_API gpgpu_status gpgpu_histogram_edges_array(gpgpu_context *ctx, const gpg
  * values[i] receives the element (its bits as in the input) and indices[i]
  * its position in in; equal elements come in index order. Either output may
  * be NULL, not both (unless k is 0). in is not changed; k == 0 does nothing.
- * Up to k = 1024 the call reads in about five times (ten for 64-bit types);
- * a larger k sorts (element, index) pairs instead.
+ * Up to k = 1024 a CPU device reads in once (a heap of the k best per
+ * chunk of in), a GPU about five times (ten for 64-bit types: a radix
+ * select); a larger k sorts (element, index) pairs instead.
  * Errors: INVALID_ARGUMENT (k > n, unknown flags, NULL in with n > 0, both
  * outputs NULL with k > 0, bad type, arrays not aligned to their element),
  * UNSUPPORTED (a 64-bit type or the indices on a device without 64-bit
@@ -893,7 +894,9 @@ GPGPU_API gpgpu_status gpgpu_top_k(gpgpu_context *ctx, gpgpu_type t, const void 
  * x[i] + g * (x[i+1] - x[i]), each operation rounded in double (no fused
  * multiply-add). If any element is NaN, every out[j] is NaN (as
  * numpy.quantile). The elements needed are found by a radix select, eight
- * ranks per round of reads. nq == 0 does nothing.
+ * ranks per round of reads (a read per 8-bit digit); more than 16 distinct
+ * ranks (each q needs one or two) sort a copy of in instead. nq == 0 does
+ * nothing.
  * Errors: INVALID_ARGUMENT (n == 0, a q[j] outside [0, 1] or NaN, NULL in,
  * q or out, bad type, arrays not aligned), UNSUPPORTED (64-bit types on a
  * device without them), OUT_OF_MEMORY, OPENCL, BUILD. out is unspecified
