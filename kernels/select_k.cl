@@ -36,6 +36,23 @@
 #define ST_REM(j) (4 + 3 * (j))
 #define ST_LESS(j) (5 + 3 * (j))
 
+/* CPUs read SEL_VW keys at a time where most are skipped. */
+#if KEY_BITS == 64
+typedef ulong8 KTV;
+#define SEL_VW 8
+#define sel_vload vload8
+#else
+typedef uint16 KTV;
+#define SEL_VW 16
+#define sel_vload vload16
+#endif
+
+/* sort_xf on SEL_VW keys. */
+inline KTV sel_xfv(KTV x, KT m0, KT m1)
+{
+    return x ^ select((KTV)m0, (KTV)m1, x >> (KT)(KEY_BITS - 1) != (KTV)0);
+}
+
 /* The elements [*lo, *hi) of part p and the stride of this item's reads. */
 inline void sel_part(ulong n, ulong chunk, ulong *lo, ulong *hi, ulong *step)
 {
@@ -116,20 +133,40 @@ __kernel void select_count(__global const KT *in, ulong off, ulong n, ulong chun
         if (state[ST_DENSE]) {
             /* CPUs, when about as many keys match the prefix as not: the
                others count in a discard counter rather than behind a
-               branch that would guess wrong half the time (2^24 f32 in
-               [0, 1), PoCL: the second pass 42 ms with the branch, 19
-               without). */
+               branch that would guess wrong half the time (on PoCL it
+               halved the second pass over f32 in [0, 1)). */
             for (ulong i = lo; i < hi; i++) {
                 KT u = sort_xf(in[i], m0, m1);
                 lh[((u ^ p0) >> above) == 0 ? (uint)(u >> shift) & (RADIX - 1) : SEL_DROP]++;
             }
-        } else
-#endif
+        } else {
+            /* CPUs, when few keys match: SEL_VW keys at a time, skipped
+               together unless one matches (the read then runs at the
+               memory's pace) */
+            ulong i = lo;
+            for (; i + SEL_VW <= hi; i += SEL_VW) {
+                KTV u = sel_xfv(sel_vload(0, in + i), m0, m1);
+                if (!any(((u ^ (KTV)p0) >> (KTV)above) == (KTV)0))
+                    continue;
+                for (uint e = 0; e < SEL_VW; e++) {
+                    KT w = sort_xf(in[i + e], m0, m1);
+                    if (((w ^ p0) >> above) == 0)
+                        lh[(uint)(w >> shift) & (RADIX - 1)]++;
+                }
+            }
+            for (; i < hi; i++) {
+                KT w = sort_xf(in[i], m0, m1);
+                if (((w ^ p0) >> above) == 0)
+                    lh[(uint)(w >> shift) & (RADIX - 1)]++;
+            }
+        }
+#else
         for (ulong i = lo; i < hi; i += step) {
             KT u = sort_xf(in[i], m0, m1);
             if (((u ^ p0) >> above) == 0)
                 SEL_INC(lh[(uint)(u >> shift) & (RADIX - 1)]);
         }
+#endif
     } else {
         for (ulong i = lo; i < hi; i += step) {
             KT u = sort_xf(in[i], m0, m1);
@@ -310,16 +347,6 @@ __kernel void select_rank(__global const KT *ck, __global const ulong *ci, uint 
 
 /* ---- top_k on CPUs: a heap per part --------------------------------------- */
 
-#if KEY_BITS == 64
-typedef ulong8 KTV;
-#define SEL_VW 8
-#define sel_vload vload8
-#else
-typedef uint16 KTV;
-#define SEL_VW 16
-#define sel_vload vload16
-#endif
-
 /* (u, x) after (v, y) in the heap's order: the larger key, then the later
    index. */
 inline int sel_after(KT u, ulong x, KT v, ulong y)
@@ -368,10 +395,8 @@ __kernel void select_heap(__global const KT *in, ulong off, ulong n, ulong chunk
     for (uint a = m / 2; a-- > 0;)
         sel_sift(hu, hx, m, a);
     KT top = hu[0];
-    KTV v0 = (KTV)m0, v1 = (KTV)m1;
     for (; i + SEL_VW <= hi; i += SEL_VW) {
-        KTV x = sel_vload(0, in + i);
-        KTV u = x ^ select(v0, v1, x >> (KT)(KEY_BITS - 1) != (KTV)0);
+        KTV u = sel_xfv(sel_vload(0, in + i), m0, m1);
         if (!any(u < (KTV)top))
             continue;
         for (uint e = 0; e < SEL_VW; e++) {
