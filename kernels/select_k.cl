@@ -27,9 +27,8 @@
 #define SELECT_FP64 0
 #endif
 
-#define SEL_HIST (SEL_SLOTS * RADIX + 2)   /* counters per part, then NaNs, discards */
+#define SEL_HIST (SEL_SLOTS * RADIX + 1)   /* counters per part, then the NaNs */
 #define SEL_NANS (SEL_SLOTS * RADIX)
-#define SEL_DROP (SEL_SLOTS * RADIX + 1)
 #define SEL_STATE_WORDS (3 + 3 * SEL_SLOTS)
 #define ST_DENSE 2
 #define ST_PRE(j) (3 + 3 * (j))
@@ -131,13 +130,14 @@ __kernel void select_count(__global const KT *in, ulong off, ulong n, ulong chun
         KT p0 = pre[0];
 #if CHUNKED
         if (state[ST_DENSE]) {
-            /* CPUs, when about as many keys match the prefix as not: the
-               others count in a discard counter rather than behind a
-               branch that would guess wrong half the time (on PoCL it
-               halved the second pass over f32 in [0, 1)). */
+            /* CPUs, when about as many keys match the prefix as not: every
+               key adds whether it matches to its digit's counter, rather
+               than count behind a branch that would guess wrong half the
+               time (on PoCL that halved the second pass over f32 in
+               [0, 1)). */
             for (ulong i = lo; i < hi; i++) {
                 KT u = sort_xf(in[i], m0, m1);
-                lh[((u ^ p0) >> above) == 0 ? (uint)(u >> shift) & (RADIX - 1) : SEL_DROP]++;
+                lh[(uint)(u >> shift) & (RADIX - 1)] += ((u ^ p0) >> above) == 0;
             }
         } else {
             /* CPUs, when few keys match: SEL_VW keys at a time, skipped

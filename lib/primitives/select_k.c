@@ -26,7 +26,7 @@
 #include "primitives/primitives.h"
 
 /* As kernels/select_k.cl. */
-enum { SLOTS = 8, RADIX_BITS = 8, RADIX = 1 << RADIX_BITS, SEL_HIST = SLOTS * RADIX + 2 };
+enum { SLOTS = 8, RADIX_BITS = 8, RADIX = 1 << RADIX_BITS, SEL_HIST = SLOTS * RADIX + 1 };
 enum { STATE_WORDS = 3 + 3 * SLOTS };
 #define ST_PRE(j) (3 + 3 * (j))
 enum { RANK_MAX = 1024 };  /* top_k above this k: a sort of pairs */
