@@ -156,6 +156,10 @@ TU_TEST(top_k_rejects_bad_arguments)
     uint32_t x[4] = { 4, 3, 2, 1 }, v[4];
     uint64_t ix[4];
     REJECTED(gpgpu_top_k(tu_ctx, GPGPU_U32, x, 4, 5, 0, v, ix));
+    ck_assert_str_eq(gpgpu_last_error(tu_ctx), "gpgpu_top_k: k is 5; at most n = 4");
+    REJECTED(gpgpu_top_k(tu_ctx, GPGPU_U32, x, SIZE_MAX, 2, 0, v, ix)); /* bytes overflow */
+    REJECTED(gpgpu_top_k(tu_ctx, GPGPU_U32, (char *)x + 1, 3, 2, 0, v, ix)); /* misaligned */
+    REJECTED(gpgpu_top_k(tu_ctx, GPGPU_U32, x, 4, 2, 0, v, (uint64_t *)((char *)ix + 4)));
     REJECTED(gpgpu_top_k(tu_ctx, GPGPU_U32, x, 4, 2, 2, v, ix));
     REJECTED(gpgpu_top_k(tu_ctx, GPGPU_U32, x, 4, 2, 0, NULL, NULL));
     REJECTED(gpgpu_top_k(tu_ctx, GPGPU_U32, NULL, 4, 2, 0, v, ix));
@@ -246,6 +250,9 @@ TU_TEST(quantiles_reject_bad_arguments)
     double out[2], bad[2] = { 0.5, 1.5 }, nanq[1] = { NAN }, neg[1] = { -0.1 };
     REJECTED(gpgpu_quantiles(tu_ctx, GPGPU_F32, x, 0, qs, 1, out));
     REJECTED(gpgpu_quantiles(tu_ctx, GPGPU_F32, x, 3, bad, 2, out));
+    ck_assert_str_eq(gpgpu_last_error(tu_ctx), "gpgpu_quantiles: q[1] is 1.5; need 0 <= q <= 1");
+    REJECTED(gpgpu_quantiles(tu_ctx, GPGPU_F32, x, SIZE_MAX, qs, 1, out));
+    REJECTED(gpgpu_quantiles(tu_ctx, GPGPU_F32, (char *)x + 2, 2, qs, 1, out));
     REJECTED(gpgpu_quantiles(tu_ctx, GPGPU_F32, x, 3, nanq, 1, out));
     REJECTED(gpgpu_quantiles(tu_ctx, GPGPU_F32, x, 3, neg, 1, out));
     REJECTED(gpgpu_quantiles(tu_ctx, GPGPU_F32, NULL, 3, qs, 1, out));
