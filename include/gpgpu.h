@@ -893,9 +893,9 @@ GPGPU_API gpgpu_status gpgpu_top_k(gpgpu_context *ctx, gpgpu_type t, const void 
  * i = floor(h), g = h - i, all in double; out[j] = x[i] when g == 0, else
  * x[i] + g * (x[i+1] - x[i]), each operation rounded in double (no fused
  * multiply-add). If any element is NaN, every out[j] is NaN (as
- * numpy.quantile). The elements needed are found by a radix select, eight
- * ranks per round of reads (a read per 8-bit digit); more than 16 distinct
- * ranks (each q needs one or two) sort a copy of in instead. nq == 0 does
+ * numpy.quantile). The elements needed are found by a radix select, 16
+ * ranks per round of reads (a read per 8-bit digit; each q needs one or
+ * two ranks); more than 32 distinct ranks sort a copy of in instead. nq == 0 does
  * nothing.
  * Errors: INVALID_ARGUMENT (n == 0, a q[j] outside [0, 1] or NaN, NULL in,
  * q or out, bad type, arrays not aligned), UNSUPPORTED (64-bit types on a

@@ -21,7 +21,7 @@
  */
 
 #ifndef SEL_SLOTS
-#define SEL_SLOTS 8
+#define SEL_SLOTS 16
 #endif
 #ifndef SELECT_FP64
 #define SELECT_FP64 0
@@ -189,13 +189,14 @@ __kernel void select_count(__global const KT *in, ulong off, ulong n, ulong chun
    (after the last pass, top_k): tieb[p] = the ties of slot 0's key in
    parts before p (nparts + 1 entries). */
 __kernel void select_plan(__global const uint *hist, uint nparts, uint nr, uint shift,
-                          uint first, ulong8 ranks, uint ties, ulong n, __global ulong *state,
+                          uint first, ulong16 ranks, uint ties, ulong n, __global ulong *state,
                           __global ulong *tieb)
 {
     __local ulong ls[RADIX];
     uint v = get_local_id(0);
-    ulong rk[8] = {ranks.s0, ranks.s1, ranks.s2, ranks.s3,
-                   ranks.s4, ranks.s5, ranks.s6, ranks.s7};
+    ulong rk[16] = {ranks.s0, ranks.s1, ranks.s2, ranks.s3, ranks.s4, ranks.s5, ranks.s6,
+                    ranks.s7, ranks.s8, ranks.s9, ranks.sa, ranks.sb, ranks.sc, ranks.sd,
+                    ranks.se, ranks.sf};
     if (first && v == 0) {
         ulong nans = 0;
         for (uint p = 0; p < nparts; p++)

@@ -26,7 +26,7 @@
 #include "primitives/primitives.h"
 
 /* As kernels/select_k.cl. */
-enum { SLOTS = 8, RADIX_BITS = 8, RADIX = 1 << RADIX_BITS, SEL_HIST = SLOTS * RADIX + 1 };
+enum { SLOTS = 16, RADIX_BITS = 8, RADIX = 1 << RADIX_BITS, SEL_HIST = SLOTS * RADIX + 1 };
 enum { STATE_WORDS = 3 + 3 * SLOTS };
 #define ST_PRE(j) (3 + 3 * (j))
 enum { RANK_MAX = 1024 };  /* top_k above this k: a sort of pairs */
@@ -116,7 +116,7 @@ static gpgpu_status run_passes(gpgpu_context *ctx, sel_run *r, const size_t *ran
         hi = pinf ^ r->m0;
     }
     kt_arg nan_lo = kt(is64, lo), nan_hi = kt(is64, hi);
-    cl_ulong8 rk;
+    cl_ulong16 rk;
     memset(&rk, 0, sizeof rk);
     for (cl_uint j = 0; j < nr; j++)
         rk.s[j] = ranks[j];
