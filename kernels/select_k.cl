@@ -133,8 +133,7 @@ __kernel void select_count(__global const KT *in, ulong off, ulong n, ulong chun
             /* CPUs, when about as many keys match the prefix as not: every
                key adds whether it matches to its digit's counter, rather
                than count behind a branch that would guess wrong half the
-               time (on PoCL that halved the second pass over f32 in
-               [0, 1)). */
+               time. */
             for (ulong i = lo; i < hi; i++) {
                 KT u = sort_xf(in[i], m0, m1);
                 lh[(uint)(u >> shift) & (RADIX - 1)] += ((u ^ p0) >> above) == 0;
