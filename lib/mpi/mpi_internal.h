@@ -149,7 +149,7 @@ static inline gpgpu__mpi_key_order gpgpu__mpi_key_order_of(gpgpu_type t, unsigne
     unsigned bits = gpgpu_type_size(t) * 8;
     uint64_t sign = UINT64_C(1) << (bits - 1), all = sign | (sign - 1);
     gpgpu__mpi_key_order o = {t == GPGPU_U32 || t == GPGPU_U64 ? 0 : sign,
-                   t == GPGPU_F32 || t == GPGPU_F64 ? sign - 1 : 0, bits - 1};
+                              t == GPGPU_F32 || t == GPGPU_F64 ? sign - 1 : 0, bits - 1};
     if (descending)
         o.flip ^= all;  /* the exact reverse order */
     return o;

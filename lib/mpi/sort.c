@@ -160,7 +160,7 @@ static void release(sorter *s)
 static uint64_t key_at(const sorter *s, const gpgpu__mpi_key_order *o, size_t i)
 {
     return gpgpu__mpi_ordered(o, s->esize == 4 ? ((const uint32_t *)s->keys)[i]
-                                    : ((const uint64_t *)s->keys)[i]);
+                                               : ((const uint64_t *)s->keys)[i]);
 }
 
 /* A fixed pseudo-random number from j (the same every call: the split, and
@@ -279,7 +279,7 @@ struct part_chunk {
         W *kout = s->k1;                                                            \
         V *vout = s->v1;                                                            \
         const bound *b = s->bounds;                                                 \
-        const gpgpu__mpi_key_order o = c->o;                                                   \
+        const gpgpu__mpi_key_order o = c->o;                                        \
         size_t nb = (size_t)s->c.size - 1, *restrict at = c->at;                    \
         if (!c->scatter) {                                                          \
             for (size_t i = c->first; i < c->end; i++)                              \
