@@ -40,10 +40,14 @@
 typedef ulong8 KTV;
 #define SEL_VW 8
 #define sel_vload vload8
+#define as_KTV as_ulong8
+#define as_KTSV as_long8
 #else
 typedef uint16 KTV;
 #define SEL_VW 16
 #define sel_vload vload16
+#define as_KTV as_uint16
+#define as_KTSV as_int16
 #endif
 
 /* sort_xf on SEL_VW keys. */
@@ -167,7 +171,27 @@ __kernel void select_count(__global const KT *in, ulong off, ulong n, ulong chun
         }
 #endif
     } else {
-        for (ulong i = lo; i < hi; i += step) {
+        ulong i = lo;
+#if CHUNKED
+        /* CPUs: SEL_VW keys at a time, skipped together unless one
+           matches a prefix (ranks that part in the last digits) */
+        if (!state[ST_DENSE])
+            for (; i + SEL_VW <= hi; i += SEL_VW) {
+                KTV u = sel_xfv(sel_vload(0, in + i), m0, m1), hit = 0;
+                for (uint j = 0; j < lead; j++)
+                    hit |= as_KTV(((u ^ (KTV)pre[j]) >> (KTV)above) == (KTV)0);
+                if (!any(as_KTSV(hit)))
+                    continue;
+                for (uint e = 0; e < SEL_VW; e++) {
+                    KT w = sort_xf(in[i + e], m0, m1);
+                    uint d = (uint)(w >> shift) & (RADIX - 1);
+                    for (uint j = 0; j < lead; j++)
+                        if (((w ^ pre[j]) >> above) == 0)
+                            lh[j * RADIX + d]++;
+                }
+            }
+#endif
+        for (; i < hi; i += step) {
             KT u = sort_xf(in[i], m0, m1);
             uint d = (uint)(u >> shift) & (RADIX - 1);
             for (uint j = 0; j < lead; j++)
