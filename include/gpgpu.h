@@ -1048,6 +1048,66 @@ GPGPU_API gpgpu_status gpgpu_argsort_array(gpgpu_context *ctx, const gpgpu_array
     then unchanged. Errors as gpgpu_gather, plus the array rules. Since 0.2. */
 GPGPU_API gpgpu_status gpgpu_gather_array(gpgpu_context *ctx, const gpgpu_array *in,
                                           const gpgpu_array *indices, gpgpu_array *out);
+/*
+ * ---- Selection: top-k and quantiles ----
+ *
+ * A radix select: a read of the data per 8-bit digit of the keys (four for
+ * 32-bit types, eight for 64-bit) finds the element of a given rank
+ * without sorting, in gpgpu_sort's order (floats by totalOrder).
+ */
+
+/**
+ * The first k elements of gpgpu_sort's stable order of in[0 .. n), in that
+ * order: flags 0 gives the k smallest, GPGPU_DESCENDING the k largest.
+ * values[i] receives the element (its bits as in the input) and indices[i]
+ * its position in in; equal elements come in index order. Either output may
+ * be NULL, not both (unless k is 0). in is not changed; k == 0 does nothing.
+ * Up to k = 1024 a CPU device reads in once (a heap of the k best per
+ * chunk of in), a GPU about five times (ten for 64-bit types: a radix
+ * select); a larger k sorts (element, index) pairs instead.
+ * Errors: INVALID_ARGUMENT (k > n, unknown flags, NULL in with n > 0, both
+ * outputs NULL with k > 0, bad type, arrays not aligned to their element),
+ * UNSUPPORTED (a 64-bit type or the indices on a device without 64-bit
+ * integers, f64 without fp64), OUT_OF_MEMORY, OPENCL, BUILD. On failure
+ * values and indices may have been partly written.
+ */
+GPGPU_API gpgpu_status gpgpu_top_k(gpgpu_context *ctx, gpgpu_type t, const void *in, size_t n,
+                                   size_t k, unsigned flags, void *values, uint64_t *indices);
+
+/**
+ * Quantiles by NumPy's default "linear" method: with x the elements in
+ * ascending order (gpgpu_sort's), each converted to double (rounded to
+ * nearest) after ordering, and for each q[j] in [0, 1]: h = (n - 1) * q[j],
+ * i = floor(h), g = h - i, all in double; out[j] = x[i] when g == 0, else
+ * x[i] + g * (x[i+1] - x[i]), each operation rounded in double (no fused
+ * multiply-add). If any element is NaN, every out[j] is NaN (as
+ * numpy.quantile). The elements needed are found by a radix select, 16
+ * ranks per round of reads (a read per 8-bit digit; each q needs one or
+ * two ranks); more than 32 distinct ranks sort a copy of in instead. nq == 0 does
+ * nothing.
+ * Errors: INVALID_ARGUMENT (n == 0, a q[j] outside [0, 1] or NaN, NULL in,
+ * q or out, bad type, arrays not aligned), UNSUPPORTED (64-bit types on a
+ * device without them), OUT_OF_MEMORY, OPENCL, BUILD. out is unspecified
+ * on failure.
+ */
+GPGPU_API gpgpu_status gpgpu_quantiles(gpgpu_context *ctx, gpgpu_type t, const void *in,
+                                       size_t n, const double *q, size_t nq, double *out);
+
+/**
+ * gpgpu_top_k of the whole array: values (in's type, at least k long) and
+ * indices (GPGPU_U64, at least k long) receive the first k elements and
+ * their positions; either may be NULL, not both (unless k is 0), and
+ * neither may be in. Does not wait. Errors as gpgpu_top_k, plus
+ * INVALID_ARGUMENT for outputs of the wrong type or too short.
+ */
+GPGPU_API gpgpu_status gpgpu_top_k_array(gpgpu_context *ctx, const gpgpu_array *in, size_t k,
+                                         unsigned flags, gpgpu_array *values,
+                                         gpgpu_array *indices);
+
+/** gpgpu_quantiles of the whole array into out[0 .. nq) in host memory.
+    Waits for the results. Errors as gpgpu_quantiles. */
+GPGPU_API gpgpu_status gpgpu_quantiles_array(gpgpu_context *ctx, const gpgpu_array *in,
+                                             const double *q, size_t nq, double *out);
 
 #ifdef __cplusplus
 }

@@ -304,6 +304,27 @@ GPGPU_API gpgpu_status gpgpu_gather_buffer(gpgpu_context *ctx, size_t value_size
                                            size_t indices_offset, size_t n, cl_mem out,
                                            size_t out_offset, cl_uint num_wait,
                                            const cl_event *wait, cl_event *done);
+/** gpgpu_top_k of in[in_offset .. +n): the elements to values[values_offset
+    ..] (the type of in) and their positions (counted from in_offset) as
+    cl_ulong to indices[indices_offset ..]; either buffer may be NULL, not
+    both (unless k is 0). Errors as gpgpu_top_k, plus INVALID_ARGUMENT for a
+    range outside its buffer. */
+GPGPU_API gpgpu_status gpgpu_top_k_buffer(gpgpu_context *ctx, gpgpu_type t, cl_mem in,
+                                          size_t in_offset, size_t n, size_t k, unsigned flags,
+                                          cl_mem values, size_t values_offset, cl_mem indices,
+                                          size_t indices_offset, cl_uint num_wait,
+                                          const cl_event *wait, cl_event *done);
+
+/** gpgpu_quantiles of in[in_offset .. +n) into nq cl_double at
+    out[out_offset ..]. q is host memory, read before the call returns.
+    Errors as gpgpu_quantiles, plus UNSUPPORTED on a device without fp64
+    (the results are computed there) and INVALID_ARGUMENT for a range
+    outside its buffer. */
+GPGPU_API gpgpu_status gpgpu_quantiles_buffer(gpgpu_context *ctx, gpgpu_type t, cl_mem in,
+                                              size_t in_offset, size_t n, const double *q,
+                                              size_t nq, cl_mem out, size_t out_offset,
+                                              cl_uint num_wait, const cl_event *wait,
+                                              cl_event *done);
 
 #ifdef __cplusplus
 }

@@ -213,6 +213,33 @@ GPGPU_API gpgpu_status gpgpu_mpi_sort_pairs_array(gpgpu_context *ctx, MPI_Comm c
  * ranks, without the variable, and before any such call.
  */
 GPGPU_API const char *gpgpu_mpi_last_trace(void);
+ * The global top k (as gpgpu_top_k) of the concatenation of every rank's
+ * in[0..n) in rank order, on every rank: values[0..k) the elements and
+ * indices[0..k) their positions in the concatenated array (rank r's first
+ * element is at the sum of the n of the ranks before it). Each rank takes
+ * its own top min(k, n) with gpgpu_top_k; every rank gathers those (at
+ * most k per rank, never the array) and merges them. k, flags and t must
+ * agree. Errors: those of gpgpu_top_k, from any rank; INVALID_ARGUMENT
+ * for k above the global n or above 2^28 / the number of ranks.
+ */
+GPGPU_API gpgpu_status gpgpu_mpi_top_k(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t,
+                                       const void *in, size_t n, size_t k, unsigned flags,
+                                       void *values, uint64_t *indices);
+
+/**
+ * The quantiles (as gpgpu_quantiles) of the concatenation of every rank's
+ * in[0..n), into out[0..nq) on every rank, without gathering the array:
+ * each rank sorts a copy of its part (gpgpu_sort), and the element of each
+ * global rank wanted is found one key bit at a time, every rank counting
+ * its keys below a candidate by a binary search and one MPI_Allreduce per
+ * bit adding them up (32 or 64 small allreduces in all). q must be the
+ * same on every rank. Needs memory for a copy of the rank's part. Errors:
+ * those of gpgpu_quantiles and gpgpu_sort, from any rank (n == 0 is an
+ * error only when the global n is 0).
+ */
+GPGPU_API gpgpu_status gpgpu_mpi_quantiles(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t,
+                                           const void *in, size_t n, const double *q,
+                                           size_t nq, double *out);
 
 #ifdef __cplusplus
 }

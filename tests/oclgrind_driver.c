@@ -917,6 +917,54 @@ static void case_search(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, size_t n)
     free(g);
     free(pos);
     free(idx);
+/* Element i as a double (get() reads unsigned as signed, for the sums). */
+static double value(gpgpu_type t, const void *buf, size_t i)
+{
+    if (t == GPGPU_U32)
+        return ((const uint32_t *)buf)[i];
+    if (t == GPGPU_U64)
+        return (double)((const uint64_t *)buf)[i];
+    return get(t, buf, i);
+}
+
+/* top_k (k = 5, the largest for MAX variants) and the quantiles 0, 0.5
+   and 0.9: the radix select's passes and, on the chunk-per-item layout,
+   the per-chunk heaps and their merge; against qsort. Ties come from
+   repeats, as in sort_run. */
+static void case_select_k(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, size_t n)
+{
+    size_t size = gpgpu_type_size(t), k = n < 5 ? n : 5;
+    unsigned desc = op == GPGPU_MAX ? GPGPU_DESCENDING : GPGPU_ASCENDING;
+    unsigned char *x = malloc(n * size), *want = malloc(n * size), vals[5 * 8];
+    uint64_t idx[5];
+    double q[3] = {0, 0.5, 0.9}, got[3];
+    if (!x || !want)
+        abort();
+    fill(t, x, n, 23);
+    for (size_t i = 1; i < n; i += 3)
+        memcpy(x + i * size, x + (i - 1) * size, size);
+    memcpy(want, x, n * size);
+    cmp_type = t;
+    qsort(want, n, size, cmp_elem);
+    int ok = gpgpu_top_k(ctx, t, x, n, k, desc, vals, idx) == GPGPU_SUCCESS;
+    for (size_t i = 0; ok && i < k; i++) {
+        const unsigned char *w = want + (desc ? n - 1 - i : i) * size;
+        ok = idx[i] < n && !memcmp(vals + i * size, w, size) &&
+             !memcmp(x + idx[i] * size, w, size) &&
+             (i == 0 || memcmp(vals + i * size, vals + (i - 1) * size, size) ||
+              idx[i] > idx[i - 1]);
+    }
+    check(ok, "gpgpu_top_k", t, n, ctx);
+    ok = gpgpu_quantiles(ctx, t, x, n, q, 3, got) == GPGPU_SUCCESS;
+    for (int j = 0; ok && j < 3; j++) {
+        double h = (double)(n - 1) * q[j], fl = (double)(size_t)h, g = h - fl;
+        double a = value(t, want, (size_t)fl), b = g != 0 ? value(t, want, (size_t)fl + 1) : a;
+        volatile double d = b - a, e = g * d;
+        ok = got[j] == (g == 0 ? a : a + e);
+    }
+    check(ok, "gpgpu_quantiles", t, n, ctx);
+    free(x);
+    free(want);
 }
 
 /* Variant masks: every family, or the few whose kernels differ where
@@ -955,6 +1003,7 @@ static const struct {
     {"by_key", case_by_key, 0x9, 0},
     {"exact_segments", case_exact_segments, 0xa, 0},
     {"search", case_search, 0x9, 0},
+    {"select_k", case_select_k, 0x7, 1000},
 };
 enum { NCASES = sizeof cases / sizeof cases[0] };
 

@@ -157,3 +157,39 @@ void ref_mpi_sort_order(gpgpu_type t, const void *keys, size_t n, int descending
     sort_desc = descending;
     qsort(perm, n, sizeof *perm, cmp_perm);
 }
+
+static double elem(gpgpu_type t, const void *a, size_t i)
+{
+    switch (t) {
+    case GPGPU_I32: return (double)((const int32_t *)a)[i];
+    case GPGPU_U32: return (double)((const uint32_t *)a)[i];
+    case GPGPU_F32: return (double)((const float *)a)[i];
+    case GPGPU_I64: return (double)((const int64_t *)a)[i];
+    case GPGPU_U64: return (double)((const uint64_t *)a)[i];
+    case GPGPU_F64: return ((const double *)a)[i];
+    }
+    return 0;
+}
+
+void ref_mpi_quantiles(gpgpu_type t, const void *in, size_t n, const double *q, size_t nq,
+                       double *out)
+{
+    size_t *perm = malloc(n * sizeof *perm);
+    int nan = 0;
+    ref_mpi_sort_order(t, in, n, 0, perm);
+    for (size_t i = 0; i < n; i++)
+        nan |= isnan(elem(t, in, i));
+    for (size_t j = 0; j < nq; j++) {
+        double h = (double)(n - 1) * q[j], fl = floor(h), g = h - fl;
+        size_t i = (size_t)fl;
+        double a = elem(t, in, perm[i]);
+        if (nan || g == 0) {
+            out[j] = nan ? NAN : a;
+            continue;
+        }
+        volatile double d = elem(t, in, perm[i + 1]) - a; /* no fused multiply-add */
+        volatile double e = g * d;
+        out[j] = a + e;
+    }
+    free(perm);
+}

@@ -23,4 +23,9 @@ void ref_mpi_histogram(gpgpu_type t, const void *in, size_t n, size_t nbins, dou
 void ref_mpi_sort_order(gpgpu_type t, const void *keys, size_t n, int descending,
                         size_t *perm);
 
+/* NumPy's linear quantiles of the whole array (n > 0), each step rounded
+   in double; all NaN when it holds a NaN. */
+void ref_mpi_quantiles(gpgpu_type t, const void *in, size_t n, const double *q, size_t nq,
+                       double *out);
+
 #endif

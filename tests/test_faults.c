@@ -948,6 +948,41 @@ static gpgpu_status call_histogram2d(child_env *env, int round, const char **why
     free(y);
     free(copy);
     free(w);
+/* The 7 largest (all of them on the host's heap, or the device's heaps or
+   radix select) and the median of u32 input with ties. */
+static gpgpu_status call_top_k(child_env *env, int round, const char **why)
+{
+    const size_t n = round_n[round];
+    uint32_t *x = input_u32(n, round), *sorted = child_alloc(n * sizeof *x), v[7];
+    uint64_t ix[7];
+    for (size_t i = 0; i < n; i++)
+        x[i] >>= 20; /* ties */
+    memcpy(sorted, x, n * sizeof *x);
+    qsort(sorted, n, sizeof *x, cmp_u32);
+    gpgpu_status s = gpgpu_top_k(env->ctx, GPGPU_U32, x, n, 7, GPGPU_DESCENDING, v, ix);
+    for (size_t i = 0; s == GPGPU_SUCCESS && !*why && i < 7; i++)
+        if (v[i] != sorted[n - 1 - i] || ix[i] >= n || x[ix[i]] != v[i] ||
+            (i > 0 && v[i] == v[i - 1] && ix[i] <= ix[i - 1]))
+            *why = "gpgpu_top_k gave a wrong element or index";
+    free(x);
+    free(sorted);
+    return s;
+}
+
+static gpgpu_status call_quantiles(child_env *env, int round, const char **why)
+{
+    const size_t n = round_n[round];
+    uint32_t *x = input_u32(n, round), *sorted = child_alloc(n * sizeof *x);
+    double q = 0.5, got = -1;
+    memcpy(sorted, x, n * sizeof *x);
+    qsort(sorted, n, sizeof *x, cmp_u32);
+    gpgpu_status s = gpgpu_quantiles(env->ctx, GPGPU_U32, x, n, &q, 1, &got);
+    double lo = sorted[(n - 1) / 2], hi = sorted[n / 2];
+    volatile double d = hi - lo, e = 0.5 * d;
+    if (s == GPGPU_SUCCESS && got != (n % 2 ? lo : lo + e))
+        *why = "gpgpu_quantiles gave a wrong median";
+    free(x);
+    free(sorted);
     return s;
 }
 
@@ -1061,6 +1096,8 @@ static const scenario scenarios[] = {
     {"partition", call_partition, 1, 0, ROUNDS, NULL},
     {"histogram_edges", call_histogram_edges, 0, 0, ROUNDS, NULL},
     {"histogram2d", call_histogram2d, 0, 0, ROUNDS, NULL},
+    {"top_k", call_top_k, 0, 0, ROUNDS, NULL},
+    {"quantiles", call_quantiles, 0, 0, ROUNDS, NULL},
     {"sum_exact", call_sum_exact, 0, 0, ROUNDS, NULL},
     {"segmented", call_segmented, 0, 0, ROUNDS, NULL},
     {"reduce_index", call_reduce_index, 0, 0, ROUNDS, NULL},

@@ -612,6 +612,83 @@ START_TEST(sort_matches_reference)
 }
 END_TEST
 
+/* ---- top_k and quantiles ---------------------------------------------------- */
+
+/* gpgpu_mpi_top_k against the first k of the stable global order. */
+static void check_top_k(gpgpu_type t, int kind, int sp, size_t total, size_t k, unsigned flags,
+                        uint64_t seed)
+{
+    if (skip_type(t))
+        return;
+    input in = make_input(t, total, kind, sp, seed);
+    size_t *perm = tu_alloc(total * sizeof *perm);
+    ref_mpi_sort_order(t, in.global, total, flags & GPGPU_DESCENDING, perm);
+    unsigned char *vals = tu_alloc(k * in.size);
+    uint64_t *idx = tu_alloc(k * sizeof *idx);
+    note_ok(gpgpu_mpi_top_k(tu_ctx, W, t, in.mine, in.n, k, flags, vals, idx), "top_k");
+    size_t i = 0;
+    while (i < k && idx[i] == perm[i] &&
+           !memcmp(vals + i * in.size, in.global + perm[i] * in.size, in.size))
+        i++;
+    note(i == k, "top_k type %d kind %d, %s, n %zu, k %zu: differs at %zu", (int)t, kind,
+         split_name[sp], total, k, i);
+    free(perm);
+    free(vals);
+    free(idx);
+    free_input(&in);
+    mt_check();
+}
+
+START_TEST(top_k_matches_reference)
+{
+    for (int sp = 0; sp < NSPLITS; sp++)
+        for (size_t z = 0; z < NSIZES; z++) {
+            size_t ks[] = {0, 1, 7, sizes[z]};
+            for (size_t j = 0; j < 4; j++) {
+                if (ks[j] > sizes[z] || ks[j] > 1100)
+                    continue;
+                check_top_k(GPGPU_U32, SMALL, sp, sizes[z], ks[j], j % 2, tu_seed_for(420, z));
+                check_top_k(GPGPU_F32, SPECIALS, sp, sizes[z], ks[j], (j + 1) % 2,
+                            tu_seed_for(421, z));
+            }
+        }
+}
+END_TEST
+
+/* gpgpu_mpi_quantiles against the linear rule on the sorted global array. */
+static void check_quantiles(gpgpu_type t, int kind, int sp, size_t total, uint64_t seed)
+{
+    static const double q[] = {0.5, 0, 1, 0.25, 0.999, 1.0 / 3};
+    enum { NQ = sizeof q / sizeof q[0] };
+    if (skip_type(t) || total == 0)
+        return;
+    input in = make_input(t, total, kind, sp, seed);
+    double got[NQ], want[NQ];
+    ref_mpi_quantiles(t, in.global, total, q, NQ, want);
+    note_ok(gpgpu_mpi_quantiles(tu_ctx, W, t, in.mine, in.n, q, NQ, got), "quantiles");
+    size_t j = 0;
+    while (j < NQ && (!memcmp(&got[j], &want[j], sizeof got[j]) || (isnan(got[j]) && isnan(want[j]))))
+        j++;
+    note(j == NQ, "quantiles type %d kind %d, %s, n %zu: q = %g gives %.17g, want %.17g",
+         (int)t, kind, split_name[sp], total, j < NQ ? q[j] : 0,
+         j < NQ ? got[j] : 0, j < NQ ? want[j] : 0);
+    free_input(&in);
+    mt_check();
+}
+
+START_TEST(quantiles_match_reference)
+{
+    for (int sp = 0; sp < NSPLITS; sp++)
+        for (size_t z = 0; z < NSIZES; z++) {
+            check_quantiles(GPGPU_F32, RANDOM, sp, sizes[z], tu_seed_for(430, z));
+            check_quantiles(GPGPU_F32, SPECIALS, sp, sizes[z], tu_seed_for(431, z));
+            check_quantiles(GPGPU_U32, SMALL, sp, sizes[z], tu_seed_for(432, z));
+            check_quantiles(GPGPU_I64, RANDOM, sp, sizes[z], tu_seed_for(433, z));
+            check_quantiles(GPGPU_F64, SMALL, sp, sizes[z], tu_seed_for(434, z));
+        }
+}
+END_TEST
+
 START_TEST(sort_orders_float_specials)
 {
     for (int sp = 0; sp < NSPLITS; sp++)
@@ -965,6 +1042,18 @@ START_TEST(sort_array_fails_alike_and_changes_nothing)
     gpgpu_array_destroy(v);
     gpgpu_array_destroy(v2);
     free_input(&in);
+START_TEST(top_k_and_quantiles_fail_everywhere)
+{
+    float x[4] = {1, 2, 3, 4}, v[8];
+    uint64_t ix[8];
+    double q = 0.5, bad = 2, out;
+    /* k above the global n */
+    gpgpu_status st = gpgpu_mpi_top_k(tu_ctx, W, GPGPU_F32, x, 1, (size_t)nranks + 1, 0, v, ix);
+    note_failed_alike(st, "top_k with k above the global n");
+    st = gpgpu_mpi_quantiles(tu_ctx, W, GPGPU_F32, x, 0, &q, 1, &out);
+    note_failed_alike(st, "quantiles of an empty global array");
+    st = gpgpu_mpi_quantiles(tu_ctx, W, GPGPU_F32, x, 4, rank == 0 ? &bad : &q, 1, &out);
+    note_failed_alike(st, "quantiles with q = 2 on rank 0");
     mt_check();
 }
 END_TEST
@@ -983,6 +1072,9 @@ static Suite *make(void)
         {"histogram2d", histogram2d_and_weighted_match_reference},
         {"sort", sort_matches_reference},
         {"sort_specials", sort_orders_float_specials},
+        {"top_k", top_k_matches_reference},
+        {"quantiles", quantiles_match_reference},
+        {"select_args", top_k_and_quantiles_fail_everywhere},
         {"sort_pairs", sort_pairs_is_stable_across_ranks},
         {"sort_sorted", sort_handles_sorted_and_equal_keys},
         {"large_counts", large_counts_use_derived_datatypes},

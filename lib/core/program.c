@@ -109,11 +109,13 @@ static void to_disk(gpgpu_context *ctx, cl_program p, const char *key)
 }
 
 /* The kernel file that file's program needs between common.cl and its own
-   source: the radix sorts share their key transform and ranking. */
+   source: the radix sorts and the radix select share their key transform
+   and ranking. */
 static const char *shared_source(const char *file)
 {
-    return !strcmp(file, "sort") || !strcmp(file, "segsort") ? gpgpu__kernel_source("radix")
-                                                               : "";
+    return !strcmp(file, "sort") || !strcmp(file, "segsort") || !strcmp(file, "select_k")
+               ? gpgpu__kernel_source("radix")
+               : "";
 }
 
 static gpgpu_status build(gpgpu_context *ctx, const char *file, const char *extra,

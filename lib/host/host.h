@@ -158,4 +158,26 @@ void gpgpu__hist_params_widen(gpgpu__hist_params *p);
 float gpgpu__hist_ceil_float(double v);
 float gpgpu__hist_floor_float(double v);
 
+/* ---- top_k and quantiles (host_select_k.c) -------------------------------- */
+
+/* The plain-C gpgpu_top_k (k <= n; values or indices may be NULL):
+   OUT_OF_MEMORY is the only failure. */
+gpgpu_status gpgpu__host_top_k(gpgpu_type t, const void *in, size_t n, size_t k,
+                               unsigned flags, void *values, uint64_t *indices);
+/* keys[j] = the ascending key (the bits through gpgpu__sort_masks) of rank
+   ranks[j] of in, for nr ranks in ascending order. Returns 1 when in holds
+   a NaN (keys then unset), -1 when out of memory, else 0. */
+int gpgpu__host_select(gpgpu_type t, const void *in, size_t n, const size_t *ranks, size_t nr,
+                       uint64_t *keys);
+/* The raw bits of the key u made by masks m0, m1 (the inverse of the
+   sort's transform), and those bits of type t as a double (rounded to
+   nearest). */
+uint64_t gpgpu__select_unmap(gpgpu_type t, uint64_t u, uint64_t m0, uint64_t m1);
+double gpgpu__select_double(gpgpu_type t, uint64_t x);
+/* NumPy's linear rule for quantile q of n > 0 elements: x[i] and, when
+   g != 0, x[i + 1] are needed; the result is gpgpu__quantile_mix(x[i],
+   x[i + 1], g), each step rounded in double. */
+void gpgpu__quantile_rule(double q, size_t n, size_t *i, double *g);
+double gpgpu__quantile_mix(double a, double b, double g);
+
 #endif /* GPGPU_HOST_H */

@@ -43,7 +43,7 @@ gpgpu_status gpgpu__mpi_error(int err, const char *what);
    which primitive, then up to four of its arguments. */
 enum { GPGPU__MPI_NSIG = 5 };
 enum { GPGPU__MPI_CONTEXT = 1, GPGPU__MPI_REDUCE, GPGPU__MPI_SCAN, GPGPU__MPI_HISTOGRAM,
-       GPGPU__MPI_SORT };
+       GPGPU__MPI_SORT, GPGPU__MPI_TOP_K, GPGPU__MPI_QUANTILES };
 
 typedef struct {
     MPI_Comm comm;      /* the caller's, or MPI_COMM_WORLD standing in for NULL */
@@ -156,5 +156,32 @@ int gpgpu__mpi_builtin_op(gpgpu_op op);
 /* acc = acc op x for a built-in op, as libgpgpu combines them (integer sums
    wrap; float MIN/MAX ignore NaN like fmin/fmax). */
 void gpgpu__mpi_combine(gpgpu_type t, gpgpu_op op, void *acc, const void *x);
+
+/* ---- the sort order of keys (sort.c, select.c) ---------------------------- */
+
+/* A key's place in the sort order as an unsigned integer, from its bits w:
+   w ^ flip ^ (top bit of w ? neg : 0), with no branch on the type. Signed
+   integers get their sign bit flipped; floats (totalOrder) all bits when
+   negative, else the sign bit; descending, all bits more. */
+typedef struct {
+    uint64_t flip, neg;
+    unsigned shift;         /* bits - 1 */
+} gpgpu__mpi_key_order;
+
+static inline gpgpu__mpi_key_order gpgpu__mpi_key_order_of(gpgpu_type t, unsigned descending)
+{
+    unsigned bits = gpgpu_type_size(t) * 8;
+    uint64_t sign = UINT64_C(1) << (bits - 1), all = sign | (sign - 1);
+    gpgpu__mpi_key_order o = {t == GPGPU_U32 || t == GPGPU_U64 ? 0 : sign,
+                              t == GPGPU_F32 || t == GPGPU_F64 ? sign - 1 : 0, bits - 1};
+    if (descending)
+        o.flip ^= all;  /* the exact reverse order */
+    return o;
+}
+
+static inline uint64_t gpgpu__mpi_ordered(const gpgpu__mpi_key_order *o, uint64_t w)
+{
+    return w ^ o->flip ^ ((w >> o->shift) ? o->neg : 0);
+}
 
 #endif /* GPGPU_MPI_INTERNAL_H */

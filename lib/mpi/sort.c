@@ -44,7 +44,7 @@ _Static_assert(sizeof(size_t) == sizeof(uint64_t), "counts travel as MPI_UINT64_
 enum { SAMPLES = 256 };
 
 typedef struct {
-    uint64_t key;       /* ordered() */
+    uint64_t key;       /* gpgpu__mpi_ordered() */
     uint64_t pos;       /* index in the rank's part */
     uint64_t weight;    /* elements of the span it was drawn from */
 } sample;
@@ -246,36 +246,11 @@ static void release(sorter *s)
     gpgpu__mpi_scratch_free(&s->scratch);
 }
 
-/* A key's place in the sort order as an unsigned integer, from its bits w:
-   w ^ flip ^ (top bit of w ? neg : 0), with no branch on the type. Signed
-   integers get their sign bit flipped; floats (totalOrder) all bits when
-   negative, else the sign bit; descending, all bits more. */
-typedef struct {
-    uint64_t flip, neg;
-    unsigned shift;         /* bits - 1 */
-} key_order;
-
-static key_order key_order_of(gpgpu_type t, unsigned descending)
-{
-    unsigned bits = gpgpu_type_size(t) * 8;
-    uint64_t sign = UINT64_C(1) << (bits - 1), all = sign | (sign - 1);
-    key_order o = {t == GPGPU_U32 || t == GPGPU_U64 ? 0 : sign,
-                   t == GPGPU_F32 || t == GPGPU_F64 ? sign - 1 : 0, bits - 1};
-    if (descending)
-        o.flip ^= all;  /* the exact reverse order */
-    return o;
-}
-
-static inline uint64_t ordered(const key_order *o, uint64_t w)
-{
-    return w ^ o->flip ^ ((w >> o->shift) ? o->neg : 0);
-}
-
 /* Key i of the part, as ordered. */
-static uint64_t key_at(const sorter *s, const key_order *o, size_t i)
+static uint64_t key_at(const sorter *s, const gpgpu__mpi_key_order *o, size_t i)
 {
-    return ordered(o, s->esize == 4 ? ((const uint32_t *)s->keys)[i]
-                                    : ((const uint64_t *)s->keys)[i]);
+    return gpgpu__mpi_ordered(o, s->esize == 4 ? ((const uint32_t *)s->keys)[i]
+                                               : ((const uint64_t *)s->keys)[i]);
 }
 
 /* A fixed pseudo-random number from j (the same every call: the split, and
@@ -294,7 +269,7 @@ static uint64_t mix(uint64_t j)
 static void take_samples(sorter *s, rank_info *mine)
 {
     size_t c = s->n < SAMPLES ? s->n : SAMPLES;
-    key_order o = key_order_of(s->t, s->flags & GPGPU_DESCENDING);
+    gpgpu__mpi_key_order o = gpgpu__mpi_key_order_of(s->t, s->flags & GPGPU_DESCENDING);
     mine->n = s->n;
     mine->nsamples = c;
     for (size_t j = 0; j < c; j++) {
@@ -376,7 +351,7 @@ static inline size_t bucket_of(const bound *b, size_t nb, uint64_t k, uint64_t i
 typedef struct part_chunk part_chunk;
 struct part_chunk {
     const sorter *s;
-    key_order o;
+    gpgpu__mpi_key_order o;
     size_t first, end;              /* elements [first, end) */
     size_t *at;                     /* size entries: counts, then cursors */
     int scatter;                    /* 0: count; 1: scatter */
@@ -394,15 +369,15 @@ struct part_chunk {
         W *kout = s->k1;                                                            \
         V *vout = s->v1;                                                            \
         const bound *b = s->bounds;                                                 \
-        const key_order o = c->o;                                                   \
+        const gpgpu__mpi_key_order o = c->o;                                        \
         size_t nb = (size_t)s->c.size - 1, *restrict at = c->at;                    \
         if (!c->scatter) {                                                          \
             for (size_t i = c->first; i < c->end; i++)                              \
-                at[bucket_of(b, nb, ordered(&o, key[i]), i)]++;                     \
+                at[bucket_of(b, nb, gpgpu__mpi_ordered(&o, key[i]), i)]++;                     \
             return;                                                                 \
         }                                                                           \
         for (size_t i = c->first; i < c->end; i++) {                                \
-            size_t j = at[bucket_of(b, nb, ordered(&o, key[i]), i)]++;              \
+            size_t j = at[bucket_of(b, nb, gpgpu__mpi_ordered(&o, key[i]), i)]++;              \
             kout[j] = key[i];                                                       \
             if (val != NULL)                                                        \
                 vout[j] = val[i];                                                   \
@@ -443,7 +418,7 @@ static void run_chunks(sorter *s, int scatter)
 static gpgpu_status partition(sorter *s)
 {
     const size_t p = (size_t)s->c.size, n = s->n, nc = s->nchunks;
-    const key_order o = key_order_of(s->t, s->flags & GPGPU_DESCENDING);
+    const gpgpu__mpi_key_order o = gpgpu__mpi_key_order_of(s->t, s->flags & GPGPU_DESCENDING);
     size_t vsize = s->pairs ? s->vsize : 4;
     void (*run)(part_chunk *) = s->esize == 4 ? (vsize == 4 ? part_k4_v4 : part_k4_v8)
                                               : (vsize == 4 ? part_k8_v4 : part_k8_v8);

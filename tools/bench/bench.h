@@ -131,5 +131,6 @@ extern const bench_op bench_op_segmented_reduce, bench_op_segmented_scan,
     bench_op_reduce_by_key, bench_op_scan_by_key, bench_op_argmin, bench_op_segmented_sort;
 extern const bench_op bench_op_search_sorted, bench_op_argsort, bench_op_gather;
 extern const bench_op bench_op_histogram2d, bench_op_histogram_weighted;
+extern const bench_op bench_op_top_k, bench_op_quantiles;
 
 #endif

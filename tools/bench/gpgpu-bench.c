@@ -35,7 +35,8 @@ static const bench_op *const ops[] = {&bench_op_reduce, &bench_op_scan, &bench_o
                                       &bench_op_argmin, &bench_op_segmented_sort,
                                       &bench_op_search_sorted, &bench_op_argsort,
                                       &bench_op_gather, &bench_op_histogram2d,
-                                      &bench_op_histogram_weighted};
+                                      &bench_op_histogram_weighted,
+                                      &bench_op_top_k, &bench_op_quantiles};
 enum { NOPS = sizeof ops / sizeof ops[0] };
 
 static const char *type_names[] = {"i32", "u32", "f32", "i64", "u64", "f64"};
@@ -507,7 +508,8 @@ static int has_host_api(const bench_op *op)
                                        "sum_exact", "segmented_reduce", "segmented_scan",
                                        "reduce_by_key", "scan_by_key", "argmin",
                                        "segmented_sort", "search_sorted", "argsort",
-                                       "gather", "histogram2d", "histogram_weighted"};
+                                       "gather", "histogram2d", "histogram_weighted",
+                                       "top_k", "quantiles"};
     for (size_t i = 0; i < sizeof with / sizeof *with; i++)
         if (!strcmp(op->name, with[i]))
             return 1;
@@ -571,7 +573,7 @@ static void usage(void)
             "OP: reduce scan sort sort_pairs histogram transform_reduce select\n"
             "    unique run_length_encode partition histogram_edges sum_exact\n"
             "    segmented_reduce segmented_scan reduce_by_key scan_by_key argmin segmented_sort\n"
-            "    search_sorted argsort gather\n"
+            "    search_sorted argsort gather top_k quantiles histogram2d histogram_weighted\n"
             "    (--input segL: segments or runs of L elements); "
             "T: i32 u32 f32 i64 u64 f64\n"
             "--api buffer (default): the _buffer form on device buffers, timed by kernel events;\n"

@@ -1,0 +1,403 @@
+/*
+ * test_select_k.c - gpgpu_top_k and gpgpu_quantiles against sort-based
+ * plain-C references (ref_select_k.c): every type, both orders, sizes
+ * around the parts the data is read in (4096 elements each) and primes,
+ * k = 0, 1, a few, past the candidate sort's 1024 and n; ties in index
+ * order, both zeros and both NaN signs; quantiles compared bit for bit
+ * with NumPy's linear rule on the sorted reference; one NULL output; the
+ * _buffer and _array forms; the GPU layout on any device; the errors.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpgpu_cl.h"
+#include "ref_select_k.h"
+#include "util.h"
+
+static const gpgpu_type types[] = { GPGPU_I32, GPGPU_U32, GPGPU_F32,
+                                    GPGPU_I64, GPGPU_U64, GPGPU_F64 };
+static const char *type_names[] = { "i32", "u32", "f32", "i64", "u64", "f64" };
+#define NTYPES 6
+
+static const size_t sizes[] = { 1, 2, 3, 97, 255, 256, 257, 1009, 4095, 4096, 4097,
+                                8191, 8192, 8193, 10007, 65537 };
+#define NSIZES (sizeof sizes / sizeof sizes[0])
+
+typedef enum { RANDOM, FEW_DISTINCT, ALL_EQUAL, SPECIALS } pattern;
+static const char *pattern_names[] = { "random", "few-distinct", "all-equal", "specials" };
+
+/* Both zeros, both infinities, NaNs of both signs, subnormals, one. */
+static const uint32_t f32_specials[] = { 0x00000000u, 0x80000000u, 0x7f800000u, 0xff800000u,
+                                         0x7fc00000u, 0xffc00000u, 0x00000001u, 0x80000001u,
+                                         0x3f800000u, 0xbf800000u };
+static const uint64_t f64_specials[] = {
+    0x0000000000000000ull, 0x8000000000000000ull, 0x7ff0000000000000ull,
+    0xfff0000000000000ull, 0x7ff8000000000000ull, 0xfff8000000000000ull,
+    0x0000000000000001ull, 0x8000000000000001ull, 0x3ff0000000000000ull,
+    0xbff0000000000000ull };
+
+static uint64_t splitmix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* n elements of t following p; SPECIALS without NaNs when no_nan. */
+static void make(gpgpu_type t, void *x, size_t n, pattern p, int no_nan, uint64_t seed)
+{
+    size_t ks = gpgpu_type_size(t);
+    unsigned char *k = x;
+    uint64_t s = seed;
+    tu_fill(t, x, n, seed);
+    for (size_t i = 1; i < n && p == ALL_EQUAL; i++)
+        memcpy(k + i * ks, k, ks);
+    for (size_t i = 0; i < n && p == FEW_DISTINCT; i++)
+        memcpy(k + i * ks, k + (splitmix(&s) % 5) * (n < 5 ? 0 : ks), ks);
+    for (size_t i = 0; i < n && p == SPECIALS; i++) {
+        uint64_t r = splitmix(&s);
+        if (r & 1)
+            continue;
+        size_t w = (size_t)((r >> 1) % 10);
+        if (no_nan && (w == 4 || w == 5))
+            w = (size_t)(r >> 8) % 4;
+        if (t == GPGPU_F32)
+            memcpy(k + i * 4, &f32_specials[w], 4);
+        else if (t == GPGPU_F64)
+            memcpy(k + i * 8, &f64_specials[w], 8);
+        else if (w < 2)
+            memset(k + i * ks, w ? 0xff : 0, ks); /* integer extremes and ties */
+    }
+}
+
+/* ---- top_k ------------------------------------------------------------------ */
+
+static void check_top_k(int ti, size_t n, size_t k, unsigned flags, pattern p, int outs,
+                        uint64_t seed)
+{
+    gpgpu_type t = types[ti];
+    size_t ks = gpgpu_type_size(t);
+    void *x = tu_alloc(n * ks), *v = tu_alloc(k * ks), *wv = tu_alloc(k * ks);
+    uint64_t *ix = tu_alloc(k * 8), *wi = tu_alloc(k * 8);
+    make(t, x, n, p, 0, seed);
+    memset(v, 0xa5, k * ks);
+    memset(ix, 0xa5, k * 8);
+    ck_assert_int_eq(ref_top_k(t, x, n, k, flags, wv, wi), 0);
+    tu_assert_ok(gpgpu_top_k(tu_ctx, t, x, n, k, flags, outs & 1 ? v : NULL,
+                             outs & 2 ? ix : NULL));
+    for (size_t i = 0; i < k; i++) {
+        int bad = ((outs & 1) && memcmp((char *)v + i * ks, (char *)wv + i * ks, ks)) ||
+                  ((outs & 2) && ix[i] != wi[i]);
+        ck_assert_msg(!bad,
+                      "top_k %s %s %s n=%zu k=%zu: first difference at %zu (index %llu, want "
+                      "%llu) [device %s, seed %llu]",
+                      type_names[ti], pattern_names[p], flags ? "descending" : "ascending", n,
+                      k, i, (unsigned long long)ix[i], (unsigned long long)wi[i], tu_device,
+                      (unsigned long long)seed);
+    }
+    free(x);
+    free(v);
+    free(wv);
+    free(ix);
+    free(wi);
+}
+
+/* k = 0, 1, 5, past the candidate sort's limit (when n allows) and n. */
+static void check_ks(int ti, size_t n, unsigned flags, pattern p, uint64_t seed)
+{
+    const size_t ks[] = { 0, 1, 5, 1025, n };
+    for (size_t j = 0; j < 5; j++)
+        if (ks[j] <= n && (j < 4 || n <= 8193))
+            check_top_k(ti, n, ks[j], flags, p, 3, seed + j);
+}
+
+TU_TEST(top_k_of_every_type_order_and_size)
+{
+    for (int ti = 0; ti < NTYPES; ti++)
+        for (unsigned flags = 0; flags < 2; flags++)
+            for (size_t s = 0; s < NSIZES; s++)
+                check_ks(ti, sizes[s], flags, RANDOM, tu_seed_for(ti * 2 + flags, sizes[s]));
+}
+END_TEST
+
+TU_TEST(top_k_keeps_ties_in_index_order)
+{
+    static const size_t ns[] = { 7, 4097, 20011 };
+    for (pattern p = FEW_DISTINCT; p <= SPECIALS; p++)
+        for (int ti = 0; ti < NTYPES; ti++)
+            for (unsigned flags = 0; flags < 2; flags++)
+                for (size_t s = 0; s < 3; s++)
+                    check_ks(ti, ns[s], flags, p, tu_seed_for(100 + p * 16 + ti * 2 + flags, ns[s]));
+}
+END_TEST
+
+TU_TEST(top_k_writes_only_the_output_given)
+{
+    for (int ti = 0; ti < NTYPES; ti += 2)
+        for (int outs = 1; outs <= 2; outs++) {
+            check_top_k(ti, 10007, 100, 0, FEW_DISTINCT, outs, tu_seed_for(200 + ti, outs));
+            check_top_k(ti, 3001, 2000, 1, RANDOM, outs, tu_seed_for(210 + ti, outs));
+        }
+}
+END_TEST
+
+TU_TEST(top_k_of_a_million)
+{
+    check_top_k(2, 1000003, 100, GPGPU_DESCENDING, RANDOM, 3, tu_seed_for(300, 0));
+    check_top_k(3, 1000003, 1000, 0, FEW_DISTINCT, 3, tu_seed_for(301, 0));
+}
+END_TEST
+
+TU_TEST(top_k_rejects_bad_arguments)
+{
+    uint32_t x[4] = { 4, 3, 2, 1 }, v[4];
+    uint64_t ix[4];
+    REJECTED(gpgpu_top_k(tu_ctx, GPGPU_U32, x, 4, 5, 0, v, ix));
+    ck_assert_str_eq(gpgpu_last_error(tu_ctx), "gpgpu_top_k: k is 5; at most n = 4");
+    REJECTED(gpgpu_top_k(tu_ctx, GPGPU_U32, x, SIZE_MAX, 2, 0, v, ix)); /* bytes overflow */
+    REJECTED(gpgpu_top_k(tu_ctx, GPGPU_U32, (char *)x + 1, 3, 2, 0, v, ix)); /* misaligned */
+    REJECTED(gpgpu_top_k(tu_ctx, GPGPU_U32, x, 4, 2, 0, v, (uint64_t *)((char *)ix + 4)));
+    REJECTED(gpgpu_top_k(tu_ctx, GPGPU_U32, x, 4, 2, 2, v, ix));
+    REJECTED(gpgpu_top_k(tu_ctx, GPGPU_U32, x, 4, 2, 0, NULL, NULL));
+    REJECTED(gpgpu_top_k(tu_ctx, GPGPU_U32, NULL, 4, 2, 0, v, ix));
+    REJECTED(gpgpu_top_k(tu_ctx, (gpgpu_type)99, x, 4, 2, 0, v, ix));
+    ck_assert_int_eq(gpgpu_top_k(NULL, GPGPU_U32, x, 4, 2, 0, v, ix),
+                     GPGPU_ERROR_INVALID_ARGUMENT);
+    tu_assert_ok(gpgpu_top_k(tu_ctx, GPGPU_U32, x, 4, 0, 0, NULL, NULL));
+    tu_assert_ok(gpgpu_top_k(tu_ctx, GPGPU_U32, NULL, 0, 0, 0, NULL, NULL));
+}
+END_TEST
+
+/* ---- quantiles ---------------------------------------------------------------- */
+
+/* The first 6 need at most 12 ranks: one round of the radix select; all
+   12 need up to 24: two rounds. (Every percentile at once takes the
+   sort.) */
+static const double qs[] = { 0.5, 0, 1, 0.25, 0.999, 1.0 / 3, 0.75, 0.1, 0.9, 0.001,
+                             0.37, 0.63 };
+#define NQS (sizeof qs / sizeof qs[0])
+#define NQ_RADIX 6
+
+static void check_quantiles(int ti, size_t n, pattern p, int no_nan, size_t nq, uint64_t seed)
+{
+    gpgpu_type t = types[ti];
+    size_t ks = gpgpu_type_size(t);
+    void *x = tu_alloc(n * ks);
+    double got[NQS], want[NQS];
+    make(t, x, n, p, no_nan, seed);
+    ck_assert_int_eq(ref_quantiles(t, x, n, qs, nq, want), 0);
+    tu_assert_ok(gpgpu_quantiles(tu_ctx, t, x, n, qs, nq, got));
+    for (size_t j = 0; j < nq; j++)
+        ck_assert_msg(memcmp(&got[j], &want[j], 8) == 0 || (isnan(got[j]) && isnan(want[j])),
+                      "quantiles %s %s n=%zu q=%g: %.17g, want %.17g [device %s, seed %llu]",
+                      type_names[ti], pattern_names[p], n, qs[j], got[j], want[j], tu_device,
+                      (unsigned long long)seed);
+    free(x);
+}
+
+TU_TEST(quantiles_of_every_type_and_size_follow_the_linear_rule)
+{
+    for (int ti = 0; ti < NTYPES; ti++)
+        for (size_t s = 0; s < NSIZES; s++) {
+            check_quantiles(ti, sizes[s], RANDOM, 1, 1, tu_seed_for(400 + ti, sizes[s]));
+            check_quantiles(ti, sizes[s], RANDOM, 1, NQ_RADIX, tu_seed_for(410 + ti, sizes[s]));
+            check_quantiles(ti, sizes[s], RANDOM, 1, NQS, tu_seed_for(420 + ti, sizes[s]));
+        }
+}
+END_TEST
+
+TU_TEST(quantiles_of_ties_zeros_and_nans)
+{
+    static const size_t ns[] = { 2, 4097, 20011 };
+    for (pattern p = FEW_DISTINCT; p <= SPECIALS; p++)
+        for (int ti = 0; ti < NTYPES; ti++)
+            for (size_t s = 0; s < 3; s++)
+                for (int no_nan = 0; no_nan < 2; no_nan++) {
+                    check_quantiles(ti, ns[s], p, no_nan, NQ_RADIX,
+                                    tu_seed_for(500 + p * 16 + ti * 2 + no_nan, ns[s]));
+                    check_quantiles(ti, ns[s], p, no_nan, NQS,
+                                    tu_seed_for(550 + p * 16 + ti * 2 + no_nan, ns[s]));
+                }
+}
+END_TEST
+
+TU_TEST(every_percentile_at_once)
+{
+    const size_t n = 30011;
+    double q[101], got[101], want[101];
+    float *x = tu_alloc(n * sizeof *x);
+    for (int j = 0; j <= 100; j++)
+        q[j] = j / 100.0;
+    make(GPGPU_F32, x, n, FEW_DISTINCT, 1, tu_seed_for(650, n));
+    ck_assert_int_eq(ref_quantiles(GPGPU_F32, x, n, q, 101, want), 0);
+    tu_assert_ok(gpgpu_quantiles(tu_ctx, GPGPU_F32, x, n, q, 101, got));
+    ck_assert(memcmp(got, want, sizeof got) == 0);
+    free(x);
+}
+END_TEST
+
+TU_TEST(quantiles_of_a_million)
+{
+    check_quantiles(2, 1000003, RANDOM, 1, NQ_RADIX, tu_seed_for(600, 0));
+}
+END_TEST
+
+TU_TEST(quantiles_reject_bad_arguments)
+{
+    float x[3] = { 1, 2, 3 };
+    double out[2], bad[2] = { 0.5, 1.5 }, nanq[1] = { NAN }, neg[1] = { -0.1 };
+    REJECTED(gpgpu_quantiles(tu_ctx, GPGPU_F32, x, 0, qs, 1, out));
+    REJECTED(gpgpu_quantiles(tu_ctx, GPGPU_F32, x, 3, bad, 2, out));
+    ck_assert_str_eq(gpgpu_last_error(tu_ctx), "gpgpu_quantiles: q[1] is 1.5; need 0 <= q <= 1");
+    REJECTED(gpgpu_quantiles(tu_ctx, GPGPU_F32, x, SIZE_MAX, qs, 1, out));
+    REJECTED(gpgpu_quantiles(tu_ctx, GPGPU_F32, (char *)x + 2, 2, qs, 1, out));
+    REJECTED(gpgpu_quantiles(tu_ctx, GPGPU_F32, x, 3, nanq, 1, out));
+    REJECTED(gpgpu_quantiles(tu_ctx, GPGPU_F32, x, 3, neg, 1, out));
+    REJECTED(gpgpu_quantiles(tu_ctx, GPGPU_F32, NULL, 3, qs, 1, out));
+    REJECTED(gpgpu_quantiles(tu_ctx, GPGPU_F32, x, 3, NULL, 1, out));
+    REJECTED(gpgpu_quantiles(tu_ctx, GPGPU_F32, x, 3, qs, 1, NULL));
+    REJECTED(gpgpu_quantiles(tu_ctx, (gpgpu_type)99, x, 3, qs, 1, out));
+}
+END_TEST
+
+/* ---- the _array and _buffer forms ------------------------------------------------ */
+
+TU_TEST(array_forms_match_the_host_calls)
+{
+    const size_t n = 20011, k = 37;
+    float *x = tu_alloc(n * sizeof *x), v[37], wv[37];
+    uint64_t ix[37], wi[37];
+    double got[NQS], want[NQS];
+    gpgpu_array *a, *av, *ai;
+    make(GPGPU_F32, x, n, SPECIALS, 1, tu_seed_for(700, n));
+    tu_assert_ok(gpgpu_array_create(tu_ctx, GPGPU_F32, n, &a));
+    tu_assert_ok(gpgpu_array_create(tu_ctx, GPGPU_F32, k, &av));
+    tu_assert_ok(gpgpu_array_create(tu_ctx, GPGPU_U64, k, &ai));
+    tu_assert_ok(gpgpu_array_write(tu_ctx, a, 0, x, n));
+    tu_assert_ok(gpgpu_top_k_array(tu_ctx, a, k, GPGPU_DESCENDING, av, ai));
+    tu_assert_ok(gpgpu_array_read(tu_ctx, av, 0, v, k));
+    tu_assert_ok(gpgpu_array_read(tu_ctx, ai, 0, ix, k));
+    ck_assert_int_eq(ref_top_k(GPGPU_F32, x, n, k, GPGPU_DESCENDING, wv, wi), 0);
+    ck_assert(memcmp(v, wv, sizeof v) == 0 && memcmp(ix, wi, sizeof ix) == 0);
+    REJECTED(gpgpu_top_k_array(tu_ctx, a, k, 0, ai, NULL)); /* values of another type */
+    REJECTED(gpgpu_top_k_array(tu_ctx, a, k + 1, 0, av, NULL)); /* too short */
+    tu_assert_ok(gpgpu_quantiles_array(tu_ctx, a, qs, NQS, got));
+    ck_assert_int_eq(ref_quantiles(GPGPU_F32, x, n, qs, NQS, want), 0);
+    ck_assert(memcmp(got, want, sizeof got) == 0);
+    gpgpu_array_destroy(a);
+    gpgpu_array_destroy(av);
+    gpgpu_array_destroy(ai);
+    free(x);
+}
+END_TEST
+
+TU_TEST(buffer_forms_work_at_offsets)
+{
+    double q2[2] = { 0.5, 0.9 }, outq[2];
+    if (tu_is_host()) {
+        ck_assert_int_eq(gpgpu_top_k_buffer(tu_ctx, GPGPU_U32, NULL, 0, 0, 0, 0, NULL, 0, NULL,
+                                            0, 0, NULL, NULL),
+                         GPGPU_ERROR_UNSUPPORTED);
+        return;
+    }
+    cl_command_queue cq = gpgpu_queue(tu_ctx);
+    cl_context cl;
+    cl_int err;
+    clGetCommandQueueInfo(cq, CL_QUEUE_CONTEXT, sizeof cl, &cl, NULL);
+    const size_t n = 9001, off = 3, k = 50;
+    int64_t *x = tu_alloc((n + off) * sizeof *x), v[50], wv[50];
+    uint64_t ix[50], wi[50];
+    double want[2];
+    make(GPGPU_I64, x, n + off, FEW_DISTINCT, 1, tu_seed_for(800, n));
+    cl_mem in = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, (n + off) * 8, x,
+                               &err);
+    cl_mem out = clCreateBuffer(cl, CL_MEM_READ_WRITE, 4 * k * 8, NULL, &err);
+    cl_event done;
+    tu_assert_ok(gpgpu_top_k_buffer(tu_ctx, GPGPU_I64, in, off, n, k, 0, out, 1, out, k + 2, 0,
+                                    NULL, &done));
+    clEnqueueReadBuffer(cq, out, CL_TRUE, 8, k * 8, v, 1, &done, NULL);
+    clEnqueueReadBuffer(cq, out, CL_TRUE, (k + 2) * 8, k * 8, ix, 0, NULL, NULL);
+    clReleaseEvent(done);
+    ck_assert_int_eq(ref_top_k(GPGPU_I64, x + off, n, k, 0, wv, wi), 0);
+    ck_assert(memcmp(v, wv, sizeof v) == 0 && memcmp(ix, wi, sizeof ix) == 0);
+    REJECTED(gpgpu_top_k_buffer(tu_ctx, GPGPU_I64, in, off + 1, n + off, k, 0, out, 0, NULL, 0,
+                                0, NULL, NULL));
+    gpgpu_status st = gpgpu_quantiles_buffer(tu_ctx, GPGPU_I64, in, off, n, q2, 2, out, 5, 0,
+                                             NULL, &done);
+    if (st != GPGPU_ERROR_UNSUPPORTED) {
+        tu_assert_ok(st);
+        clEnqueueReadBuffer(cq, out, CL_TRUE, 5 * 8, sizeof outq, outq, 1, &done, NULL);
+        clReleaseEvent(done);
+        ck_assert_int_eq(ref_quantiles(GPGPU_I64, x + off, n, q2, 2, want), 0);
+        ck_assert(memcmp(outq, want, sizeof want) == 0);
+        double qm[40], many[40], wmany[40]; /* 40 quantiles: the sort's route */
+        for (int j = 0; j < 40; j++)
+            qm[j] = j / 39.0;
+        tu_assert_ok(gpgpu_quantiles_buffer(tu_ctx, GPGPU_I64, in, off, n, qm, 40, out, 7, 0,
+                                            NULL, &done));
+        clEnqueueReadBuffer(cq, out, CL_TRUE, 7 * 8, sizeof many, many, 1, &done, NULL);
+        clReleaseEvent(done);
+        ck_assert_int_eq(ref_quantiles(GPGPU_I64, x + off, n, qm, 40, wmany), 0);
+        ck_assert(memcmp(many, wmany, sizeof many) == 0);
+    }
+    clReleaseMemObject(in);
+    clReleaseMemObject(out);
+    free(x);
+}
+END_TEST
+
+/* ---- the GPU layout on any device ------------------------------------------------- */
+
+static gpgpu_context *saved_ctx;
+
+static void restore_ctx(void)
+{
+    if (saved_ctx) {
+        gpgpu_context_destroy(tu_ctx);
+        tu_ctx = saved_ctx;
+        saved_ctx = NULL;
+    }
+}
+
+START_TEST(gpu_layout_selects_on_any_device)
+{
+    static const size_t ns[] = { 3001, 70001 };
+    gpgpu_context *tiled = NULL;
+    if (tu_is_host())
+        return;
+    setenv("GPGPU_CHUNKED", "0", 1);
+    setenv("GPGPU_WG", "64", 1);
+    gpgpu_status st = gpgpu_context_create(&tiled, strcmp(tu_device, "default") ? tu_device : NULL);
+    unsetenv("GPGPU_CHUNKED");
+    unsetenv("GPGPU_WG");
+    tu_assert_ok(st);
+    ck_assert(strstr(gpgpu_plan_description(tiled), "layout=coalesced") != NULL);
+    saved_ctx = tu_ctx;
+    tu_ctx = tiled;
+    for (int ti = 1; ti < NTYPES; ti += 2) /* u32, i64, f64 */
+        for (size_t s = 0; s < 2; s++) {
+            for (pattern p = RANDOM; p <= SPECIALS; p += 3)
+                for (unsigned flags = 0; flags < 2; flags++)
+                    check_ks(ti, ns[s], flags, p, tu_seed_for(900 + ti * 4 + p + flags, ns[s]));
+            check_top_k(ti, ns[s], 300, 0, FEW_DISTINCT, 3, tu_seed_for(950 + ti, ns[s]));
+            check_quantiles(ti, ns[s], SPECIALS, 1, NQ_RADIX, tu_seed_for(960 + ti, ns[s]));
+            check_quantiles(ti, ns[s], FEW_DISTINCT, 0, NQ_RADIX, tu_seed_for(970 + ti, ns[s]));
+            check_quantiles(ti, ns[s], SPECIALS, 0, NQS, tu_seed_for(980 + ti, ns[s]));
+        }
+    restore_ctx();
+}
+END_TEST
+
+static void more(Suite *s)
+{
+    const tu_test tests[] = { { gpu_layout_selects_on_any_device, 0 }, { NULL, 0 } };
+    tu_add_case(s, "gpu_layout", 600, restore_ctx, tests);
+}
+
+int main(void)
+{
+    return tu_run("select_k", 600, more);
+}
