@@ -213,6 +213,8 @@ GPGPU_API gpgpu_status gpgpu_mpi_sort_pairs_array(gpgpu_context *ctx, MPI_Comm c
  * ranks, without the variable, and before any such call.
  */
 GPGPU_API const char *gpgpu_mpi_last_trace(void);
+
+/**
  * The global top k (as gpgpu_top_k) of the concatenation of every rank's
  * in[0..n) in rank order, on every rank: values[0..k) the elements and
  * indices[0..k) their positions in the concatenated array (rank r's first

@@ -917,6 +917,8 @@ static void case_search(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, size_t n)
     free(g);
     free(pos);
     free(idx);
+}
+
 /* Element i as a double (get() reads unsigned as signed, for the sums). */
 static double value(gpgpu_type t, const void *buf, size_t i)
 {

@@ -948,6 +948,9 @@ static gpgpu_status call_histogram2d(child_env *env, int round, const char **why
     free(y);
     free(copy);
     free(w);
+    return s;
+}
+
 /* The 7 largest (all of them on the host's heap, or the device's heaps or
    radix select) and the median of u32 input with ties. */
 static gpgpu_status call_top_k(child_env *env, int round, const char **why)

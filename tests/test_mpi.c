@@ -618,7 +618,7 @@ END_TEST
 static void check_top_k(gpgpu_type t, int kind, int sp, size_t total, size_t k, unsigned flags,
                         uint64_t seed)
 {
-    if (skip_type(t))
+    if (tu_skip_type(t))
         return;
     input in = make_input(t, total, kind, sp, seed);
     size_t *perm = tu_alloc(total * sizeof *perm);
@@ -660,7 +660,7 @@ static void check_quantiles(gpgpu_type t, int kind, int sp, size_t total, uint64
 {
     static const double q[] = {0.5, 0, 1, 0.25, 0.999, 1.0 / 3};
     enum { NQ = sizeof q / sizeof q[0] };
-    if (skip_type(t) || total == 0)
+    if (tu_skip_type(t) || total == 0)
         return;
     input in = make_input(t, total, kind, sp, seed);
     double got[NQ], want[NQ];
@@ -1042,6 +1042,9 @@ START_TEST(sort_array_fails_alike_and_changes_nothing)
     gpgpu_array_destroy(v);
     gpgpu_array_destroy(v2);
     free_input(&in);
+}
+END_TEST
+
 START_TEST(top_k_and_quantiles_fail_everywhere)
 {
     float x[4] = {1, 2, 3, 4}, v[8];
