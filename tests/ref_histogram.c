@@ -183,3 +183,14 @@ void ref_histogram_rgba8(const uint8_t *pixels, size_t width, size_t height,
             bins[3 * nbins + (bl < nbins ? bl : nbins - 1)]++;
         }
 }
+
+void ref_histogram_cutting_range(gpgpu_type t, double *lo, double *hi)
+{
+    switch (t) {
+    case GPGPU_I32: *lo = -1e9; *hi = 1.5e9; break;
+    case GPGPU_U32: *lo = 1e8; *hi = 4e9; break;
+    case GPGPU_I64: *lo = -0x1p62; *hi = 0x1p61; break;
+    case GPGPU_U64: *lo = 0x1p60; *hi = 0x1p63; break;
+    default: *lo = -500.0; *hi = 750.0; break;
+    }
+}

@@ -45,4 +45,8 @@ int ref_weighted_ok(const ref_wcell *e, double got);
 void ref_histogram_rgba8(const uint8_t *pixels, size_t width, size_t height,
                          size_t row_stride, size_t nbins, uint64_t *bins);
 
+/* A [lo, hi) that cuts through tu_fill's values of t (tests/util.h), so
+   that some samples fall outside on both sides. */
+void ref_histogram_cutting_range(gpgpu_type t, double *lo, double *hi);
+
 #endif

@@ -14,19 +14,6 @@
 static const gpgpu_type all_types[] = { GPGPU_I32, GPGPU_U32, GPGPU_F32,
                                         GPGPU_I64, GPGPU_U64, GPGPU_F64 };
 
-/* A [lo, hi) that cuts through tu_fill's values of t, so that some samples
-   fall outside on both sides. */
-static void cutting_range(gpgpu_type t, double *lo, double *hi)
-{
-    switch (t) {
-    case GPGPU_I32: *lo = -1e9; *hi = 1.5e9; break;
-    case GPGPU_U32: *lo = 1e8; *hi = 4e9; break;
-    case GPGPU_I64: *lo = -0x1p62; *hi = 0x1p61; break;
-    case GPGPU_U64: *lo = 0x1p60; *hi = 0x1p63; break;
-    default: *lo = -500.0; *hi = 750.0; break;
-    }
-}
-
 /* Runs both the library and the reference on in and compares every bin. */
 static void check_against_ref(gpgpu_type t, const void *in, size_t n, size_t nbins, double lo,
                               double hi, uint64_t seed)
@@ -60,7 +47,7 @@ TU_LOOP_TEST(every_type_and_size_matches_reference, 6)
     static const size_t sizes[] = { 0, 1, 2, 255, 256, 257, 1009, 16383, 16384, 16385, 65537 };
     gpgpu_type t = all_types[_i];
     double lo, hi;
-    cutting_range(t, &lo, &hi);
+    ref_histogram_cutting_range(t, &lo, &hi);
     for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
         check_random(t, sizes[i], 256, lo, hi);
 }
@@ -72,7 +59,7 @@ TU_TEST(bin_counts_from_one_to_100000)
     static const gpgpu_type types[] = { GPGPU_I32, GPGPU_F32, GPGPU_U64 };
     for (size_t k = 0; k < 3; k++) {
         double lo, hi;
-        cutting_range(types[k], &lo, &hi);
+        ref_histogram_cutting_range(types[k], &lo, &hi);
         for (size_t i = 0; i < sizeof nbins / sizeof *nbins; i++)
             check_random(types[k], 100003, nbins[i], lo, hi);
     }

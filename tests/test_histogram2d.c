@@ -18,19 +18,8 @@ static const gpgpu_type all_types[] = { GPGPU_I32, GPGPU_U32, GPGPU_F32,
 static const size_t sizes[] = { 0, 1, 2, 255, 256, 257, 1009, 16383, 16384, 16385, 65537 };
 enum { NSIZES = sizeof sizes / sizeof sizes[0] };
 
-/* Ranges that cut through tu_fill's values of t on both sides: x and y
-   differ so that a swapped axis shows. */
-static void range_x(gpgpu_type t, double *lo, double *hi)
-{
-    switch (t) {
-    case GPGPU_I32: *lo = -1e9; *hi = 1.5e9; break;
-    case GPGPU_U32: *lo = 1e8; *hi = 4e9; break;
-    case GPGPU_I64: *lo = -0x1p62; *hi = 0x1p61; break;
-    case GPGPU_U64: *lo = 0x1p60; *hi = 0x1p63; break;
-    default: *lo = -500.0; *hi = 750.0; break;
-    }
-}
-
+/* x's range is ref_histogram_cutting_range; y's cuts elsewhere, so that a
+   swapped axis shows. */
 static void range_y(gpgpu_type t, double *lo, double *hi)
 {
     switch (t) {
@@ -64,7 +53,7 @@ static void check_counts(gpgpu_type t, const void *x, const void *y, size_t n, s
                          size_t ny, uint64_t seed)
 {
     double xlo, xhi, ylo, yhi;
-    range_x(t, &xlo, &xhi);
+    ref_histogram_cutting_range(t, &xlo, &xhi);
     range_y(t, &ylo, &yhi);
     uint64_t *got = tu_alloc(nx * ny * sizeof *got), *want = tu_alloc(nx * ny * sizeof *want);
     memset(got, 0xA5, nx * ny * sizeof *got); /* bins are overwritten */
@@ -91,12 +80,12 @@ static void assert_cells(const ref_wcell *want, const double *got, size_t ncells
                       (unsigned long long)seed);
 }
 
-/* 1-D when y is NULL (nx bins over range_x), else nx x ny cells. */
+/* 1-D when y is NULL (nx bins over x's range), else nx x ny cells. */
 static void check_weighted(gpgpu_type t, const void *x, const void *y, gpgpu_type wt,
                            const void *w, size_t n, size_t nx, size_t ny, uint64_t seed)
 {
     double xlo, xhi, ylo, yhi;
-    range_x(t, &xlo, &xhi);
+    ref_histogram_cutting_range(t, &xlo, &xhi);
     range_y(t, &ylo, &yhi);
     size_t ncells = nx * (y ? ny : 1);
     double *got = tu_alloc(ncells * sizeof *got);
@@ -415,16 +404,8 @@ END_TEST
 
 TU_TEST(gpu_layout_forced)
 {
-    if (tu_is_host())
+    if (!tu_force("GPGPU_CHUNKED=0 GPGPU_HIST=local"))
         return;
-    gpgpu_context *gpu = NULL, *saved = tu_ctx;
-    setenv("GPGPU_CHUNKED", "0", 1);
-    setenv("GPGPU_HIST", "local", 1);
-    gpgpu_status st = gpgpu_context_create(&gpu, strcmp(tu_device, "default") ? tu_device : NULL);
-    unsetenv("GPGPU_CHUNKED");
-    unsetenv("GPGPU_HIST");
-    tu_assert_ok(st);
-    tu_ctx = gpu;
     static const gpgpu_type types[] = { GPGPU_U32, GPGPU_F32, GPGPU_I64 };
     static const size_t ns[] = { 1, 257, 16385, 100003 };
     for (size_t k = 0; k < 4; k++) {
@@ -442,8 +423,7 @@ TU_TEST(gpu_layout_forced)
         free(y);
         free(w);
     }
-    tu_ctx = saved;
-    gpgpu_context_destroy(gpu);
+    tu_restore_ctx();
 }
 END_TEST
 

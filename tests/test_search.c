@@ -459,41 +459,11 @@ END_TEST
 
 /* ---- the GPU layout on any device ----------------------------------------------- */
 
-/* The suite's context while the test runs on its own (restored even when
-   the test fails: Check runs a checked fixture's teardown then too). */
-static gpgpu_context *saved_ctx;
-
-static void restore_ctx(void)
+TU_TEST(coalesced_layout_on_any_device)
 {
-    if (saved_ctx) {
-        gpgpu_context_destroy(tu_ctx);
-        tu_ctx = saved_ctx;
-        saved_ctx = NULL;
-    }
-}
-
-/* Opens the suite's device again with a plan override (NAME, VALUE pairs,
-   NULL-terminated) and makes it tu_ctx until restore_ctx. */
-static void reopen_with(const char *const *env)
-{
-    gpgpu_context *ctx = NULL;
-    for (const char *const *e = env; *e; e += 2)
-        setenv(e[0], e[1], 1);
-    gpgpu_status st = gpgpu_context_create(&ctx, strcmp(tu_device, "default") ? tu_device : NULL);
-    for (const char *const *e = env; *e; e += 2)
-        unsetenv(e[0]);
-    tu_assert_ok(st);
-    saved_ctx = tu_ctx;
-    tu_ctx = ctx;
-}
-
-START_TEST(coalesced_layout_on_any_device)
-{
-    static const char *const env[] = { "GPGPU_CHUNKED", "0", "GPGPU_SORT_TILE", "1280", NULL };
     static const size_t ns[] = { 1, 257, 4097, 20011 };
-    if (tu_is_host())
+    if (!tu_force("GPGPU_CHUNKED=0 GPGPU_SORT_TILE=1280"))
         return;
-    reopen_with(env);
     ck_assert(strstr(gpgpu_plan_description(tu_ctx), "layout=coalesced") != NULL);
     for (int ti = 0; ti < NTYPES; ti++)
         for (size_t i = 0; i < 4; i++) {
@@ -502,20 +472,17 @@ START_TEST(coalesced_layout_on_any_device)
         }
     for (size_t i = 0; i < 4; i++)
         gather_case(i % 2 ? 8 : 4, ns[i], ns[3 - i], tu_seed_for(140, i));
-    restore_ctx();
+    tu_restore_ctx();
 }
 END_TEST
 
 /* The host calls' route on discrete GPUs (copies through the staging ring,
    results read back), forced on any device. */
-START_TEST(copy_route_on_any_device)
+TU_TEST(copy_route_on_any_device)
 {
-    static const char *const env[] = { "GPGPU_ZERO_COPY", "0", "GPGPU_STAGE_BYTES", "65536",
-                                       "GPGPU_STAGE_MIN", "4096", NULL };
     static const size_t ns[] = { 2, 4097, 100003 };
-    if (tu_is_host())
+    if (!tu_force("GPGPU_ZERO_COPY=0 GPGPU_STAGE_BYTES=65536 GPGPU_STAGE_MIN=4096"))
         return;
-    reopen_with(env);
     ck_assert(strstr(gpgpu_plan_description(tu_ctx), "zero-copy") == NULL);
     for (size_t i = 0; i < 3; i++) {
         search_case(i ? GPGPU_F64 : GPGPU_I32, ns[i], ns[2 - i], (unsigned)i % 2,
@@ -524,19 +491,11 @@ START_TEST(copy_route_on_any_device)
                      tu_seed_for(160, i));
         gather_case(i % 2 ? 8 : 4, ns[i], ns[2 - i], tu_seed_for(170, i));
     }
-    restore_ctx();
+    tu_restore_ctx();
 }
 END_TEST
 
-static void more_cases(Suite *s)
-{
-    const tu_test gpu[] = {{coalesced_layout_on_any_device, 0}, {NULL, 0}};
-    const tu_test copy[] = {{copy_route_on_any_device, 0}, {NULL, 0}};
-    tu_add_case(s, "coalesced", 300, restore_ctx, gpu);
-    tu_add_case(s, "copy", 300, restore_ctx, copy);
-}
-
 int main(void)
 {
-    return tu_run("search", 300, more_cases);
+    return tu_run("search", 300, NULL);
 }

@@ -351,32 +351,12 @@ END_TEST
 
 /* ---- the GPU layout on any device ------------------------------------------------- */
 
-static gpgpu_context *saved_ctx;
-
-static void restore_ctx(void)
-{
-    if (saved_ctx) {
-        gpgpu_context_destroy(tu_ctx);
-        tu_ctx = saved_ctx;
-        saved_ctx = NULL;
-    }
-}
-
-START_TEST(gpu_layout_selects_on_any_device)
+TU_TEST(gpu_layout_selects_on_any_device)
 {
     static const size_t ns[] = { 3001, 70001 };
-    gpgpu_context *tiled = NULL;
-    if (tu_is_host())
+    if (!tu_force("GPGPU_CHUNKED=0 GPGPU_WG=64"))
         return;
-    setenv("GPGPU_CHUNKED", "0", 1);
-    setenv("GPGPU_WG", "64", 1);
-    gpgpu_status st = gpgpu_context_create(&tiled, strcmp(tu_device, "default") ? tu_device : NULL);
-    unsetenv("GPGPU_CHUNKED");
-    unsetenv("GPGPU_WG");
-    tu_assert_ok(st);
-    ck_assert(strstr(gpgpu_plan_description(tiled), "layout=coalesced") != NULL);
-    saved_ctx = tu_ctx;
-    tu_ctx = tiled;
+    ck_assert(strstr(gpgpu_plan_description(tu_ctx), "layout=coalesced") != NULL);
     for (int ti = 1; ti < NTYPES; ti += 2) /* u32, i64, f64 */
         for (size_t s = 0; s < 2; s++) {
             for (pattern p = RANDOM; p <= SPECIALS; p += 3)
@@ -387,17 +367,11 @@ START_TEST(gpu_layout_selects_on_any_device)
             check_quantiles(ti, ns[s], FEW_DISTINCT, 0, NQ_RADIX, tu_seed_for(970 + ti, ns[s]));
             check_quantiles(ti, ns[s], SPECIALS, 0, NQS, tu_seed_for(980 + ti, ns[s]));
         }
-    restore_ctx();
+    tu_restore_ctx();
 }
 END_TEST
 
-static void more(Suite *s)
-{
-    const tu_test tests[] = { { gpu_layout_selects_on_any_device, 0 }, { NULL, 0 } };
-    tu_add_case(s, "gpu_layout", 600, restore_ctx, tests);
-}
-
 int main(void)
 {
-    return tu_run("select_k", 600, more);
+    return tu_run("select_k", 600, NULL);
 }
