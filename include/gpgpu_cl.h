@@ -28,7 +28,9 @@ extern "C" {
 /**
  * A context on the caller's queue (its device and cl_context are used; the
  * queue is retained, and released by gpgpu_context_destroy). Profiling works
- * only if the queue has CL_QUEUE_PROFILING_ENABLE.
+ * only if the queue has CL_QUEUE_PROFILING_ENABLE. In the child of a fork
+ * whose parent had opened OpenCL through the library: GPGPU_ERROR_NO_DEVICE
+ * at once (see gpgpu_context_create on fork).
  */
 GPGPU_API gpgpu_status gpgpu_context_from_queue(gpgpu_context **ctx, cl_command_queue queue);
 
