@@ -25,8 +25,8 @@ export POCL_CACHE_DIR GPGPU_CACHE_DIR
 # (fast_unwind_on_malloc=0) unwinds every malloc of PoCL's in-process LLVM
 # and made the sanitized make check seven times slower (test_reduce: 95 s
 # against 14 s). No effect on other builds.
-# intercept_tls_get_addr=0: the sanitizer runtime of GCC 12 (seen with
-# Debian 12's; later runtimes dropped the check) takes a dynamic TLS block that malloc placed 16 bytes past a page
+# intercept_tls_get_addr=0: the sanitizer runtime of GCC 12 (Debian 12's)
+# takes a dynamic TLS block that malloc placed 16 bytes past a page
 # boundary for a glibc 2.19 block with a header, reads its bounds from the
 # 16 bytes before it (malloc's chunk header) and, at exit, LeakSanitizer's
 # tracer scans that bogus range and dies ("Tracer caught signal 11",
