@@ -403,18 +403,17 @@ int main(int argc, char **argv)
             }
         }
     }
-    double t = now() - t0, end_rss = rss_mib();
+    double t = now() - t0;
     gpgpu_context_destroy(s.ctx);
-    uint64_t measured = s.calls - warm_calls;
     printf("soak: %" PRIu64 " calls in %.1f s (%.0f calls/s), %" PRIu64 " contexts; wrong %"
            PRIu64 ", failed %" PRIu64 ", skipped %" PRIu64 "\n",
            s.calls, t, s.calls / t, s.contexts, s.wrong, s.failed, s.skipped);
-    if (warm_rss >= 0 && measured > 0) {
-        printf("soak: RSS %.1f MiB after warm-up (%" PRIu64 " calls, %.1f s), %.1f MiB at the "
-               "end: %+.3f MiB per 100,000 calls (end - warm-up), %+.3f by least squares over "
-               "%zu samples\n",
-               warm_rss, warm_calls, warm_t, end_rss,
-               (end_rss - warm_rss) / measured * 1e5, slope(xs, ys, m) * 1e5, m);
+    if (m > 1) { /* samples are taken at the same point of the loop */
+        printf("soak: warm-up %" PRIu64 " calls (%.1f s, RSS %.1f MiB); RSS %.1f MiB at call %.0f, "
+               "%.1f MiB at call %.0f: %+.3f MiB per 100,000 calls (last - first sample), "
+               "%+.3f by least squares over %zu samples\n",
+               warm_calls, warm_t, warm_rss, ys[0], xs[0], ys[m - 1], xs[m - 1],
+               (ys[m - 1] - ys[0]) / (xs[m - 1] - xs[0]) * 1e5, slope(xs, ys, m) * 1e5, m);
     }
     free(xs);
     free(ys);
