@@ -181,9 +181,10 @@ GPGPU_API size_t gpgpu_type_size(gpgpu_type t);
  * and _write, gpgpu_host_alloc, gpgpu_op_define, gpgpu_set_profiling)
  * returns GPGPU_ERROR_UNSUPPORTED at once (gpgpu_host_alloc: NULL), with a
  * gpgpu_last_error that names the fork and says to create a new context;
- * queries such as gpgpu_device_name still answer. gpgpu_context_destroy,
- * gpgpu_array_destroy and gpgpu_host_free of what the parent made free
- * only host memory and call no OpenCL. The child may create contexts of its own: the host fallback
+ * queries such as gpgpu_device_name still answer. gpgpu_context_destroy
+ * and gpgpu_array_destroy of what the parent made free only host memory
+ * and call no OpenCL (gpgpu_host_free leaves its block to
+ * gpgpu_context_destroy). The child may create contexts of its own: the host fallback
  * ("host") always works there. An OpenCL device works in the child only if
  * no OpenCL platform had been opened by the library in the parent before
  * the fork (any gpgpu_context_create other than "host" opens one, even if
