@@ -174,12 +174,45 @@ GPGPU_API size_t gpgpu_type_size(gpgpu_type t);
  * The best device is a GPU over an accelerator over a CPU; with no OpenCL
  * platform installed it is the host fallback (that is not an error).
  * Errors: NO_DEVICE (a spec that matches nothing: never a silent
- * fallback), INVALID_ARGUMENT (ctx NULL), OUT_OF_MEMORY, OPENCL. On failure
- * *ctx is NULL and gpgpu_last_error(NULL) gives the detail.
+ * fallback; an OpenCL device in the child of a fork, see below),
+ * INVALID_ARGUMENT (ctx NULL), OUT_OF_MEMORY, OPENCL. On failure *ctx is
+ * NULL and gpgpu_last_error(NULL) gives the detail.
+ *
+ * fork: a context belongs to the process that created it. In the child of
+ * a fork every call that works on a context made before the fork (the
+ * primitives, their _array and _buffer forms, gpgpu_array_create, _read
+ * and _write, gpgpu_host_alloc, gpgpu_op_define, gpgpu_set_profiling)
+ * returns GPGPU_ERROR_UNSUPPORTED at once (gpgpu_host_alloc: NULL), with a
+ * gpgpu_last_error that names the fork and says to create a new context;
+ * queries such as gpgpu_device_name still answer. gpgpu_context_destroy
+ * and gpgpu_array_destroy of what the parent made free only host memory
+ * and call no OpenCL (gpgpu_host_free leaves its block to
+ * gpgpu_context_destroy). The child may create contexts of its own: the
+ * host fallback ("host") always works there. An OpenCL device works in the child only if
+ * no OpenCL platform had been opened by the library in the parent before
+ * the fork (any gpgpu_context_create other than "host" opens one, even if
+ * its contexts are destroyed since): an OpenCL platform does not survive
+ * fork (PoCL's threads stay in the parent, and the child's first command
+ * would wait for ever; NVIDIA's driver lists no device). After such a
+ * parent, gpgpu_context_create for any device other than "host" returns
+ * GPGPU_ERROR_NO_DEVICE at once, with a gpgpu_last_error(NULL) that says
+ * so: use the host fallback in the child, exec a new program, or fork
+ * before the parent's first context. An OpenCL platform that the program
+ * itself opened before the fork is not seen by the library and has the
+ * same limits.
+ *
+ * Threads: the host fallback and the staging of host arrays use one
+ * process-wide set of worker threads, started by the first call that needs
+ * them and ended when the last context of the process is destroyed, when
+ * the library is unloaded and when the process exits (unless a call is
+ * still running then). A process may exit with contexts alive.
  */
 GPGPU_API gpgpu_status gpgpu_context_create(gpgpu_context **ctx, const char *device);
 
-/** Releases everything the context owns. NULL is a no-op. */
+/** Releases everything the context owns; the library's worker threads end
+    with the process's last context. NULL is a no-op. In the child of a
+    fork, a context made before the fork is released without OpenCL: only
+    its host memory is freed (see gpgpu_context_create). */
 GPGPU_API void gpgpu_context_destroy(gpgpu_context *ctx);
 
 /** The device's name ("host" for the fallback); never NULL. */

@@ -30,8 +30,9 @@ extern "C" {
  * queue is retained, and released by gpgpu_context_destroy). Profiling works
  * only if the queue has CL_QUEUE_PROFILING_ENABLE. Errors: INVALID_ARGUMENT
  * (ctx or queue NULL), UNSUPPORTED (an out-of-order queue), OUT_OF_MEMORY,
- * OPENCL; on failure *ctx is NULL and gpgpu_last_error(NULL) gives the
- * detail.
+ * OPENCL, NO_DEVICE (in the child of a fork whose parent had opened OpenCL
+ * through the library: see gpgpu_context_create on fork); on failure *ctx
+ * is NULL and gpgpu_last_error(NULL) gives the detail.
  */
 GPGPU_API gpgpu_status gpgpu_context_from_queue(gpgpu_context **ctx, cl_command_queue queue);
 

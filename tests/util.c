@@ -1,7 +1,13 @@
 /* util.c - the device under test, seeded random inputs and the runner. */
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -223,4 +229,67 @@ int tu_main(Suite *(*make)(void))
          spec = strtok_r(NULL, ",", &save))
         failed |= run_on(spec, make);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+/* ---- processes ------------------------------------------------------------ */
+
+int tu_wait(int pid, int timeout_s)
+{
+    for (long waited_ms = 0;; waited_ms += 10) {
+        int status;
+        pid_t r = waitpid(pid, &status, WNOHANG);
+        if (r == pid)
+            return status;
+        if (r < 0)
+            return -1;
+        if (waited_ms >= timeout_s * 1000L) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            return -1;
+        }
+        usleep(10000);
+    }
+}
+
+int tu_spawn_self(const char *const args[], int timeout_s, char *out, size_t size)
+{
+    int fds[2];
+    out[0] = '\0';
+    if (pipe(fds) != 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        const char *argv[16] = {"tu_spawn_self"};
+        for (int i = 0; args[i] && i < 14; i++)
+            argv[i + 1] = args[i];
+        dup2(fds[1], 1);
+        dup2(fds[1], 2);
+        close(fds[0]);
+        close(fds[1]);
+        execv("/proc/self/exe", (char *const *)argv);
+        _exit(127);
+    }
+    close(fds[1]);
+    fcntl(fds[0], F_SETFL, O_NONBLOCK);
+    size_t used = 0;
+    time_t end = time(NULL) + timeout_s;
+    for (;;) { /* read until the child closes its end or time is up */
+        struct pollfd p = {fds[0], POLLIN, 0};
+        int left = (int)(end - time(NULL));
+        if (left <= 0 || poll(&p, 1, left * 1000) <= 0)
+            break;
+        char buf[4096];
+        ssize_t got = read(fds[0], buf, sizeof buf);
+        if (got <= 0)
+            break;
+        size_t keep = (size_t)got < size - 1 - used ? (size_t)got : size - 1 - used;
+        memcpy(out + used, buf, keep);
+        used += keep;
+    }
+    out[used] = '\0';
+    close(fds[0]);
+    int left = (int)(end - time(NULL));
+    return tu_wait(pid, left > 0 ? left : 0);
 }

@@ -113,4 +113,14 @@ int tu_run(const char *name, int timeout, void (*more)(Suite *s));
    OpenCL context lives across tests); returns the exit status. */
 int tu_main(Suite *(*make)(void));
 
+/* Processes, for the tests of fork, threads and exit. tu_wait waits for
+   child pid at most timeout_s seconds, then kills it (SIGKILL); returns its
+   wait status, or -1 when it had to be killed. tu_spawn_self runs this test
+   program again as a fresh process (exec, so that it inherits no OpenCL
+   state) with args after the program's name (NULL-terminated), its stdout
+   and stderr captured into out (size bytes, NUL-terminated); returns as
+   tu_wait does. */
+int tu_wait(int pid, int timeout_s);
+int tu_spawn_self(const char *const args[], int timeout_s, char *out, size_t size);
+
 #endif

@@ -23,6 +23,8 @@
 gpgpu_status gpgpu__array_check(gpgpu_context *ctx, const char *func, const char *what,
                                 const gpgpu_array *a)
 {
+    if (ctx && gpgpu__foreign(ctx))
+        return gpgpu__check_ctx(ctx, func);
     if (!a)
         return gpgpu__fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", func, what);
     if (a->ctx != ctx)
@@ -133,8 +135,9 @@ void gpgpu_array_destroy(gpgpu_array *a)
     if (!a)
         return;
     /* OpenCL frees the buffer once the commands using it have completed;
-       the buffer holds its own reference to the cl_context. */
-    if (a->buf)
+       the buffer holds its own reference to the cl_context. In the child
+       of a fork the buffer is the parent's: only the handle is freed. */
+    if (a->buf && !gpgpu__opencl_inherited())
         clReleaseMemObject(a->buf);
     free(a->host);
     free(a);

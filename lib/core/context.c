@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/core.h"
 
@@ -22,6 +23,36 @@ void gpgpu__lock(gpgpu_context *ctx)
 void gpgpu__unlock(gpgpu_context *ctx)
 {
     pthread_mutex_unlock(&ctx->lock);
+}
+
+/* ---- fork ----------------------------------------------------------------- */
+
+/* The process that first opened an OpenCL platform (0: none yet). A child
+   of a fork inherits the value and so knows that its parent did. */
+static pid_t opencl_opener;
+
+int gpgpu__foreign(const gpgpu_context *ctx)
+{
+    return ctx->pid != getpid();
+}
+
+int gpgpu__opencl_inherited(void)
+{
+    pid_t p = __atomic_load_n(&opencl_opener, __ATOMIC_RELAXED);
+    return p != 0 && p != getpid();
+}
+
+/* Why a forked child gets no OpenCL device (func: the public function). */
+static gpgpu_status refuse_inherited_opencl(const char *func)
+{
+    return gpgpu__fail(NULL, GPGPU_ERROR_NO_DEVICE,
+                       "%s: this process is a fork of process %d, which had opened an OpenCL "
+                       "platform; OpenCL cannot be used again in a forked child (the "
+                       "platform's threads and driver state stayed in the parent: its commands "
+                       "would never complete). Use the host fallback here (device \"host\" or "
+                       "GPGPU_DEVICE=host), or exec a new program in the child, or create the "
+                       "parent's first context after the fork",
+                       func, (int)__atomic_load_n(&opencl_opener, __ATOMIC_RELAXED));
 }
 
 /* ---- choosing a device ---------------------------------------------------- */
@@ -97,6 +128,13 @@ static int matches(const char *spec, cl_platform_id p, cl_device_id d, unsigned 
 static gpgpu_status pick_device(const char *spec, cl_platform_id *pp, cl_device_id *dp,
                                 int *host)
 {
+    *host = 0;
+    if (spec && !strcmp(spec, "host")) { /* no OpenCL at all */
+        *host = 1;
+        return GPGPU_SUCCESS;
+    }
+    if (gpgpu__opencl_inherited())
+        return refuse_inherited_opencl("gpgpu_context_create");
     platform_list pl = {{0}, 0};
     cl_int err = clGetPlatformIDs(16, pl.platforms, &pl.nplatforms);
     if (err == NO_PLATFORM || (err == CL_SUCCESS && pl.nplatforms == 0))
@@ -105,12 +143,9 @@ static gpgpu_status pick_device(const char *spec, cl_platform_id *pp, cl_device_
         return gpgpu__cl_fail(NULL, err, "clGetPlatformIDs");
     if (pl.nplatforms > 16)
         pl.nplatforms = 16;
+    if (pl.nplatforms > 0) /* listing its devices starts PoCL's threads */
+        __atomic_store_n(&opencl_opener, getpid(), __ATOMIC_RELAXED);
 
-    *host = 0;
-    if (spec && !strcmp(spec, "host")) {
-        *host = 1;
-        return GPGPU_SUCCESS;
-    }
     int best = -1;
     for (unsigned pi = 0; pi < pl.nplatforms; pi++) {
         cl_device_id devs[64];
@@ -154,10 +189,21 @@ static gpgpu_context *context_new(void)
     }
     pthread_mutex_init(&ctx->lock, NULL);
     pthread_mutex_init(&ctx->error_lock, NULL);
+    ctx->pid = getpid();
+    gpgpu__pool_retain();
     const char *p = getenv("GPGPU_PROFILE");
     ctx->profile_print = p && *p && strcmp(p, "0") != 0;
     ctx->profiling = ctx->profile_print;
     return ctx;
+}
+
+/* Frees what context_new made. */
+static void context_free(gpgpu_context *ctx)
+{
+    pthread_mutex_destroy(&ctx->lock);
+    pthread_mutex_destroy(&ctx->error_lock);
+    free(ctx);
+    gpgpu__pool_release();
 }
 
 static int has_extension(const char *exts, const char *name)
@@ -279,6 +325,9 @@ gpgpu_status gpgpu_context_from_queue(gpgpu_context **out, cl_command_queue queu
     GPGPU__REQUIRE(NULL, out != NULL, __func__, "out is NULL; need somewhere to store the context");
     *out = NULL;
     GPGPU__REQUIRE(NULL, queue != NULL, __func__, "queue is NULL; need an OpenCL command queue");
+    if (gpgpu__opencl_inherited())
+        return refuse_inherited_opencl(__func__);
+    __atomic_store_n(&opencl_opener, getpid(), __ATOMIC_RELAXED);
     cl_command_queue_properties props = 0;
     gpgpu_context *ctx = context_new();
     if (!ctx)
@@ -291,11 +340,11 @@ gpgpu_status gpgpu_context_from_queue(gpgpu_context **out, cl_command_queue queu
     if (err == CL_SUCCESS)
         err = clGetDeviceInfo(ctx->device, CL_DEVICE_PLATFORM, sizeof ctx->platform, &ctx->platform, NULL);
     if (err != CL_SUCCESS) {
-        free(ctx);
+        context_free(ctx);
         return gpgpu__cl_fail(NULL, err, "gpgpu_context_from_queue: clGetCommandQueueInfo");
     }
     if (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) {
-        free(ctx);
+        context_free(ctx);
         return gpgpu__fail(NULL, GPGPU_ERROR_UNSUPPORTED,
                            "gpgpu_context_from_queue: the queue must be in order");
     }
@@ -315,10 +364,29 @@ gpgpu_status gpgpu_context_from_queue(gpgpu_context **out, cl_command_queue queu
     return GPGPU_SUCCESS;
 }
 
+/* A context inherited through fork: its OpenCL objects belong to the
+   parent's platform, which cannot be called here, and its locks may have
+   been held by threads that stayed in the parent. Only the host memory
+   the context owns is freed. */
+static void foreign_destroy(gpgpu_context *ctx)
+{
+    free(ctx->launches);
+    free(ctx->records);
+    gpgpu__programs_release(ctx);
+    for (int i = 0; i < GPGPU__ON_DESTROY_MAX && ctx->on_destroy[i]; i++)
+        ctx->on_destroy[i](ctx);
+    gpgpu__host_memory_release(ctx);
+    free(ctx);
+}
+
 void gpgpu_context_destroy(gpgpu_context *ctx)
 {
     if (!ctx)
         return;
+    if (gpgpu__foreign(ctx)) {
+        foreign_destroy(ctx);
+        return;
+    }
     if (ctx->queue)
         clFinish(ctx->queue);
     gpgpu__profile_clear(ctx);
@@ -337,9 +405,7 @@ void gpgpu_context_destroy(gpgpu_context *ctx)
         clReleaseCommandQueue(ctx->queue);
     if (ctx->cl)
         clReleaseContext(ctx->cl);
-    pthread_mutex_destroy(&ctx->lock);
-    pthread_mutex_destroy(&ctx->error_lock);
-    free(ctx);
+    context_free(ctx);
 }
 
 void gpgpu__context_on_destroy(gpgpu_context *ctx, void (*fn)(gpgpu_context *ctx))

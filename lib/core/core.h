@@ -15,6 +15,7 @@
 #define GPGPU_CORE_H
 
 #include <pthread.h>
+#include <sys/types.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -194,6 +195,7 @@ struct gpgpu_context {
     pthread_mutex_t lock;        /* held by every public call */
     pthread_mutex_t error_lock;  /* guards error[] */
     int host;                    /* the plain-C fallback: no OpenCL below */
+    pid_t pid;                   /* the process that created it */
 
     cl_platform_id platform;
     cl_device_id device;
@@ -379,6 +381,21 @@ size_t gpgpu__host_threads(void);
 void gpgpu__parallel(size_t nparts, void (*fn)(void *arg, size_t part), void *arg);
 /* memcpy by several threads (one for small sizes). */
 void gpgpu__parallel_copy(void *dst, const void *src, size_t bytes);
+/* Every context holds the pool while it lives (retain at creation, release
+   at destruction): the workers end with the last context. */
+void gpgpu__pool_retain(void);
+void gpgpu__pool_release(void);
+
+/* ---- fork (context.c) --------------------------------------------------- */
+
+/* Whether ctx was created by another process: this one is a fork of the
+   creator. Such a context is refused by every call (gpgpu__check_ctx) and
+   destroyed without OpenCL. */
+int gpgpu__foreign(const gpgpu_context *ctx);
+/* Whether this process is a fork of one that opened an OpenCL platform:
+   OpenCL must not be called here (PoCL's worker threads stayed in the
+   parent: commands would wait for ever). */
+int gpgpu__opencl_inherited(void);
 
 /* Test-only fault injection (fault.c): with GPGPU_FAULT_AT=k in the
    environment, the k-th call of gpgpu__fault in the process (counting from 1)

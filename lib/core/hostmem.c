@@ -72,6 +72,8 @@ void *gpgpu_host_alloc(gpgpu_context *ctx, size_t bytes)
         gpgpu__fail(NULL, GPGPU_ERROR_INVALID_ARGUMENT, "gpgpu_host_alloc: ctx is NULL");
         return NULL;
     }
+    if (gpgpu__check_ctx(ctx, "gpgpu_host_alloc") != GPGPU_SUCCESS)
+        return NULL;
     if (bytes == 0 || bytes > PTRDIFF_MAX - HOST_ALIGN) {
         gpgpu__fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT,
                     "gpgpu_host_alloc: bytes is %zu; it must be 1 .. PTRDIFF_MAX - 4096", bytes);
@@ -118,8 +120,8 @@ static void block_release(gpgpu_context *ctx, struct gpgpu__host_block *b)
 
 void gpgpu_host_free(gpgpu_context *ctx, void *p)
 {
-    if (!ctx || !p)
-        return;
+    if (!ctx || !p || gpgpu__check_ctx(ctx, "gpgpu_host_free") != GPGPU_SUCCESS)
+        return; /* a fork's child: gpgpu_context_destroy frees the block */
     gpgpu__lock(ctx);
     struct gpgpu__host_block **at = &ctx->host_blocks;
     while (*at && (*at)->ptr != p)
@@ -139,6 +141,16 @@ void gpgpu_host_free(gpgpu_context *ctx, void *p)
 
 void gpgpu__host_memory_release(gpgpu_context *ctx)
 {
+    if (gpgpu__foreign(ctx)) { /* a fork's child: the mappings are the parent's platform's */
+        while (ctx->host_blocks) {
+            struct gpgpu__host_block *b = ctx->host_blocks;
+            ctx->host_blocks = b->next;
+            if (!b->buf)
+                free(b->raw);
+            free(b);
+        }
+        return;
+    }
     while (ctx->host_blocks) {
         struct gpgpu__host_block *b = ctx->host_blocks;
         ctx->host_blocks = b->next;

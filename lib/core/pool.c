@@ -1,7 +1,13 @@
 /* pool.c - the host's own cores: one process-wide pool of worker threads
    that runs the parts of a job (staging copies, the host fallback's
-   reduce, scan and histogram). Started on first use; its threads sleep
-   between jobs. Jobs from several contexts or threads take turns. */
+   reduce, scan and histogram). Jobs from several contexts or threads take
+   turns.
+
+   The workers live only while they can be needed: started by the first
+   job, they sleep between jobs and are stopped and joined when the last
+   context is destroyed, when the library is unloaded or the process exits
+   (unless a job is running then), and are forgotten in the child of a
+   fork (where they do not exist), so that the child starts its own. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,18 +18,24 @@
 enum { MAX_THREADS = 64 };
 
 static struct {
-    pthread_once_t once;
+    pthread_mutex_t users_lock;    /* guards users; taken before turn */
+    size_t users;                  /* live contexts of this process */
+    pthread_mutex_t turn;          /* one job at a time; guards the start
+                                      and stop of the workers */
     pthread_mutex_t lock;          /* guards everything below */
     pthread_cond_t work, done;
-    pthread_mutex_t turn;          /* one job at a time */
-    int nthreads;                  /* workers started (the caller works too) */
+    int started;                   /* the workers have been started */
+    int quit;                      /* the workers are asked to end */
+    int nthreads;                  /* workers running (the caller works too) */
+    pthread_t threads[MAX_THREADS];
     /* the job in progress */
     void (*fn)(void *arg, size_t part);
     void *arg;
     size_t nparts, next, finished;
     unsigned long generation;
-} pool = {PTHREAD_ONCE_INIT, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
-          PTHREAD_COND_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, 0, NULL, NULL, 0, 0, 0, 0};
+} pool = {.users_lock = PTHREAD_MUTEX_INITIALIZER, .turn = PTHREAD_MUTEX_INITIALIZER,
+          .lock = PTHREAD_MUTEX_INITIALIZER, .work = PTHREAD_COND_INITIALIZER,
+          .done = PTHREAD_COND_INITIALIZER};
 
 size_t gpgpu__host_threads(void)
 {
@@ -74,27 +86,40 @@ static void *worker(void *unused)
     unsigned long seen = 0;
     pthread_mutex_lock(&pool.lock);
     for (;;) {
-        while (pool.generation == seen)
+        while (pool.generation == seen && !pool.quit)
             pthread_cond_wait(&pool.work, &pool.lock);
+        if (pool.quit)
+            break;
         seen = pool.generation;
         work_parts();
     }
+    pthread_mutex_unlock(&pool.lock);
     return NULL;
 }
 
+/* Starts the workers. Called with pool.turn. */
 static void start(void)
 {
     size_t want = gpgpu__host_threads();
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    for (size_t i = 1; i < want; i++) { /* the calling thread is one of them */
-        pthread_t t;
-        if (pthread_create(&t, &attr, worker, NULL) != 0)
-            break; /* fewer workers: the caller does the rest */
-        pool.nthreads++;
-    }
-    pthread_attr_destroy(&attr);
+    pool.started = 1;
+    for (size_t i = 1; i < want; i++) /* the calling thread is one of them */
+        if (pthread_create(&pool.threads[pool.nthreads], NULL, worker, NULL) == 0)
+            pool.nthreads++;
+    /* fewer workers than asked for: the caller does the rest */
+}
+
+/* Ends and joins the workers. Called with pool.turn, so no job runs. */
+static void stop(void)
+{
+    pthread_mutex_lock(&pool.lock);
+    pool.quit = 1;
+    pthread_cond_broadcast(&pool.work);
+    pthread_mutex_unlock(&pool.lock);
+    for (int i = 0; i < pool.nthreads; i++)
+        pthread_join(pool.threads[i], NULL);
+    pool.nthreads = 0;
+    pool.quit = 0;
+    pool.started = 0;
 }
 
 void gpgpu__parallel(size_t nparts, void (*fn)(void *arg, size_t part), void *arg)
@@ -106,8 +131,9 @@ void gpgpu__parallel(size_t nparts, void (*fn)(void *arg, size_t part), void *ar
             fn(arg, i);
         return;
     }
-    pthread_once(&pool.once, start);
     pthread_mutex_lock(&pool.turn);
+    if (!pool.started)
+        start();
     pthread_mutex_lock(&pool.lock);
     pool.fn = fn;
     pool.arg = arg;
@@ -122,6 +148,58 @@ void gpgpu__parallel(size_t nparts, void (*fn)(void *arg, size_t part), void *ar
     pool.fn = NULL;
     pool.nparts = 0;
     pthread_mutex_unlock(&pool.lock);
+    pthread_mutex_unlock(&pool.turn);
+}
+
+void gpgpu__pool_retain(void)
+{
+    pthread_mutex_lock(&pool.users_lock);
+    pool.users++;
+    pthread_mutex_unlock(&pool.users_lock);
+}
+
+void gpgpu__pool_release(void)
+{
+    pthread_mutex_lock(&pool.users_lock);
+    if (pool.users > 0 && --pool.users == 0) {
+        pthread_mutex_lock(&pool.turn);
+        if (pool.started)
+            stop();
+        pthread_mutex_unlock(&pool.turn);
+    }
+    pthread_mutex_unlock(&pool.users_lock);
+}
+
+/* The child of a fork has only the thread that forked: the workers, their
+   job and whoever held the locks stayed in the parent. Its pool starts
+   over, empty and unlocked, and it has no contexts of its own yet. */
+static void pool_after_fork(void)
+{
+    pthread_mutex_init(&pool.users_lock, NULL);
+    pthread_mutex_init(&pool.turn, NULL);
+    pthread_mutex_init(&pool.lock, NULL);
+    pthread_cond_init(&pool.work, NULL);
+    pthread_cond_init(&pool.done, NULL);
+    pool.users = 0;
+    pool.started = pool.quit = pool.nthreads = 0;
+    pool.fn = NULL;
+    pool.arg = NULL;
+    pool.nparts = pool.next = pool.finished = 0;
+}
+
+__attribute__((constructor)) static void pool_load(void)
+{
+    pthread_atfork(NULL, NULL, pool_after_fork);
+}
+
+/* Unload or exit: the workers end unless a job is running (a thread still
+   inside a call at exit keeps them; the process is ending anyway). */
+__attribute__((destructor)) static void pool_unload(void)
+{
+    if (pthread_mutex_trylock(&pool.turn) != 0)
+        return;
+    if (pool.started)
+        stop();
     pthread_mutex_unlock(&pool.turn);
 }
 

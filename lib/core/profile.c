@@ -70,7 +70,7 @@ size_t gpgpu_profile(const gpgpu_context *cctx, const gpgpu_kernel_time **record
 {
     if (records)
         *records = NULL;
-    if (!cctx || cctx->host)
+    if (!cctx || cctx->host || gpgpu__foreign(cctx))
         return 0;
     gpgpu_context *ctx = (gpgpu_context *)cctx; /* resolving records is a cache */
     gpgpu__lock(ctx);

@@ -225,14 +225,17 @@ gpgpu_status gpgpu__kernel_get(gpgpu_context *ctx, gpgpu__program *prog, const c
 
 void gpgpu__programs_release(gpgpu_context *ctx)
 {
+    const int cl = !gpgpu__foreign(ctx); /* a fork's child frees only host memory */
     gpgpu__program *p = ctx->programs;
     while (p) {
         gpgpu__program *next = p->next;
         for (int i = 0; i < p->nkernels; i++) {
-            clReleaseKernel(p->kernels[i].kernel);
+            if (cl)
+                clReleaseKernel(p->kernels[i].kernel);
             free(p->kernels[i].name);
         }
-        clReleaseProgram(p->program);
+        if (cl)
+            clReleaseProgram(p->program);
         free(p->key);
         free(p);
         p = next;

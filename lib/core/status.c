@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "core/core.h"
 
@@ -17,13 +18,15 @@ const char *gpgpu_status_string(gpgpu_status s)
     return "unknown status";
 }
 
-/* Failures that happen before there is a context (gpgpu_context_create). */
+/* Failures that happen before there is a context (gpgpu_context_create),
+   and those of a context inherited through fork, whose error_lock may have
+   stayed locked in the parent. */
 static _Thread_local char no_context_error[GPGPU__ERROR_MAX];
 
 static void set_error(const gpgpu_context *cctx, const char *fmt, va_list ap)
 {
     gpgpu_context *ctx = (gpgpu_context *)cctx; /* the detail is not part of its value */
-    if (!ctx) {
+    if (!ctx || gpgpu__foreign(ctx)) {
         vsnprintf(no_context_error, sizeof no_context_error, fmt, ap);
         return;
     }
@@ -43,7 +46,7 @@ gpgpu_status gpgpu__fail(const gpgpu_context *ctx, gpgpu_status s, const char *f
 
 const char *gpgpu_last_error(const gpgpu_context *ctx)
 {
-    return ctx ? ctx->error : no_context_error;
+    return ctx && !gpgpu__foreign(ctx) ? ctx->error : no_context_error;
 }
 
 const char *gpgpu__cl_error_name(cl_int err)
@@ -126,8 +129,15 @@ gpgpu_status gpgpu__check_failed(const gpgpu_context *ctx, const char *func, con
 
 gpgpu_status gpgpu__check_ctx(const gpgpu_context *ctx, const char *func)
 {
-    if (ctx)
+    if (ctx && !gpgpu__foreign(ctx))
         return GPGPU_SUCCESS;
+    if (ctx)
+        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
+                           "%s: ctx was created by process %d, and this process (%d) is a fork "
+                           "of it; a context belongs to the process that created it. Create "
+                           "a new context in this process (see gpgpu_context_create on fork) "
+                           "and release this one with gpgpu_context_destroy",
+                           func, (int)ctx->pid, (int)getpid());
     return gpgpu__arg_fail(NULL, func, "ctx is NULL; pass a context made by "
                                        "gpgpu_context_create or gpgpu_context_from_queue");
 }
