@@ -48,6 +48,12 @@
 #   variants   the plan's alternatives: scan single pass against multi-pass,
 #              sort ranking by ballots or __local masks, sort tiles of 4096,
 #              6144, 8192 keys (median of 10) -> variants.jsonl
+#   science    search_sorted (2^24 needles in 2^24 sorted u32), argsort u32,
+#              gather u32, top_k (k = 100) and the median of f32,
+#              histogram2d 256 x 256 and histogram_weighted 256 bins of f32,
+#              beside our sort and sort_pairs of the same n; then PyTorch and
+#              CuPy on the same cases (.gpu/science_peers.py, staged by
+#              ../shared/gpu/prepare) -> science.jsonl, science-peers.jsonl
 #   before     the installed library against an older install under $BEFORE
 #              (configure --prefix=$PWD/.gpu/before at the older commit),
 #              alternating twice: scan u32/f32 at 2^20, 2^24, 2^28 (and u32
@@ -209,6 +215,17 @@ if has variants; then
             GPGPU_SORT_TILE=$tile GPGPU_SORT_MATCH=$m bf variants.jsonl 10 --op sort_pairs --type u32 --n $n
         done
     done
+fi
+if has science; then
+    bf science.jsonl 5 --op search_sorted --type u32 --n $((1 << 24))
+    for op in argsort gather sort_pairs; do
+        bf science.jsonl 5 --op $op --type u32 --n $n
+    done
+    for op in top_k quantiles histogram2d histogram_weighted sort; do
+        bf science.jsonl 5 --op $op --type f32 --n $n
+    done
+    stamp science_peers
+    timeout 300 python3 .gpu/science_peers.py ${N_LG:-28} > "$out/science-peers.jsonl" 2>> "$out/err.txt"
 fi
 if has before; then
     before=${BEFORE:-.gpu/before}
