@@ -57,7 +57,8 @@
 #   before     the installed library against an older install under $BEFORE
 #              (configure --prefix=$PWD/.gpu/before at the older commit),
 #              alternating twice: scan u32/f32 at 2^20, 2^24, 2^28 (and u32
-#              with GPGPU_PTX=0), exact sums f32/f64 at 2^28 (median of 7)
+#              with GPGPU_PTX=0), exact sums f32/f64, sort u32 and u64 and
+#              sort_pairs u32 at 2^28 (median of 7)
 #              -> before.jsonl, each line with "build": "before" or "after"
 #   traces     per-kernel times of the last timed call (GPGPU_BENCH_TRACE=1)
 #              of sort, scan, reduce_by_key, unique, run-length encode,
@@ -247,6 +248,9 @@ if has before; then
             done
             ba $lab "$pre" --op sum_exact --type f64 --n $n
             ba $lab "$pre" --op sum_exact --type f32 --n $n
+            ba $lab "$pre" --op sort --type u32 --n $n
+            ba $lab "$pre" --op sort_pairs --type u32 --n $n
+            ba $lab "$pre" --op sort --type u64 --n $n
             GPGPU_PTX=0 ba $lab-ptx0 "$pre" --op scan --type u32 --n $n
         done
     done
