@@ -134,9 +134,10 @@ static inline void tile_load(__global const T *in, uint len, __local T *tile, ui
     barrier(CLK_LOCAL_MEM_FENCE);
 }
 
-/* After a barrier: tile[] back to out[0 .. len), coalesced. */
+/* A barrier, then tile[] back to out[0 .. len), coalesced. */
 static inline void tile_store(__global T *out, uint len, __local const T *tile, uint lid)
 {
+    barrier(CLK_LOCAL_MEM_FENCE);
     if (len == SCAN_TILE) {
 #pragma unroll
         for (uint j = 0; j < SCAN_ITEMS; ++j)
