@@ -238,7 +238,7 @@ if has before; then
             --repeat 7 "$@" 2>> "$out/err.txt" | sed "s/^{/{\"build\":\"$lab\",/" >> "$out/before.jsonl"
     }
     after=$(dirname "$(dirname "$(command -v gpgpu-bench)")")
-    for round in 1 2; do
+    for round in $(seq "${BEFORE_ROUNDS:-2}"); do
         for lab in before after; do
             pre=$before
             [ $lab = after ] && pre=$after

@@ -143,30 +143,24 @@ END_TEST
 
 /* Over 2^18 cells: beyond __local memory on every device (atomics into
    the result). */
-TU_TEST(many_cells_match_reference)
+/* Many cells (f32 samples, f64 weights), then a million samples (u32, f32
+   weights). */
+TU_LOOP_TEST(many_cells_and_a_million_samples, 2)
 {
-    size_t n = 100003;
-    uint64_t seed = tu_seed_for(4242, n);
-    float *x = random_samples(GPGPU_F32, n, seed), *y = random_samples(GPGPU_F32, n, seed + 1);
-    double *w = random_weights(GPGPU_F64, n, seed + 2);
-    check_counts(GPGPU_F32, x, y, n, 700, 500, seed);
-    check_weighted(GPGPU_F32, x, y, GPGPU_F64, w, n, 701, 499, seed);
-    check_weighted(GPGPU_F32, x, NULL, GPGPU_F64, w, n, 300007, 0, seed);
-    free(x);
-    free(y);
-    free(w);
-}
-END_TEST
-
-TU_TEST(a_million_samples)
-{
-    size_t n = 1000003;
-    uint64_t seed = tu_seed_for(1000003, n);
-    uint32_t *x = random_samples(GPGPU_U32, n, seed), *y = random_samples(GPGPU_U32, n, seed + 1);
-    float *w = random_weights(GPGPU_F32, n, seed + 2);
-    check_counts(GPGPU_U32, x, y, n, 256, 256, seed);
-    check_weighted(GPGPU_U32, x, NULL, GPGPU_F32, w, n, 256, 0, seed);
-    check_weighted(GPGPU_U32, x, y, GPGPU_F32, w, n, 100, 37, seed);
+    const gpgpu_type t = _i ? GPGPU_U32 : GPGPU_F32, wt = _i ? GPGPU_F32 : GPGPU_F64;
+    const size_t n = _i ? 1000003 : 100003;
+    uint64_t seed = tu_seed_for(_i ? 1000003 : 4242, n);
+    void *x = random_samples(t, n, seed), *y = random_samples(t, n, seed + 1);
+    void *w = random_weights(wt, n, seed + 2);
+    if (_i) {
+        check_counts(t, x, y, n, 256, 256, seed);
+        check_weighted(t, x, NULL, wt, w, n, 256, 0, seed);
+        check_weighted(t, x, y, wt, w, n, 100, 37, seed);
+    } else {
+        check_counts(t, x, y, n, 700, 500, seed);
+        check_weighted(t, x, y, wt, w, n, 701, 499, seed);
+        check_weighted(t, x, NULL, wt, w, n, 300007, 0, seed);
+    }
     free(x);
     free(y);
     free(w);

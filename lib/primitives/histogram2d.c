@@ -304,33 +304,44 @@ static gpgpu_status cells_host_call(gpgpu_context *ctx, const char *func, const 
     return gpgpu__host_call_end(ctx, func, cells_host_api(ctx, c, x, y, w, n, bins));
 }
 
+/* The host calls' checks, in the order every host form makes them, then
+   the call: weighted says whether wt and w count; unit names what bins
+   holds. */
+static gpgpu_status cells_host_checked(gpgpu_context *ctx, const char *f, const char *unit,
+                                       gpgpu_type t, int weighted, gpgpu_type wt, size_t nx,
+                                       double xlo, double xhi, size_t ny, double ylo,
+                                       double yhi, int two_d, const void *x, const void *y,
+                                       const void *w, size_t n, void *bins)
+{
+    cells_spec c;
+    GPGPU__TRY(gpgpu__check_ctx(ctx, f));
+    GPGPU__REQUIRE(ctx, bins != NULL, f, "bins is NULL; need an array of %s", unit);
+    if (weighted)
+        GPGPU__TRY(check_wt(ctx, f, wt));
+    GPGPU__TRY(spec_make(ctx, f, t, weighted ? (int)wt : -1, nx, xlo, xhi, ny, ylo, yhi, two_d,
+                         &c));
+    GPGPU__TRY(gpgpu__check_array(ctx, f, two_d ? "x" : "in", x, n, size_of(t), 1, size_of(t)));
+    if (two_d)
+        GPGPU__TRY(gpgpu__check_array(ctx, f, "y", y, n, size_of(t), 1, size_of(t)));
+    if (weighted)
+        GPGPU__TRY(gpgpu__check_array(ctx, f, "weights", w, n, size_of(wt), 1, size_of(wt)));
+    return cells_host_call(ctx, f, &c, x, y, w, n, bins);
+}
+
 gpgpu_status gpgpu_histogram_weighted(gpgpu_context *ctx, gpgpu_type t, const void *in,
                                       gpgpu_type wt, const void *weights, size_t n,
                                       size_t nbins, double lo, double hi, double *bins)
 {
-    const char *f = __func__;
-    cells_spec c;
-    GPGPU__TRY(gpgpu__check_ctx(ctx, f));
-    GPGPU__REQUIRE(ctx, bins != NULL, f, "bins is NULL; need an array of nbins sums");
-    GPGPU__TRY(check_wt(ctx, f, wt));
-    GPGPU__TRY(spec_make(ctx, f, t, (int)wt, nbins, lo, hi, 0, 0, 0, 0, &c));
-    GPGPU__TRY(gpgpu__check_array(ctx, f, "in", in, n, size_of(t), 1, size_of(t)));
-    GPGPU__TRY(gpgpu__check_array(ctx, f, "weights", weights, n, size_of(wt), 1, size_of(wt)));
-    return cells_host_call(ctx, f, &c, in, NULL, weights, n, bins);
+    return cells_host_checked(ctx, __func__, "nbins sums", t, 1, wt, nbins, lo, hi, 0, 0, 0, 0,
+                              in, NULL, weights, n, bins);
 }
 
 gpgpu_status gpgpu_histogram2d(gpgpu_context *ctx, gpgpu_type t, const void *x, const void *y,
                                size_t n, size_t nx, double xlo, double xhi, size_t ny,
                                double ylo, double yhi, uint64_t *bins)
 {
-    const char *f = __func__;
-    cells_spec c;
-    GPGPU__TRY(gpgpu__check_ctx(ctx, f));
-    GPGPU__REQUIRE(ctx, bins != NULL, f, "bins is NULL; need an array of nx * ny counts");
-    GPGPU__TRY(spec_make(ctx, f, t, -1, nx, xlo, xhi, ny, ylo, yhi, 1, &c));
-    GPGPU__TRY(gpgpu__check_array(ctx, f, "x", x, n, size_of(t), 1, size_of(t)));
-    GPGPU__TRY(gpgpu__check_array(ctx, f, "y", y, n, size_of(t), 1, size_of(t)));
-    return cells_host_call(ctx, f, &c, x, y, NULL, n, bins);
+    return cells_host_checked(ctx, __func__, "nx * ny counts", t, 0, GPGPU_F64, nx, xlo, xhi,
+                              ny, ylo, yhi, 1, x, y, NULL, n, bins);
 }
 
 gpgpu_status gpgpu_histogram2d_weighted(gpgpu_context *ctx, gpgpu_type t, const void *x,
@@ -338,16 +349,8 @@ gpgpu_status gpgpu_histogram2d_weighted(gpgpu_context *ctx, gpgpu_type t, const 
                                         size_t n, size_t nx, double xlo, double xhi, size_t ny,
                                         double ylo, double yhi, double *bins)
 {
-    const char *f = __func__;
-    cells_spec c;
-    GPGPU__TRY(gpgpu__check_ctx(ctx, f));
-    GPGPU__REQUIRE(ctx, bins != NULL, f, "bins is NULL; need an array of nx * ny sums");
-    GPGPU__TRY(check_wt(ctx, f, wt));
-    GPGPU__TRY(spec_make(ctx, f, t, (int)wt, nx, xlo, xhi, ny, ylo, yhi, 1, &c));
-    GPGPU__TRY(gpgpu__check_array(ctx, f, "x", x, n, size_of(t), 1, size_of(t)));
-    GPGPU__TRY(gpgpu__check_array(ctx, f, "y", y, n, size_of(t), 1, size_of(t)));
-    GPGPU__TRY(gpgpu__check_array(ctx, f, "weights", weights, n, size_of(wt), 1, size_of(wt)));
-    return cells_host_call(ctx, f, &c, x, y, weights, n, bins);
+    return cells_host_checked(ctx, __func__, "nx * ny sums", t, 1, wt, nx, xlo, xhi, ny, ylo,
+                              yhi, 1, x, y, weights, n, bins);
 }
 
 /* ---- _buffer forms ----------------------------------------------------------- */
