@@ -31,10 +31,12 @@ uint64_t gpgpu__hash(uint64_t h, const void *data, size_t size)
     return h;
 }
 
-int gpgpu__cache_enabled(void)
+int gpgpu__cache_enabled(int device_default)
 {
     const char *c = getenv("GPGPU_CACHE");
-    return !(c && !strcmp(c, "0"));
+    if (c && !strcmp(c, "0"))
+        return 0;
+    return (c && !strcmp(c, "1")) || device_default;
 }
 
 /* mkdir -p with mode 0700 for what we create. */
@@ -91,7 +93,7 @@ int gpgpu__cache_load(const char *key, unsigned char **bin, size_t *size)
 {
     char path[4200];
     *bin = NULL;
-    if (!gpgpu__cache_enabled() || entry_path(key, path, sizeof path))
+    if (entry_path(key, path, sizeof path))
         return -1;
     /* O_NONBLOCK: a FIFO planted under the entry's name must not hang us. */
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
@@ -121,7 +123,7 @@ int gpgpu__cache_load(const char *key, unsigned char **bin, size_t *size)
 void gpgpu__cache_store(const char *key, const unsigned char *bin, size_t size)
 {
     char path[4200], tmp[4300];
-    if (!gpgpu__cache_enabled() || entry_path(key, path, sizeof path))
+    if (entry_path(key, path, sizeof path))
         return;
     snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
     int fd = mkstemp(tmp);

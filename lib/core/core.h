@@ -168,6 +168,10 @@ typedef struct {
                            elements run the host's own code (lib/host);
                            0: none, SIZE_MAX: all (plan.c, measured per
                            device) */
+    int disk_cache;     /* cache compiled programs on disk (cache.c): GPUs;
+                           not CPU devices, whose PoCL keeps its own kernel
+                           cache and, asked for a program's binary, compiles
+                           every kernel of the program for it */
     uint64_t wide_from; /* counts of this many elements or more take the
                            64-bit forms of kernels that count in 32 bits
                            (2^32; lower only to test those forms) */
@@ -444,10 +448,12 @@ gpgpu_status gpgpu__run(gpgpu_context *ctx, gpgpu__program *prog, const char *na
                         size_t global, size_t local, ...);
 
 /* Disk cache of program binaries (cache.c). key is a hex digest. load
-   returns 0 and a malloc'd binary, or -1 for a miss (a bad entry is removed). */
+   returns 0 and a malloc'd binary, or -1 for a miss (a bad entry is removed).
+   enabled: whether a context uses it, GPGPU_CACHE ("0" off, "1" on) over
+   the plan's default for the device (tune.disk_cache). */
 int gpgpu__cache_load(const char *key, unsigned char **bin, size_t *size);
 void gpgpu__cache_store(const char *key, const unsigned char *bin, size_t size);
-int gpgpu__cache_enabled(void);
+int gpgpu__cache_enabled(int device_default);
 
 /* 64-bit FNV-1a, used for cache keys. */
 uint64_t gpgpu__hash(uint64_t h, const void *data, size_t size);

@@ -165,6 +165,11 @@ void gpgpu__plan_init(gpgpu_context *ctx)
     t->stage_bytes = (size_t)32 << 20;
     t->stage_min = (size_t)1 << 20;
     t->host_reads = !ctx->unified;
+    /* PoCL caches compiled kernels itself, keyed by source and options;
+       asking it for a program binary for our cache makes it compile every
+       kernel of the program in a generic form first (the test suite: 3,257
+       of its 5,143 kernel compilations, most of them never launched). */
+    t->disk_cache = !cpu;
     /* Discrete GPUs: a call's launches and transfers cost tens of us, more
        than the host takes to reduce, scan, sort or bin 4096 elements. */
     t->small_host = ctx->unified ? 0 : 4096;
@@ -323,10 +328,11 @@ const char *gpgpu_plan_description(const gpgpu_context *cctx)
         }
     snprintf(ctx->plan_text, sizeof ctx->plan_text,
              "wg=%zu groups=%zu layout=%s scan=%s scan_tile=%zu sort_bits=%d sort_tile=%zu "
-             "histogram=%s ptx=%s host-arrays=%s%s",
+             "histogram=%s ptx=%s disk-cache=%s host-arrays=%s%s",
              t->wg, t->groups, t->chunked ? "chunk-per-item" : "coalesced",
              t->scan_single ? "single-pass" : "multipass", t->scan_tile, t->sort_bits,
              t->sort_tile, t->hist_local ? "local-atomics" : "private-bins",
-             t->nv_ptx ? "yes" : "no", arrays, below);
+             t->nv_ptx ? "yes" : "no", gpgpu__cache_enabled(t->disk_cache) ? "yes" : "no",
+             arrays, below);
     return ctx->plan_text;
 }

@@ -81,7 +81,7 @@ static cl_program from_disk(gpgpu_context *ctx, const char *key, const char *opt
 {
     unsigned char *bin;
     size_t size;
-    if (gpgpu__cache_load(key, &bin, &size))
+    if (!gpgpu__cache_enabled(ctx->tune.disk_cache) || gpgpu__cache_load(key, &bin, &size))
         return NULL;
     cl_int err, status;
     const unsigned char *bins[1] = {bin};
@@ -97,7 +97,7 @@ static cl_program from_disk(gpgpu_context *ctx, const char *key, const char *opt
 static void to_disk(gpgpu_context *ctx, cl_program p, const char *key)
 {
     size_t size = 0;
-    if (!gpgpu__cache_enabled() ||
+    if (!gpgpu__cache_enabled(ctx->tune.disk_cache) ||
         clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) != CL_SUCCESS ||
         size == 0)
         return;
