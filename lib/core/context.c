@@ -18,6 +18,7 @@ const char *gpgpu_version(void)
 void gpgpu__lock(gpgpu_context *ctx)
 {
     pthread_mutex_lock(&ctx->lock);
+    ctx->epoch++; /* scratch taken before this is not in use by this call */
 }
 
 void gpgpu__unlock(gpgpu_context *ctx)

@@ -168,6 +168,9 @@ typedef struct {
                            elements run the host's own code (lib/host);
                            0: none, SIZE_MAX: all (plan.c, measured per
                            device) */
+    uint64_t scratch_keep; /* scratch earlier calls left cached is released
+                           once it and a new buffer would exceed this many
+                           bytes (queue.c) */
     int disk_cache;     /* cache compiled programs on disk (cache.c): GPUs;
                            not CPU devices, whose PoCL keeps its own kernel
                            cache and, asked for a program's binary, compiles
@@ -236,6 +239,8 @@ struct gpgpu_context {
 
     cl_mem scratch[GPGPU__SCRATCH_SLOTS]; /* library-managed, reused */
     size_t scratch_size[GPGPU__SCRATCH_SLOTS];
+    unsigned scratch_epoch[GPGPU__SCRATCH_SLOTS]; /* the call that last took it */
+    unsigned epoch;              /* counts gpgpu__lock: one a public call */
 
     struct gpgpu__user_op *user_ops; /* gpgpu_op_define (userop.c) */
     size_t nuser_ops;

@@ -248,6 +248,7 @@ void gpgpu__plan_init(gpgpu_context *ctx)
     t->stage_bytes = env_size("GPGPU_STAGE_BYTES", t->stage_bytes);
     t->stage_min = env_size("GPGPU_STAGE_MIN", t->stage_min);
     t->wide_from = env_size("GPGPU_WIDE_FROM", (size_t)1 << 32);
+    t->scratch_keep = env_size("GPGPU_SCRATCH_KEEP", ctx->global_mem / 4);
     t->host_reads = env_flag("GPGPU_HOST_READS", t->host_reads);
     host_below_env(t->host_below);
     {   /* after GPGPU_HOST_BELOW: it routes what discrete GPUs route */

@@ -176,24 +176,42 @@ gpgpu_status gpgpu__check_range(gpgpu_context *ctx, const char *func, const char
     return GPGPU_SUCCESS;
 }
 
+/* Commands already enqueued may still use a released buffer: OpenCL keeps
+   it alive until they complete. */
+static void scratch_drop(gpgpu_context *ctx, int slot)
+{
+    if (ctx->scratch[slot])
+        clReleaseMemObject(ctx->scratch[slot]);
+    ctx->scratch[slot] = NULL;
+    ctx->scratch_size[slot] = 0;
+}
+
 gpgpu_status gpgpu__scratch(gpgpu_context *ctx, int slot, size_t bytes, cl_mem *out)
 {
+    ctx->scratch_epoch[slot] = ctx->epoch;
     if (ctx->scratch[slot] && ctx->scratch_size[slot] >= bytes) {
         *out = ctx->scratch[slot];
         return GPGPU_SUCCESS;
     }
-    if (ctx->scratch[slot]) {
-        /* Commands already enqueued may still use the old buffer: OpenCL
-           keeps it alive until they complete. */
-        clReleaseMemObject(ctx->scratch[slot]);
-        ctx->scratch[slot] = NULL;
-        ctx->scratch_size[slot] = 0;
-    }
+    scratch_drop(ctx, slot);
     /* room to grow without a new buffer each call, except for buffers
        big enough that a quarter more would crowd the device */
     size_t grown = bytes + bytes / 4;
     if (grown < bytes || grown > ctx->max_alloc || bytes > ctx->global_mem / 16)
         grown = bytes;
+    /* What earlier calls left cached gives way once it and this buffer
+       would hold more than tune.scratch_keep (a quarter of the device's
+       memory unless GPGPU_SCRATCH_KEEP says otherwise): GPUs give a
+       buffer its memory at its first use, so a sort's 2 x 16 GiB kept after
+       a 2^32-key sort made the next primitive's launches fail with
+       CL_MEM_OBJECT_ALLOCATION_FAILURE, which no retry here could see. */
+    size_t held = grown;
+    for (int i = 0; i < GPGPU__SCRATCH_SLOTS; i++)
+        held += ctx->scratch_size[i];
+    if (held > ctx->tune.scratch_keep)
+        for (int i = 0; i < GPGPU__SCRATCH_SLOTS; i++)
+            if (ctx->scratch_epoch[i] != ctx->epoch)
+                scratch_drop(ctx, i);
     GPGPU__TRY(gpgpu__buffer(ctx, CL_MEM_READ_WRITE, grown, NULL, &ctx->scratch[slot]));
     ctx->scratch_size[slot] = grown;
     *out = ctx->scratch[slot];
