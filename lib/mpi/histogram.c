@@ -113,9 +113,10 @@ static void signature(const cells_args *a, int64_t s[4])
     s[0] = (int64_t)a->t + 16 * a->kind + 256 * (int64_t)(a->kind == KIND_2D ? 0 : a->wt);
     s[1] = (int64_t)a->nx;
     s[2] = a->kind == KIND_WEIGHTED ? bits(a->xlo) : (int64_t)a->ny;
-    s[3] = a->kind == KIND_WEIGHTED
-               ? bits(a->xhi)
-               : bits(a->xlo) ^ (bits(a->xhi) * 3) ^ (bits(a->ylo) * 5) ^ (bits(a->yhi) * 7);
+    /* the four bounds mixed in unsigned arithmetic, where products wrap */
+    uint64_t mixed = (uint64_t)bits(a->xlo) ^ ((uint64_t)bits(a->xhi) * 3) ^
+                     ((uint64_t)bits(a->ylo) * 5) ^ ((uint64_t)bits(a->yhi) * 7);
+    s[3] = a->kind == KIND_WEIGHTED ? bits(a->xhi) : (int64_t)mixed;
 }
 
 static gpgpu_status mpi_cells(gpgpu_context *ctx, MPI_Comm comm, const char *f,
