@@ -14,8 +14,10 @@
 #               (2^28 in all) scaling, every primitive at 1, 2 and 4 ranks
 #               (no more ranks than GPUs), one GPU a rank
 #               (GPGPU_DEVICE=gpu:local), sorts with their steps
-#               (--phases), and the sorts on device arrays (--arrays); then where sort_pairs' time goes at the most
-#               ranks (profile.txt)
+#               (--phases), and every primitive again on device arrays
+#               (--arrays: reduce_array, scan_array, histogram_array,
+#               sort_array, sort_pairs_array); then where sort_pairs' time
+#               goes at the most ranks (profile.txt)
 #       shared  2 ranks on one GPU (GPGPU_DEVICE=gpu), sort and sort_pairs
 #               with their steps and the weak efficiency against rank 0
 #               alone on that GPU (--efficiency)
@@ -178,7 +180,8 @@ want gpus && for scaling in weak strong; do
         # shellcheck disable=SC2086
         launch "$p" gpgpu-mpi-bench $args --repeat "${REPEAT:-5}" --phases --json 2>/dev/null |
             tee -a "$out/mpi.jsonl" || status=1
-        # the sorts again on device arrays (rows sort_array, sort_pairs_array)
+        # every primitive again on device arrays (rows reduce_array, scan_array,
+        # histogram_array, sort_array, sort_pairs_array)
         # shellcheck disable=SC2086
         launch "$p" gpgpu-mpi-bench $args --arrays --repeat "${REPEAT:-5}" --phases --json \
             2>/dev/null | tee -a "$out/mpi.jsonl" || status=1

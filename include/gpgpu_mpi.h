@@ -179,6 +179,85 @@ GPGPU_API gpgpu_status gpgpu_mpi_sort_pairs(gpgpu_context *ctx, MPI_Comm comm,
                                             size_t value_size, size_t n, unsigned flags);
 
 /**
+ * gpgpu_mpi_reduce on each rank's gpgpu_array: *result (one element of in's
+ * type, in host memory) = the reduce of the global array (the ranks'
+ * arrays in, concatenated in rank order), on every rank, bit for bit the
+ * same. in is this rank's part, an array of ctx; its type and op
+ * must agree over the ranks, its length may differ or be 0. Each rank
+ * reduces its part on its device with gpgpu_reduce_array (the fixed tree
+ * of gpgpu_reduce for its length and device; only the one result comes to
+ * the host), one MPI_Allgather gives every rank every partial, and every
+ * rank combines those of the non-empty ranks in rank order, left to right
+ * ((p0 op p1) op p2 ...): on the host for GPGPU_SUM, MIN and MAX, for a
+ * user-defined operator on rank 0's device, then broadcast. So a float sum
+ * is the one gpgpu_mpi_reduce gives for the same parts on the same devices,
+ * deterministic for a given split. No non-empty rank: the identity.
+ * GPGPU_SUM_EXACT on F32 and F64 does not depend on the split: as in
+ * gpgpu_mpi_reduce, the ranks add exact partial sums and round once (one
+ * device's gpgpu_reduce_array with GPGPU_SUM_EXACT of the global array,
+ * bit for bit). libgpgpu takes an exact partial sum of host memory only,
+ * so this one case reads the part into host memory, 2^20 elements at a
+ * time, and sums each piece on the device.
+ * Waits for the result. On failure *result is unchanged on every rank, and
+ * in is never written.
+ * Errors: INVALID_ARGUMENT (ctx, in or result NULL, in of another
+ * context), those of gpgpu_reduce_array (for GPGPU_SUM_EXACT on floats, of
+ * gpgpu_array_read and gpgpu_exact_partial_sum), from any rank.
+ */
+GPGPU_API gpgpu_status gpgpu_mpi_reduce_array(gpgpu_context *ctx, MPI_Comm comm, gpgpu_op op,
+                                              const gpgpu_array *in, void *result);
+
+/**
+ * gpgpu_mpi_scan on each rank's gpgpu_array: out (an array of ctx with in's
+ * type and length; out == in scans in place) = this rank's slice of the
+ * scan of the global array (the ranks' arrays in, concatenated in rank
+ * order). The part stays on the device: each rank reduces it there
+ * (gpgpu_reduce_buffer; only the rank's total comes to the host), one
+ * MPI_Allgather of the totals gives each rank its offset (the totals of
+ * the non-empty ranks before it, combined in rank order as
+ * gpgpu_mpi_reduce combines them), and the rank scans a device copy of its
+ * part with the offset as the element before it (gpgpu_scan_buffer over
+ * offset, x0, x1 ...: every output combined with the offset on its left;
+ * a float sum rounds as a scan one element longer does). That is the
+ * computation of gpgpu_mpi_scan on a device, with the same bits; a rank
+ * with no non-empty rank before it scans its part alone. On the host
+ * fallback, or where the device cannot hold that copy (n + 1 elements in
+ * one allocation), the part is read into host memory and scanned there
+ * with gpgpu_scan_init instead.
+ * On one rank this is gpgpu_scan_array, which does not wait. On several,
+ * the scan goes into memory of the call's own (n + 1 elements on the
+ * device), and out is written (one device copy, enqueued and not waited
+ * for; gpgpu_array_write from host memory) only once every rank has
+ * scanned: a failure before that leaves in and out unchanged on every
+ * rank. Should that last write itself fail on a rank (the OpenCL runtime
+ * refusing to enqueue a copy), every rank still returns that rank's
+ * status; out then holds the result on the other ranks, and on that rank
+ * is unchanged (a copy) or partly written (gpgpu_array_write).
+ * Errors: INVALID_ARGUMENT (ctx, in or out NULL, an array of another
+ * context, out of another type or length), those of gpgpu_scan_array and
+ * gpgpu_mpi_scan, from any rank.
+ */
+GPGPU_API gpgpu_status gpgpu_mpi_scan_array(gpgpu_context *ctx, MPI_Comm comm, gpgpu_op op,
+                                            gpgpu_scan_kind kind, const gpgpu_array *in,
+                                            gpgpu_array *out);
+
+/**
+ * gpgpu_mpi_histogram on each rank's gpgpu_array: bins[0..nbins) (host
+ * memory, overwritten) = the histogram of the global array (the ranks'
+ * arrays in, concatenated; by the rule of gpgpu_histogram),
+ * on every rank. Each rank bins its part on its device with
+ * gpgpu_histogram_array (only its nbins counts come to the host), and
+ * MPI_Allreduce sums the counts into bins once every rank has succeeded:
+ * on failure bins is unchanged on every rank. in's type, nbins, lo and hi
+ * must agree over the ranks. Waits for the bins.
+ * Errors: INVALID_ARGUMENT (ctx, in or bins NULL, in of another context,
+ * nbins 0), those of gpgpu_histogram_array, from any rank.
+ */
+GPGPU_API gpgpu_status gpgpu_mpi_histogram_array(gpgpu_context *ctx, MPI_Comm comm,
+                                                 const gpgpu_array *in, size_t nbins,
+                                                 double lo, double hi, uint64_t *bins);
+
+/**
  * gpgpu_mpi_sort on each rank's gpgpu_array: keys (this rank's part, of
  * ctx) is sorted as gpgpu_mpi_sort sorts a host array, and each rank keeps
  * its array's length. On one rank the device sorts the array in place

@@ -154,15 +154,23 @@ typedef struct {
     unsigned char *global, *mine;  /* mine: a copy of this rank's slice */
 } input;
 
-static input make_input(gpgpu_type t, size_t total, int kind, int split_kind, uint64_t seed)
+/* This rank's slice [first, first + n) of the global array. */
+static input make_input_at(gpgpu_type t, size_t total, int kind, size_t first, size_t n,
+                           uint64_t seed)
 {
-    input in = {t, gpgpu_type_size(t), total, 0, 0, NULL, NULL};
+    input in = {t, gpgpu_type_size(t), total, first, n, NULL, NULL};
     in.global = tu_alloc(total * in.size);
     fill(t, in.global, total, seed, kind);
-    split(split_kind, total, &in.first, &in.n);
     in.mine = tu_alloc(in.n * in.size);
     memcpy(in.mine, in.global + in.first * in.size, in.n * in.size);
     return in;
+}
+
+static input make_input(gpgpu_type t, size_t total, int kind, int split_kind, uint64_t seed)
+{
+    size_t first, n;
+    split(split_kind, total, &first, &n);
+    return make_input_at(t, total, kind, first, n, seed);
 }
 
 static void free_input(input *in)
@@ -179,6 +187,26 @@ static long first_diff(const input *in, const void *got, const void *want_global
                    (const unsigned char *)want_global + (in->first + i) * in->size, in->size))
             return (long)i;
     return -1;
+}
+
+/* This rank's slice as a new array of tu_ctx. */
+static gpgpu_array *slice_array(const input *in)
+{
+    gpgpu_array *a = NULL;
+    note_ok(gpgpu_array_create(tu_ctx, in->t, in->n, &a), "array_create");
+    if (a)
+        note_ok(gpgpu_array_write(tu_ctx, a, 0, in->mine, in->n), "array_write");
+    return a;
+}
+
+/* a's contents, in a new host array (n + 1 elements of room). */
+static unsigned char *array_contents(const input *in, const gpgpu_array *a)
+{
+    unsigned char *got = tu_alloc((in->n + 1) * in->size);
+    memset(got, 0x5a, (in->n + 1) * in->size);
+    if (a)
+        note_ok(gpgpu_array_read(tu_ctx, a, 0, got, in->n), "array_read");
+    return got;
 }
 
 /* ---- reduce ----------------------------------------------------------------- */
@@ -455,6 +483,20 @@ START_TEST(user_defined_operators_fold_in_rank_order)
             long d = first_diff(&in, in.mine, want);
             note(d < 0, "user-op scan, %s, n %zu: differs at local %ld", split_name[sp],
                  in.total, d);
+            /* the _array forms, from the input again */
+            memcpy(in.mine, in.global + in.first * 4, in.n * 4);
+            gpgpu_array *a = slice_array(&in);
+            got = 1;
+            note_ok(gpgpu_mpi_reduce_array(tu_ctx, W, op, a, &got), "reduce_array");
+            note(got == acc, "user-op reduce_array, %s, n %zu: got %#x, want %#x",
+                 split_name[sp], in.total, got, acc);
+            note_ok(gpgpu_mpi_scan_array(tu_ctx, W, op, GPGPU_INCLUSIVE, a, a), "scan_array");
+            unsigned char *scanned = array_contents(&in, a);
+            d = first_diff(&in, scanned, want);
+            note(d < 0, "user-op scan_array, %s, n %zu: differs at local %ld", split_name[sp],
+                 in.total, d);
+            free(scanned);
+            gpgpu_array_destroy(a);
             free(want);
             free_input(&in);
             mt_check();
@@ -1045,6 +1087,295 @@ START_TEST(sort_array_fails_alike_and_changes_nothing)
 }
 END_TEST
 
+/* ---- reduce, scan and histogram of gpgpu_arrays ------------------------------ */
+
+/* The cases of the _array forms: the splits of split() over sizes[z] (and
+   big, evenly, for the first case), then one more split, sp == NSPLITS,
+   in which each rank holds its own count of PRIME_COUNTS (0, 1 and primes,
+   rotating with z and the rank): uneven sizes whatever the rank count. */
+static const size_t prime_counts[] = {0, 1, 2, 3, 7, 13, 31, 1009, 4099, 20011};
+#define NPRIMES (sizeof prime_counts / sizeof prime_counts[0])
+
+static input array_input(gpgpu_type t, int kind, int sp, size_t z, uint64_t seed)
+{
+    if (sp < NSPLITS)
+        return make_input(t, z < NSIZES ? sizes[z] : big, kind, sp, seed);
+    size_t total = 0, first = 0, n = 0;
+    for (int r = 0; r < nranks; r++) {
+        size_t c = prime_counts[((size_t)r * 3 + z) % NPRIMES];
+        if (r == rank) {
+            first = total;
+            n = c;
+        }
+        total += c;
+    }
+    return make_input_at(t, total, kind, first, n, seed);
+}
+
+static const char *array_split_name(int sp)
+{
+    return sp < NSPLITS ? split_name[sp] : "0, 1 or a prime per rank";
+}
+
+/* check(c, sp, z) for every case c < ncases, split sp <= NSPLITS and size
+   z < zend (z == NSIZES: big, for case 0 split evenly, as skip_big). */
+static void each_array_case(size_t ncases, size_t zend, void (*check)(size_t c, int sp, size_t z))
+{
+    for (size_t c = 0; c < ncases; c++)
+        for (int sp = 0; sp <= NSPLITS; sp++)
+            for (size_t z = 0; z < zend; z++)
+                if (sp < NSPLITS ? !skip_big(z, c, sp) : z < NSIZES) {
+                    check(c, sp, z);
+                    mt_check();
+                }
+}
+
+static void check_reduce_array(size_t c, int sp, size_t z)
+{
+    gpgpu_type t = reduce_cases[c].t;
+    if (tu_skip_type(t))
+        return;
+    input in = array_input(t, SMALL, sp, z, tu_seed_for(800 + c, z));
+    gpgpu_array *a = slice_array(&in);
+    uint64_t got = 0, want = 0;
+    ref_mpi_reduce(t, reduce_cases[c].op, in.global, in.total, &want);
+    note_ok(gpgpu_mpi_reduce_array(tu_ctx, W, reduce_cases[c].op, a, &got), "reduce_array");
+    note(got == want, "reduce_array case %zu, %s, n %zu here of %zu: got %#llx, want %#llx", c,
+         array_split_name(sp), in.n, in.total, (unsigned long long)got,
+         (unsigned long long)want);
+    gpgpu_array_destroy(a);
+    free_input(&in);
+}
+
+START_TEST(reduce_array_matches_reference)
+{
+    each_array_case(sizeof reduce_cases / sizeof reduce_cases[0], NSIZES + 1,
+                    check_reduce_array);
+}
+END_TEST
+
+/* Float sums (c: F32, F64): the host form's order of combination, so its
+   bits, on every rank; GPGPU_SUM_EXACT: one device's exact sum of the
+   whole. */
+static void check_reduce_array_bits(size_t c, int sp, size_t z)
+{
+    gpgpu_type t = c == 0 ? GPGPU_F32 : GPGPU_F64;
+    if (t == GPGPU_F64 && tu_skip_type(t))
+        return;
+    const char *name = c == 0 ? "f32" : "f64";
+    input in = array_input(t, RANDOM, sp, z, tu_seed_for(810 + c, z));
+    gpgpu_array *a = slice_array(&in);
+    uint64_t host = 1, dev = 2, exact = 3, whole = 4, lo = 0, hi = 0;
+    note_ok(gpgpu_mpi_reduce(tu_ctx, W, t, GPGPU_SUM, in.mine, in.n, &host), "reduce");
+    note_ok(gpgpu_mpi_reduce_array(tu_ctx, W, GPGPU_SUM, a, &dev), "reduce_array");
+    note_ok(gpgpu_mpi_reduce_array(tu_ctx, W, GPGPU_SUM_EXACT, a, &exact),
+            "reduce_array SUM_EXACT");
+    note_ok(gpgpu_reduce(tu_ctx, t, GPGPU_SUM_EXACT, in.global, in.total, &whole),
+            "gpgpu_reduce of the whole");
+    uint64_t mask = t == GPGPU_F32 ? 0xffffffffu : ~0ull;
+    host &= mask, dev &= mask, exact &= mask, whole &= mask;
+    MPI_Allreduce(&dev, &lo, 1, MPI_UINT64_T, MPI_MIN, W);
+    MPI_Allreduce(&dev, &hi, 1, MPI_UINT64_T, MPI_MAX, W);
+    note(dev == host && lo == hi,
+         "reduce_array %s sum, %s, n %zu here of %zu: %#llx, host form %#llx, ranks %#llx .. "
+         "%#llx", name, array_split_name(sp), in.n, in.total, (unsigned long long)dev,
+         (unsigned long long)host, (unsigned long long)lo, (unsigned long long)hi);
+    note(exact == whole, "reduce_array %s SUM_EXACT, %s, n %zu of %zu: %#llx, one device %#llx",
+         name, array_split_name(sp), in.n, in.total, (unsigned long long)exact,
+         (unsigned long long)whole);
+    gpgpu_array_destroy(a);
+    free_input(&in);
+}
+
+START_TEST(reduce_array_combines_as_the_host_form)
+{
+    each_array_case(2, NSIZES + 1, check_reduce_array_bits);
+}
+END_TEST
+
+static void check_scan_array(size_t c, int sp, size_t z)
+{
+    gpgpu_type t = scan_cases[c].t;
+    if (tu_skip_type(t))
+        return;
+    input in = array_input(t, SMALL, sp, z, tu_seed_for(820 + c, z));
+    unsigned char *want = tu_alloc(in.total * in.size);
+    ref_mpi_scan(t, scan_cases[c].op, scan_cases[c].kind, in.global, want, in.total);
+    gpgpu_array *a = slice_array(&in), *out = a;
+    if (c % 2 == 0)  /* in place on odd cases */
+        note_ok(gpgpu_array_create(tu_ctx, t, in.n, &out), "array_create");
+    note_ok(gpgpu_mpi_scan_array(tu_ctx, W, scan_cases[c].op, scan_cases[c].kind, a, out),
+            "scan_array");
+    unsigned char *got = array_contents(&in, out);
+    long d = first_diff(&in, got, want);
+    note(d < 0, "scan_array case %zu, %s, n %zu here of %zu: differs at local %ld", c,
+         array_split_name(sp), in.n, in.total, d);
+    if (out != a) {
+        free(got);
+        got = array_contents(&in, a);
+        note(memcmp(got, in.mine, in.n * in.size) == 0, "scan_array changed in");
+        gpgpu_array_destroy(out);
+    }
+    gpgpu_array_destroy(a);
+    free(got);
+    free(want);
+    free_input(&in);
+}
+
+START_TEST(scan_array_matches_reference)
+{
+    each_array_case(sizeof scan_cases / sizeof scan_cases[0], NSIZES + 1, check_scan_array);
+}
+END_TEST
+
+/* Float sums (c: the kind): the bits of gpgpu_mpi_scan on the same parts. */
+static void check_scan_array_bits(size_t c, int sp, size_t z)
+{
+    gpgpu_scan_kind kind = c == 0 ? GPGPU_EXCLUSIVE : GPGPU_INCLUSIVE;
+    input in = array_input(GPGPU_F32, RANDOM, sp, z, tu_seed_for(830 + c, z));
+    float *host = tu_alloc((in.n + 1) * 4);
+    note_ok(gpgpu_mpi_scan(tu_ctx, W, GPGPU_F32, GPGPU_SUM, kind, in.mine, host, in.n), "scan");
+    gpgpu_array *a = slice_array(&in);
+    note_ok(gpgpu_mpi_scan_array(tu_ctx, W, GPGPU_SUM, kind, a, a), "scan_array");
+    unsigned char *got = array_contents(&in, a);
+    size_t i = 0;
+    while (i < in.n && memcmp(got + 4 * i, host + i, 4) == 0)
+        i++;
+    note(i == in.n, "scan_array f32 %s, %s, n %zu here of %zu: local %zu is %a, host form %a",
+         c ? "inclusive" : "exclusive", array_split_name(sp), in.n, in.total, i,
+         i < in.n ? (double)((float *)got)[i] : 0.0, i < in.n ? (double)host[i] : 0.0);
+    gpgpu_array_destroy(a);
+    free(got);
+    free(host);
+    free_input(&in);
+}
+
+START_TEST(scan_array_rounds_as_the_host_form)
+{
+    each_array_case(2, NSIZES, check_scan_array_bits);
+}
+END_TEST
+
+static void check_histogram_array(size_t c, int sp, size_t z)
+{
+    gpgpu_type t = hist_cases[c].t;
+    size_t nb = hist_cases[c].nbins;
+    if (tu_skip_type(t))
+        return;
+    input in = array_input(t, hist_cases[c].kind, sp, z, tu_seed_for(840 + c, z));
+    uint64_t *got = tu_alloc(nb * sizeof *got), *want = tu_alloc(nb * sizeof *want);
+    ref_mpi_histogram(t, in.global, in.total, nb, hist_cases[c].lo, hist_cases[c].hi, want);
+    gpgpu_array *a = slice_array(&in);
+    note_ok(gpgpu_mpi_histogram_array(tu_ctx, W, a, nb, hist_cases[c].lo, hist_cases[c].hi, got),
+            "histogram_array");
+    size_t b = 0;
+    while (b < nb && got[b] == want[b])
+        b++;
+    note(b == nb, "histogram_array case %zu, %s, n %zu here of %zu: bin %zu is %llu, want %llu",
+         c, array_split_name(sp), in.n, in.total, b, b < nb ? (unsigned long long)got[b] : 0ull,
+         b < nb ? (unsigned long long)want[b] : 0ull);
+    gpgpu_array_destroy(a);
+    free(got);
+    free(want);
+    free_input(&in);
+}
+
+START_TEST(histogram_array_matches_reference)
+{
+    each_array_case(sizeof hist_cases / sizeof hist_cases[0], NSIZES, check_histogram_array);
+}
+END_TEST
+
+/* A bad argument on one rank fails every rank alike, with no array, result
+   or bin changed on any rank; then the same calls work. */
+START_TEST(array_forms_fail_alike_and_change_nothing)
+{
+    input in = make_input(GPGPU_U32, 1000, SMALL, UNEVEN, tu_seed_for(850, 0));
+    gpgpu_context *other = NULL;
+    note_ok(gpgpu_context_create(&other, "host"), "a second context");
+    gpgpu_array *a = slice_array(&in), *out = NULL, *longer = NULL, *wrong_type = NULL,
+                *foreign = NULL;
+    note_ok(gpgpu_array_create(tu_ctx, GPGPU_U32, in.n, &out), "array_create");
+    note_ok(gpgpu_array_create(tu_ctx, GPGPU_U32, in.n + 1, &longer), "array_create");
+    note_ok(gpgpu_array_create(tu_ctx, GPGPU_I32, in.n, &wrong_type), "array_create");
+    note_ok(gpgpu_array_create(other, GPGPU_U32, in.n, &foreign), "array_create");
+    uint32_t *pattern = tu_alloc((in.n + 1) * 4);
+    for (size_t i = 0; i < in.n; i++)
+        pattern[i] = 0xdead0000u + (uint32_t)i;
+    note_ok(gpgpu_array_write(tu_ctx, out, 0, pattern, in.n), "array_write");
+    mt_check();
+    const int b = bad();
+    for (int how = 0; how < 12; how++) {
+        if (how == 9 && nranks == 1)
+            continue;
+        uint32_t result = 777;
+        uint64_t bins[8];
+        memset(bins, 0xab, sizeof bins);
+        gpgpu_status st;
+        switch (how) {
+        case 0: st = gpgpu_mpi_reduce_array(tu_ctx, W, GPGPU_SUM, b ? NULL : a, &result); break;
+        case 1: st = gpgpu_mpi_reduce_array(tu_ctx, W, GPGPU_SUM, a, b ? NULL : &result); break;
+        case 2: st = gpgpu_mpi_reduce_array(tu_ctx, W, GPGPU_SUM, b ? foreign : a, &result); break;
+        case 3: st = gpgpu_mpi_reduce_array(b ? NULL : tu_ctx, W, GPGPU_SUM, a, &result); break;
+        case 4:
+            st = gpgpu_mpi_scan_array(tu_ctx, W, GPGPU_SUM, GPGPU_INCLUSIVE, a, b ? NULL : out);
+            break;
+        case 5:
+            st = gpgpu_mpi_scan_array(tu_ctx, W, GPGPU_SUM, GPGPU_INCLUSIVE, a, b ? longer : out);
+            break;
+        case 6:
+            st = gpgpu_mpi_scan_array(tu_ctx, W, GPGPU_SUM, GPGPU_INCLUSIVE, a,
+                                      b ? wrong_type : out);
+            break;
+        case 7:
+            st = gpgpu_mpi_scan_array(tu_ctx, W, GPGPU_SUM, GPGPU_INCLUSIVE, a, b ? foreign : out);
+            break;
+        case 8:
+            st = gpgpu_mpi_scan_array(tu_ctx, b ? MPI_COMM_NULL : W, GPGPU_SUM, GPGPU_EXCLUSIVE,
+                                      a, out);
+            break;
+        case 9:  /* the host form on one rank, the array form on the others */
+            st = b ? gpgpu_mpi_scan(tu_ctx, W, GPGPU_U32, GPGPU_SUM, GPGPU_INCLUSIVE, in.mine,
+                                      in.mine, in.n)
+                   : gpgpu_mpi_scan_array(tu_ctx, W, GPGPU_SUM, GPGPU_INCLUSIVE, a, out);
+            break;
+        case 10:
+            st = gpgpu_mpi_histogram_array(tu_ctx, W, a, b ? 0 : 8, -8, 9, bins);
+            break;
+        default:
+            st = gpgpu_mpi_histogram_array(tu_ctx, W, b ? foreign : a, 8, -8, 9, bins);
+            break;
+        }
+        note_failed_alike(st, "an _array form with a bad argument on one rank");
+        note(result == 777, "case %d: a failed reduce_array changed the result", how);
+        note(bins[3] == 0xababababababababull, "case %d: a failed histogram_array changed bins",
+             how);
+        unsigned char *got = array_contents(&in, a);
+        note(memcmp(got, in.mine, in.n * 4) == 0, "case %d: a failed call changed in", how);
+        free(got);
+        got = array_contents(&in, out);
+        note(memcmp(got, pattern, in.n * 4) == 0, "case %d: a failed call changed out", how);
+        free(got);
+        mt_check();
+    }
+    /* afterwards the arrays, the context and the communicator work */
+    uint32_t sum = 0, want = 0;
+    ref_mpi_reduce(GPGPU_U32, GPGPU_SUM, in.global, in.total, &want);
+    note_ok(gpgpu_mpi_reduce_array(tu_ctx, W, GPGPU_SUM, a, &sum), "reduce_array");
+    note(sum == want, "reduce_array after the failures: %u, want %u", sum, want);
+    note_ok(gpgpu_mpi_scan_array(tu_ctx, W, GPGPU_SUM, GPGPU_INCLUSIVE, a, out), "scan_array");
+    gpgpu_array_destroy(a);
+    gpgpu_array_destroy(out);
+    gpgpu_array_destroy(longer);
+    gpgpu_array_destroy(wrong_type);
+    gpgpu_array_destroy(foreign);
+    gpgpu_context_destroy(other);
+    free(pattern);
+    free_input(&in);
+    mt_check();
+}
+END_TEST
+
 START_TEST(top_k_and_quantiles_fail_everywhere)
 {
     float x[4] = {1, 2, 3, 4}, v[8];
@@ -1089,6 +1420,12 @@ static Suite *make(void)
         {"context", context_create_gives_each_rank_a_device},
         {"sort_array", sort_array_matches_reference},
         {"sort_array_args", sort_array_fails_alike_and_changes_nothing},
+        {"reduce_array", reduce_array_matches_reference},
+        {"reduce_array_bits", reduce_array_combines_as_the_host_form},
+        {"scan_array", scan_array_matches_reference},
+        {"scan_array_bits", scan_array_rounds_as_the_host_form},
+        {"histogram_array", histogram_array_matches_reference},
+        {"array_forms_args", array_forms_fail_alike_and_change_nothing},
     };
     for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
         TCase *tc = tcase_create(tests[i].name);
@@ -1100,7 +1437,55 @@ static Suite *make(void)
 
 /* ---- faults on one rank ------------------------------------------------------------ */
 
-static int faulted;  /* calls that failed (alike) */
+static int faulted, calls;  /* calls made, and those that failed (alike) */
+
+/* The _array forms of reduce and scan on the round's input (an array made
+   and written outside the counted calls, which fault like the rest). */
+static void fault_round_arrays(int i, const input *in, uint32_t want_sum)
+{
+    gpgpu_array *a = NULL, *out = NULL;
+    gpgpu_status st = gpgpu_array_create(tu_ctx, GPGPU_U32, in->n, &a);
+    if (st == GPGPU_SUCCESS)
+        st = gpgpu_array_create(tu_ctx, GPGPU_U32, in->n, &out);
+    if (st == GPGPU_SUCCESS)
+        st = gpgpu_array_write(tu_ctx, a, 0, in->mine, in->n);
+    uint32_t *pattern = tu_alloc((in->n + 1) * 4), *got = tu_alloc((in->n + 1) * 4);
+    for (size_t k = 0; k < in->n; k++)
+        pattern[k] = 0xfeed0000u + (uint32_t)k;
+    if (st == GPGPU_SUCCESS)
+        st = gpgpu_array_write(tu_ctx, out, 0, pattern, in->n);
+    int ok = st == GPGPU_SUCCESS, all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, W);
+    if (all) {
+        uint32_t sum = 7;
+        st = gpgpu_mpi_reduce_array(tu_ctx, W, GPGPU_SUM, a, &sum);
+        calls++;
+        faulted += st != GPGPU_SUCCESS;
+        if (st != GPGPU_SUCCESS)
+            note_failed_alike(st, "reduce_array");
+        note(st == GPGPU_SUCCESS ? sum == want_sum : sum == 7, "round %d: reduce_array gave %u",
+             i, sum);
+        uint32_t *want = tu_alloc((in->total + 1) * 4);
+        ref_mpi_scan(GPGPU_U32, GPGPU_SUM, GPGPU_INCLUSIVE, in->global, want, in->total);
+        st = gpgpu_mpi_scan_array(tu_ctx, W, GPGPU_SUM, GPGPU_INCLUSIVE, a, out);
+        calls++;
+        faulted += st != GPGPU_SUCCESS;
+        if (st != GPGPU_SUCCESS)
+            note_failed_alike(st, "scan_array");
+        const uint32_t *expect = st == GPGPU_SUCCESS ? want + in->first : pattern;
+        note(gpgpu_array_read(tu_ctx, out, 0, got, in->n) != GPGPU_SUCCESS ||
+                 memcmp(got, expect, in->n * 4) == 0,
+             "round %d: scan_array (%s) wrote the wrong out", i, gpgpu_status_string(st));
+        note(gpgpu_array_read(tu_ctx, a, 0, got, in->n) != GPGPU_SUCCESS ||
+                 memcmp(got, in->mine, in->n * 4) == 0,
+             "round %d: scan_array changed in", i);
+        free(want);
+    }
+    gpgpu_array_destroy(a);
+    gpgpu_array_destroy(out);
+    free(pattern);
+    free(got);
+}
 
 /* Each call succeeds with the right answer everywhere, or fails everywhere
    alike with its output untouched. */
@@ -1114,11 +1499,14 @@ static void fault_round(int i)
     uint32_t sum = 7, want = 0;
     ref_mpi_reduce(GPGPU_U32, GPGPU_SUM, in.global, in.total, &want);
     gpgpu_status st = gpgpu_mpi_reduce(tu_ctx, W, GPGPU_U32, GPGPU_SUM, in.mine, in.n, &sum);
+    calls++;
     faulted += st != GPGPU_SUCCESS;
     if (st != GPGPU_SUCCESS)
         note_failed_alike(st, "reduce");
     note(st == GPGPU_SUCCESS ? sum == want : sum == 7, "round %d: reduce gave %u", i, sum);
+    fault_round_arrays(i, &in, want);
     st = gpgpu_mpi_sort(tu_ctx, W, GPGPU_U32, in.mine, in.n, 0);
+    calls++;
     faulted += st != GPGPU_SUCCESS;
     if (st != GPGPU_SUCCESS)
         note_failed_alike(st, "sort");
@@ -1173,8 +1561,8 @@ static int run_faults(void)
     failed = srunner_ntests_failed(sr) != 0;
     srunner_free(sr);
     if (rank == 0)
-        printf("faults: %d of 12 calls failed alike, the others succeeded (%s)\n", faulted,
-               gpgpu_mpi_last_error());
+        printf("faults: %d of %d calls failed alike, the others succeeded (%s)\n", faulted,
+               calls, gpgpu_mpi_last_error());
     gpgpu_context_destroy(tu_ctx);
     return failed;
 }

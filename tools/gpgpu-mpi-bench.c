@@ -19,9 +19,11 @@
  * (weak scaling) also times the same call on rank 0 alone
  * (MPI_COMM_SELF, the other ranks idle at a barrier) and prints that time
  * and the weak efficiency, its time over the P-rank time. --arrays times
- * the sorts' _array forms on each rank's gpgpu_array (written from the
- * same input before each call, outside the time) instead of host arrays;
- * the other primitives are skipped then.
+ * the _array forms on each rank's gpgpu_arrays instead of host arrays
+ * (rows reduce_array, scan_array, histogram_array, sort_array and
+ * sort_pairs_array): the data is written to the device before the timed
+ * calls (for the sorts, the unsorted input again before each call), and
+ * each timed call ends when the device has finished its work.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -85,7 +87,9 @@ typedef struct {
     gpgpu_context *ctx;
     size_t n;                   /* this rank's count */
     uint32_t *keys, *pristine, *values, *out;
-    gpgpu_array *akeys, *avalues;   /* --arrays */
+    gpgpu_array *akeys, *avalues;   /* --arrays: the sorts' */
+    gpgpu_array *ain, *aout, *asamples; /* --arrays: reduce's and scan's input, scan's
+                                           output, histogram's samples */
     float *samples;
     uint64_t bins[256];
 } bench_data;
@@ -93,6 +97,12 @@ typedef struct {
 static gpgpu_status run_op(const char *op, bench_data *d, MPI_Comm comm)
 {
     uint32_t sum;
+    if (d->ain && !strcmp(op, "reduce"))
+        return gpgpu_mpi_reduce_array(d->ctx, comm, GPGPU_SUM, d->ain, &sum);
+    if (d->ain && !strcmp(op, "scan"))
+        return gpgpu_mpi_scan_array(d->ctx, comm, GPGPU_SUM, GPGPU_INCLUSIVE, d->ain, d->aout);
+    if (d->ain && !strcmp(op, "histogram"))
+        return gpgpu_mpi_histogram_array(d->ctx, comm, d->asamples, 256, 0.0, 1.0, d->bins);
     if (!strcmp(op, "reduce"))
         return gpgpu_mpi_reduce(d->ctx, comm, GPGPU_U32, GPGPU_SUM, d->pristine, d->n, &sum);
     if (!strcmp(op, "scan"))
@@ -121,8 +131,8 @@ typedef struct {
     const char *device;     /* rank 0's device name */
 } bench_opts;
 
-/* --arrays: waits until the device has finished (an _array call on one
-   rank need not wait). */
+/* --arrays: waits until the device has finished (an _array call need
+   not wait: a scan, or a sort on one rank). */
 static void wait_arrays(bench_data *d)
 {
     uint32_t one;
@@ -200,7 +210,8 @@ static int bench_op(const char *op, bench_data *d, const bench_opts *o, size_t t
         snprintf(phases, sizeof phases, "%s", gpgpu_mpi_last_trace());
     double one = !failed && o->efficiency && !o->strong ? one_rank_ms(op, d, repeat, rank) : 0;
     char extra[128] = "";
-    const char *shown = !o->arrays ? op : !strcmp(op, "sort") ? "sort_array" : "sort_pairs_array";
+    char shown[32];
+    snprintf(shown, sizeof shown, "%s%s", op, o->arrays ? "_array" : "");
     if (one > 0)
         snprintf(extra, sizeof extra, ", \"ms_one_rank\": %.4f, \"efficiency\": %.4f", one,
                  one / (t * 1e3));
@@ -212,7 +223,7 @@ static int bench_op(const char *op, bench_data *d, const bench_opts *o, size_t t
                (double)total / t * 1e-9, share, repeat, o->device, extra,
                *phases ? ", \"phases\": \"" : "", phases, *phases ? "\"" : "");
     else if (rank == 0 && !failed) {
-        printf("%-10s %5d %12zu %12zu %10.3f %9.3f %6.1f", shown, size, d->n, total, t * 1e3,
+        printf("%-16s %5d %12zu %12zu %10.3f %9.3f %6.1f", shown, size, d->n, total, t * 1e3,
                (double)total / t * 1e-9, share * 100);
         if (one > 0)
             printf("   1 rank %.3f ms, weak efficiency %.2f", one, one / (t * 1e3));
@@ -250,6 +261,23 @@ static int alloc_data(bench_data *d, int rank)
         d->samples[i] = (float)(r >> 40) * 0x1.0p-24f;
     }
     return 0;
+}
+
+/* --arrays: every array, and the inputs of reduce, scan and histogram
+   written once (those calls leave them as they are). */
+static gpgpu_status make_arrays(bench_data *d)
+{
+    gpgpu_array **u32[] = {&d->akeys, &d->avalues, &d->ain, &d->aout};
+    gpgpu_status st = GPGPU_SUCCESS;
+    for (size_t i = 0; i < sizeof u32 / sizeof u32[0] && st == GPGPU_SUCCESS; i++)
+        st = gpgpu_array_create(d->ctx, GPGPU_U32, d->n, u32[i]);
+    if (st == GPGPU_SUCCESS)
+        st = gpgpu_array_create(d->ctx, GPGPU_F32, d->n, &d->asamples);
+    if (st == GPGPU_SUCCESS)
+        st = gpgpu_array_write(d->ctx, d->ain, 0, d->pristine, d->n);
+    if (st == GPGPU_SUCCESS)
+        st = gpgpu_array_write(d->ctx, d->asamples, 0, d->samples, d->n);
+    return st;
 }
 
 static void usage(void)
@@ -306,9 +334,8 @@ int main(int argc, char **argv)
                 st ? gpgpu_mpi_last_error() : "out of memory");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    if (arrays && (gpgpu_array_create(d.ctx, GPGPU_U32, d.n, &d.akeys) != GPGPU_SUCCESS ||
-                   gpgpu_array_create(d.ctx, GPGPU_U32, d.n, &d.avalues) != GPGPU_SUCCESS)) {
-        fprintf(stderr, "rank %d: gpgpu_array_create: %s\n", rank, gpgpu_last_error(d.ctx));
+    if (arrays && make_arrays(&d) != GPGPU_SUCCESS) {
+        fprintf(stderr, "rank %d: the arrays: %s\n", rank, gpgpu_last_error(d.ctx));
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     /* A device name goes into JSON as is: keep it to characters that need no escape. */
@@ -320,15 +347,18 @@ int main(int argc, char **argv)
     bench_opts o = {repeat, strong, json, phases, efficiency, arrays, name};
     if (rank == 0 && !json)
         printf("# %s scaling, device %s (rank 0), median of %d\n"
-               "%-10s %5s %12s %12s %10s %9s %6s\n",
+               "%-16s %5s %12s %12s %10s %9s %6s\n",
                strong ? "strong" : "weak", gpgpu_device_name(d.ctx), repeat, "op", "ranks",
                "n/rank", "N global", "ms", "Gelem/s", "MPI %");
     static const char *ops[] = {"reduce", "scan", "histogram", "sort", "sort_pairs"};
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-        if ((!strcmp(op, "all") || !strcmp(op, ops[i])) && (!arrays || !strncmp(ops[i], "sort", 4)))
+        if (!strcmp(op, "all") || !strcmp(op, ops[i]))
             failed |= bench_op(ops[i], &d, &o, total, rank, size);
     gpgpu_array_destroy(d.akeys);
     gpgpu_array_destroy(d.avalues);
+    gpgpu_array_destroy(d.ain);
+    gpgpu_array_destroy(d.aout);
+    gpgpu_array_destroy(d.asamples);
     gpgpu_context_destroy(d.ctx);
     free(d.keys);
     free(d.pristine);

@@ -234,7 +234,8 @@ typedef struct {
 static void *copy_run(void *arg)
 {
     copy_piece *c = arg;
-    memcpy(c->dst, c->src, c->bytes);
+    if (c->bytes > 0)  /* an empty part may have no memory at all (NULL) */
+        memcpy(c->dst, c->src, c->bytes);
     return NULL;
 }
 

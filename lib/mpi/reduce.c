@@ -5,6 +5,8 @@
  * GPGPU_SUM_EXACT on floats gathers exact, unrounded partial sums instead
  * (gpgpu_exact_partial_sum), which every rank adds and rounds once: the
  * bits of one device's exact sum of the global array, whatever the split.
+ * gpgpu_mpi_reduce_array reduces each rank's gpgpu_array on its device
+ * the same way; only its exact partial sum reads the part to the host.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -75,15 +77,52 @@ static gpgpu_status combine_exact(const gpgpu__mpi_call *c, gpgpu_type t,
     return GPGPU_SUCCESS;
 }
 
-gpgpu_status gpgpu_mpi_reduce(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t, gpgpu_op op,
-                              const void *in, size_t n, void *result)
+/* An array's exact partial sum: libgpgpu sums only host memory exactly,
+   so the part comes to the host a piece at a time (exact partials add
+   exactly: any cut gives the same partial). */
+enum { EXACT_PIECE = 1 << 20 };
+
+static gpgpu_status exact_partial_of_array(gpgpu_context *ctx, gpgpu_type t,
+                                           const gpgpu_array *in, size_t n,
+                                           gpgpu_exact_partial *p)
+{
+    size_t size = gpgpu_type_size(t), piece = n < EXACT_PIECE ? n : EXACT_PIECE;
+    gpgpu_exact_partial sum, part;
+    gpgpu_status st = gpgpu__mpi_local(gpgpu_exact_partial_init(&sum, t), ctx,
+                                       "gpgpu_exact_partial_init");
+    void *host = NULL;
+    if (st == GPGPU_SUCCESS && piece > 0 && (host = malloc(piece * size)) == NULL)
+        st = gpgpu__mpi_fail(GPGPU_ERROR_OUT_OF_MEMORY, "out of memory for %zu elements",
+                             piece);
+    for (size_t at = 0; at < n && st == GPGPU_SUCCESS; at += piece) {
+        size_t len = n - at < piece ? n - at : piece;
+        st = gpgpu__mpi_local(gpgpu_array_read(ctx, in, at, host, len), ctx, "gpgpu_array_read");
+        if (st == GPGPU_SUCCESS)
+            st = gpgpu__mpi_local(gpgpu_exact_partial_sum(ctx, t, host, len, &part), ctx,
+                                  "gpgpu_exact_partial_sum");
+        if (st == GPGPU_SUCCESS)
+            st = gpgpu__mpi_local(gpgpu_exact_partial_add(&sum, &part), ctx,
+                                  "gpgpu_exact_partial_add");
+    }
+    free(host);
+    if (st == GPGPU_SUCCESS)
+        *p = sum;
+    return st;
+}
+
+/* Both forms: the part is in[0..n) in host memory, or (array_form) the
+   array arr, NULL only when the caller passed NULL. */
+static gpgpu_status reduce_any(gpgpu_context *ctx, MPI_Comm comm, const char *func,
+                               gpgpu_type t, gpgpu_op op, const void *in,
+                               const gpgpu_array *arr, int array_form, size_t n, void *result)
 {
     gpgpu__mpi_call c;
-    gpgpu_status st = gpgpu__mpi_begin(&c, comm, __func__, GPGPU__MPI_REDUCE, t, op, 0, 0);
+    gpgpu_status st = gpgpu__mpi_begin(&c, comm, func, GPGPU__MPI_REDUCE, t, op, 0, array_form);
     if (c.comm == MPI_COMM_NULL)
         return st;
-    GPGPU__MPI_REQUIRE(st, ctx != NULL, __func__, "%s", "ctx is NULL; pass a context");
-    GPGPU__MPI_REQUIRE(st, result != NULL, __func__, "%s",
+    GPGPU__MPI_REQUIRE(st, ctx != NULL, func, "%s", "ctx is NULL; pass a context");
+    GPGPU__MPI_REQUIRE(st, !array_form || arr != NULL, func, "%s", "in is NULL; pass an array");
+    GPGPU__MPI_REQUIRE(st, result != NULL, func, "%s",
                        "result is NULL; need room for one element");
     /* rounded per-rank sums would make the bits depend on the split: the
        ranks exchange exact partial sums instead */
@@ -95,15 +134,18 @@ gpgpu_status gpgpu_mpi_reduce(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t, g
         all_exact = malloc((size_t)c.size * sizeof *all_exact);
         if (!all_exact)
             st = gpgpu__mpi_fail(GPGPU_ERROR_OUT_OF_MEMORY, "%s: no memory for %d partial sums",
-                                 __func__, c.size);
+                                 func, c.size);
         if (st == GPGPU_SUCCESS)
-            st = gpgpu__mpi_local(gpgpu_exact_partial_sum(ctx, t, in, n, &mine_exact), ctx,
-                                  "gpgpu_exact_partial_sum");
+            st = arr ? exact_partial_of_array(ctx, t, arr, n, &mine_exact)
+                     : gpgpu__mpi_local(gpgpu_exact_partial_sum(ctx, t, in, n, &mine_exact), ctx,
+                                        "gpgpu_exact_partial_sum");
     } else if (st == GPGPU_SUCCESS) {
         st = gpgpu__mpi_parts_alloc(&parts, c.size);
         if (st == GPGPU_SUCCESS)
-            st = gpgpu__mpi_local(gpgpu_reduce(ctx, t, op, in, n, mine.value), ctx,
-                                  "gpgpu_reduce");
+            st = arr ? gpgpu__mpi_local(gpgpu_reduce_array(ctx, op, arr, mine.value), ctx,
+                                        "gpgpu_reduce_array")
+                     : gpgpu__mpi_local(gpgpu_reduce(ctx, t, op, in, n, mine.value), ctx,
+                                        "gpgpu_reduce");
     }
     st = gpgpu__mpi_agree(&c, st);
     if (st == GPGPU_SUCCESS)
@@ -112,4 +154,17 @@ gpgpu_status gpgpu_mpi_reduce(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t, g
     free(all_exact);
     gpgpu__mpi_parts_free(&parts);
     return st;
+}
+
+gpgpu_status gpgpu_mpi_reduce(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t, gpgpu_op op,
+                              const void *in, size_t n, void *result)
+{
+    return reduce_any(ctx, comm, __func__, t, op, in, NULL, 0, n, result);
+}
+
+gpgpu_status gpgpu_mpi_reduce_array(gpgpu_context *ctx, MPI_Comm comm, gpgpu_op op,
+                                    const gpgpu_array *in, void *result)
+{
+    return reduce_any(ctx, comm, __func__, gpgpu_array_type(in), op, NULL, in, 1,
+                      gpgpu_array_length(in), result);
 }

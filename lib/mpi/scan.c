@@ -12,6 +12,13 @@
  * allocation, goes through gpgpu_reduce and gpgpu_scan_init into a host
  * buffer of ours, copied to out at the end.
  *
+ * gpgpu_mpi_scan_array does the same on each rank's gpgpu_array, without
+ * the bus: the part is copied on the device into slots 1 .. n of that
+ * buffer, and the result copied on the device into out once every rank
+ * has agreed, then agreed on once more (out is written only there). On
+ * the host fallback the array is host memory: it is read into the host
+ * buffer, and the result written to out.
+ *
  * (An earlier version took that host path on every device: one more pass
  * over the bus for the reduce, and a fresh n-element malloc per call, which
  * glibc serves with mmap beyond 32 MiB: every page of it faulted in and
@@ -41,6 +48,8 @@ typedef struct {
     gpgpu_scan_kind kind;
     size_t n, size;
     const void *in;
+    const gpgpu_array *in_arr;  /* the _array form: the part, and where the */
+    gpgpu_array *out_arr;       /* result goes (in and out unused) */
     cl_command_queue q; /* the device path: q, arr and buf set */
     gpgpu_array *arr;   /* [seed, x0 .. xn-1]: its writes and reads take the
                            library's fast routes (pinned staging) */
@@ -80,6 +89,18 @@ static gpgpu_status job_memory(scan_job *j)
     return GPGPU_SUCCESS;
 }
 
+/* n elements from buffer from at element from_at to buffer to at to_at,
+   on the device (enqueued). */
+static gpgpu_status copy_on_device(scan_job *j, cl_mem from, size_t from_at, cl_mem to,
+                                   size_t to_at, size_t n)
+{
+    cl_int err = clEnqueueCopyBuffer(j->q, from, to, from_at * j->size, to_at * j->size,
+                                     n * j->size, 0, NULL, NULL);
+    if (err == CL_SUCCESS)
+        err = clFlush(j->q);
+    return err == CL_SUCCESS ? GPGPU_SUCCESS : cl_error(err, "clEnqueueCopyBuffer");
+}
+
 /* Waits for done (released), then reads elements [first, first + n) of
    arr into host. */
 static gpgpu_status read_after(scan_job *j, cl_event done, size_t first, size_t n, void *host)
@@ -96,11 +117,22 @@ static gpgpu_status read_after(scan_job *j, cl_event done, size_t first, size_t 
 /* The reduce of this rank's part into *value. */
 static gpgpu_status reduce_part(scan_job *j, void *value)
 {
-    if (j->q == NULL)
-        return gpgpu__mpi_local(gpgpu_reduce(j->ctx, j->t, j->op, j->in, j->n, value), j->ctx,
-                                "gpgpu_reduce");
-    gpgpu_status st = gpgpu__mpi_local(gpgpu_array_write(j->ctx, j->arr, 1, j->in, j->n),
-                                       j->ctx, "gpgpu_array_write");
+    gpgpu_status st = GPGPU_SUCCESS;
+    if (j->q == NULL) {
+        if (j->in_arr != NULL && j->n > 0) {  /* the host path scans a copy of the array */
+            st = gpgpu__mpi_local(gpgpu_array_read(j->ctx, j->in_arr, 0, j->tmp, j->n), j->ctx,
+                                  "gpgpu_array_read");
+            j->in = j->tmp;
+        }
+        return st == GPGPU_SUCCESS
+                   ? gpgpu__mpi_local(gpgpu_reduce(j->ctx, j->t, j->op, j->in, j->n, value),
+                                      j->ctx, "gpgpu_reduce")
+                   : st;
+    }
+    st = j->in_arr != NULL
+             ? copy_on_device(j, gpgpu_array_buffer(j->in_arr), 0, j->buf, 1, j->n)
+             : gpgpu__mpi_local(gpgpu_array_write(j->ctx, j->arr, 1, j->in, j->n), j->ctx,
+                                "gpgpu_array_write");
     if (st != GPGPU_SUCCESS)
         return st;
     cl_event done = NULL;
@@ -162,31 +194,62 @@ static gpgpu_status scan_part(scan_job *j, const gpgpu__mpi_call *c, gpgpu__mpi_
                             j->ctx, "gpgpu_scan_init");
 }
 
-/* Every rank succeeded: the scan goes to out. */
+/* Every rank succeeded: the scan goes to out, or to out_arr. */
 static gpgpu_status deliver(scan_job *j, void *out)
 {
     if (j->n == 0)
         return GPGPU_SUCCESS;
     if (j->q == NULL) {
+        if (j->out_arr != NULL)
+            return gpgpu__mpi_local(gpgpu_array_write(j->ctx, j->out_arr, 0, j->tmp, j->n),
+                                    j->ctx, "gpgpu_array_write");
         memcpy(out, j->tmp, j->n * j->size);
         return GPGPU_SUCCESS;
     }
     size_t first = j->first == 0 && j->kind == GPGPU_INCLUSIVE ? 1 : j->first;
+    if (j->out_arr != NULL)
+        return copy_on_device(j, j->buf, first, gpgpu_array_buffer(j->out_arr), 0, j->n);
     return read_after(j, NULL, first, j->n, out);
 }
 
-gpgpu_status gpgpu_mpi_scan(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t, gpgpu_op op,
-                            gpgpu_scan_kind kind, const void *in, void *out, size_t n)
+/* The _array form's arrays: both of ctx (a read of no element checks that,
+   and waits for nothing), of one type and length. */
+static gpgpu_status check_arrays(gpgpu_context *ctx, const gpgpu_array *in,
+                                 const gpgpu_array *out, const char *f)
+{
+    gpgpu_status st = GPGPU_SUCCESS;
+    GPGPU__MPI_REQUIRE(st, in != NULL && out != NULL, f, "%s",
+                       "in or out is NULL; pass two arrays, or one twice to scan in place");
+    GPGPU__MPI_REQUIRE(st, gpgpu_array_type(out) == gpgpu_array_type(in), f,
+                       "out holds elements of type %d, in of type %d; need the same",
+                       (int)gpgpu_array_type(out), (int)gpgpu_array_type(in));
+    GPGPU__MPI_REQUIRE(st, gpgpu_array_length(out) == gpgpu_array_length(in), f,
+                       "out has %zu elements, in %zu; need the same length",
+                       gpgpu_array_length(out), gpgpu_array_length(in));
+    if (st == GPGPU_SUCCESS)
+        st = gpgpu__mpi_local(gpgpu_array_read(ctx, in, 0, NULL, 0), ctx, "in");
+    if (st == GPGPU_SUCCESS)
+        st = gpgpu__mpi_local(gpgpu_array_read(ctx, out, 0, NULL, 0), ctx, "out");
+    return st;
+}
+
+/* Both forms: host memory in and out (n elements), or (array_form) the
+   arrays in_arr and out_arr, NULL only when the caller passed NULL. */
+static gpgpu_status scan_any(gpgpu_context *ctx, MPI_Comm comm, const char *f, gpgpu_type t,
+                             gpgpu_op op, gpgpu_scan_kind kind, const void *in, void *out,
+                             const gpgpu_array *in_arr, gpgpu_array *out_arr, int array_form,
+                             size_t n)
 {
     gpgpu__mpi_call c;
-    gpgpu_status st = gpgpu__mpi_begin(&c, comm, __func__, GPGPU__MPI_SCAN, t, op, kind, 0);
+    gpgpu_status st = gpgpu__mpi_begin(&c, comm, f, GPGPU__MPI_SCAN, t, op, kind, array_form);
     if (c.comm == MPI_COMM_NULL)
         return st;
     size_t size = gpgpu_type_size(t);
-    const char *f = __func__;
     GPGPU__MPI_REQUIRE(st, ctx != NULL, f, "%s", "ctx is NULL; pass a context");
     GPGPU__MPI_REQUIRE(st, size != 0, f, "t is %d; not a gpgpu_type", (int)t);
-    GPGPU__MPI_REQUIRE(st, (in != NULL && out != NULL) || n == 0, f,
+    if (array_form && st == GPGPU_SUCCESS)
+        st = check_arrays(ctx, in_arr, out_arr, f);
+    GPGPU__MPI_REQUIRE(st, array_form || (in != NULL && out != NULL) || n == 0, f,
                        "in or out is NULL with n = %zu; they may be NULL only when n is 0", n);
     GPGPU__MPI_REQUIRE(st, n <= SIZE_MAX / 8 - 1, f, "n is %zu; at most %zu", n, SIZE_MAX / 8 - 1);
     GPGPU__MPI_REQUIRE(st, apart_or_same(in, out, n * size), f,
@@ -195,10 +258,14 @@ gpgpu_status gpgpu_mpi_scan(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t, gpg
     GPGPU__MPI_REQUIRE(st, size == 0 || (uintptr_t)out % size == 0, f,
                        "out (%p) is not aligned to its %zu-byte elements", out, size);
     if (st == GPGPU_SUCCESS && c.size == 1)  /* nothing to seed: scan in place */
-        return gpgpu__mpi_local(gpgpu_scan(ctx, t, op, kind, in, out, n), ctx, "gpgpu_scan");
+        return array_form ? gpgpu__mpi_local(gpgpu_scan_array(ctx, op, kind, in_arr, out_arr),
+                                             ctx, "gpgpu_scan_array")
+                          : gpgpu__mpi_local(gpgpu_scan(ctx, t, op, kind, in, out, n), ctx,
+                                             "gpgpu_scan");
     gpgpu__mpi_parts parts = {NULL, NULL};
     gpgpu__mpi_part mine = {n, {0}};
-    scan_job j = {.ctx = ctx, .t = t, .op = op, .kind = kind, .n = n, .size = size, .in = in};
+    scan_job j = {.ctx = ctx, .t = t, .op = op, .kind = kind, .n = n, .size = size, .in = in,
+                  .in_arr = in_arr, .out_arr = out_arr};
     if (st == GPGPU_SUCCESS)
         st = gpgpu__mpi_parts_alloc(&parts, c.size);
     if (st == GPGPU_SUCCESS)
@@ -208,10 +275,26 @@ gpgpu_status gpgpu_mpi_scan(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t, gpg
     st = gpgpu__mpi_agree(&c, st);
     if (st == GPGPU_SUCCESS)
         st = gpgpu__mpi_agree(&c, scan_part(&j, &c, &parts, &mine));
-    if (st == GPGPU_SUCCESS)
+    const int delivering = st == GPGPU_SUCCESS;
+    if (delivering)
         st = deliver(&j, out);
+    if (delivering && array_form)  /* a write to out that failed fails every rank */
+        st = gpgpu__mpi_agree(&c, st);
     gpgpu_array_destroy(j.arr);
     free(j.tmp);
     gpgpu__mpi_parts_free(&parts);
     return st;
+}
+
+gpgpu_status gpgpu_mpi_scan(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t, gpgpu_op op,
+                            gpgpu_scan_kind kind, const void *in, void *out, size_t n)
+{
+    return scan_any(ctx, comm, __func__, t, op, kind, in, out, NULL, NULL, 0, n);
+}
+
+gpgpu_status gpgpu_mpi_scan_array(gpgpu_context *ctx, MPI_Comm comm, gpgpu_op op,
+                                  gpgpu_scan_kind kind, const gpgpu_array *in, gpgpu_array *out)
+{
+    return scan_any(ctx, comm, __func__, gpgpu_array_type(in), op, kind, NULL, NULL, in, out, 1,
+                    gpgpu_array_length(in));
 }
