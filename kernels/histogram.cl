@@ -448,19 +448,6 @@ __kernel void hist_count_global(__global const T *in, ulong off, ulong n, ulong 
     hist_count_into_global(in, begin, end, step, HIST_RULE, part);
 }
 
-/* out[i] (+)= sum over the chunks of part[c * nbins + i]. */
-__kernel void hist_merge(__global const uint *part, uint nchunks, uint nbins,
-                         __global ulong *out, ulong out_off, uint accumulate)
-{
-    uint i = get_global_id(0);
-    if (i >= nbins)
-        return;
-    ulong sum = accumulate ? out[out_off + i] : 0;
-    for (uint c = 0; c < nchunks; c++)
-        sum += part[(ulong)c * nbins + i];
-    out[out_off + i] = sum;
-}
-
 /* ---- RGBA8 images: R, G, B and luminance bins from one read ---------------- */
 
 /* Bins as lib/host_histogram.c: floor(c / 255 * nbins) per channel and
@@ -557,9 +544,9 @@ __kernel void hist_rgba8_global(__global const uchar *px, ulong width, ulong str
                       one work item per group over a contiguous chunk,
                       plain adds; else a grid-stride walk with __local
                       atomics: a compare-and-swap loop for doubles).
-     hist_cells_merge out[i] (+)= the chunks' cell i, chunk by chunk in
-                      group order, so that a private layout's sums do not
-                      depend on timing.
+     hist_merge       (at the end of the file, shared with the 1-D
+                      histogram) out[i] (+)= the chunks' cell i, chunk by
+                      chunk in group order.
      hist_cells_direct cells that do not fit __local memory: every sample
                       adds atomically to out (64-bit counts, or doubles by
                       compare-and-swap; NVIDIA's red.add.f64 with NV_PTX). */
@@ -730,15 +717,25 @@ __kernel void hist_cells_direct(HIST_CELLS_ARGS, __global OUT *out, ulong out_of
     }
 }
 
-__kernel void hist_cells_merge(__global const ACC *part, uint nchunks, uint ncells,
-                               __global OUT *out, ulong out_off, uint accumulate)
+#endif
+
+/* ---- the chunks' bins into the result -------------------------------------- */
+
+#if !HIST_CELLS
+typedef uint ACC;  /* the 1-D histogram's counts per chunk */
+typedef ulong OUT;
+#endif
+
+/* out[i] (+)= sum over the chunks of part[c * nbins + i], chunk by chunk in
+   group order, so that sums of weights do not depend on timing. */
+__kernel void hist_merge(__global const ACC *part, uint nchunks, uint nbins,
+                         __global OUT *out, ulong out_off, uint accumulate)
 {
     uint i = get_global_id(0);
-    if (i >= ncells)
+    if (i >= nbins)
         return;
     OUT sum = accumulate ? out[out_off + i] : 0;
     for (uint c = 0; c < nchunks; c++)
-        sum += part[(ulong)c * ncells + i];
+        sum += part[(ulong)c * nbins + i];
     out[out_off + i] = sum;
 }
-#endif

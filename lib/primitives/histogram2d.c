@@ -202,7 +202,7 @@ static gpgpu_status launch(gpgpu_context *ctx, gpgpu__program *prog, const cells
                           GPGPU__LOCAL(pl.copies * (c->ncells + 1) * acc_size(c)),
                           GPGPU__END));
     size_t wg = ctx->tune.wg, global = gpgpu__div_up(c->ncells, wg) * wg;
-    return gpgpu__run(ctx, prog, "hist_cells_merge", global, wg, GPGPU__ARG(part),
+    return gpgpu__run(ctx, prog, "hist_merge", global, wg, GPGPU__ARG(part),
                       GPGPU__ARG(nchunks), GPGPU__ARG(ncells), GPGPU__ARG(out),
                       GPGPU__ARG(oo), GPGPU__ARG(acc), GPGPU__END);
 }
@@ -388,6 +388,36 @@ static gpgpu_status cells_buffer(gpgpu_context *ctx, const char *func, const cel
     GPGPU__REQUIRE(ctx, (buf) != NULL || (n) == 0, f,                                   \
                    name " is NULL with n = %zu; it may be NULL only when n is 0", (n))
 
+/* The _buffer forms' checks, in the order of cells_host_checked's. */
+static gpgpu_status cells_buffer_checked(gpgpu_context *ctx, const char *f, const char *unit,
+                                         gpgpu_type t, int weighted, gpgpu_type wt, size_t nx,
+                                         double xlo, double xhi, size_t ny, double ylo,
+                                         double yhi, int two_d, cl_mem x, size_t xoff, cl_mem y,
+                                         size_t yoff, cl_mem w, size_t woff, size_t n,
+                                         cl_mem bins, size_t bins_off, cl_uint num_wait,
+                                         const cl_event *wait, cl_event *done)
+{
+    cells_spec c;
+    if (done) /* on any failure the caller has no event to release */
+        *done = NULL;
+    GPGPU__TRY(gpgpu__check_ctx(ctx, f));
+    if (two_d) {
+        REQUIRE_BUFFER(ctx, f, x, "x", n);
+        REQUIRE_BUFFER(ctx, f, y, "y", n);
+    } else {
+        REQUIRE_BUFFER(ctx, f, x, "in", n);
+    }
+    if (weighted)
+        REQUIRE_BUFFER(ctx, f, w, "weights", n);
+    GPGPU__REQUIRE(ctx, bins != NULL, f, "bins is NULL; need a buffer of %s", unit);
+    if (weighted)
+        GPGPU__TRY(check_wt(ctx, f, wt));
+    GPGPU__TRY(spec_make(ctx, f, t, weighted ? (int)wt : -1, nx, xlo, xhi, ny, ylo, yhi, two_d,
+                         &c));
+    return cells_buffer(ctx, f, &c, x, xoff, y, yoff, w, woff, n, bins, bins_off, num_wait,
+                        wait, done);
+}
+
 gpgpu_status gpgpu_histogram_weighted_buffer(gpgpu_context *ctx, gpgpu_type t, cl_mem in,
                                              size_t in_offset, gpgpu_type wt, cl_mem weights,
                                              size_t weights_offset, size_t n, size_t nbins,
@@ -395,18 +425,9 @@ gpgpu_status gpgpu_histogram_weighted_buffer(gpgpu_context *ctx, gpgpu_type t, c
                                              size_t bins_offset, cl_uint num_wait,
                                              const cl_event *wait, cl_event *done)
 {
-    const char *f = __func__;
-    cells_spec c;
-    if (done) /* on any failure the caller has no event to release */
-        *done = NULL;
-    GPGPU__TRY(gpgpu__check_ctx(ctx, f));
-    REQUIRE_BUFFER(ctx, f, in, "in", n);
-    REQUIRE_BUFFER(ctx, f, weights, "weights", n);
-    GPGPU__REQUIRE(ctx, bins != NULL, f, "bins is NULL; need a buffer of nbins doubles");
-    GPGPU__TRY(check_wt(ctx, f, wt));
-    GPGPU__TRY(spec_make(ctx, f, t, (int)wt, nbins, lo, hi, 0, 0, 0, 0, &c));
-    return cells_buffer(ctx, f, &c, in, in_offset, NULL, 0, weights, weights_offset, n, bins,
-                        bins_offset, num_wait, wait, done);
+    return cells_buffer_checked(ctx, __func__, "nbins doubles", t, 1, wt, nbins, lo, hi, 0, 0,
+                                0, 0, in, in_offset, NULL, 0, weights, weights_offset, n, bins,
+                                bins_offset, num_wait, wait, done);
 }
 
 gpgpu_status gpgpu_histogram2d_buffer(gpgpu_context *ctx, gpgpu_type t, cl_mem x,
@@ -415,17 +436,9 @@ gpgpu_status gpgpu_histogram2d_buffer(gpgpu_context *ctx, gpgpu_type t, cl_mem x
                                       double yhi, cl_mem bins, size_t bins_offset,
                                       cl_uint num_wait, const cl_event *wait, cl_event *done)
 {
-    const char *f = __func__;
-    cells_spec c;
-    if (done)
-        *done = NULL;
-    GPGPU__TRY(gpgpu__check_ctx(ctx, f));
-    REQUIRE_BUFFER(ctx, f, x, "x", n);
-    REQUIRE_BUFFER(ctx, f, y, "y", n);
-    GPGPU__REQUIRE(ctx, bins != NULL, f, "bins is NULL; need a buffer of nx * ny counts");
-    GPGPU__TRY(spec_make(ctx, f, t, -1, nx, xlo, xhi, ny, ylo, yhi, 1, &c));
-    return cells_buffer(ctx, f, &c, x, x_offset, y, y_offset, NULL, 0, n, bins, bins_offset,
-                        num_wait, wait, done);
+    return cells_buffer_checked(ctx, __func__, "nx * ny counts", t, 0, GPGPU_F64, nx, xlo, xhi,
+                                ny, ylo, yhi, 1, x, x_offset, y, y_offset, NULL, 0, n, bins,
+                                bins_offset, num_wait, wait, done);
 }
 
 gpgpu_status gpgpu_histogram2d_weighted_buffer(gpgpu_context *ctx, gpgpu_type t, cl_mem x,
@@ -437,19 +450,9 @@ gpgpu_status gpgpu_histogram2d_weighted_buffer(gpgpu_context *ctx, gpgpu_type t,
                                                cl_uint num_wait, const cl_event *wait,
                                                cl_event *done)
 {
-    const char *f = __func__;
-    cells_spec c;
-    if (done)
-        *done = NULL;
-    GPGPU__TRY(gpgpu__check_ctx(ctx, f));
-    REQUIRE_BUFFER(ctx, f, x, "x", n);
-    REQUIRE_BUFFER(ctx, f, y, "y", n);
-    REQUIRE_BUFFER(ctx, f, weights, "weights", n);
-    GPGPU__REQUIRE(ctx, bins != NULL, f, "bins is NULL; need a buffer of nx * ny doubles");
-    GPGPU__TRY(check_wt(ctx, f, wt));
-    GPGPU__TRY(spec_make(ctx, f, t, (int)wt, nx, xlo, xhi, ny, ylo, yhi, 1, &c));
-    return cells_buffer(ctx, f, &c, x, x_offset, y, y_offset, weights, weights_offset, n, bins,
-                        bins_offset, num_wait, wait, done);
+    return cells_buffer_checked(ctx, __func__, "nx * ny doubles", t, 1, wt, nx, xlo, xhi, ny,
+                                ylo, yhi, 1, x, x_offset, y, y_offset, weights, weights_offset, n,
+                                bins, bins_offset, num_wait, wait, done);
 }
 
 /* ---- _array forms ------------------------------------------------------------ */
