@@ -137,6 +137,8 @@ typedef enum {
     GPGPU__HB_SCAN_BY_KEY, /* scan_by_key */
     GPGPU__HB_RUNS,       /* unique, run_length_encode */
     GPGPU__HB_SEGSORT,    /* segmented_sort */
+    GPGPU__HB_TOP_K,      /* top_k */
+    GPGPU__HB_QUANTILES,  /* quantiles */
     GPGPU__HB_COUNT
 } gpgpu__host_prim;
 

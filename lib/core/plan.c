@@ -49,7 +49,8 @@ static int env_flag(const char *name, int dflt)
    gpgpu_plan_description). */
 static const char *const host_prim_names[GPGPU__HB_COUNT] = {
     "reduce", "reduce-f", "scan", "sort", "histogram", "edges", "sum-exact",
-    "segmented", "seg-scan", "index", "by-key", "scan-by-key", "runs", "segsort"};
+    "segmented", "seg-scan", "index", "by-key", "scan-by-key", "runs", "segsort",
+    "top-k", "quantiles"};
 
 /* A threshold of GPGPU_HOST_BELOW at v: digits, or "all" (SIZE_MAX); *end
    after it; 0 if there is neither (*end = v). */
@@ -180,7 +181,8 @@ void gpgpu__plan_init(gpgpu_context *ctx)
     if (t->small_host) {
         t->host_below[GPGPU__HB_REDUCE] = t->host_below[GPGPU__HB_SCAN] =
             t->host_below[GPGPU__HB_SORT] = t->host_below[GPGPU__HB_HISTOGRAM] =
-                t->host_below[GPGPU__HB_SEGSORT] = t->small_host + 1;
+                t->host_below[GPGPU__HB_SEGSORT] = t->host_below[GPGPU__HB_TOP_K] =
+                    t->host_below[GPGPU__HB_QUANTILES] = t->small_host + 1;
     }
     if (cpu) {
         /* CPU devices (PoCL): the crossovers measured on 2 shared cores
@@ -213,7 +215,10 @@ void gpgpu__plan_init(gpgpu_context *ctx)
              runs            unique 0.93 / 0.86 at 2^16, 3.79 / 0.99 at 2^18;
                              rle 0.97 / 1.16 at 2^16, 0.87 / 0.92 at 2^18
            The figures swing by 2x from run to run on this shared box; the
-           thresholds follow the trend of each pair of rows. */
+           thresholds follow the trend of each pair of rows.
+             top-k           (k = 100, against a serial heap) the host's
+                             threads won at every size from 2^16 to 2^24,
+                             f32 and u32 (docs/performance.md): all */
         size_t *b = t->host_below;
         b[GPGPU__HB_REDUCE] = (size_t)1 << 19;
         b[GPGPU__HB_SCAN] = SIZE_MAX;
@@ -227,6 +232,7 @@ void gpgpu__plan_init(gpgpu_context *ctx)
         b[GPGPU__HB_BY_KEY] = (size_t)1 << 17;
         b[GPGPU__HB_SCAN_BY_KEY] = SIZE_MAX;
         b[GPGPU__HB_RUNS] = (size_t)1 << 17;
+        b[GPGPU__HB_TOP_K] = SIZE_MAX;
     }
 
     t->wg = pow2_floor(env_size("GPGPU_WG", t->wg));

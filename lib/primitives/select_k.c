@@ -522,7 +522,7 @@ gpgpu_status gpgpu_top_k(gpgpu_context *ctx, gpgpu_type t, const void *in, size_
     GPGPU__TRY(gpgpu__check_array(ctx, __func__, "indices", indices, indices ? k : 0, 8, 1, 8));
     if (k == 0)
         return GPGPU_SUCCESS;
-    if (ctx->host || gpgpu__small_on_host(ctx, n))
+    if (ctx->host || gpgpu__host_below(ctx, GPGPU__HB_TOP_K, n))
         return gpgpu__host_top_k(t, in, n, k, flags, values, indices) == GPGPU_SUCCESS
                    ? GPGPU_SUCCESS
                    : gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "%s: no host memory", __func__);
@@ -555,7 +555,7 @@ gpgpu_status gpgpu_quantiles(gpgpu_context *ctx, gpgpu_type t, const void *in, s
                    "out is %p; it must be aligned to %zu bytes", (void *)out, sizeof *out);
     if (nq == 0)
         return GPGPU_SUCCESS;
-    if (ctx->host || gpgpu__small_on_host(ctx, n))
+    if (ctx->host || gpgpu__host_below(ctx, GPGPU__HB_QUANTILES, n))
         return host_quantiles(ctx, t, in, n, q, nq, out);
     gpgpu__lock(ctx);
     gpgpu__begin(ctx, 0, NULL, NULL);
