@@ -155,6 +155,8 @@ typedef struct {
     size_t sort_tile;   /* keys per sort tile */
     int sort_match;     /* NVIDIA: rank keys through __local masks, not ballots */
     int select_warps;   /* NVIDIA: compaction with a contiguous stretch per warp */
+    size_t select_sample; /* tiled layout: top_k and quantiles of this many keys
+                           or more read them twice after a sample (0: never) */
     int segsort_host;   /* host-memory segmented sorts on the host's threads */
     int hist_local;     /* 1: privatised __local bins with local atomics */
     int nv_ptx;         /* NVIDIA inline PTX allowed */

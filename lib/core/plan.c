@@ -8,6 +8,8 @@
      windows of 32 tiles a look-back round reads), GPGPU_SCAN_SINGLE_MAX
      (GPUs: single pass up to this many elements), GPGPU_SORT_BITS,
      GPGPU_SORT_MATCH=0|1 (NVIDIA: rank by __local masks or by ballots),
+     GPGPU_SELECT_SAMPLE (coalesced layout: top_k and quantiles of this
+     many elements or more read them twice after a sample; 0: never),
      GPGPU_SEGSORT=host|device, GPGPU_HIST=local|private, GPGPU_PTX=0|1,
      GPGPU_ZERO_COPY=0|1 (host calls use the caller's arrays in place),
      GPGPU_STAGE_BYTES, GPGPU_STAGE_MIN (the staging ring's slot size and
@@ -111,6 +113,8 @@ void gpgpu__plan_init(gpgpu_context *ctx)
     gpgpu__tuning *t = &ctx->tune;
     int cpu = (ctx->type & CL_DEVICE_TYPE_CPU) != 0;
     t->select_warps = 1; /* only NVIDIA's kernels (NV_PTX) look at it */
+    /* below this a sample of 4096 keys stands for too few of them */
+    t->select_sample = (size_t)1 << 15;
     if (cpu) {
         /* PoCL runs a group as a loop over its items: a few items, each
            streaming its own chunk, and a few groups per core to balance. */
@@ -249,6 +253,11 @@ void gpgpu__plan_init(gpgpu_context *ctx)
     t->sort_bits = (int)env_size("GPGPU_SORT_BITS", (size_t)t->sort_bits);
     t->sort_match = env_flag("GPGPU_SORT_MATCH", t->sort_match);
     t->select_warps = env_flag("GPGPU_SELECT_WARPS", t->select_warps);
+    {   /* "0" turns the two reads off (env_size takes 0 for unset) */
+        const char *v = getenv("GPGPU_SELECT_SAMPLE");
+        t->select_sample = v && !strcmp(v, "0") ? 0
+                                                : env_size("GPGPU_SELECT_SAMPLE", t->select_sample);
+    }
     t->nv_ptx = t->nv_ptx && env_flag("GPGPU_PTX", 1);
     t->zero_copy = env_flag("GPGPU_ZERO_COPY", t->zero_copy);
     t->stage_bytes = env_size("GPGPU_STAGE_BYTES", t->stage_bytes);
