@@ -239,12 +239,6 @@ static uint64_t topk_limit(const topk_job *j)
     return s[c];
 }
 
-static int cmp_pair(const void *a, const void *b)
-{
-    const pair *x = a, *y = b;
-    return after(x, y) - after(y, x);
-}
-
 gpgpu_status gpgpu__host_top_k(gpgpu_type t, const void *in, size_t n, size_t k,
                                unsigned flags, void *values, uint64_t *indices)
 {
@@ -278,10 +272,19 @@ gpgpu_status gpgpu__host_top_k(gpgpu_type t, const void *in, size_t n, size_t k,
         for (size_t p = 0; p < j.nparts; p++)
             total += j.fill[p];
     }
-    /* the parts' heaps side by side, then the k best in order */
-    for (size_t p = 1, at = j.fill[0]; p < j.nparts; at += j.fill[p++])
-        memmove(j.heaps + at, j.heaps + p * k, j.fill[p] * sizeof *j.heaps);
-    qsort(j.heaps, total, sizeof *j.heaps, cmp_pair);
+    /* the other parts' pairs into the first part's heap, then a heap sort
+       puts its k (total >= k) in ascending order */
+    size_t m = j.fill[0];
+    for (size_t p = 1; p < j.nparts; p++)
+        for (const pair *x = j.heaps + p * k; x < j.heaps + p * k + j.fill[p]; x++)
+            if (m < k || after(&j.heaps[0], x))
+                heap_push(j.heaps, &m, k, x->u, x->i);
+    for (; m > 1; m--) {
+        pair x = j.heaps[0];
+        j.heaps[0] = j.heaps[m - 1];
+        j.heaps[m - 1] = x;
+        sift_down(j.heaps, m - 1, 0);
+    }
     for (size_t i = 0; i < k; i++) {
         if (values && j.is64)
             ((uint64_t *)values)[i] = raw(in, j.heaps[i].i, 1);
