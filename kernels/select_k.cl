@@ -591,10 +591,14 @@ __kernel void select_iota(__global ulong *ci, ulong n)
 
 #define KT_MAX ((KT)~(KT)0)
 
-/* 64-bit counters from 32-bit atomics: the high word takes the carry. */
-inline void sel_add64(__global uint *acc, uint lo, uint hi, uint v)
+/* 64-bit counters from 32-bit atomics: the high word takes the carry.
+   Below 2^32 keys none can carry, and an add whose old value is not
+   looked at needs no reply (NVIDIA: a reduction, not an atomic). */
+inline void sel_add64(__global uint *acc, uint lo, uint hi, uint v, ulong n)
 {
-    if (v && atomic_add(&acc[lo], v) + v < v)
+    if (v && n <= UINT_MAX)
+        atomic_add(&acc[lo], v);
+    else if (v && atomic_add(&acc[lo], v) + v < v)
         atomic_inc(&acc[hi]);
 }
 
@@ -823,11 +827,11 @@ __kernel void select_read(__global const KT *in, ulong off, ulong n, ulong chunk
         atomic_add(&lb[SEL_SLOTS], nans);
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint i = lid; i < nr * nb; i += lsz)
-        sel_add64(acc, AC_BIN(i), AC_BIN_HI(i), lh[i]);
+        sel_add64(acc, AC_BIN(i), AC_BIN_HI(i), lh[i], n);
     for (uint w = lid; w < nr; w += lsz)
-        sel_add64(acc, AC_BELOW(w), AC_BELOW_HI(w), lb[w]);
+        sel_add64(acc, AC_BELOW(w), AC_BELOW_HI(w), lb[w], n);
     if (lid == 0)
-        sel_add64(acc, AC_NANS, AC_NANS_HI, lb[SEL_SLOTS]);
+        sel_add64(acc, AC_NANS, AC_NANS_HI, lb[SEL_SLOTS], n);
 }
 
 /* Among the cnt candidates at ck + at, the value of rank *rem by digits
