@@ -754,14 +754,16 @@ __kernel void select_find(ulong16 ranks, uint nr, uint ties, ulong cap, __global
    item, the keys inside a window in its bins in __local memory, then all
    of them added to acc. Read 1 (the ranges of select_find, unless the gate
    is open): the keys of each range (raw bits, and the index when idx) to
-   the range's place in ck / ci. */
+   the range's place in ck / ci. The windows' and ranges' words stay in
+   __local memory (every item reads the same word: a broadcast), so that
+   the registers hold only the counts below and the loads in flight. */
 __kernel void select_read(__global const KT *in, ulong off, ulong n, ulong chunk, KT m0, KT m1,
                           KT nan_lo, KT nan_hi, uint read, __global const ulong *fs,
                           __global uint *acc, __global KT *ck, __global ulong *ci, uint idx)
 {
     __local uint lh[SEL_BINS], lb[SEL_SLOTS + 1];
-    KT rlo[SEL_SLOTS], rspan[SEL_SLOTS];
-    ulong rarg[SEL_SLOTS], rcnt[SEL_SLOTS];
+    __local KT rlo[SEL_SLOTS], rspan[SEL_SLOTS];
+    __local ulong rarg[SEL_SLOTS], rcnt[SEL_SLOTS];
     uint below[SEL_SLOTS], nans = 0;
     uint lid = get_local_id(0), lsz = get_local_size(0);
     uint nr = (uint)fs[read ? FS_NC : FS_NW], nb = (uint)fs[FS_NB];
@@ -773,14 +775,15 @@ __kernel void select_read(__global const KT *in, ulong off, ulong n, ulong chunk
         lh[i] = 0;
     for (uint i = lid; i <= SEL_SLOTS; i += lsz)
         lb[i] = 0;
-#pragma unroll
-    for (uint w = 0; w < SEL_SLOTS; w++) {
+    for (uint w = lid; w < SEL_SLOTS; w += lsz) {
         rlo[w] = (KT)par[4 * w];
         rspan[w] = (KT)par[4 * w + 1];
         rarg[w] = par[4 * w + 2];
         rcnt[w] = par[4 * w + 3];
-        below[w] = 0;
     }
+#pragma unroll
+    for (uint w = 0; w < SEL_SLOTS; w++)
+        below[w] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     sel_part(n, chunk, &lo, &hi, &step);
     in += off;
