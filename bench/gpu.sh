@@ -49,11 +49,14 @@
 #              sort ranking by ballots or __local masks, sort tiles of 4096,
 #              6144, 8192 keys (median of 10) -> variants.jsonl
 #   science    search_sorted (2^24 needles in 2^24 sorted u32), argsort u32,
-#              gather u32, top_k (k = 100) and the median of f32,
-#              histogram2d 256 x 256 and histogram_weighted 256 bins of f32,
-#              beside our sort and sort_pairs of the same n; then PyTorch and
-#              CuPy on the same cases (.gpu/science_peers.py, staged by
-#              ../shared/gpu/prepare) -> science.jsonl, science-peers.jsonl
+#              gather u32, top_k (k = 100), the median and 5 quantiles at
+#              once of f32 (and of u32), histogram2d 256 x 256 and
+#              histogram_weighted 256 bins of f32, beside our sort and
+#              sort_pairs of the same n; then PyTorch and CuPy on the same
+#              cases (.gpu/science_peers.py, staged by ../shared/gpu/prepare)
+#              -> science.jsonl, science-peers.jsonl; top_k and the
+#              quantiles again by the digit passes alone
+#              (GPGPU_SELECT_SAMPLE=0) -> select-passes.jsonl
 #   before     the installed library against an older install under $BEFORE
 #              (configure --prefix=$PWD/.gpu/before at the older commit),
 #              alternating twice: scan u32/f32 at 2^20, 2^24, 2^28 (and u32
@@ -224,6 +227,16 @@ if has science; then
     done
     for op in top_k quantiles histogram2d histogram_weighted sort; do
         bf science.jsonl 5 --op $op --type f32 --n $n
+    done
+    bf science.jsonl 5 --op quantiles --bins 5 --type f32 --n $n
+    for op in top_k quantiles; do
+        bf science.jsonl 5 --op $op --type u32 --n $n
+    done
+    for t in f32 u32; do
+        for sel in "--op top_k" "--op quantiles" "--op quantiles --bins 5"; do
+            # shellcheck disable=SC2086
+            GPGPU_SELECT_SAMPLE=0 bf select-passes.jsonl 5 $sel --type $t --n $n
+        done
     done
     stamp science_peers
     timeout 300 python3 .gpu/science_peers.py ${N_LG:-28} > "$out/science-peers.jsonl" 2>> "$out/err.txt"

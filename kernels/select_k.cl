@@ -4,16 +4,31 @@
  * sort's transformed bits (sort_xf), so every type and both orders select
  * by unsigned comparison, floats by totalOrder.
  *
- * The data is read in parts: one contiguous chunk per work item (CHUNKED,
- * groups of one item) or one contiguous tile per group whose items read
- * adjacent words (GPUs). For each rank wanted (up to SEL_SLOTS at once) a
- * pass over the data counts, per part, the digits of the keys that share
- * the rank's prefix found so far (select_count); one group adds the parts
- * up and picks the digit the rank falls in (select_plan). After the last
- * digit the prefix is the key of that rank, and the state also holds how
- * many keys are below it. top_k then takes the keys below the k-th key and
- * the first ties in index order (select_collect) and orders those k
- * candidates by (key, index) (select_rank).
+ * GPUs (the tiled layout) first try two reads of the data. A sample of
+ * SEL_SAMPLE keys, sorted by one group, places a window of keys around
+ * each rank wanted (select_sample); one read counts the keys below each
+ * window and bins those inside it in __local counters (select_window:
+ * keys outside every window touch no counter, so that no counter is hot);
+ * one group finds the bin of each rank (select_find); a second read copies
+ * the keys of those bins, and for top_k every key below, into a small
+ * candidates buffer (select_gather); one group per rank then finishes on
+ * the candidates alone (select_finish, select_take). When the sample
+ * misled (a rank outside its window) or the bins hold more than the
+ * buffer (many equal keys), the fast state's gate opens and the passes
+ * below, which every layout has, take the call: each of their kernels
+ * returns at once while the gate is shut.
+ *
+ * The passes: the data is read in parts: one contiguous chunk per work
+ * item (CHUNKED, groups of one item) or one contiguous tile per group
+ * whose items read adjacent words (GPUs). For each rank wanted (up to
+ * SEL_SLOTS at once) a pass over the data counts, per part, the digits of
+ * the keys that share the rank's prefix found so far (select_count); one
+ * group adds the parts up and picks the digit the rank falls in
+ * (select_plan). After the last digit the prefix is the key of that rank,
+ * and the state also holds how many keys are below it. top_k then takes
+ * the keys below the k-th key and the first ties in index order
+ * (select_collect) and orders those k candidates by (key, index)
+ * (select_rank).
  *
  * The state (ulong words): [0] NaNs seen, [1] the collect counter, [2]
  * whether a slot's prefix holds between 1/16 and 15/16 of the data, then
@@ -78,15 +93,53 @@ inline void sel_part(ulong n, ulong chunk, ulong *lo, ulong *hi, ulong *step)
 #define SEL_INC(h) atomic_inc(&(h))
 #endif
 
+/* After the two reads (gated) the passes run only if gate[0] is set: the
+   fast state's word that says the reads failed. */
+#define SEL_GATED(gate, gated) if ((gated) && !(gate)[0]) return
+
+/* The value v of cnt[0 .. nv) where rem falls: *before = the sum of
+   cnt[0 .. v) <= rem < *before + cnt[v]; nv when rem is past the sum.
+   Every item of the group calls it and gets the answer; ls: scratch of
+   the group's size + 2 words. Each item adds a run of the values, then
+   one item walks the runs and the run that holds rem. */
+inline uint sel_find(__local const ulong *cnt, uint nv, ulong rem, __local ulong *ls,
+                     ulong *before)
+{
+    uint lid = get_local_id(0), lsz = get_local_size(0), run = (nv + lsz - 1) / lsz;
+    ulong sum = 0;
+    for (uint v = lid * run; v < nv && v < (lid + 1) * run; v++)
+        sum += cnt[v];
+    ls[lid] = sum;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0) {
+        ulong acc = 0;
+        uint t = 0, v = nv;
+        while (t < lsz && acc + ls[t] <= rem)
+            acc += ls[t++];
+        if (t < lsz)
+            for (v = t * run; v < nv && acc + cnt[v] <= rem; v++)
+                acc += cnt[v];
+        ls[lsz] = v;
+        ls[lsz + 1] = acc;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint v = (uint)ls[lsz];
+    *before = ls[lsz + 1];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return v;
+}
+
 /* The first pass: counts, for part p into hist[p * SEL_HIST ..], the
    top digit (at shift) of every key, and the NaNs (keys outside [nan_lo,
    nan_hi]). */
 __kernel void select_count0(__global const KT *in, ulong off, ulong n, ulong chunk, KT m0,
-                            KT m1, uint shift, KT nan_lo, KT nan_hi, __global uint *hist)
+                            KT m1, uint shift, KT nan_lo, KT nan_hi, __global uint *hist,
+                            __global const ulong *gate, uint gated)
 {
     __local uint lh[RADIX + 1];
     ulong lo, hi, step;
     uint lid = get_local_id(0), lsz = get_local_size(0), nans = 0;
+    SEL_GATED(gate, gated);
     for (uint i = lid; i <= RADIX; i += lsz)
         lh[i] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -113,13 +166,14 @@ __kernel void select_count0(__global const KT *in, ulong off, ulong n, ulong chu
    its counts: pre[] keeps the distinct prefixes. */
 __kernel void select_count(__global const KT *in, ulong off, ulong n, ulong chunk, KT m0,
                            KT m1, uint shift, uint nr, __global const ulong *state,
-                           __global uint *hist)
+                           __global uint *hist, __global const ulong *gate, uint gated)
 {
     __local uint lh[SEL_HIST];
     KT pre[SEL_SLOTS];
     ulong lo, hi, step;
     uint lid = get_local_id(0), lsz = get_local_size(0);
     uint above = shift + RADIX_BITS, lead = 0;
+    SEL_GATED(gate, gated);
     for (uint i = lid; i < SEL_HIST; i += lsz)
         lh[i] = 0;
     for (uint j = 0; j < nr; j++) {
@@ -213,13 +267,14 @@ __kernel void select_count(__global const KT *in, ulong off, ulong n, ulong chun
    parts before p (nparts + 1 entries). */
 __kernel void select_plan(__global const uint *hist, uint nparts, uint nr, uint shift,
                           uint first, ulong16 ranks, uint ties, ulong n, __global ulong *state,
-                          __global ulong *tieb)
+                          __global ulong *tieb, __global const ulong *gate, uint gated)
 {
-    __local ulong ls[RADIX];
+    __local ulong lc[RADIX], ls[RADIX + 2];
     uint v = get_local_id(0);
     ulong rk[16] = {ranks.s0, ranks.s1, ranks.s2, ranks.s3, ranks.s4, ranks.s5, ranks.s6,
                     ranks.s7, ranks.s8, ranks.s9, ranks.sa, ranks.sb, ranks.sc, ranks.sd,
                     ranks.se, ranks.sf};
+    SEL_GATED(gate, gated);
     if (first && v == 0) {
         ulong nans = 0;
         for (uint p = 0; p < nparts; p++)
@@ -227,9 +282,9 @@ __kernel void select_plan(__global const uint *hist, uint nparts, uint nr, uint 
         state[0] = nans;
         state[1] = 0;
         state[ST_DENSE] = 0;
-        for (uint j = 0; j < nr; j++) {
+        for (uint j = 0; j < SEL_SLOTS; j++) { /* unused slots too: they are copied */
             state[ST_PRE(j)] = 0;
-            state[ST_REM(j)] = rk[j];
+            state[ST_REM(j)] = j < nr ? rk[j] : 0;
             state[ST_LESS(j)] = 0;
         }
     }
@@ -240,28 +295,19 @@ __kernel void select_plan(__global const uint *hist, uint nparts, uint nr, uint 
            select_count keeps them) */
         if (!first && j > 0 && ((state[ST_PRE(j)] ^ state[ST_PRE(j - 1)]) >> above) != 0)
             h++;
-        ulong c = 0;
+        ulong c = 0, before, rem = state[ST_REM(j)];
         for (uint p = 0; p < nparts; p++)
             c += hist[p * SEL_HIST + h * RADIX + v];
-        ls[v] = c;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (uint o = 1; o < RADIX; o <<= 1) {
-            ulong y = v >= o ? ls[v - o] : 0;
-            barrier(CLK_LOCAL_MEM_FENCE);
-            ls[v] += y;
-            barrier(CLK_LOCAL_MEM_FENCE);
-        }
-        ulong before = ls[v] - c, rem = state[ST_REM(j)];
-        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-        if (c > 0 && before <= rem && rem < before + c) {
-            state[ST_PRE(j)] |= (ulong)v << shift;
+        lc[v] = c;
+        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE); /* item 0 writes state next */
+        uint d = sel_find(lc, RADIX, rem, ls, &before);
+        if (v == 0 && d < RADIX) {
+            state[ST_PRE(j)] |= (ulong)d << shift;
             state[ST_REM(j)] = rem - before;
             state[ST_LESS(j)] += before;
-            ls[0] = c > n / 16 && c < n - n / 16;
+            dense |= lc[d] > n / 16 && lc[d] < n - n / 16;
         }
         barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-        dense |= (uint)ls[0];
-        barrier(CLK_LOCAL_MEM_FENCE);
     }
     if (v == 0)
         state[ST_DENSE] = dense;
@@ -281,13 +327,14 @@ __kernel void select_plan(__global const uint *hist, uint nparts, uint nr, uint 
    the keys below) into ck / ci (raw bits and index). */
 __kernel void select_collect(__global const KT *in, ulong off, ulong n, ulong chunk, KT m0,
                              KT m1, __global ulong *state, __global const ulong *tieb,
-                             __global KT *ck, __global ulong *ci)
+                             __global KT *ck, __global ulong *ci, __global const ulong *gate, uint gated)
 {
     KT kth = (KT)state[ST_PRE(0)];
     ulong less = state[ST_LESS(0)], need = state[ST_REM(0)] + 1;
     ulong lo, hi, step, p = get_group_id(0);
     ulong tb = tieb[p], te = tieb[p + 1];
     __global uint *counter = (__global uint *)(state + 1);
+    SEL_GATED(gate, gated);
     sel_part(n, chunk, &lo, &hi, &step);
     in += off;
 #if CHUNKED
@@ -307,7 +354,7 @@ __kernel void select_collect(__global const KT *in, ulong off, ulong n, ulong ch
 #else
     /* Ties are ranked by a group scan of each round of WG elements, only
        in parts that hold ties to take (a condition the group shares). */
-    __local uint lt[WG];
+    __local uint lt[SORT_LX];
     uint lid = get_local_id(0);
     int take = tb < need && te > tb;
     ulong base = tb;
@@ -327,21 +374,14 @@ __kernel void select_collect(__global const KT *in, ulong off, ulong n, ulong ch
             tie = u == kth;
         }
         if (take) {
-            lt[lid] = tie;
-            barrier(CLK_LOCAL_MEM_FENCE);
-            for (uint w = 1; w < WG; w <<= 1) {
-                uint y = lid >= w ? lt[lid - w] : 0;
-                barrier(CLK_LOCAL_MEM_FENCE);
-                lt[lid] += y;
-                barrier(CLK_LOCAL_MEM_FENCE);
-            }
-            ulong o = base + lt[lid] - tie;
+            uint round;
+            ulong o = base + sort_wg_scan((uint)tie, lt, &round);
             if (tie && o < need) {
                 ck[less + o] = x;
                 ci[less + o] = i;
             }
-            base += lt[WG - 1];
-            barrier(CLK_LOCAL_MEM_FENCE);
+            base += round;
+            barrier(CLK_LOCAL_MEM_FENCE); /* lt is written again next round */
         }
     }
 #endif
@@ -516,6 +556,373 @@ __kernel void select_iota(__global ulong *ci, ulong n)
 {
     for (ulong i = get_global_id(0); i < n; i += get_global_size(0))
         ci[i] = i;
+}
+
+/* ---- GPUs: a sample, then two reads ------------------------------------------ */
+
+#define SEL_SAMPLE 4096 /* keys of the sample */
+#define SEL_BINS 4096   /* a window pass's counters, shared by the windows */
+#define SEL_PIECE 2048  /* bins select_find holds in __local memory at once */
+
+/* The fast state (ulong words): the gate, the windows (lowest key, span
+   and the shift of its bins; four words each), then the candidate ranges
+   (lowest key, span, offset and count in the candidates buffer), then per
+   slot its window and then its range. */
+#define FS_GATE 0
+#define FS_NW 1   /* windows */
+#define FS_NB 2   /* bins a window */
+#define FS_NC 3   /* candidate ranges */
+#define FS_WIN(w) (4 + 4 * (w))
+#define FS_RANGE(c) (4 + 4 * SEL_SLOTS + 4 * (c))
+#define FS_SLOT(j) (4 + 8 * SEL_SLOTS + 2 * (j))
+#define FS_WORDS (4 + 10 * SEL_SLOTS)
+
+/* The counters (uint words) the reads add to, in 64 bits as low and high
+   words: the bins, the keys below each window, the NaNs; then the fill of
+   each candidate range. */
+#define AC_BIN(i) (i)
+#define AC_BIN_HI(i) (SEL_BINS + (i))
+#define AC_BELOW(w) (2 * SEL_BINS + (w))
+#define AC_BELOW_HI(w) (2 * SEL_BINS + SEL_SLOTS + (w))
+#define AC_NANS (2 * SEL_BINS + 2 * SEL_SLOTS)
+#define AC_NANS_HI (AC_NANS + 1)
+#define AC_FILL(c) (AC_NANS + 2 + (c))
+#define AC_WORDS (AC_FILL(SEL_SLOTS))
+
+#define KT_MAX ((KT)~(KT)0)
+
+/* 64-bit counters from 32-bit atomics: the high word takes the carry.
+   Below 2^32 keys none can carry, and an add whose old value is not
+   looked at needs no reply (NVIDIA: a reduction, not an atomic). */
+inline void sel_add64(__global uint *acc, uint lo, uint hi, uint v, ulong n)
+{
+    if (v && n <= UINT_MAX)
+        atomic_add(&acc[lo], v);
+    else if (v && atomic_add(&acc[lo], v) + v < v)
+        atomic_inc(&acc[hi]);
+}
+
+inline ulong sel_get64(__global const uint *acc, uint lo, uint hi)
+{
+    return acc[lo] | (ulong)acc[hi] << 32;
+}
+
+#define SEL_LOADS 4 /* loads of each item in flight in the two reads */
+
+/* One group: clears the counters, sorts SEL_SAMPLE keys taken evenly
+   across the data (bitonic, in __local memory) and places a window around
+   each of the nr ranks (ascending): the keys between the sample's ranks a
+   few deviations either side of where the rank is expected, reaching
+   beyond the sample's ends by twice the window when the rank is near
+   them. Windows that overlap are one. */
+__kernel void select_sample(__global const KT *in, ulong off, ulong n, KT m0, KT m1,
+                            ulong16 ranks, uint nr, __global ulong *fs, __global uint *acc)
+{
+    __local KT ls[SEL_SAMPLE];
+    uint lid = get_local_id(0), lsz = get_local_size(0);
+    ulong rk[16] = {ranks.s0, ranks.s1, ranks.s2, ranks.s3, ranks.s4, ranks.s5, ranks.s6,
+                    ranks.s7, ranks.s8, ranks.s9, ranks.sa, ranks.sb, ranks.sc, ranks.sd,
+                    ranks.se, ranks.sf};
+    for (uint i = lid; i < AC_WORDS; i += lsz)
+        acc[i] = 0;
+    for (uint i = lid; i < FS_WORDS; i += lsz)
+        fs[i] = 0;
+    for (uint i = lid; i < SEL_SAMPLE; i += lsz)
+        ls[i] = sort_xf(in[off + i * n / SEL_SAMPLE], m0, m1);
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE); /* item 0 writes fs last */
+    for (uint size = 2; size <= SEL_SAMPLE; size <<= 1)
+        for (uint stride = size / 2; stride > 0; stride >>= 1) {
+            for (uint t = lid; t < SEL_SAMPLE / 2; t += lsz) {
+                uint i = 2 * t - (t & (stride - 1)), j = i + stride;
+                KT a = ls[i], b = ls[j];
+                if ((a > b) == ((i & size) == 0)) {
+                    ls[i] = b;
+                    ls[j] = a;
+                }
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+    if (lid != 0)
+        return;
+    uint nw = 0;
+    KT whi = 0;
+    for (uint j = 0; j < nr; j++) {
+        float p = (float)rk[j] * SEL_SAMPLE / (float)n;
+        float dev = 3 * sqrt(p * (1 - p / SEL_SAMPLE)) + 2;
+        int a = (int)floor(p - dev), b = (int)ceil(p + dev);
+        KT lo = ls[clamp(a, 0, SEL_SAMPLE - 1)], hi = ls[clamp(b, 0, SEL_SAMPLE - 1)];
+        ulong reach = 2 * (ulong)(hi - lo) + 1;
+        if (a < 0)
+            lo = lo > reach ? lo - (KT)reach : 0;
+        if (b >= SEL_SAMPLE)
+            hi = KT_MAX - hi > reach ? hi + (KT)reach : KT_MAX;
+        if (nw > 0 && lo <= whi) {
+            whi = max(whi, hi);
+        } else {
+            fs[FS_WIN(nw)] = lo;
+            nw++;
+            whi = hi;
+        }
+        fs[FS_WIN(nw - 1) + 1] = whi - (KT)fs[FS_WIN(nw - 1)];
+        fs[FS_SLOT(j)] = nw - 1;
+    }
+    uint nb = SEL_BINS / nw;
+    for (uint w = 0; w < nw; w++) {
+        uint sh = 0;
+        while ((fs[FS_WIN(w) + 1] >> sh) >= nb)
+            sh++;
+        fs[FS_WIN(w) + 2] = sh;
+    }
+    fs[FS_GATE] = 0;
+    fs[FS_NW] = nw;
+    fs[FS_NB] = nb;
+}
+
+/* One group: the bin of each rank, and the candidate ranges: for top_k
+   (ties) every key up to the end of the k-th key's bin, for quantiles
+   each bin that holds a rank. Opens the gate when a rank lies outside
+   its window or the ranges hold more than cap keys. Starts the state as
+   select_plan does (the NaNs). */
+__kernel void select_find(ulong16 ranks, uint nr, uint ties, ulong cap, __global ulong *fs,
+                          __global const uint *acc, __global ulong *state)
+{
+    __local ulong lc[SEL_PIECE], ls[WG + 2];
+    uint lid = get_local_id(0), nb = (uint)fs[FS_NB], nc = 0, bad = 0, cw = ~0u, cbin = 0;
+    ulong rk[16] = {ranks.s0, ranks.s1, ranks.s2, ranks.s3, ranks.s4, ranks.s5, ranks.s6,
+                    ranks.s7, ranks.s8, ranks.s9, ranks.sa, ranks.sb, ranks.sc, ranks.sd,
+                    ranks.se, ranks.sf};
+    ulong total = 0;
+    for (uint j = 0; j < nr; j++) {
+        uint w = (uint)fs[FS_SLOT(j)];
+        ulong before = 0, below = sel_get64(acc, AC_BELOW(w), AC_BELOW_HI(w));
+        ulong rem = rk[j] - below, got;
+        uint t = nb, piece = SEL_PIECE;
+        /* the window's bins SEL_PIECE at a time, each with the bins
+           before it added to before */
+        for (uint at = 0; at < nb && t == nb; at += piece) {
+            piece = min(nb - at, (uint)SEL_PIECE);
+            for (uint i = lid; i < piece; i += get_local_size(0))
+                lc[i] = sel_get64(acc, AC_BIN(w * nb + at + i), AC_BIN_HI(w * nb + at + i));
+            barrier(CLK_LOCAL_MEM_FENCE);
+            uint v = sel_find(lc, piece, rem - before, ls, &got);
+            before += got;
+            t = v < piece ? at + v : nb;
+        }
+        if (lid == 0 && (rk[j] < below || t >= nb)) {
+            bad = 1;
+        } else if (lid == 0) {
+            KT wlo = (KT)fs[FS_WIN(w)], span = (KT)fs[FS_WIN(w) + 1];
+            uint sh = (uint)fs[FS_WIN(w) + 2];
+            ulong top = ((ulong)(t + 1) << sh) - 1;
+            /* the bin [blo, bhi] holds cnt keys, the rank's at rank in it */
+            KT blo = wlo + ((KT)t << sh), bhi = wlo + (top < span ? (KT)top : span);
+            ulong cnt = lc[t % SEL_PIECE], rank = rem - before;
+            if (ties) { /* top_k: every key up to the bin's end */
+                blo = 0;
+                cnt += below + before;
+                rank = rk[j];
+            }
+            if (nc == 0 || cw != w || cbin != t) {
+                fs[FS_RANGE(nc)] = blo;
+                fs[FS_RANGE(nc) + 1] = bhi - blo;
+                fs[FS_RANGE(nc) + 2] = total;
+                fs[FS_RANGE(nc) + 3] = cnt;
+                total += cnt;
+                nc++;
+                cw = w;
+                cbin = t;
+            }
+            fs[FS_SLOT(j) + 1] = nc - 1;
+            state[ST_REM(j)] = rank;
+        }
+        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) {
+        state[0] = sel_get64(acc, AC_NANS, AC_NANS_HI);
+        state[1] = 0;
+        state[ST_DENSE] = 0;
+        for (uint j = nr; j < SEL_SLOTS; j++) /* unused slots: they are copied */
+            state[ST_PRE(j)] = state[ST_REM(j)] = state[ST_LESS(j)] = 0;
+        fs[FS_NC] = nc;
+        fs[FS_GATE] = bad || total > cap;
+    }
+}
+
+/* The two reads, both a pass over the data with SEL_LOADS loads of each
+   item in flight. Read 0 (the windows of select_sample): the keys below
+   each window and the NaNs (keys outside [nan_lo, nan_hi]) counted per
+   item, the keys inside a window in its bins in __local memory, then all
+   of them added to acc. Read 1 (the ranges of select_find, unless the gate
+   is open): the keys of each range (raw bits, and the index when idx) to
+   the range's place in ck / ci. The windows' and ranges' words stay in
+   __local memory (every item reads the same word: a broadcast), so that
+   the registers hold only the counts below and the loads in flight. */
+__kernel void select_read(__global const KT *in, ulong off, ulong n, ulong chunk, KT m0, KT m1,
+                          KT nan_lo, KT nan_hi, uint read, __global const ulong *fs,
+                          __global uint *acc, __global KT *ck, __global ulong *ci, uint idx)
+{
+    __local uint lh[SEL_BINS], lb[SEL_SLOTS + 1];
+    __local KT rlo[SEL_SLOTS], rspan[SEL_SLOTS];
+    __local ulong rarg[SEL_SLOTS], rcnt[SEL_SLOTS];
+    uint below[SEL_SLOTS], nans = 0;
+    uint lid = get_local_id(0), lsz = get_local_size(0);
+    uint nr = (uint)fs[read ? FS_NC : FS_NW], nb = (uint)fs[FS_NB];
+    __global const ulong *par = fs + (read ? FS_RANGE(0) : FS_WIN(0));
+    ulong lo, hi, step;
+    if (read && fs[FS_GATE])
+        return;
+    for (uint i = lid; i < SEL_BINS; i += lsz)
+        lh[i] = 0;
+    for (uint i = lid; i <= SEL_SLOTS; i += lsz)
+        lb[i] = 0;
+    for (uint w = lid; w < SEL_SLOTS; w += lsz) {
+        rlo[w] = (KT)par[4 * w];
+        rspan[w] = (KT)par[4 * w + 1];
+        rarg[w] = par[4 * w + 2];
+        rcnt[w] = par[4 * w + 3];
+    }
+#pragma unroll
+    for (uint w = 0; w < SEL_SLOTS; w++)
+        below[w] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    sel_part(n, chunk, &lo, &hi, &step);
+    in += off;
+    for (ulong i = lo; i < hi; i += SEL_LOADS * step) {
+        KT x[SEL_LOADS];
+#pragma unroll
+        for (uint e = 0; e < SEL_LOADS; e++)
+            x[e] = i + e * step < hi ? in[i + e * step] : 0;
+#pragma unroll
+        for (uint e = 0; e < SEL_LOADS; e++) {
+            KT u = sort_xf(x[e], m0, m1);
+            if (i + e * step >= hi)
+                break;
+            nans += !read && (u < nan_lo || u > nan_hi);
+#pragma unroll
+            for (uint w = 0; w < SEL_SLOTS; w++) {
+                KT d = u - rlo[w];
+                if (w >= nr)
+                    break;
+                below[w] += u < rlo[w];
+                if (d > rspan[w])
+                    continue;
+                if (!read) {
+                    atomic_inc(&lh[w * nb + (uint)(d >> rarg[w])]);
+                    continue;
+                }
+                uint s = atomic_inc(&acc[AC_FILL(w)]);
+                if (s < rcnt[w]) { /* always, unless the data changed */
+                    ck[rarg[w] + s] = x[e];
+                    if (idx)
+                        ci[rarg[w] + s] = i + e * step;
+                }
+                break;
+            }
+        }
+    }
+    if (read)
+        return;
+#pragma unroll
+    for (uint w = 0; w < SEL_SLOTS; w++)
+        if (w < nr && below[w])
+            atomic_add(&lb[w], below[w]);
+    if (nans)
+        atomic_add(&lb[SEL_SLOTS], nans);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint i = lid; i < nr * nb; i += lsz)
+        sel_add64(acc, AC_BIN(i), AC_BIN_HI(i), lh[i], n);
+    for (uint w = lid; w < nr; w += lsz)
+        sel_add64(acc, AC_BELOW(w), AC_BELOW_HI(w), lb[w], n);
+    if (lid == 0)
+        sel_add64(acc, AC_NANS, AC_NANS_HI, lb[SEL_SLOTS], n);
+}
+
+/* Among the cnt candidates at ck + at, the value of rank *rem by digits
+   of RADIX_BITS: of the keys (key) or, among the keys equal to kth, of
+   their indices (index bits: nbits); *rem becomes the rank within the
+   ties of the value found, *ties their number. */
+inline ulong sel_digits(__global const KT *ck, __global const ulong *ci, ulong at, ulong cnt,
+                        KT m0, KT m1, int key, KT kth, uint nbits, ulong *rem, ulong *ties,
+                        __local uint *lh, __local ulong *lc, __local ulong *ls)
+{
+    uint lid = get_local_id(0), lsz = get_local_size(0);
+    uint digits = (nbits + RADIX_BITS - 1) / RADIX_BITS;
+    ulong pre = 0;
+    for (uint pass = 0; pass < digits; pass++) {
+        uint shift = RADIX_BITS * (digits - 1 - pass);
+        ulong before;
+        for (uint v = lid; v < RADIX; v += lsz)
+            lh[v] = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (ulong e = lid; e < cnt; e += lsz) {
+            KT u = sort_xf(ck[at + e], m0, m1);
+            ulong w = key ? u : ci[at + e];
+            if ((key || u == kth) && (pass == 0 || ((w ^ pre) >> (shift + RADIX_BITS)) == 0))
+                atomic_inc(&lh[(uint)(w >> shift) & (RADIX - 1)]);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint v = lid; v < RADIX; v += lsz)
+            lc[v] = lh[v];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        uint d = sel_find(lc, RADIX, *rem, ls, &before);
+        d = min(d, (uint)RADIX - 1); /* the rank lies in the candidates */
+        pre |= (ulong)d << shift;
+        *rem -= before;
+        *ties = lc[d];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    return pre;
+}
+
+/* One group per slot: the key of the slot's rank within its candidate
+   range into the state (ST_PRE). top_k (ties): also the last index to
+   take among the ties of that key (ST_LESS; all of them: ~0), so that the
+   keys to take are those of (key, index) up to (ST_PRE, ST_LESS). */
+__kernel void select_finish(__global const ulong *fs, __global const KT *ck,
+                            __global const ulong *ci, KT m0, KT m1, uint ties, ulong n,
+                            __global ulong *state)
+{
+    __local uint lh[RADIX];
+    __local ulong lc[RADIX], ls[WG + 2];
+    if (fs[FS_GATE])
+        return;
+    uint j = get_group_id(0), c = (uint)fs[FS_SLOT(j) + 1];
+    ulong at = fs[FS_RANGE(c) + 2], cnt = fs[FS_RANGE(c) + 3], rem = state[ST_REM(j)], same;
+    KT kth = (KT)sel_digits(ck, ci, at, cnt, m0, m1, 1, 0, KEY_BITS, &rem, &same, lh, lc, ls);
+    ulong last = ~0ul;
+    if (ties && rem + 1 < same)
+        last = sel_digits(ck, ci, at, cnt, m0, m1, 0, kth, 64 - (uint)clz(n - 1), &rem, &same,
+                          lh, lc, ls);
+    if (get_local_id(0) == 0) {
+        state[ST_PRE(j)] = kth;
+        state[ST_LESS(j)] = last;
+    }
+}
+
+/* top_k: the k candidates of (key, index) up to (ST_PRE, ST_LESS) of slot
+   0 into tk / ti, for select_rank. */
+__kernel void select_take(__global const ulong *fs, __global const KT *ck,
+                          __global const ulong *ci, KT m0, KT m1, __global const ulong *state,
+                          __global KT *tk, __global ulong *ti)
+{
+    __local uint lt;
+    if (fs[FS_GATE])
+        return;
+    uint lid = get_local_id(0);
+    ulong cnt = fs[FS_RANGE(0) + 3], last = state[ST_LESS(0)];
+    KT kth = (KT)state[ST_PRE(0)];
+    if (lid == 0)
+        lt = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (ulong e = lid; e < cnt; e += get_local_size(0)) {
+        KT x = ck[e], u = sort_xf(x, m0, m1);
+        ulong i = ci[e];
+        if (u < kth || (u == kth && i <= last)) {
+            uint s = atomic_inc(&lt);
+            tk[s] = x;
+            ti[s] = i;
+        }
+    }
 }
 
 #if SELECT_FP64

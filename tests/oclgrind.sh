@@ -39,7 +39,16 @@ dir="$top_builddir/tests/.cache/oclgrind"
 mkdir -p "$dir"
 status=0
 pairs=$("$driver" --list) || exit 99
-for layout in "GPGPU_CHUNKED=0 GPGPU_HIST=local GPGPU_WG=16" \
+# oclgrind's device is a CPU without shared memory, whose plan keeps host
+# calls of up to 4096 elements on the host. In the coalesced layout
+# GPGPU_HOST_BELOW sends top_k and quantiles to the kernels, and
+# GPGPU_SELECT_SAMPLE=256 sends those of 1000 and 300 elements through the
+# GPUs' two reads after a sample, those of 7 and 1 through the passes. (In
+# the chunked layout the checker reports uninitialised values in
+# select_count and select_plan when quantiles follow a top_k, though a
+# quantiles call alone is clean and the results are right: not yet
+# explained, so that layout's select_k case stays on the host.)
+for layout in "GPGPU_CHUNKED=0 GPGPU_HIST=local GPGPU_WG=16 GPGPU_SELECT_SAMPLE=256 GPGPU_HOST_BELOW=top-k=0,quantiles=0" \
               "GPGPU_CHUNKED=1 GPGPU_HIST=private GPGPU_WG=8"; do
     echo "$pairs" | { failed=0; while read -r case variant; do
         log="$dir/$case-$variant-$(echo "$layout" | tr ' =' '__').log"

@@ -25,8 +25,14 @@ static const size_t sizes[] = { 1, 2, 3, 97, 255, 256, 257, 1009, 4095, 4096, 40
                                 8191, 8192, 8193, 10007, 65537 };
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 
-typedef enum { RANDOM, FEW_DISTINCT, ALL_EQUAL, SPECIALS } pattern;
-static const char *pattern_names[] = { "random", "few-distinct", "all-equal", "specials" };
+/* MISLEADING: every 17th element is the type's zero, the rest random; at
+   n = 17 * 4096 the GPU's sample of 4096 evenly spaced keys sees only
+   the zeros, so the windows it places miss the ranks. PERMUTATION: the
+   integers 0 .. n-1 shuffled, so that GPU bins (spans of keys) hold
+   known ranks. */
+typedef enum { RANDOM, FEW_DISTINCT, ALL_EQUAL, SPECIALS, MISLEADING, PERMUTATION } pattern;
+static const char *pattern_names[] = { "random", "few-distinct", "all-equal", "specials",
+                                       "misleading", "permutation" };
 
 /* Both zeros, both infinities, NaNs of both signs, subnormals, one. */
 static const uint32_t f32_specials[] = { 0x00000000u, 0x80000000u, 0x7f800000u, 0xff800000u,
@@ -70,6 +76,15 @@ static void make(gpgpu_type t, void *x, size_t n, pattern p, int no_nan, uint64_
             memcpy(k + i * 8, &f64_specials[w], 8);
         else if (w < 2)
             memset(k + i * ks, w ? 0xff : 0, ks); /* integer extremes and ties */
+    }
+    for (size_t i = 0; i < n && p == MISLEADING; i += 17)
+        memset(k + i * ks, 0, ks);
+    for (size_t i = 0; i < n && p == PERMUTATION; i++) { /* ks >= 4 */
+        size_t j = (size_t)(splitmix(&s) % (i + 1));
+        memcpy(k + i * ks, k + j * ks, ks);
+        uint64_t v = i;
+        memset(k + j * ks, 0, ks);
+        memcpy(k + j * ks, &v, 4);
     }
 }
 
@@ -125,7 +140,7 @@ END_TEST
 
 TU_TEST(top_k_keeps_ties_in_index_order)
 {
-    static const size_t ns[] = { 7, 4097, 20011 };
+    static const size_t ns[] = { 7, 4097, 40009 };
     for (pattern p = FEW_DISTINCT; p <= SPECIALS; p++)
         for (int ti = 0; ti < NTYPES; ti++)
             for (unsigned flags = 0; flags < 2; flags++)
@@ -211,7 +226,7 @@ END_TEST
 
 TU_TEST(quantiles_of_ties_zeros_and_nans)
 {
-    static const size_t ns[] = { 2, 4097, 20011 };
+    static const size_t ns[] = { 2, 4097, 40009 };
     for (pattern p = FEW_DISTINCT; p <= SPECIALS; p++)
         for (int ti = 0; ti < NTYPES; ti++)
             for (size_t s = 0; s < 3; s++)
@@ -350,6 +365,49 @@ TU_TEST(buffer_forms_work_at_offsets)
 END_TEST
 
 /* ---- the GPU layout on any device ------------------------------------------------- */
+
+/* The sample the host's threads and GPUs take (4096 evenly spaced keys)
+   sees only zeros, or every key is equal: the results stay exact. */
+TU_TEST(samples_that_mislead)
+{
+    const size_t n = 17 * 4096;
+    for (int ti = 0; ti < NTYPES; ti += 5) /* i32, f64 */
+        for (pattern p = MISLEADING; p >= ALL_EQUAL; p -= 2) {
+            check_top_k(ti, n, 100, GPGPU_DESCENDING, p, 3, tu_seed_for(1100 + ti, p));
+            check_top_k(ti, n, 1000, 0, p, 3, tu_seed_for(1110 + ti, p));
+            check_quantiles(ti, n, p, 1, NQ_RADIX, tu_seed_for(1120 + ti, p));
+        }
+}
+END_TEST
+
+/* The GPU's two reads and the passes they fall back to: the sample
+   misled, many equal keys, ranks at the edges of the bins, and a million
+   keys (on GPUs from GPGPU_SELECT_SAMPLE = 2^15 keys). */
+TU_TEST(gpu_layout_reads_twice_or_falls_back)
+{
+    static const size_t edges[] = { 1, 2, 63, 64, 65, 255, 256, 257, 1023, 1024 };
+    const size_t n = 17 * 4096;
+    if (!tu_force("GPGPU_CHUNKED=0 GPGPU_WG=64"))
+        return;
+    for (int ti = 1; ti < NTYPES; ti += 2) { /* u32, i64, f64 */
+        for (unsigned flags = 0; flags < 2; flags++) {
+            check_top_k(ti, n, 100, flags, MISLEADING, 3, tu_seed_for(1000 + ti, flags));
+            check_top_k(ti, n, 1000, flags, ALL_EQUAL, 3, tu_seed_for(1010 + ti, flags));
+        }
+        check_quantiles(ti, n, MISLEADING, 1, NQ_RADIX, tu_seed_for(1020 + ti, n));
+        check_quantiles(ti, n, ALL_EQUAL, 1, NQ_RADIX, tu_seed_for(1030 + ti, n));
+    }
+    for (size_t e = 0; e < sizeof edges / sizeof edges[0]; e++)
+        for (unsigned flags = 0; flags < 2; flags++)
+            check_top_k(1, n, edges[e], flags, PERMUTATION, 3, tu_seed_for(1040 + e, flags));
+    check_quantiles(1, n, PERMUTATION, 1, NQS, tu_seed_for(1050, n));
+    check_top_k(2, 1000003, 100, GPGPU_DESCENDING, RANDOM, 3, tu_seed_for(1060, 0));
+    check_top_k(5, 1000003, 1024, 0, SPECIALS, 3, tu_seed_for(1061, 0));
+    check_quantiles(2, 1000003, RANDOM, 1, NQS, tu_seed_for(1062, 0));
+    check_quantiles(5, 1000003, SPECIALS, 0, NQ_RADIX, tu_seed_for(1063, 0));
+    tu_restore_ctx();
+}
+END_TEST
 
 TU_TEST(gpu_layout_selects_on_any_device)
 {

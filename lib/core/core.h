@@ -137,6 +137,8 @@ typedef enum {
     GPGPU__HB_SCAN_BY_KEY, /* scan_by_key */
     GPGPU__HB_RUNS,       /* unique, run_length_encode */
     GPGPU__HB_SEGSORT,    /* segmented_sort */
+    GPGPU__HB_TOP_K,      /* top_k */
+    GPGPU__HB_QUANTILES,  /* quantiles */
     GPGPU__HB_COUNT
 } gpgpu__host_prim;
 
@@ -153,6 +155,8 @@ typedef struct {
     size_t sort_tile;   /* keys per sort tile */
     int sort_match;     /* NVIDIA: rank keys through __local masks, not ballots */
     int select_warps;   /* NVIDIA: compaction with a contiguous stretch per warp */
+    size_t select_sample; /* tiled layout: top_k and quantiles of this many keys
+                           or more read them twice after a sample (0: never) */
     int segsort_host;   /* host-memory segmented sorts on the host's threads */
     int hist_local;     /* 1: privatised __local bins with local atomics */
     int nv_ptx;         /* NVIDIA inline PTX allowed */

@@ -8,6 +8,8 @@
      windows of 32 tiles a look-back round reads), GPGPU_SCAN_SINGLE_MAX
      (GPUs: single pass up to this many elements), GPGPU_SORT_BITS,
      GPGPU_SORT_MATCH=0|1 (NVIDIA: rank by __local masks or by ballots),
+     GPGPU_SELECT_SAMPLE (coalesced layout: top_k and quantiles of this
+     many elements or more read them twice after a sample; 0: never),
      GPGPU_SEGSORT=host|device, GPGPU_HIST=local|private, GPGPU_PTX=0|1,
      GPGPU_ZERO_COPY=0|1 (host calls use the caller's arrays in place),
      GPGPU_STAGE_BYTES, GPGPU_STAGE_MIN (the staging ring's slot size and
@@ -49,7 +51,8 @@ static int env_flag(const char *name, int dflt)
    gpgpu_plan_description). */
 static const char *const host_prim_names[GPGPU__HB_COUNT] = {
     "reduce", "reduce-f", "scan", "sort", "histogram", "edges", "sum-exact",
-    "segmented", "seg-scan", "index", "by-key", "scan-by-key", "runs", "segsort"};
+    "segmented", "seg-scan", "index", "by-key", "scan-by-key", "runs", "segsort",
+    "top-k", "quantiles"};
 
 /* A threshold of GPGPU_HOST_BELOW at v: digits, or "all" (SIZE_MAX); *end
    after it; 0 if there is neither (*end = v). */
@@ -110,6 +113,8 @@ void gpgpu__plan_init(gpgpu_context *ctx)
     gpgpu__tuning *t = &ctx->tune;
     int cpu = (ctx->type & CL_DEVICE_TYPE_CPU) != 0;
     t->select_warps = 1; /* only NVIDIA's kernels (NV_PTX) look at it */
+    /* below this a sample of 4096 keys stands for too few of them */
+    t->select_sample = (size_t)1 << 15;
     if (cpu) {
         /* PoCL runs a group as a loop over its items: a few items, each
            streaming its own chunk, and a few groups per core to balance. */
@@ -180,7 +185,8 @@ void gpgpu__plan_init(gpgpu_context *ctx)
     if (t->small_host) {
         t->host_below[GPGPU__HB_REDUCE] = t->host_below[GPGPU__HB_SCAN] =
             t->host_below[GPGPU__HB_SORT] = t->host_below[GPGPU__HB_HISTOGRAM] =
-                t->host_below[GPGPU__HB_SEGSORT] = t->small_host + 1;
+                t->host_below[GPGPU__HB_SEGSORT] = t->host_below[GPGPU__HB_TOP_K] =
+                    t->host_below[GPGPU__HB_QUANTILES] = t->small_host + 1;
     }
     if (cpu) {
         /* CPU devices (PoCL): the crossovers measured on 2 shared cores
@@ -213,7 +219,10 @@ void gpgpu__plan_init(gpgpu_context *ctx)
              runs            unique 0.93 / 0.86 at 2^16, 3.79 / 0.99 at 2^18;
                              rle 0.97 / 1.16 at 2^16, 0.87 / 0.92 at 2^18
            The figures swing by 2x from run to run on this shared box; the
-           thresholds follow the trend of each pair of rows. */
+           thresholds follow the trend of each pair of rows.
+             top-k           (k = 100, against a serial heap) the host's
+                             threads won at every size from 2^16 to 2^24,
+                             f32 and u32 (docs/performance.md): all */
         size_t *b = t->host_below;
         b[GPGPU__HB_REDUCE] = (size_t)1 << 19;
         b[GPGPU__HB_SCAN] = SIZE_MAX;
@@ -227,6 +236,7 @@ void gpgpu__plan_init(gpgpu_context *ctx)
         b[GPGPU__HB_BY_KEY] = (size_t)1 << 17;
         b[GPGPU__HB_SCAN_BY_KEY] = SIZE_MAX;
         b[GPGPU__HB_RUNS] = (size_t)1 << 17;
+        b[GPGPU__HB_TOP_K] = SIZE_MAX;
     }
 
     t->wg = pow2_floor(env_size("GPGPU_WG", t->wg));
@@ -243,6 +253,11 @@ void gpgpu__plan_init(gpgpu_context *ctx)
     t->sort_bits = (int)env_size("GPGPU_SORT_BITS", (size_t)t->sort_bits);
     t->sort_match = env_flag("GPGPU_SORT_MATCH", t->sort_match);
     t->select_warps = env_flag("GPGPU_SELECT_WARPS", t->select_warps);
+    {   /* "0" turns the two reads off (env_size takes 0 for unset) */
+        const char *v = getenv("GPGPU_SELECT_SAMPLE");
+        t->select_sample = v && !strcmp(v, "0") ? 0
+                                                : env_size("GPGPU_SELECT_SAMPLE", t->select_sample);
+    }
     t->nv_ptx = t->nv_ptx && env_flag("GPGPU_PTX", 1);
     t->zero_copy = env_flag("GPGPU_ZERO_COPY", t->zero_copy);
     t->stage_bytes = env_size("GPGPU_STAGE_BYTES", t->stage_bytes);

@@ -3,7 +3,9 @@
  * gpgpu_quantiles, and what the device forms share with it: keys made
  * unsigned by the sort's masks (gpgpu__sort_masks), so that every type and
  * both orders compare as integers; top_k keeps the k best (key, index)
- * pairs in a heap; quantiles selects each rank on a copy of the keys.
+ * pairs in a heap per part of the data, on the host's threads (CPU
+ * devices' host calls come here too: plan.c); quantiles selects each rank
+ * on a copy of the keys.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -92,50 +94,6 @@ static void sift_down(pair *h, size_t n, size_t at)
     }
 }
 
-gpgpu_status gpgpu__host_top_k(gpgpu_type t, const void *in, size_t n, size_t k,
-                               unsigned flags, void *values, uint64_t *indices)
-{
-    const int is64 = gpgpu__type(t)->is_64;
-    uint64_t m0, m1;
-    if (k == 0)
-        return GPGPU_SUCCESS;
-    pair *h = malloc(k * sizeof *h);
-    if (!h)
-        return GPGPU_ERROR_OUT_OF_MEMORY;
-    gpgpu__sort_masks(t, flags, &m0, &m1);
-    /* a max-heap of the k first (key, index) pairs seen so far */
-    for (size_t i = 0; i < k; i++) {
-        h[i].u = xf(raw(in, i, is64), is64, m0, m1);
-        h[i].i = i;
-    }
-    for (size_t i = k / 2; i-- > 0;)
-        sift_down(h, k, i);
-    for (size_t i = k; i < n; i++) {
-        uint64_t u = xf(raw(in, i, is64), is64, m0, m1);
-        if (u < h[0].u) { /* a later index never beats an equal key */
-            h[0].u = u;
-            h[0].i = i;
-            sift_down(h, k, 0);
-        }
-    }
-    for (size_t m = k; m > 1; m--) { /* heap sort: ascending in place */
-        pair x = h[0];
-        h[0] = h[m - 1];
-        h[m - 1] = x;
-        sift_down(h, m - 1, 0);
-    }
-    for (size_t i = 0; i < k; i++) {
-        if (values && is64)
-            ((uint64_t *)values)[i] = raw(in, h[i].i, 1);
-        else if (values)
-            ((uint32_t *)values)[i] = (uint32_t)raw(in, h[i].i, 0);
-        if (indices)
-            indices[i] = h[i].i;
-    }
-    free(h);
-    return GPGPU_SUCCESS;
-}
-
 /* Moves the r-th smallest of a[lo .. hi) to a[r], smaller ones before it
    and larger ones after: three-way partitions around the median of three,
    so that runs of equal keys end the search at once. */
@@ -164,6 +122,180 @@ static void quickselect(uint64_t *a, size_t lo, size_t hi, size_t r)
         else
             return;
     }
+}
+
+/* Pushes (u, i) into the max-heap h of *m pairs (k at most): appended
+   while there is room, else in place of the largest (which it beats). */
+static void heap_push(pair *h, size_t *m, size_t k, uint64_t u, uint64_t i)
+{
+    pair x = {u, i};
+    if (*m == k) {
+        h[0] = x;
+        sift_down(h, k, 0);
+        return;
+    }
+    size_t at = (*m)++;
+    while (at > 0 && after(&x, &h[(at - 1) / 2])) {
+        h[at] = h[(at - 1) / 2];
+        at = (at - 1) / 2;
+    }
+    h[at] = x;
+}
+
+/* top_k on the host's threads: each part of the data keeps the k best
+   pairs among its keys at most lim in a heap. The keys are tested
+   TK_BLOCK at a time by a loop of compares the compiler vectorises; a
+   block is looked at key by key only when one of them may enter, which
+   after the first blocks is rare, so the parts read at the memory's pace.
+   lim comes from a sample, so that an adversarial order (keys improving
+   as the index grows) still enters few. */
+enum { TK_BLOCK = 64, TK_SAMPLE = 2048, TK_PART_MIN = 1 << 15 };
+
+typedef struct {
+    const void *in;
+    size_t n, k, nparts;
+    int is64;
+    uint64_t m0, m1, lim;
+    pair *heaps; /* k per part */
+    size_t *fill;
+} topk_job;
+
+/* Whether a key of x[0 .. TK_BLOCK) is at most lim (branch-free). */
+static int block_hit(const topk_job *j, size_t at, uint64_t lim)
+{
+    if (j->is64) {
+        const uint64_t *x = (const uint64_t *)j->in + at;
+        uint64_t m0 = j->m0, dm = j->m0 ^ j->m1, hit = 0;
+        for (int e = 0; e < TK_BLOCK; e++)
+            hit |= (x[e] ^ (m0 ^ ((0 - (x[e] >> 63)) & dm))) <= lim;
+        return hit != 0;
+    }
+    const uint32_t *x = (const uint32_t *)j->in + at;
+    uint32_t m0 = (uint32_t)j->m0, dm = (uint32_t)(j->m0 ^ j->m1), l = (uint32_t)lim, hit = 0;
+    for (int e = 0; e < TK_BLOCK; e++)
+        hit |= (x[e] ^ (m0 ^ ((0 - (x[e] >> 31)) & dm))) <= l;
+    return hit != 0;
+}
+
+/* Part p of n elements cut into nparts: [*lo, *hi). */
+static void part_range(size_t n, size_t nparts, size_t p, size_t *lo, size_t *hi)
+{
+    size_t each = n / nparts, extra = n % nparts;
+    *lo = each * p + (p < extra ? p : extra);
+    *hi = *lo + each + (p < extra);
+}
+
+/* Parts for the host's threads: at least TK_PART_MIN elements each, a
+   few per thread to balance them; 1 when n is small. */
+static size_t parts_for(size_t n)
+{
+    size_t parts = n / TK_PART_MIN, most = 4 * gpgpu__host_threads();
+    return parts > most ? most : parts < 2 ? 1 : parts;
+}
+
+static void topk_part(void *arg, size_t p)
+{
+    const topk_job *j = arg;
+    size_t lo, hi;
+    part_range(j->n, j->nparts, p, &lo, &hi);
+    pair *h = j->heaps + p * j->k;
+    size_t m = 0;
+    uint64_t lim = j->lim;
+    for (size_t i = lo; i < hi;) {
+        size_t end = hi - i < TK_BLOCK ? hi : i + TK_BLOCK;
+        if (end - i == TK_BLOCK && !block_hit(j, i, lim)) {
+            i = end;
+            continue;
+        }
+        for (; i < end; i++) {
+            uint64_t u = xf(raw(j->in, i, j->is64), j->is64, j->m0, j->m1);
+            if (u > lim)
+                continue;
+            heap_push(h, &m, j->k, u, i);
+            if (m == j->k) { /* a later index never beats an equal key */
+                if (h[0].u == 0)
+                    goto done;
+                lim = h[0].u - 1;
+            }
+        }
+    }
+done:
+    j->fill[p] = m;
+}
+
+/* A key that at least k keys are likely at most: the key of a sample's
+   rank a few deviations past the expected one, or the largest key. */
+static uint64_t topk_limit(const topk_job *j)
+{
+    uint64_t s[TK_SAMPLE];
+    double want = (double)j->k * TK_SAMPLE / (double)j->n;
+    size_t c = (size_t)(want + want / 4 + 8);
+    if (c >= TK_SAMPLE)
+        return UINT64_MAX;
+    for (size_t i = 0; i < TK_SAMPLE; i++)
+        s[i] = xf(raw(j->in, (size_t)((double)i * (double)j->n / TK_SAMPLE), j->is64),
+                  j->is64, j->m0, j->m1);
+    quickselect(s, 0, TK_SAMPLE, c);
+    return s[c];
+}
+
+gpgpu_status gpgpu__host_top_k(gpgpu_type t, const void *in, size_t n, size_t k,
+                               unsigned flags, void *values, uint64_t *indices)
+{
+    topk_job j = {in, n, k, parts_for(n), gpgpu__type(t)->is_64, 0, 0, UINT64_MAX, NULL, NULL};
+    if (k == 0)
+        return GPGPU_SUCCESS;
+    gpgpu__sort_masks(t, flags, &j.m0, &j.m1);
+    if (k > TK_PART_MIN / 8) /* parts only where the heaps stay small beside them */
+        j.nparts = 1;
+    j.heaps = malloc(j.nparts * k * sizeof *j.heaps);
+    j.fill = malloc(j.nparts * sizeof *j.fill);
+    if (!j.heaps || !j.fill) {
+        free(j.heaps);
+        free(j.fill);
+        return GPGPU_ERROR_OUT_OF_MEMORY;
+    }
+    if (j.nparts > 1) {
+        j.lim = topk_limit(&j);
+        gpgpu__parallel(j.nparts, topk_part, &j);
+    }
+    size_t total = 0;
+    for (size_t p = 0; p < j.nparts && j.nparts > 1; p++)
+        total += j.fill[p];
+    if (total < k) { /* one part, or fewer than k keys at most the sample's limit */
+        j.lim = UINT64_MAX;
+        if (j.nparts > 1)
+            gpgpu__parallel(j.nparts, topk_part, &j);
+        else
+            topk_part(&j, 0);
+        total = 0;
+        for (size_t p = 0; p < j.nparts; p++)
+            total += j.fill[p];
+    }
+    /* the other parts' pairs into the first part's heap, then a heap sort
+       puts its k (total >= k) in ascending order */
+    size_t m = j.fill[0];
+    for (size_t p = 1; p < j.nparts; p++)
+        for (const pair *x = j.heaps + p * k; x < j.heaps + p * k + j.fill[p]; x++)
+            if (m < k || after(&j.heaps[0], x))
+                heap_push(j.heaps, &m, k, x->u, x->i);
+    for (; m > 1; m--) {
+        pair x = j.heaps[0];
+        j.heaps[0] = j.heaps[m - 1];
+        j.heaps[m - 1] = x;
+        sift_down(j.heaps, m - 1, 0);
+    }
+    for (size_t i = 0; i < k; i++) {
+        if (values && j.is64)
+            ((uint64_t *)values)[i] = raw(in, j.heaps[i].i, 1);
+        else if (values)
+            ((uint32_t *)values)[i] = (uint32_t)raw(in, j.heaps[i].i, 0);
+        if (indices)
+            indices[i] = j.heaps[i].i;
+    }
+    free(j.heaps);
+    free(j.fill);
+    return GPGPU_SUCCESS;
 }
 
 int gpgpu__host_select(gpgpu_type t, const void *in, size_t n, const size_t *ranks, size_t nr,

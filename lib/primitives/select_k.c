@@ -2,11 +2,19 @@
  * select_k.c - gpgpu_top_k and gpgpu_quantiles: a radix select
  * (kernels/select_k.cl) instead of a sort.
  *
- * Keys are the sort's transformed bits. For up to SLOTS ranks at once, one
- * read of the data per 8-bit digit counts the digits of the keys that
- * share each rank's prefix, and a small kernel picks the digit each rank
- * falls in: four reads for 32-bit keys, eight for 64-bit, where a sort
- * reads and writes the data about nine times. Every decision stays on the
+ * Keys are the sort's transformed bits. On GPUs (the tiled layout, n of
+ * tune.select_sample or more) the data is read twice: a sorted sample places a
+ * window of keys around each rank, one read counts the keys below each
+ * window and bins those inside, and a second read copies the bins that
+ * hold the ranks (top_k: and every key below) into a candidates buffer of
+ * at most cand_cap() keys, on which one group per rank finishes. When that
+ * fails (a rank outside its window, or too many candidates: many equal
+ * keys) the device opens a gate and the passes take the call: for up to
+ * SLOTS ranks at once, one read of the data per 8-bit digit counts the
+ * digits of the keys that share each rank's prefix, and a small kernel
+ * picks the digit each rank falls in: four reads for 32-bit keys, eight
+ * for 64-bit, where a sort reads and writes the data about nine times. On
+ * other layouts the passes take every call. Every decision stays on the
  * device, so the _buffer forms never wait.
  *   top_k      the k-th key K, then one read that collects the keys below K
  *              and the first ties of K in index order, then the k
@@ -29,6 +37,8 @@
 enum { SLOTS = 16, RADIX_BITS = 8, RADIX = 1 << RADIX_BITS, SEL_HIST = SLOTS * RADIX + 1 };
 enum { STATE_WORDS = 3 + 3 * SLOTS };
 #define ST_PRE(j) (3 + 3 * (j))
+enum { FS_WORDS = 4 + 10 * SLOTS, SEL_BINS = 4096 };
+enum { AC_WORDS = 2 * SEL_BINS + 3 * SLOTS + 2 };
 enum { RANK_MAX = 1024 };  /* top_k above this k: a sort of pairs */
 enum { MIN_PART = 4096 };  /* elements per part below which more parts only cost */
 /* quantiles: rounds of passes (SLOTS ranks each) beyond which a sort of a
@@ -53,16 +63,27 @@ static kt_arg kt(int is64, uint64_t v)
 }
 
 /* One selection's device side: the data, how it is read, the masks and
-   the scratch. */
+   the scratch; fast: the two reads run first (fs: their state and the
+   gate of the passes; acc: their counters; cand, cand_i: the candidates). */
 typedef struct {
     gpgpu_type t;
     gpgpu__program *prog;
-    cl_mem in, hist, state, tieb;
-    cl_ulong off, n, chunk;
+    cl_mem in, hist, state, tieb, fs, acc, cand, cand_i;
+    cl_ulong off, n, chunk, cap;
     cl_uint parts;
     size_t local, ks;
     uint64_t m0, m1;
+    int fast;
 } sel_run;
+
+/* The candidates buffer: enough for the bins of random keys at any n,
+   small beside n, so that many equal keys overflow it and take the
+   passes. */
+static size_t cand_cap(size_t n)
+{
+    size_t c = n / 16;
+    return c < 2048 ? 2048 : c > ((size_t)1 << 17) ? (size_t)1 << 17 : c;
+}
 
 static gpgpu_status run_init(gpgpu_context *ctx, gpgpu_type t, cl_mem in, size_t off, size_t n,
                              unsigned flags, sel_run *r)
@@ -91,11 +112,57 @@ static gpgpu_status run_init(gpgpu_context *ctx, gpgpu_type t, cl_mem in, size_t
         parts = 1;
     r->chunk = gpgpu__div_up(n, parts);
     r->parts = (cl_uint)gpgpu__div_up(n, r->chunk);
-    snprintf(opts, sizeof opts, "-D KEY_BITS=%zu -D RADIX_BITS=%d -D SEL_SLOTS=%d -D SELECT_FP64=%d",
-             r->ks * 8, RADIX_BITS, SLOTS, ctx->fp64);
+    snprintf(opts, sizeof opts,
+             "-D KEY_BITS=%zu -D RADIX_BITS=%d -D SEL_SLOTS=%d -D SELECT_FP64=%d -D TILE_WG=%zu",
+             r->ks * 8, RADIX_BITS, SLOTS, ctx->fp64, ctx->tune.wg);
     GPGPU__TRY(gpgpu__program_get(ctx, "select_k", NULL, opts, &r->prog));
-    return gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS, (size_t)r->parts * SEL_HIST * sizeof(cl_uint),
-                          &r->hist);
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS,
+                              (size_t)r->parts * SEL_HIST * sizeof(cl_uint), &r->hist));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_COUNTS, FS_WORDS * sizeof(cl_ulong), &r->fs));
+    r->fast = !ctx->tune.chunked && ctx->tune.select_sample && n >= ctx->tune.select_sample;
+    if (!r->fast)
+        return GPGPU_SUCCESS;
+    r->cap = cand_cap(n);
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_OUT, AC_WORDS * sizeof(cl_uint), &r->acc));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_KEYS_B, r->cap * r->ks, &r->cand));
+    return gpgpu__scratch(ctx, GPGPU__SLOT_SORT_VALUES_B, r->cap * sizeof(cl_ulong), &r->cand_i);
+}
+
+/* One of the two reads (select_read). */
+static gpgpu_status read_data(gpgpu_context *ctx, sel_run *r, cl_uint read, const kt_arg *nan_lo,
+                              const kt_arg *nan_hi, cl_uint idx)
+{
+    const int is64 = r->ks == 8;
+    kt_arg m0 = kt(is64, r->m0), m1 = kt(is64, r->m1);
+    return gpgpu__run(ctx, r->prog, "select_read", r->parts * r->local, r->local,
+                      GPGPU__ARG(r->in), GPGPU__ARG(r->off), GPGPU__ARG(r->n),
+                      GPGPU__ARG(r->chunk), KT_ARG(m0), KT_ARG(m1), KT_ARG(*nan_lo),
+                      KT_ARG(*nan_hi), GPGPU__ARG(read), GPGPU__ARG(r->fs), GPGPU__ARG(r->acc),
+                      GPGPU__ARG(r->cand), GPGPU__ARG(r->cand_i), GPGPU__ARG(idx), GPGPU__END);
+}
+
+/* The two reads for ranks[0 .. nr) (ascending), their keys into r->state
+   unless they open the gate. ties (top_k, one rank): the candidates are
+   every key up to the rank's bin, with their indices, and the state also
+   gets the last index to take among the ties of the k-th key. */
+static gpgpu_status run_fast(gpgpu_context *ctx, sel_run *r, const cl_ulong16 *rk, cl_uint nr,
+                             cl_uint ties, const kt_arg *nan_lo, const kt_arg *nan_hi)
+{
+    const int is64 = r->ks == 8;
+    kt_arg m0 = kt(is64, r->m0), m1 = kt(is64, r->m1);
+    size_t l = r->local;
+    GPGPU__TRY(gpgpu__run(ctx, r->prog, "select_sample", l, l, GPGPU__ARG(r->in),
+                          GPGPU__ARG(r->off), GPGPU__ARG(r->n), KT_ARG(m0), KT_ARG(m1),
+                          GPGPU__ARG(*rk), GPGPU__ARG(nr), GPGPU__ARG(r->fs),
+                          GPGPU__ARG(r->acc), GPGPU__END));
+    GPGPU__TRY(read_data(ctx, r, 0, nan_lo, nan_hi, 0));
+    GPGPU__TRY(gpgpu__run(ctx, r->prog, "select_find", l, l, GPGPU__ARG(*rk), GPGPU__ARG(nr),
+                          GPGPU__ARG(ties), GPGPU__ARG(r->cap), GPGPU__ARG(r->fs),
+                          GPGPU__ARG(r->acc), GPGPU__ARG(r->state), GPGPU__END));
+    GPGPU__TRY(read_data(ctx, r, 1, nan_lo, nan_hi, ties));
+    return gpgpu__run(ctx, r->prog, "select_finish", nr * l, l, GPGPU__ARG(r->fs),
+                      GPGPU__ARG(r->cand), GPGPU__ARG(r->cand_i), KT_ARG(m0), KT_ARG(m1),
+                      GPGPU__ARG(ties), GPGPU__ARG(r->n), GPGPU__ARG(r->state), GPGPU__END);
 }
 
 /* The passes that find the keys of ranks[0 .. nr) (ascending within r's
@@ -120,6 +187,9 @@ static gpgpu_status run_passes(gpgpu_context *ctx, sel_run *r, const size_t *ran
     memset(&rk, 0, sizeof rk);
     for (cl_uint j = 0; j < nr; j++)
         rk.s[j] = ranks[j];
+    cl_uint gated = (cl_uint)r->fast;
+    if (r->fast)
+        GPGPU__TRY(run_fast(ctx, r, &rk, nr, ties, &nan_lo, &nan_hi));
     for (unsigned pass = 0; pass < bits / RADIX_BITS; pass++) {
         cl_uint shift = bits - RADIX_BITS * (pass + 1);
         cl_uint first = pass == 0, last_ties = ties && shift == 0;
@@ -128,18 +198,21 @@ static gpgpu_status run_passes(gpgpu_context *ctx, sel_run *r, const size_t *ran
                                   GPGPU__ARG(r->in), GPGPU__ARG(r->off), GPGPU__ARG(r->n),
                                   GPGPU__ARG(r->chunk), KT_ARG(m0), KT_ARG(m1),
                                   GPGPU__ARG(shift), KT_ARG(nan_lo), KT_ARG(nan_hi),
-                                  GPGPU__ARG(r->hist), GPGPU__END));
+                                  GPGPU__ARG(r->hist), GPGPU__ARG(r->fs), GPGPU__ARG(gated),
+                                  GPGPU__END));
         else
             GPGPU__TRY(gpgpu__run(ctx, r->prog, "select_count", r->parts * r->local, r->local,
                                   GPGPU__ARG(r->in), GPGPU__ARG(r->off), GPGPU__ARG(r->n),
                                   GPGPU__ARG(r->chunk), KT_ARG(m0), KT_ARG(m1),
                                   GPGPU__ARG(shift), GPGPU__ARG(nr), GPGPU__ARG(r->state),
-                                  GPGPU__ARG(r->hist), GPGPU__END));
+                                  GPGPU__ARG(r->hist), GPGPU__ARG(r->fs), GPGPU__ARG(gated),
+                                  GPGPU__END));
         GPGPU__TRY(gpgpu__run(ctx, r->prog, "select_plan", RADIX, RADIX, GPGPU__ARG(r->hist),
                               GPGPU__ARG(r->parts), GPGPU__ARG(nr), GPGPU__ARG(shift),
                               GPGPU__ARG(first), GPGPU__ARG(rk), GPGPU__ARG(last_ties),
                               GPGPU__ARG(r->n),
-                              GPGPU__ARG(r->state), GPGPU__ARG(r->tieb), GPGPU__END));
+                              GPGPU__ARG(r->state), GPGPU__ARG(r->tieb), GPGPU__ARG(r->fs),
+                              GPGPU__ARG(gated), GPGPU__END));
     }
     return GPGPU_SUCCESS;
 }
@@ -218,13 +291,19 @@ static gpgpu_status topk_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem in, si
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_KEYS, k * r.ks, &ck));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_VALUES, k * sizeof(cl_ulong), &ci));
     size_t rank = k - 1;
+    cl_uint gated = (cl_uint)r.fast;
     GPGPU__TRY(run_passes(ctx, &r, &rank, 1, 1));
     const int is64 = r.ks == 8;
     kt_arg m0 = kt(is64, r.m0), m1 = kt(is64, r.m1);
     GPGPU__TRY(gpgpu__run(ctx, r.prog, "select_collect", r.parts * r.local, r.local,
                           GPGPU__ARG(r.in), GPGPU__ARG(r.off), GPGPU__ARG(r.n),
                           GPGPU__ARG(r.chunk), KT_ARG(m0), KT_ARG(m1), GPGPU__ARG(r.state),
-                          GPGPU__ARG(r.tieb), GPGPU__ARG(ck), GPGPU__ARG(ci), GPGPU__END));
+                          GPGPU__ARG(r.tieb), GPGPU__ARG(ck), GPGPU__ARG(ci), GPGPU__ARG(r.fs),
+                          GPGPU__ARG(gated), GPGPU__END));
+    if (r.fast)
+        GPGPU__TRY(gpgpu__run(ctx, r.prog, "select_take", r.local, r.local, GPGPU__ARG(r.fs),
+                              GPGPU__ARG(r.cand), GPGPU__ARG(r.cand_i), KT_ARG(m0), KT_ARG(m1),
+                              GPGPU__ARG(r.state), GPGPU__ARG(ck), GPGPU__ARG(ci), GPGPU__END));
     cl_uint ck_n = (cl_uint)k, has_v = o->values != NULL, has_i = o->indices != NULL;
     cl_mem vb = has_v ? o->values : ck, ib = has_i ? o->indices : ci;
     cl_ulong voff = o->voff, ioff = o->ioff;
@@ -522,7 +601,7 @@ gpgpu_status gpgpu_top_k(gpgpu_context *ctx, gpgpu_type t, const void *in, size_
     GPGPU__TRY(gpgpu__check_array(ctx, __func__, "indices", indices, indices ? k : 0, 8, 1, 8));
     if (k == 0)
         return GPGPU_SUCCESS;
-    if (ctx->host || gpgpu__small_on_host(ctx, n))
+    if (ctx->host || gpgpu__host_below(ctx, GPGPU__HB_TOP_K, n))
         return gpgpu__host_top_k(t, in, n, k, flags, values, indices) == GPGPU_SUCCESS
                    ? GPGPU_SUCCESS
                    : gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "%s: no host memory", __func__);
@@ -555,7 +634,7 @@ gpgpu_status gpgpu_quantiles(gpgpu_context *ctx, gpgpu_type t, const void *in, s
                    "out is %p; it must be aligned to %zu bytes", (void *)out, sizeof *out);
     if (nq == 0)
         return GPGPU_SUCCESS;
-    if (ctx->host || gpgpu__small_on_host(ctx, n))
+    if (ctx->host || gpgpu__host_below(ctx, GPGPU__HB_QUANTILES, n))
         return host_quantiles(ctx, t, in, n, q, nq, out);
     gpgpu__lock(ctx);
     gpgpu__begin(ctx, 0, NULL, NULL);

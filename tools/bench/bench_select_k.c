@@ -1,9 +1,10 @@
 /*
  * bench_select_k.c - gpgpu-bench --op top_k (k = 100, the largest) and
- * --op quantiles (the median), each beside the serial C a programmer
- * would write, timed in the same run and reported in the note: a heap of
- * the k best for top_k, a quickselect on a copy (the copy not timed) for
- * the median. The results are checked against those baselines.
+ * --op quantiles (the median; --bins Q: Q quantiles at once, at 1/(Q+1)
+ * .. Q/(Q+1)), each beside the serial C a programmer would write, timed in
+ * the same run and reported in the note: a heap of the k best for top_k,
+ * a quickselect on a copy (the copy not timed) per quantile. The results
+ * are checked against those baselines.
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <stdio.h>
@@ -13,7 +14,7 @@
 
 #include "bench.h"
 
-enum { TOPK = 100 };
+enum { TOPK = 100, MAXQ = 64 };
 
 static double now_ms(void)
 {
@@ -84,20 +85,21 @@ static double now_ms(void)
                 return;                                                            \
         }                                                                          \
     }                                                                              \
-    /* The median by the linear rule: x[i] and, for even n, the smallest   */     \
-    /* after it. */                                                                \
-    static double name##_median(T *a, size_t n)                                    \
+    /* Quantile q by the linear rule: x[i] and, unless g is 0, the        */     \
+    /* smallest after it. */                                                       \
+    static double name##_quantile(T *a, size_t n, double q)                        \
     {                                                                              \
-        size_t i = (n - 1) / 2;                                                    \
+        double h = (double)(n - 1) * q, f = (double)(size_t)h, g = h - f;          \
+        size_t i = (size_t)f;                                                      \
         name##_select(a, n, i);                                                    \
         double lo = (double)a[i];                                                  \
-        if (n % 2)                                                                 \
+        if (g == 0)                                                                \
             return lo;                                                             \
         T m = a[i + 1];                                                            \
         for (size_t j = i + 2; j < n; j++)                                         \
             m = a[j] < m ? a[j] : m;                                               \
         volatile double d = (double)m - lo;                                        \
-        volatile double e = 0.5 * d;                                               \
+        volatile double e = g * d;                                                 \
         return lo + e;                                                             \
     }
 SERIAL(s_i32, int32_t)
@@ -118,7 +120,7 @@ SERIAL(s_f64, double)
     }
 
 #define HEAP(s, T, x, n, h, k) s##_heap((const T *)(x), n, (T *)(h), k)
-#define MEDIAN(s, T, a, n, out) *(out) = s##_median((T *)(a), n)
+#define QUANTILE(s, T, a, n, q, out) *(out) = s##_quantile((T *)(a), n, q)
 
 /* ---- the library calls ------------------------------------------------------------ */
 
@@ -131,7 +133,8 @@ typedef struct {
     gpgpu_array *arr, *avals, *aidx;  /* --api array */
     unsigned char values[TOPK * 8];
     uint64_t indices[TOPK];
-    double q, result;
+    size_t nq;
+    double q[MAXQ], result[MAXQ];
 } select_case;
 
 static gpgpu_status call_top_k(void *arg)
@@ -150,11 +153,11 @@ static gpgpu_status call_quantiles(void *arg)
 {
     select_case *c = arg;
     if (c->arr)
-        return gpgpu_quantiles_array(c->b->ctx, c->arr, &c->q, 1, &c->result);
+        return gpgpu_quantiles_array(c->b->ctx, c->arr, c->q, c->nq, c->result);
     if (c->in)
-        return gpgpu_quantiles_buffer(c->b->ctx, c->t, c->in, 0, c->n, &c->q, 1, c->qout, 0, 0,
-                                      NULL, NULL);
-    return gpgpu_quantiles(c->b->ctx, c->t, c->host, c->n, &c->q, 1, &c->result);
+        return gpgpu_quantiles_buffer(c->b->ctx, c->t, c->in, 0, c->n, c->q, c->nq, c->qout, 0,
+                                      0, NULL, NULL);
+    return gpgpu_quantiles(c->b->ctx, c->t, c->host, c->n, c->q, c->nq, c->result);
 }
 
 /* The case's inputs on the --api's side. */
@@ -165,7 +168,7 @@ static int setup(bench *b, select_case *c, int top_k)
         c->in = bench_buffer(b, c->n * size, c->host);
         c->vals = bench_buffer(b, TOPK * size, NULL);
         c->idx = bench_buffer(b, TOPK * 8, NULL);
-        c->qout = bench_buffer(b, 8, NULL);
+        c->qout = bench_buffer(b, MAXQ * 8, NULL);
         return c->in && c->vals && c->idx && c->qout ? 0 : -1;
     }
     if (BENCH_ON_ARRAYS(b)) {
@@ -221,7 +224,8 @@ static int run_top_k(bench *b, gpgpu_type t, size_t n, const bench_params *p, be
 {
     size_t size = gpgpu_type_size(t);
     void *host = bench_host_alloc(b, n * size + 1);
-    select_case c = {b, t, host, n, NULL, NULL, NULL, NULL, NULL, NULL, NULL, {0}, {0}, 0, 0};
+    select_case c = {b, t, host, n, NULL, NULL, NULL, NULL, NULL, NULL, NULL, {0}, {0}, 0,
+                     {0}, {0}};
     unsigned char heap[TOPK * 8];
     int rc = -1;
     if (!host)
@@ -264,28 +268,45 @@ static int run_quantiles(bench *b, gpgpu_type t, size_t n, const bench_params *p
 {
     size_t size = gpgpu_type_size(t);
     void *host = bench_host_alloc(b, n * size + 1), *copy = malloc(n * size + 1);
-    select_case c = {b, t, host, n, NULL, NULL, NULL, NULL, NULL, NULL, NULL, {0}, {0}, 0.5, 0};
+    select_case c = {b, t, host, n, NULL, NULL, NULL, NULL, NULL, NULL, NULL, {0}, {0}, 1,
+                     {0.5}, {0}};
+    double want[MAXQ];
     int rc = -1;
+    if (p->bins > MAXQ) {
+        fprintf(stderr, "gpgpu-bench: quantiles takes --bins up to %d (quantiles at once)\n",
+                MAXQ);
+        goto done;
+    }
+    for (size_t j = 0; j < p->bins; j++)
+        c.q[j] = (double)(j + 1) / (double)(p->bins + 1);
+    c.nq = p->bins ? p->bins : 1;
     if (!host || !copy || n == 0)
         goto done;
     bench_fill(t, host, n, b->seed, p->pattern);
     if (setup(b, &c, 0))
         goto done;
     r->ms = bench_time(b, call_quantiles, &c);
-    if (r->ms < 0 || (c.qout && bench_read(b, c.qout, 8, &c.result)))
+    if (r->ms < 0 || (c.qout && bench_read(b, c.qout, c.nq * 8, c.result)))
         goto done;
-    double best = -1, want = 0;
+    double best = -1;
     for (int i = 0; i < b->repeat; i++) {
         memcpy(copy, host, n * size);
         double t0 = now_ms();
-        DISPATCH(t, MEDIAN, copy, n, &want)
+        for (size_t j = 0; j < c.nq; j++)
+            DISPATCH(t, QUANTILE, copy, n, c.q[j], &want[j])
         t0 = now_ms() - t0;
         best = best < 0 || t0 < best ? t0 : best;
     }
     r->bytes = (double)n * (double)size;
-    r->verified = memcmp(&want, &c.result, sizeof want) == 0;
-    snprintf(r->note, sizeof r->note, "median; serial quickselect, best run %.3f ms (library %.2fx)", best,
-             best / r->ms);
+    r->verified = memcmp(want, c.result, c.nq * sizeof *want) == 0;
+    if (c.nq == 1)
+        snprintf(r->note, sizeof r->note,
+                 "median; serial quickselect, best run %.3f ms (library %.2fx)", best,
+                 best / r->ms);
+    else
+        snprintf(r->note, sizeof r->note,
+                 "%zu quantiles; serial quickselect each, best run %.3f ms (library %.2fx)",
+                 c.nq, best, best / r->ms);
     rc = 0;
 done:
     teardown(&c);
