@@ -137,6 +137,8 @@ typedef enum {
     GPGPU__HB_SCAN_BY_KEY, /* scan_by_key */
     GPGPU__HB_RUNS,       /* unique, run_length_encode */
     GPGPU__HB_SEGSORT,    /* segmented_sort */
+    GPGPU__HB_SUM_F,      /* float SUM reduces computed in the kernels' own
+                             combining tree (chunked layout): the same bits */
     GPGPU__HB_COUNT
 } gpgpu__host_prim;
 

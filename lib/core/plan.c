@@ -49,7 +49,7 @@ static int env_flag(const char *name, int dflt)
    gpgpu_plan_description). */
 static const char *const host_prim_names[GPGPU__HB_COUNT] = {
     "reduce", "reduce-f", "scan", "sort", "histogram", "edges", "sum-exact",
-    "segmented", "seg-scan", "index", "by-key", "scan-by-key", "runs", "segsort"};
+    "segmented", "seg-scan", "index", "by-key", "scan-by-key", "runs", "segsort", "sum-f"};
 
 /* A threshold of GPGPU_HOST_BELOW at v: digits, or "all" (SIZE_MAX); *end
    after it; 0 if there is neither (*end = v). */
@@ -227,6 +227,14 @@ void gpgpu__plan_init(gpgpu_context *ctx)
         b[GPGPU__HB_BY_KEY] = (size_t)1 << 17;
         b[GPGPU__HB_SCAN_BY_KEY] = SIZE_MAX;
         b[GPGPU__HB_RUNS] = (size_t)1 << 17;
+        /* sum-f: float sums in the kernels' own tree on the calling thread
+           (the same bits), 2026-11-25, load 4-7:
+             GPGPU_HOST_BELOW=sum-f=0 | sum-f=all gpgpu-bench --api host
+               --op reduce --sizes 10,12,14,16,18,20,22,24 --repeat 9
+           f32, ms kernels / host's tree: 0.024 / 0.0004 at 2^10, 0.033 /
+           0.012 at 2^16, 0.142 / 0.044 at 2^18, 0.192 / 0.173 at 2^20,
+           0.896 / 0.703 at 2^22, 3.33 / 4.99 at 2^24. */
+        b[GPGPU__HB_SUM_F] = (size_t)1 << 23;
     }
 
     t->wg = pow2_floor(env_size("GPGPU_WG", t->wg));
