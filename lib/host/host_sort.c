@@ -73,18 +73,6 @@ static size_t part_first(const sort_job *j, size_t i)
     return j->n / j->nparts * i + j->n % j->nparts * i / j->nparts;
 }
 
-/* The value of key i from vsrc to place p of vdst. */
-#define MOVE_VALUE(j, i, p)                                                             \
-    do {                                                                                \
-        if ((j)->vsize == 4)                                                            \
-            memcpy((j)->vdst + (p) * 4, (j)->vsrc + (i) * 4, 4);                        \
-        else if ((j)->vsize == 8)                                                       \
-            memcpy((j)->vdst + (p) * 8, (j)->vsrc + (i) * 8, 8);                        \
-        else                                                                            \
-            memcpy((j)->vdst + (p) * (j)->vsize, (j)->vsrc + (i) * (j)->vsize,          \
-                   (j)->vsize);                                                         \
-    } while (0)
-
 /* One pass over keys alone: IN transforms x as it is read, OUT is what is
    written (constants in each loop: no per-key test of which applies). */
 #define SCATTER_KEYS(W, IN, OUT)                                                        \
@@ -93,6 +81,21 @@ static size_t part_first(const sort_job *j, size_t i)
         IN;                                                                             \
         k2[at[(x >> shift) & (RADIX - 1)]++] = (OUT);                                   \
     }
+
+/* Keys with values of type V (4 or 8 bytes), through typed pointers. */
+#define SCATTER_PAIRS(W, V)                                                             \
+    do {                                                                                \
+        const V *v = (const V *)(const void *)j->vsrc;                                  \
+        V *v2 = (V *)(void *)j->vdst;                                                   \
+        for (size_t i = a; i < b; i++) {                                                \
+            W x = k[i];                                                                 \
+            if (in_t)                                                                   \
+                x ^= (x >> top) ? m1 : m0;                                              \
+            size_t p = at[(x >> shift) & (RADIX - 1)]++;                                \
+            k2[p] = out_t ? x ^ ((x >> top) ? if_set : if_clear) : x;                   \
+            v2[p] = v[i];                                                               \
+        }                                                                               \
+    } while (0)
 
 /* Keys are read as they are and transformed on the fly (prep, the first
    pass), and untransformed as the last pass writes them: no pass of its
@@ -143,14 +146,18 @@ static size_t part_first(const sort_job *j, size_t i)
         const int in_t = j->first && (m0 || m1), out_t = j->last && (if_set || if_clear); \
         size_t at[RADIX];                                                               \
         memcpy(at, pos, sizeof at);                                                     \
-        if (j->vsrc) {                                                                  \
+        if (j->vsrc && j->vsize == 4) {                                                 \
+            SCATTER_PAIRS(W, uint32_t);                                                 \
+        } else if (j->vsrc && j->vsize == 8) {                                          \
+            SCATTER_PAIRS(W, uint64_t);                                                 \
+        } else if (j->vsrc) {                                                           \
             for (size_t i = a; i < b; i++) {                                            \
                 W x = k[i];                                                             \
                 if (in_t)                                                               \
                     x ^= (x >> top) ? m1 : m0;                                          \
                 size_t p = at[(x >> shift) & (RADIX - 1)]++;                            \
                 k2[p] = out_t ? x ^ ((x >> top) ? if_set : if_clear) : x;               \
-                MOVE_VALUE(j, i, p);                                                    \
+                memcpy(j->vdst + p * j->vsize, j->vsrc + i * j->vsize, j->vsize);       \
             }                                                                           \
         } else if (in_t && out_t) { /* one pass: both transforms */                     \
             SCATTER_KEYS(W, x ^= (x >> top) ? m1 : m0, x ^ ((x >> top) ? if_set : if_clear)); \
