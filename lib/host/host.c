@@ -286,6 +286,39 @@ void gpgpu__host_reduce_seq(gpgpu_type t, gpgpu_op op, const void *in, size_t n,
     host_reduce(1, t, op, in, n, result);
 }
 
+/* Integer segments in one loop each per type and operator: a call per
+   segment cost as much as the work of a short one. */
+#define SEG_REDUCE_LOOP(name, T, OPC)                                 \
+    {                                                                 \
+        const T *x = in;                                              \
+        T *o = out;                                                   \
+        for (size_t s = s0; s < s1; s++) {                            \
+            T acc = name##_identity(OPC);                             \
+            for (size_t i = offsets[s]; i < offsets[s + 1]; i++)      \
+                acc = name##_combine(OPC, acc, x[i]);                 \
+            o[s] = acc;                                               \
+        }                                                             \
+    }
+
+#define SEG_REDUCE(name, T)                                           \
+    switch (op) {                                                     \
+    case GPGPU_MIN: SEG_REDUCE_LOOP(name, T, GPGPU_MIN) break;        \
+    case GPGPU_MAX: SEG_REDUCE_LOOP(name, T, GPGPU_MAX) break;        \
+    default: SEG_REDUCE_LOOP(name, T, GPGPU_SUM) break;               \
+    }
+
+int gpgpu__host_reduce_segments(gpgpu_type t, gpgpu_op op, const void *in,
+                                const size_t *offsets, size_t s0, size_t s1, void *out)
+{
+    switch (t) {
+    case GPGPU_I32: SEG_REDUCE(i32, int32_t) return 1;
+    case GPGPU_U32: SEG_REDUCE(u32, uint32_t) return 1;
+    case GPGPU_I64: SEG_REDUCE(i64, int64_t) return 1;
+    case GPGPU_U64: SEG_REDUCE(u64, uint64_t) return 1;
+    default: return 0;
+    }
+}
+
 void gpgpu__identity(gpgpu_type t, gpgpu_op op, void *out)
 {
     reduce_serial(t, op, NULL, 0, out);

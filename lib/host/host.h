@@ -33,6 +33,12 @@ void gpgpu__host_scan_seq(gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind, const
 enum { GPGPU__SUM_TREE_WG_MAX = 256, GPGPU__SUM_TREE_GROUPS_MAX = 1024 };
 int gpgpu__host_sum_tree(gpgpu_type t, const void *in, size_t n, size_t wg, size_t groups,
                          void *result);
+/* out[s] = the op-reduce of in[offsets[s] .. offsets[s + 1]) for s in
+   [s0, s1), on the calling thread, for integer t and a built-in op
+   (GPGPU_SUM_EXACT is GPGPU_SUM on integers); returns 0, writing nothing,
+   for floats. */
+int gpgpu__host_reduce_segments(gpgpu_type t, gpgpu_op op, const void *in,
+                                const size_t *offsets, size_t s0, size_t s1, void *out);
 /* XOR masks mapping key bits to unsigned bits in the wanted order (m1 when
    the key's top bit is set, m0 otherwise): totalOrder floats, descending. */
 void gpgpu__sort_masks(gpgpu_type t, unsigned flags, uint64_t *m0, uint64_t *m1);
