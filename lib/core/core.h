@@ -127,7 +127,7 @@ typedef enum {
     GPGPU__HB_REDUCE_F,   /* reduce, scan of floats (their bits follow the route's order) */
     GPGPU__HB_SCAN,       /* scan of integers */
     GPGPU__HB_SORT,       /* sort, sort_pairs */
-    GPGPU__HB_HISTOGRAM,  /* histogram, histogram_rgba8 */
+    GPGPU__HB_HISTOGRAM,  /* histogram, histogram_rgba8, histogram2d, _weighted */
     GPGPU__HB_EDGES,      /* histogram_edges */
     GPGPU__HB_SUM_EXACT,  /* GPGPU_SUM_EXACT */
     GPGPU__HB_SEGMENTED,  /* segmented reduce */
