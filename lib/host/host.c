@@ -46,6 +46,17 @@ DEFINE_OPS(u64, uint64_t, uint64_t, 0, UINT64_MAX, IMIN, IMAX, ADD_WRAP)
 DEFINE_OPS(f32, float, float, -INFINITY, INFINITY, fminf, fmaxf, FADD)
 DEFINE_OPS(f64, double, double, -INFINITY, INFINITY, fmin, fmax, FADD)
 
+/* M(name, C type) for an integer t, F(name, C type) for a float one. */
+#define BY_TYPE(t, M, F)                                  \
+    switch (t) {                                          \
+    case GPGPU_I32: M(i32, int32_t) break;                \
+    case GPGPU_U32: M(u32, uint32_t) break;               \
+    case GPGPU_F32: F(f32, float) break;                  \
+    case GPGPU_I64: M(i64, int64_t) break;                \
+    case GPGPU_U64: M(u64, uint64_t) break;               \
+    case GPGPU_F64: F(f64, double) break;                 \
+    }
+
 /* The loops take op as a constant (one loop per operator), so that the
    combine folds and the compiler can vectorise the integer ones: a switch
    per element ran at a third of a plain C loop's speed. */
@@ -109,14 +120,7 @@ static void reduce_serial(gpgpu_type t, gpgpu_op op, const void *in, size_t n, v
         memcpy(result, &s, sizeof s);
         return;
     }
-    switch (t) {
-    case GPGPU_I32: REDUCE(i32, int32_t) break;
-    case GPGPU_U32: REDUCE(u32, uint32_t) break;
-    case GPGPU_F32: REDUCE(f32, float) break;
-    case GPGPU_I64: REDUCE(i64, int64_t) break;
-    case GPGPU_U64: REDUCE(u64, uint64_t) break;
-    case GPGPU_F64: REDUCE(f64, double) break;
-    }
+    BY_TYPE(t, REDUCE, REDUCE)
 }
 
 typedef struct {
@@ -406,14 +410,7 @@ enum { SCAN_LANES = 8 };
 static void scan_serial(gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind, const void *in,
                         void *out, size_t n, const void *init, void *last)
 {
-    switch (t) {
-    case GPGPU_I32: SCAN(i32, int32_t) break;
-    case GPGPU_U32: SCAN(u32, uint32_t) break;
-    case GPGPU_F32: SCAN_F(f32, float) break;
-    case GPGPU_I64: SCAN(i64, int64_t) break;
-    case GPGPU_U64: SCAN(u64, uint64_t) break;
-    case GPGPU_F64: SCAN_F(f64, double) break;
-    }
+    BY_TYPE(t, SCAN, SCAN_F)
 }
 
 /* Integer scans on the host's threads: one pass over blocks taken in
@@ -442,14 +439,7 @@ enum { BLOCK_NONE, BLOCK_AGGREGATE, BLOCK_INCLUSIVE };
 
 static void combine_one(gpgpu_type t, gpgpu_op op, const void *a, const void *b, void *out)
 {
-    switch (t) {
-    case GPGPU_I32: COMBINE_ONE(i32, int32_t) break;
-    case GPGPU_U32: COMBINE_ONE(u32, uint32_t) break;
-    case GPGPU_F32: COMBINE_ONE(f32, float) break;
-    case GPGPU_I64: COMBINE_ONE(i64, int64_t) break;
-    case GPGPU_U64: COMBINE_ONE(u64, uint64_t) break;
-    case GPGPU_F64: COMBINE_ONE(f64, double) break;
-    }
+    BY_TYPE(t, COMBINE_ONE, COMBINE_ONE)
 }
 
 typedef struct {

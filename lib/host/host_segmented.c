@@ -239,6 +239,17 @@ static int run_head(const unsigned char *keys, size_t ksize, size_t i)
         return 1;                                                           \
     }
 
+/* M(key word, value word) for the key and value widths (4 or 8 bytes). */
+#define FUSED_WIDTHS(M)                                                     \
+    if (ksize == 4 && vsize == 4)                                           \
+        M(uint32_t, uint32_t)                                               \
+    if (ksize == 4 && vsize == 8)                                           \
+        M(uint32_t, uint64_t)                                               \
+    if (ksize == 8 && vsize == 4)                                           \
+        M(uint64_t, uint32_t)                                               \
+    if (ksize == 8 && vsize == 8)                                           \
+        M(uint64_t, uint64_t)
+
 /* Whether the fused loops take (key_type, value_type, op): integer sums. */
 static int fused(gpgpu_type key_type, gpgpu_type value_type, gpgpu_op op)
 {
@@ -255,14 +266,7 @@ static size_t rbk_fused(gpgpu_type key_type, gpgpu_type value_type, gpgpu_op op,
     const size_t ksize = gpgpu__type(key_type)->size, vsize = gpgpu__type(value_type)->size;
     if (!fused(key_type, value_type, op))
         return SIZE_MAX;
-    if (ksize == 4 && vsize == 4)
-        FUSED_RBK(uint32_t, uint32_t)
-    if (ksize == 4 && vsize == 8)
-        FUSED_RBK(uint32_t, uint64_t)
-    if (ksize == 8 && vsize == 4)
-        FUSED_RBK(uint64_t, uint32_t)
-    if (ksize == 8 && vsize == 8)
-        FUSED_RBK(uint64_t, uint64_t)
+    FUSED_WIDTHS(FUSED_RBK)
     return SIZE_MAX;
 }
 
@@ -275,14 +279,7 @@ static int sbk_fused(gpgpu_type key_type, gpgpu_type value_type, gpgpu_op op,
     const size_t ksize = gpgpu__type(key_type)->size, vsize = gpgpu__type(value_type)->size;
     if (!fused(key_type, value_type, op))
         return 0;
-    if (ksize == 4 && vsize == 4)
-        FUSED_SBK(uint32_t, uint32_t)
-    if (ksize == 4 && vsize == 8)
-        FUSED_SBK(uint32_t, uint64_t)
-    if (ksize == 8 && vsize == 4)
-        FUSED_SBK(uint64_t, uint32_t)
-    if (ksize == 8 && vsize == 8)
-        FUSED_SBK(uint64_t, uint64_t)
+    FUSED_WIDTHS(FUSED_SBK)
     return 0;
 }
 

@@ -82,20 +82,16 @@ static size_t part_first(const sort_job *j, size_t i)
         k2[at[(x >> shift) & (RADIX - 1)]++] = (OUT);                                   \
     }
 
-/* Keys with values of type V (4 or 8 bytes), through typed pointers. */
-#define SCATTER_PAIRS(W, V)                                                             \
-    do {                                                                                \
-        const V *v = (const V *)(const void *)j->vsrc;                                  \
-        V *v2 = (V *)(void *)j->vdst;                                                   \
-        for (size_t i = a; i < b; i++) {                                                \
-            W x = k[i];                                                                 \
-            if (in_t)                                                                   \
-                x ^= (x >> top) ? m1 : m0;                                              \
-            size_t p = at[(x >> shift) & (RADIX - 1)]++;                                \
-            k2[p] = out_t ? x ^ ((x >> top) ? if_set : if_clear) : x;                   \
-            v2[p] = v[i];                                                               \
-        }                                                                               \
-    } while (0)
+/* Keys with their values: MOVE moves value i to place p. */
+#define SCATTER_PAIRS(W, MOVE)                                                          \
+    for (size_t i = a; i < b; i++) {                                                    \
+        W x = k[i];                                                                     \
+        if (in_t)                                                                       \
+            x ^= (x >> top) ? m1 : m0;                                                  \
+        size_t p = at[(x >> shift) & (RADIX - 1)]++;                                    \
+        k2[p] = out_t ? x ^ ((x >> top) ? if_set : if_clear) : x;                       \
+        MOVE;                                                                           \
+    }
 
 /* Keys are read as they are and transformed on the fly (prep, the first
    pass), and untransformed as the last pass writes them: no pass of its
@@ -146,19 +142,20 @@ static size_t part_first(const sort_job *j, size_t i)
         const int in_t = j->first && (m0 || m1), out_t = j->last && (if_set || if_clear); \
         size_t at[RADIX];                                                               \
         memcpy(at, pos, sizeof at);                                                     \
-        if (j->vsrc && j->vsize == 4) {                                                 \
-            SCATTER_PAIRS(W, uint32_t);                                                 \
-        } else if (j->vsrc && j->vsize == 8) {                                          \
-            SCATTER_PAIRS(W, uint64_t);                                                 \
-        } else if (j->vsrc) {                                                           \
-            for (size_t i = a; i < b; i++) {                                            \
-                W x = k[i];                                                             \
-                if (in_t)                                                               \
-                    x ^= (x >> top) ? m1 : m0;                                          \
-                size_t p = at[(x >> shift) & (RADIX - 1)]++;                            \
-                k2[p] = out_t ? x ^ ((x >> top) ? if_set : if_clear) : x;               \
-                memcpy(j->vdst + p * j->vsize, j->vsrc + i * j->vsize, j->vsize);       \
-            }                                                                           \
+        if (j->vsrc) { /* values through typed pointers where they are words */         \
+            const unsigned char *vs = j->vsrc;                                          \
+            unsigned char *vd = j->vdst;                                                \
+            const size_t z = j->vsize;                                                  \
+            const uint32_t *v4 = (const uint32_t *)(const void *)vs;                    \
+            uint32_t *d4 = (uint32_t *)(void *)vd;                                      \
+            const uint64_t *v8 = (const uint64_t *)(const void *)vs;                    \
+            uint64_t *d8 = (uint64_t *)(void *)vd;                                      \
+            if (z == 4)                                                                 \
+                SCATTER_PAIRS(W, d4[p] = v4[i])                                         \
+            else if (z == 8)                                                            \
+                SCATTER_PAIRS(W, d8[p] = v8[i])                                         \
+            else                                                                        \
+                SCATTER_PAIRS(W, memcpy(vd + p * z, vs + i * z, z))                     \
         } else if (in_t && out_t) { /* one pass: both transforms */                     \
             SCATTER_KEYS(W, x ^= (x >> top) ? m1 : m0, x ^ ((x >> top) ? if_set : if_clear)); \
         } else if (in_t) {                                                              \
