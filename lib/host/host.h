@@ -39,6 +39,9 @@ int gpgpu__host_sum_tree(gpgpu_type t, const void *in, size_t n, size_t wg, size
    for floats. */
 int gpgpu__host_reduce_segments(gpgpu_type t, gpgpu_op op, const void *in,
                                 const size_t *offsets, size_t s0, size_t s1, void *out);
+/* The scans of the same segments of in into out (in place allowed). */
+int gpgpu__host_scan_segments(gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind, const void *in,
+                              void *out, const size_t *offsets, size_t s0, size_t s1);
 /* XOR masks mapping key bits to unsigned bits in the wanted order (m1 when
    the key's top bit is set, m0 otherwise): totalOrder floats, descending. */
 void gpgpu__sort_masks(gpgpu_type t, unsigned flags, uint64_t *m0, uint64_t *m1);

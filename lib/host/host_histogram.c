@@ -205,20 +205,39 @@ enum { BLOCK = 512 };
    as bins_of: F32 samples (float_bin in 32-bit integers: the clamped t is
    at most nbins - 1 <= 2^31), and 32-bit integers over a range of 2^k
    values (num / D is a shift). Returns 0 for the other cases. */
+/* bins_of's rule for F32 samples, its constants at hand. */
+typedef struct {
+    float lo, top, scale, last;
+    uint32_t lastb;
+} f32_rule;
+
+static f32_rule f32_rule_of(const gpgpu__hist_params *p)
+{
+    f32_rule r = {p->lo.f32, p->top.f32, p->scale.f32, (float)(p->nbins - 1),
+                  (uint32_t)(p->nbins - 1)};
+    return r;
+}
+
+/* The bin of an F32 sample, or HOST_NO_BIN. */
+static inline uint32_t f32_bin(const f32_rule *r, float x)
+{
+    if (!(x >= r->lo && x < r->top))
+        return HOST_NO_BIN;
+    float tt = (x - r->lo) * r->scale; /* >= 0: x >= lo, scale > 0 */
+    uint32_t b = (uint32_t)(tt < r->last ? tt : r->last);
+    return b < r->lastb ? b : r->lastb;
+}
+
 static int histogram_fast(gpgpu_type t, const gpgpu__hist_params *p, const void *in, size_t n,
                           uint64_t *bins)
 {
     if (t == GPGPU_F32) {
-        const float *x = in, lo = p->lo.f32, top = p->top.f32, scale = p->scale.f32;
-        const float last = (float)(p->nbins - 1);
-        const uint32_t lastb = (uint32_t)(p->nbins - 1);
+        const float *x = in;
+        const f32_rule r = f32_rule_of(p);
         for (size_t i = 0; i < n; i++) {
-            if (!(x[i] >= lo && x[i] < top))
-                continue;
-            float tt = (x[i] - lo) * scale;
-            tt = tt < last ? tt : last;
-            uint32_t b = tt > 0 ? (uint32_t)tt : 0;
-            bins[b < lastb ? b : lastb]++;
+            uint32_t b = f32_bin(&r, x[i]);
+            if (b != HOST_NO_BIN)
+                bins[b]++;
         }
         return 1;
     }
@@ -333,6 +352,25 @@ static size_t cells_of(const cells_job *j, size_t first, size_t len, uint32_t *c
     return len;
 }
 
+/* F32 samples [first, first + n): ADD for each counted cell, after TWO_D
+   has made it the 2-D cell (or NO_BIN). */
+#define CELL_2D                                                            \
+    do {                                                                   \
+        uint32_t cy = f32_bin(&ry, y[i]);                                  \
+        cell = cy == HOST_NO_BIN ? HOST_NO_BIN : cell * ny + cy;           \
+    } while (0)
+#define CELLS_F32(ADD, TWO_D)                                              \
+    do {                                                                   \
+        for (size_t i = first; i < first + n; i++) {                       \
+            uint32_t cell = f32_bin(&rx, x[i]);                            \
+            if (cell == HOST_NO_BIN)                                       \
+                continue;                                                  \
+            TWO_D;                                                         \
+            if (cell != HOST_NO_BIN)                                       \
+                ADD;                                                       \
+        }                                                                  \
+    } while (0)
+
 /* Samples [first, first + n) into cells (zeroed first), in order. */
 static void cells_serial(const cells_job *j, size_t first, size_t n, void *cells)
 {
@@ -342,6 +380,24 @@ static void cells_serial(const cells_job *j, size_t first, size_t n, void *cells
     const float *wf = (const float *)j->w;
     const double *wd = (const double *)j->w;
     memset(cells, 0, j->ncells * (j->wt < 0 ? sizeof *count : sizeof *sum));
+    if (j->t == GPGPU_F32) { /* the rule and the count in one loop each */
+        const float *x = (const float *)j->x, *y = (const float *)j->y;
+        const f32_rule rx = f32_rule_of(j->px), ry = f32_rule_of(j->py ? j->py : j->px);
+        const uint32_t ny = j->py ? (uint32_t)j->py->nbins : 1;
+        if (y && j->wt < 0)
+            CELLS_F32(count[cell]++, CELL_2D);
+        else if (y && j->wt == GPGPU_F32)
+            CELLS_F32(sum[cell] += (double)wf[i], CELL_2D);
+        else if (y)
+            CELLS_F32(sum[cell] += wd[i], CELL_2D);
+        else if (j->wt < 0)
+            CELLS_F32(count[cell]++, (void)0);
+        else if (j->wt == GPGPU_F32)
+            CELLS_F32(sum[cell] += (double)wf[i], (void)0);
+        else
+            CELLS_F32(sum[cell] += wd[i], (void)0);
+        return;
+    }
     for (size_t at = first; at < first + n; at += BLOCK) {
         size_t len = cells_of(j, at, first + n - at < BLOCK ? first + n - at : BLOCK, c);
         for (size_t i = 0; i < len; i++) {

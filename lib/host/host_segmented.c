@@ -77,7 +77,9 @@ static void seg_part(void *arg, size_t g)
     const size_t size = gpgpu__type(j->t)->size, base = j->offsets[0];
     const size_t s0 = first_at(j->offsets, j->nseg, base + g * PART);
     const size_t s1 = first_at(j->offsets, j->nseg, base + (g + 1) * PART);
-    if (!j->scan && gpgpu__host_reduce_segments(j->t, j->op, j->in, j->offsets, s0, s1, j->out))
+    if (j->scan ? gpgpu__host_scan_segments(j->t, j->op, j->kind, j->in, j->out, j->offsets,
+                                            s0, s1)
+                : gpgpu__host_reduce_segments(j->t, j->op, j->in, j->offsets, s0, s1, j->out))
         return;
     for (size_t s = s0; s < s1; s++) {
         const size_t at = j->offsets[s], len = j->offsets[s + 1] - at;
@@ -119,20 +121,39 @@ void gpgpu__host_segmented_scan(gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind,
         gpgpu__parallel((span + PART - 1) / PART, seg_part, &j);
         return;
     }
+    if ((span < 2 * (size_t)PART || span / nseg <= 4096) &&
+        gpgpu__host_scan_segments(t, op, kind, in, out, offsets, 0, nseg))
+        return;
     for (size_t s = 0; s < nseg; s++)
         scan_one(0, t, op, kind, (const char *)in + offsets[s] * size,
                  (char *)out + offsets[s] * size, offsets[s + 1] - offsets[s]);
 }
 
-/* First wins between equal values; a NaN never wins (x == x fails). */
+/* First wins between equal values; a NaN never wins (x == x fails): the
+   first element that is not NaN starts, the best value stays in a
+   register, and each operator has its own loop. */
 #define INDEX_OF(T)                                                         \
     {                                                                       \
         const T *x = in;                                                    \
-        for (size_t i = 0; i < n; i++) {                                    \
-            if (x[i] != x[i])                                               \
-                continue;                                                   \
-            if (best == SIZE_MAX || (op == GPGPU_MIN ? x[i] < x[best] : x[i] > x[best])) \
-                best = i;                                                   \
+        size_t i = 0;                                                       \
+        while (i < n && x[i] != x[i])                                       \
+            i++;                                                            \
+        if (i < n) {                                                        \
+            T bv = x[i];                                                    \
+            best = i;                                                       \
+            if (op == GPGPU_MIN) {                                          \
+                for (i++; i < n; i++)                                       \
+                    if (x[i] < bv) {                                        \
+                        bv = x[i];                                          \
+                        best = i;                                           \
+                    }                                                       \
+            } else {                                                        \
+                for (i++; i < n; i++)                                       \
+                    if (x[i] > bv) {                                        \
+                        bv = x[i];                                          \
+                        best = i;                                           \
+                    }                                                       \
+            }                                                               \
         }                                                                   \
     }
 
