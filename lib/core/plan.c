@@ -218,17 +218,13 @@ void gpgpu__plan_init(gpgpu_context *ctx)
         b[GPGPU__HB_REDUCE] = (size_t)1 << 19;
         b[GPGPU__HB_SCAN] = SIZE_MAX;
         b[GPGPU__HB_SORT] = (size_t)1 << 20;
-        /* histogram, later (the host's loops binning and counting in one
-           pass), 2026-11-25, load 4-6, ms kernels / host's code:
-             GPGPU_HOST_BELOW=0 | =all gpgpu-bench --api host --op histogram
-               --sizes 14,16,18,20,22,24 --repeat 5
-           f32 256 bins 0.082 / 0.073 at 2^16, 0.200 / 0.295 at 2^18;
-           u32 4096 bins 0.301 / 0.161 at 2^18, 1.09 / 0.68 at 2^20,
-           5.12 / 7.70 at 2^22; rgba8 1.03 / 0.84 at 2^18, 5.61 / 7.47 at
-           2^20. One threshold for all three: the u32 and rgba8 rows win
-           on the host to 2^18, f32 to 2^16. Also histogram2d and
-           histogram_weighted. */
-        b[GPGPU__HB_HISTOGRAM] = (size_t)1 << 18;
+        /* histogram, again after the host's one-pass binning, 2026-11-25,
+           load 3-6, loop ratio kernels / host's code at 2^16 (gpgpu-bench
+           --api host --sizes 10,12,14,16,18,20,22,24, the plan at 2^16 and
+           at 2^18): f32 256 bins 1.20 / 0.87, rgba8 0.74 / 0.85,
+           histogram2d 0.52 / 0.70, weighted 0.79 / 0.61; many bins:
+           histogram.c's hist_weight. Also histogram2d and _weighted. */
+        b[GPGPU__HB_HISTOGRAM] = (size_t)1 << 16;
         b[GPGPU__HB_EDGES] = (size_t)1 << 20;
         b[GPGPU__HB_SUM_EXACT] = (size_t)1 << 15;
         b[GPGPU__HB_SEGMENTED] = (size_t)1 << 17;
