@@ -1,5 +1,6 @@
 /* test_reduce.c - gpgpu_reduce and gpgpu_reduce_buffer against ref_reduce. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,6 +122,71 @@ TU_TEST(float_sum_is_deterministic)
         ck_assert_msg(!memcmp(&a, &b, sizeof a), "run %d gave other bits", r);
     }
     free(x);
+}
+END_TEST
+
+/* Host calls of float sums that the plan's sum-f keeps on the host run
+   the kernels' own combining tree there: the same bits as the kernels
+   (the _array form; a NaN sum is a NaN), on the default plan and on an
+   overridden one, for random data and data with the special values (NaN,
+   infinities, zeros of both signs, subnormals) scattered in. */
+TU_TEST(float_sums_on_the_host_match_the_kernels)
+{
+    if (tu_is_host())
+        return;
+    const char *was = getenv("GPGPU_HOST_BELOW");
+    char keep[64];
+    snprintf(keep, sizeof keep, "%s", was ? was : "");
+    static const char *const plans[] = {"GPGPU_HOST_BELOW=sum-f=all",
+                                        "GPGPU_HOST_BELOW=sum-f=all GPGPU_WG=4 GPGPU_GROUPS=3"};
+    static const size_t ns[] = {1, 5, 1000, 4097, 70001, (1 << 20) + 3};
+    for (size_t pi = 0; pi < 2; pi++) {
+        gpgpu_context *c = tu_context_with(plans[pi]);
+        for (int ti = 0; ti < 2; ti++) {
+            const gpgpu_type t = ti ? GPGPU_F64 : GPGPU_F32;
+            const size_t size = gpgpu_type_size(t);
+            if (tu_skip_type(t))
+                continue;
+            for (size_t si = 0; si < sizeof ns / sizeof *ns; si++)
+                for (int specials = 0; specials < 2; specials++) {
+                    const size_t n = ns[si];
+                    char *x = tu_alloc(n * size);
+                    tu_fill(t, x, n, tu_seed_for(1700 + specials, n * 4 + pi * 2 + ti));
+                    for (size_t k = 0; specials && k < TU_NSPECIALS && k < n; k++)
+                        memcpy(x + (k * 7919 % n) * size,
+                               ti ? (const void *)&tu_f64_specials[k]
+                                  : (const void *)&tu_f32_specials[k], size);
+                    uint64_t host = 0, kernels = 0;
+                    gpgpu_array *a = NULL;
+                    tu_assert_ok(gpgpu_reduce(c, t, GPGPU_SUM, x, n, &host));
+                    tu_assert_ok(gpgpu_array_create(c, t, n, &a));
+                    tu_assert_ok(gpgpu_array_write(c, a, 0, x, n));
+                    tu_assert_ok(gpgpu_reduce_array(c, GPGPU_SUM, a, &kernels));
+                    /* a NaN sum's payload is the adder's pick among its NaN
+                       operands, which the compiler may commute */
+                    double hv, kv;
+                    if (ti) {
+                        memcpy(&hv, &host, 8);
+                        memcpy(&kv, &kernels, 8);
+                    } else {
+                        float hf, kf;
+                        memcpy(&hf, &host, 4);
+                        memcpy(&kf, &kernels, 4);
+                        hv = hf;
+                        kv = kf;
+                    }
+                    ck_assert_msg(!memcmp(&host, &kernels, size) || (isnan(hv) && isnan(kv)),
+                                  "%s n=%zu specials %d, plan %s [device %s, seed %llu]",
+                                  ti ? "f64" : "f32", n, specials, plans[pi], tu_device,
+                                  (unsigned long long)tu_seed());
+                    gpgpu_array_destroy(a);
+                    free(x);
+                }
+        }
+        gpgpu_context_destroy(c);
+    }
+    if (was)
+        setenv("GPGPU_HOST_BELOW", keep, 1);
 }
 END_TEST
 

@@ -32,15 +32,40 @@ void gpgpu__unlock(gpgpu_context *ctx)
    of a fork inherits the value and so knows that its parent did. */
 static pid_t opencl_opener;
 
+/* This process's id, kept: getpid is a system call (glibc caches it no
+   more), which every call's check of its context paid, a quarter of a
+   small host call's time. 0 in the child of a fork until asked again. */
+static pid_t self_pid;
+
+static void pid_after_fork(void)
+{
+    __atomic_store_n(&self_pid, 0, __ATOMIC_RELAXED);
+}
+
+__attribute__((constructor)) static void pid_load(void)
+{
+    pthread_atfork(NULL, NULL, pid_after_fork);
+}
+
+static pid_t self(void)
+{
+    pid_t p = __atomic_load_n(&self_pid, __ATOMIC_RELAXED);
+    if (!p) {
+        p = getpid();
+        __atomic_store_n(&self_pid, p, __ATOMIC_RELAXED);
+    }
+    return p;
+}
+
 int gpgpu__foreign(const gpgpu_context *ctx)
 {
-    return ctx->pid != getpid();
+    return ctx->pid != self();
 }
 
 int gpgpu__opencl_inherited(void)
 {
     pid_t p = __atomic_load_n(&opencl_opener, __ATOMIC_RELAXED);
-    return p != 0 && p != getpid();
+    return p != 0 && p != self();
 }
 
 /* Why a forked child gets no OpenCL device (func: the public function). */
@@ -145,7 +170,7 @@ static gpgpu_status pick_device(const char *spec, cl_platform_id *pp, cl_device_
     if (pl.nplatforms > 16)
         pl.nplatforms = 16;
     if (pl.nplatforms > 0) /* listing its devices starts PoCL's threads */
-        __atomic_store_n(&opencl_opener, getpid(), __ATOMIC_RELAXED);
+        __atomic_store_n(&opencl_opener, self(), __ATOMIC_RELAXED);
 
     int best = -1;
     for (unsigned pi = 0; pi < pl.nplatforms; pi++) {
@@ -190,7 +215,7 @@ static gpgpu_context *context_new(void)
     }
     pthread_mutex_init(&ctx->lock, NULL);
     pthread_mutex_init(&ctx->error_lock, NULL);
-    ctx->pid = getpid();
+    ctx->pid = self();
     gpgpu__pool_retain();
     const char *p = getenv("GPGPU_PROFILE");
     ctx->profile_print = p && *p && strcmp(p, "0") != 0;

@@ -127,7 +127,7 @@ typedef enum {
     GPGPU__HB_REDUCE_F,   /* reduce, scan of floats (their bits follow the route's order) */
     GPGPU__HB_SCAN,       /* scan of integers */
     GPGPU__HB_SORT,       /* sort, sort_pairs */
-    GPGPU__HB_HISTOGRAM,  /* histogram, histogram_rgba8 */
+    GPGPU__HB_HISTOGRAM,  /* histogram, histogram_rgba8, histogram2d, _weighted */
     GPGPU__HB_EDGES,      /* histogram_edges */
     GPGPU__HB_SUM_EXACT,  /* GPGPU_SUM_EXACT */
     GPGPU__HB_SEGMENTED,  /* segmented reduce */
@@ -139,6 +139,8 @@ typedef enum {
     GPGPU__HB_SEGSORT,    /* segmented_sort */
     GPGPU__HB_TOP_K,      /* top_k */
     GPGPU__HB_QUANTILES,  /* quantiles */
+    GPGPU__HB_SUM_F,      /* float SUM reduces computed in the kernels' own
+                             combining tree (chunked layout): the same bits */
     GPGPU__HB_COUNT
 } gpgpu__host_prim;
 
@@ -226,7 +228,7 @@ struct gpgpu_context {
     int fp64, int64, int64_atomics;
     int vendor_nvidia;
     gpgpu__tuning tune;
-    char plan_text[768];         /* gpgpu_plan_description */
+    char plan_text[1024];        /* gpgpu_plan_description */
 
     gpgpu__program *programs;    /* compiled programs, newest first */
 

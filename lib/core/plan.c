@@ -52,7 +52,7 @@ static int env_flag(const char *name, int dflt)
 static const char *const host_prim_names[GPGPU__HB_COUNT] = {
     "reduce", "reduce-f", "scan", "sort", "histogram", "edges", "sum-exact",
     "segmented", "seg-scan", "index", "by-key", "scan-by-key", "runs", "segsort",
-    "top-k", "quantiles"};
+    "top-k", "quantiles", "sum-f"};
 
 /* A threshold of GPGPU_HOST_BELOW at v: digits, or "all" (SIZE_MAX); *end
    after it; 0 if there is neither (*end = v). */
@@ -227,6 +227,12 @@ void gpgpu__plan_init(gpgpu_context *ctx)
         b[GPGPU__HB_REDUCE] = (size_t)1 << 19;
         b[GPGPU__HB_SCAN] = SIZE_MAX;
         b[GPGPU__HB_SORT] = (size_t)1 << 20;
+        /* histogram, again after the host's one-pass binning, 2026-11-25,
+           load 3-6, loop ratio kernels / host's code at 2^16 (gpgpu-bench
+           --api host --sizes 10,12,14,16,18,20,22,24, the plan at 2^16 and
+           at 2^18): f32 256 bins 1.20 / 0.87, rgba8 0.74 / 0.85,
+           histogram2d 0.52 / 0.70, weighted 0.79 / 0.61; many bins:
+           histogram.c's hist_weight. Also histogram2d and _weighted. */
         b[GPGPU__HB_HISTOGRAM] = (size_t)1 << 16;
         b[GPGPU__HB_EDGES] = (size_t)1 << 20;
         b[GPGPU__HB_SUM_EXACT] = (size_t)1 << 15;
@@ -237,6 +243,14 @@ void gpgpu__plan_init(gpgpu_context *ctx)
         b[GPGPU__HB_SCAN_BY_KEY] = SIZE_MAX;
         b[GPGPU__HB_RUNS] = (size_t)1 << 17;
         b[GPGPU__HB_TOP_K] = SIZE_MAX;
+        /* sum-f: float sums in the kernels' own tree on the calling thread
+           (the same bits), 2026-11-25, load 4-7:
+             GPGPU_HOST_BELOW=sum-f=0 | sum-f=all gpgpu-bench --api host
+               --op reduce --sizes 10,12,14,16,18,20,22,24 --repeat 9
+           f32, ms kernels / host's tree: 0.024 / 0.0004 at 2^10, 0.033 /
+           0.012 at 2^16, 0.142 / 0.044 at 2^18, 0.192 / 0.173 at 2^20,
+           0.896 / 0.703 at 2^22, 3.33 / 4.99 at 2^24. */
+        b[GPGPU__HB_SUM_F] = (size_t)1 << 23;
     }
 
     t->wg = pow2_floor(env_size("GPGPU_WG", t->wg));
@@ -333,7 +347,7 @@ const char *gpgpu_plan_description(const gpgpu_context *cctx)
                  t->stage_bytes >> 20, GPGPU__STAGE_SLOTS, t->stage_min >> 10,
                  gpgpu__host_threads(), t->host_reads ? ",host-reads" : "");
     /* host-below=reduce:65536,sort:... (the primitives with a threshold) */
-    char below[256] = "";
+    char below[512] = "";
     for (int p = 0, used = 0; p < GPGPU__HB_COUNT; p++)
         if (t->host_below[p] && used < (int)sizeof below) {
             char v[24] = "all";

@@ -26,6 +26,22 @@ void gpgpu__host_scan(gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind, const voi
 void gpgpu__host_reduce_seq(gpgpu_type t, gpgpu_op op, const void *in, size_t n, void *result);
 void gpgpu__host_scan_seq(gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind, const void *in,
                           void *out, size_t n, const void *init);
+/* The SUM of F32 or F64 in[0 .. n) that kernels/reduce.cl computes with
+   CHUNKED=1 in `groups` work-groups of wg items (then one group over the
+   partials): the kernels' bits, on the calling thread. Returns 0 (nothing
+   written) for another type, or a wg or groups beyond the limits below. */
+enum { GPGPU__SUM_TREE_WG_MAX = 256, GPGPU__SUM_TREE_GROUPS_MAX = 1024 };
+int gpgpu__host_sum_tree(gpgpu_type t, const void *in, size_t n, size_t wg, size_t groups,
+                         void *result);
+/* out[s] = the op-reduce of in[offsets[s] .. offsets[s + 1]) for s in
+   [s0, s1), on the calling thread, for integer t and a built-in op
+   (GPGPU_SUM_EXACT is GPGPU_SUM on integers); returns 0, writing nothing,
+   for floats. */
+int gpgpu__host_reduce_segments(gpgpu_type t, gpgpu_op op, const void *in,
+                                const size_t *offsets, size_t s0, size_t s1, void *out);
+/* The scans of the same segments of in into out (in place allowed). */
+int gpgpu__host_scan_segments(gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind, const void *in,
+                              void *out, const size_t *offsets, size_t s0, size_t s1);
 /* XOR masks mapping key bits to unsigned bits in the wanted order (m1 when
    the key's top bit is set, m0 otherwise): totalOrder floats, descending. */
 void gpgpu__sort_masks(gpgpu_type t, unsigned flags, uint64_t *m0, uint64_t *m1);

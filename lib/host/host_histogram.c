@@ -201,6 +201,70 @@ static void bins_of(gpgpu_type t, const gpgpu__hist_params *p, const void *in, s
 /* Samples binned per block: the rule's loop stays free of the counting. */
 enum { BLOCK = 512 };
 
+/* The rule and the count in one loop for the common cases, the same bins
+   as bins_of: F32 samples (float_bin in 32-bit integers: the clamped t is
+   at most nbins - 1 <= 2^31), and 32-bit integers over a range of 2^k
+   values (num / D is a shift). Returns 0 for the other cases. */
+/* bins_of's rule for F32 samples, its constants at hand. */
+typedef struct {
+    float lo, top, scale, last;
+    uint32_t lastb;
+} f32_rule;
+
+static f32_rule f32_rule_of(const gpgpu__hist_params *p)
+{
+    f32_rule r = {p->lo.f32, p->top.f32, p->scale.f32, (float)(p->nbins - 1),
+                  (uint32_t)(p->nbins - 1)};
+    return r;
+}
+
+/* The bin of an F32 sample, or HOST_NO_BIN. */
+static inline uint32_t f32_bin(const f32_rule *r, float x)
+{
+    if (!(x >= r->lo && x < r->top))
+        return HOST_NO_BIN;
+    float tt = (x - r->lo) * r->scale; /* >= 0: x >= lo, scale > 0 */
+    uint32_t b = (uint32_t)(tt < r->last ? tt : r->last);
+    return b < r->lastb ? b : r->lastb;
+}
+
+static int histogram_fast(gpgpu_type t, const gpgpu__hist_params *p, const void *in, size_t n,
+                          uint64_t *bins)
+{
+    if (t == GPGPU_F32) {
+        const float *x = in;
+        const f32_rule r = f32_rule_of(p);
+        for (size_t i = 0; i < n; i++) {
+            uint32_t b = f32_bin(&r, x[i]);
+            if (b != HOST_NO_BIN)
+                bins[b]++;
+        }
+        return 1;
+    }
+    const uint64_t D = p->dm1 + 1;
+    if ((t != GPGPU_U32 && t != GPGPU_I32) || p->wide || D == 0 || (D & (D - 1)))
+        return 0;
+    const int k = __builtin_ctzll(D);
+    const uint64_t nb = p->nbins, s0 = p->s0;
+    uint64_t *const out = bins + p->q0;
+    if (t == GPGPU_U32 && p->lo.u32 == 0 && p->top.u32 == UINT32_MAX) {
+        const uint32_t *x = in; /* every sample counts */
+        for (size_t i = 0; i < n; i++)
+            out[((uint64_t)x[i] * nb + s0) >> k]++;
+    } else if (t == GPGPU_U32) {
+        const uint32_t *x = in, lo = p->lo.u32, top = p->top.u32;
+        for (size_t i = 0; i < n; i++)
+            if (x[i] >= lo && x[i] <= top)
+                out[((uint64_t)(x[i] - lo) * nb + s0) >> k]++;
+    } else {
+        const int32_t *x = in, lo = p->lo.i32, top = p->top.i32;
+        for (size_t i = 0; i < n; i++)
+            if (x[i] >= lo && x[i] <= top)
+                out[((uint64_t)((uint32_t)x[i] - (uint32_t)lo) * nb + s0) >> k]++;
+    }
+    return 1;
+}
+
 static void histogram_serial(gpgpu_type t, const void *in, size_t n, size_t nbins, double lo,
                              double hi, uint64_t *bins)
 {
@@ -209,6 +273,8 @@ static void histogram_serial(gpgpu_type t, const void *in, size_t n, size_t nbin
     const size_t size = gpgpu__type(t)->size;
     memset(bins, 0, nbins * sizeof *bins);
     if (gpgpu__hist_params_make(NULL, t, nbins, lo, hi, &p) != GPGPU_SUCCESS || p.empty)
+        return;
+    if (histogram_fast(t, &p, in, n, bins))
         return;
     for (size_t first = 0; first < n; first += BLOCK) {
         size_t len = n - first < BLOCK ? n - first : BLOCK;
@@ -286,6 +352,25 @@ static size_t cells_of(const cells_job *j, size_t first, size_t len, uint32_t *c
     return len;
 }
 
+/* F32 samples [first, first + n): ADD for each counted cell, after TWO_D
+   has made it the 2-D cell (or NO_BIN). */
+#define CELL_2D                                                            \
+    do {                                                                   \
+        uint32_t cy = f32_bin(&ry, y[i]);                                  \
+        cell = cy == HOST_NO_BIN ? HOST_NO_BIN : cell * ny + cy;           \
+    } while (0)
+#define CELLS_F32(ADD, TWO_D)                                              \
+    do {                                                                   \
+        for (size_t i = first; i < first + n; i++) {                       \
+            uint32_t cell = f32_bin(&rx, x[i]);                            \
+            if (cell == HOST_NO_BIN)                                       \
+                continue;                                                  \
+            TWO_D;                                                         \
+            if (cell != HOST_NO_BIN)                                       \
+                ADD;                                                       \
+        }                                                                  \
+    } while (0)
+
 /* Samples [first, first + n) into cells (zeroed first), in order. */
 static void cells_serial(const cells_job *j, size_t first, size_t n, void *cells)
 {
@@ -295,6 +380,24 @@ static void cells_serial(const cells_job *j, size_t first, size_t n, void *cells
     const float *wf = (const float *)j->w;
     const double *wd = (const double *)j->w;
     memset(cells, 0, j->ncells * (j->wt < 0 ? sizeof *count : sizeof *sum));
+    if (j->t == GPGPU_F32) { /* the rule and the count in one loop each */
+        const float *x = (const float *)j->x, *y = (const float *)j->y;
+        const f32_rule rx = f32_rule_of(j->px), ry = f32_rule_of(j->py ? j->py : j->px);
+        const uint32_t ny = j->py ? (uint32_t)j->py->nbins : 1;
+        if (y && j->wt < 0)
+            CELLS_F32(count[cell]++, CELL_2D);
+        else if (y && j->wt == GPGPU_F32)
+            CELLS_F32(sum[cell] += (double)wf[i], CELL_2D);
+        else if (y)
+            CELLS_F32(sum[cell] += wd[i], CELL_2D);
+        else if (j->wt < 0)
+            CELLS_F32(count[cell]++, (void)0);
+        else if (j->wt == GPGPU_F32)
+            CELLS_F32(sum[cell] += (double)wf[i], (void)0);
+        else
+            CELLS_F32(sum[cell] += wd[i], (void)0);
+        return;
+    }
     for (size_t at = first; at < first + n; at += BLOCK) {
         size_t len = cells_of(j, at, first + n - at < BLOCK ? first + n - at : BLOCK, c);
         for (size_t i = 0; i < len; i++) {
@@ -355,22 +458,37 @@ void gpgpu__host_histogram_cells(gpgpu_type t, const void *x, const void *y, int
 }
 
 /* Channel c (0..255) and luminance in exact integer arithmetic: floor(c/255
-   * nbins) and floor((2126 R + 7152 G + 722 B) / 2550000 * nbins). */
+   * nbins) and floor((2126 R + 7152 G + 722 B) / 2550000 * nbins). The
+   channels' bins come from a table of the 256 values; the luminance's
+   quotient from a double estimate corrected to the exact floor (its
+   numerator stays below 2^53), in place of a 64-bit division per pixel. */
 void gpgpu__host_histogram_rgba8(const uint8_t *pixels, size_t width, size_t height,
                                  size_t row_stride, size_t nbins, uint64_t *bins)
 {
-    uint64_t nb = nbins, last = nb - 1;
+    const uint64_t nb = nbins, last = nb - 1, D = 2550000;
+    const double inv = 1.0 / (double)D;
+    uint32_t chan[256];
+    for (uint64_t c = 0; c < 256; c++) {
+        uint64_t b = c * nb / 255;
+        chan[c] = (uint32_t)(b < last ? b : last);
+    }
     memset(bins, 0, 4 * nbins * sizeof *bins);
+    uint64_t *br = bins, *bg = bins + nb, *bb = bins + 2 * nb, *bl = bins + 3 * nb;
     for (size_t y = 0; y < height; y++) {
         const uint8_t *row = pixels + y * row_stride;
         for (size_t x = 0; x < width; x++) {
-            uint64_t r = row[4 * x], g = row[4 * x + 1], b = row[4 * x + 2];
-            uint64_t v = (2126 * r + 7152 * g + 722 * b) * nb / 2550000;
-            uint64_t br = r * nb / 255, bg = g * nb / 255, bb = b * nb / 255;
-            bins[br < last ? br : last]++;
-            bins[nb + (bg < last ? bg : last)]++;
-            bins[2 * nb + (bb < last ? bb : last)]++;
-            bins[3 * nb + (v < last ? v : last)]++;
+            const uint8_t *px = row + 4 * x;
+            uint64_t num = (2126 * (uint64_t)px[0] + 7152 * (uint64_t)px[1] +
+                            722 * (uint64_t)px[2]) * nb;
+            uint64_t v = (uint64_t)((double)num * inv);
+            if (v * D > num)
+                v--;
+            else if ((v + 1) * D <= num)
+                v++;
+            br[chan[px[0]]]++;
+            bg[chan[px[1]]]++;
+            bb[chan[px[2]]]++;
+            bl[v < last ? v : last]++;
         }
     }
 }

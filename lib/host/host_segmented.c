@@ -54,7 +54,7 @@ typedef struct {
     char *out, *keys_out;
     const size_t *offsets;
     size_t nseg, n;
-    size_t *first_run;    /* reduce_by_key: per part, its first run's index */
+    size_t *first_run;    /* reduce_by_key: per part, its number of runs */
 } seg_job;
 
 /* The first segment s in [0, nseg) with offsets[s] >= at (nseg if none). */
@@ -77,6 +77,10 @@ static void seg_part(void *arg, size_t g)
     const size_t size = gpgpu__type(j->t)->size, base = j->offsets[0];
     const size_t s0 = first_at(j->offsets, j->nseg, base + g * PART);
     const size_t s1 = first_at(j->offsets, j->nseg, base + (g + 1) * PART);
+    if (j->scan ? gpgpu__host_scan_segments(j->t, j->op, j->kind, j->in, j->out, j->offsets,
+                                            s0, s1)
+                : gpgpu__host_reduce_segments(j->t, j->op, j->in, j->offsets, s0, s1, j->out))
+        return;
     for (size_t s = s0; s < s1; s++) {
         const size_t at = j->offsets[s], len = j->offsets[s + 1] - at;
         if (j->scan)
@@ -97,6 +101,11 @@ void gpgpu__host_segmented_reduce(gpgpu_type t, gpgpu_op op, const void *in,
         gpgpu__parallel((span + PART - 1) / PART, seg_part, &j);
         return;
     }
+    /* short segments (or little in all): one loop on this thread; long
+       ones keep the threads of reduce */
+    if ((span < 2 * (size_t)PART || span / nseg <= 4096) &&
+        gpgpu__host_reduce_segments(t, op, in, offsets, 0, nseg, out))
+        return;
     for (size_t s = 0; s < nseg; s++)
         reduce_one(0, t, op, (const char *)in + offsets[s] * size, offsets[s + 1] - offsets[s],
                    (char *)out + s * size);
@@ -112,20 +121,39 @@ void gpgpu__host_segmented_scan(gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind,
         gpgpu__parallel((span + PART - 1) / PART, seg_part, &j);
         return;
     }
+    if ((span < 2 * (size_t)PART || span / nseg <= 4096) &&
+        gpgpu__host_scan_segments(t, op, kind, in, out, offsets, 0, nseg))
+        return;
     for (size_t s = 0; s < nseg; s++)
         scan_one(0, t, op, kind, (const char *)in + offsets[s] * size,
                  (char *)out + offsets[s] * size, offsets[s + 1] - offsets[s]);
 }
 
-/* First wins between equal values; a NaN never wins (x == x fails). */
+/* First wins between equal values; a NaN never wins (x == x fails): the
+   first element that is not NaN starts, the best value stays in a
+   register, and each operator has its own loop. */
 #define INDEX_OF(T)                                                         \
     {                                                                       \
         const T *x = in;                                                    \
-        for (size_t i = 0; i < n; i++) {                                    \
-            if (x[i] != x[i])                                               \
-                continue;                                                   \
-            if (best == SIZE_MAX || (op == GPGPU_MIN ? x[i] < x[best] : x[i] > x[best])) \
-                best = i;                                                   \
+        size_t i = 0;                                                       \
+        while (i < n && x[i] != x[i])                                       \
+            i++;                                                            \
+        if (i < n) {                                                        \
+            T bv = x[i];                                                    \
+            best = i;                                                       \
+            if (op == GPGPU_MIN) {                                          \
+                for (i++; i < n; i++)                                       \
+                    if (x[i] < bv) {                                        \
+                        bv = x[i];                                          \
+                        best = i;                                           \
+                    }                                                       \
+            } else {                                                        \
+                for (i++; i < n; i++)                                       \
+                    if (x[i] > bv) {                                        \
+                        bv = x[i];                                          \
+                        best = i;                                           \
+                    }                                                       \
+            }                                                               \
         }                                                                   \
     }
 
@@ -182,41 +210,6 @@ static int run_head(const unsigned char *keys, size_t ksize, size_t i)
     return memcmp(keys + i * ksize, keys + (i - 1) * ksize, ksize) != 0;
 }
 
-/* Parts of the by-key ops: part g owns the runs that begin in its PART
-   elements. count_part counts them (reduce_by_key's first pass). */
-static void count_part(void *arg, size_t g)
-{
-    seg_job *j = arg;
-    const size_t ksize = gpgpu__type(j->key_type)->size;
-    const size_t end = (g + 1) * PART < j->n ? (g + 1) * PART : j->n;
-    size_t c = 0;
-    for (size_t i = g * PART; i < end; i++)
-        c += (size_t)run_head((const unsigned char *)j->keys, ksize, i);
-    j->first_run[g] = c;
-}
-
-static void by_key_part(void *arg, size_t g)
-{
-    const seg_job *j = arg;
-    const size_t ksize = gpgpu__type(j->key_type)->size, vsize = gpgpu__type(j->t)->size;
-    const unsigned char *keys = (const unsigned char *)j->keys;
-    const size_t end = (g + 1) * PART < j->n ? (g + 1) * PART : j->n;
-    size_t i = g * PART, r = j->scan ? 0 : j->first_run[g];
-    while (i < end && !run_head(keys, ksize, i))
-        i++;
-    while (i < end) {
-        size_t e = run_end(keys, ksize, i, j->n);
-        if (j->scan) {
-            scan_one(1, j->t, j->op, j->kind, j->in + i * vsize, j->out + i * vsize, e - i);
-        } else {
-            memcpy(j->keys_out + r * ksize, keys + i * ksize, ksize);
-            reduce_one(1, j->t, j->op, j->in + i * vsize, e - i, j->out + r * vsize);
-            r++;
-        }
-        i = e;
-    }
-}
-
 /* Integer sums by key in one pass, the loop a C programmer writes (the
    same bits as the per-run reduce: integer sums wrap in any order). */
 #define FUSED_RBK(K, V)                                                     \
@@ -264,14 +257,97 @@ static void by_key_part(void *arg, size_t g)
                 o[i] = acc;                                                 \
                 acc += x;                                                   \
             }                                                               \
-        return;                                                             \
+        return 1;                                                           \
     }
+
+/* M(key word, value word) for the key and value widths (4 or 8 bytes). */
+#define FUSED_WIDTHS(M)                                                     \
+    if (ksize == 4 && vsize == 4)                                           \
+        M(uint32_t, uint32_t)                                               \
+    if (ksize == 4 && vsize == 8)                                           \
+        M(uint32_t, uint64_t)                                               \
+    if (ksize == 8 && vsize == 4)                                           \
+        M(uint64_t, uint32_t)                                               \
+    if (ksize == 8 && vsize == 8)                                           \
+        M(uint64_t, uint64_t)
 
 /* Whether the fused loops take (key_type, value_type, op): integer sums. */
 static int fused(gpgpu_type key_type, gpgpu_type value_type, gpgpu_op op)
 {
     (void)key_type; /* the key types are integers of 4 or 8 bytes */
     return (op == GPGPU_SUM || op == GPGPU_SUM_EXACT) && !gpgpu__type(value_type)->is_float;
+}
+
+/* The fused loops over keys[0 .. n): reduce_by_key's number of runs, or
+   SIZE_MAX (nothing written) when they do not take the types and op. */
+static size_t rbk_fused(gpgpu_type key_type, gpgpu_type value_type, gpgpu_op op,
+                        const void *keys, const void *values, size_t n, void *keys_out,
+                        void *values_out)
+{
+    const size_t ksize = gpgpu__type(key_type)->size, vsize = gpgpu__type(value_type)->size;
+    if (!fused(key_type, value_type, op))
+        return SIZE_MAX;
+    FUSED_WIDTHS(FUSED_RBK)
+    return SIZE_MAX;
+}
+
+/* scan_by_key's: 1 when done, 0 (nothing written) when they do not take
+   the types and op. */
+static int sbk_fused(gpgpu_type key_type, gpgpu_type value_type, gpgpu_op op,
+                     gpgpu_scan_kind kind, const void *keys, const void *values, void *out,
+                     size_t n)
+{
+    const size_t ksize = gpgpu__type(key_type)->size, vsize = gpgpu__type(value_type)->size;
+    if (!fused(key_type, value_type, op))
+        return 0;
+    FUSED_WIDTHS(FUSED_SBK)
+    return 0;
+}
+
+/* Parts of the by-key ops: part g owns the runs that begin in its PART
+   elements. reduce_by_key's part g writes its runs from place g * PART of
+   the outputs (no earlier part has more runs than elements) and leaves
+   their number in first_run[g]; the runs move down into place after. */
+static void by_key_part(void *arg, size_t g)
+{
+    const seg_job *j = arg;
+    const size_t ksize = gpgpu__type(j->key_type)->size, vsize = gpgpu__type(j->t)->size;
+    const unsigned char *keys = (const unsigned char *)j->keys;
+    const size_t end = (g + 1) * PART < j->n ? (g + 1) * PART : j->n;
+    size_t i = g * PART, r = i;
+    while (i < end && !run_head(keys, ksize, i))
+        i++;
+    if (i < end) { /* the part's runs [i, stop) in the fused loop, if it takes them */
+        size_t stop = end;
+        while (stop < j->n && !run_head(keys, ksize, stop))
+            stop++;
+        if (j->scan) {
+            if (sbk_fused(j->key_type, j->t, j->op, j->kind, keys + i * ksize,
+                          j->in + i * vsize, j->out + i * vsize, stop - i))
+                return;
+        } else {
+            size_t runs = rbk_fused(j->key_type, j->t, j->op, keys + i * ksize,
+                                    j->in + i * vsize, stop - i, j->keys_out + r * ksize,
+                                    j->out + r * vsize);
+            if (runs != SIZE_MAX) {
+                j->first_run[g] = runs;
+                return;
+            }
+        }
+    }
+    while (i < end) {
+        size_t e = run_end(keys, ksize, i, j->n);
+        if (j->scan) {
+            scan_one(1, j->t, j->op, j->kind, j->in + i * vsize, j->out + i * vsize, e - i);
+        } else {
+            memcpy(j->keys_out + r * ksize, keys + i * ksize, ksize);
+            reduce_one(1, j->t, j->op, j->in + i * vsize, e - i, j->out + r * vsize);
+            r++;
+        }
+        i = e;
+    }
+    if (!j->scan)
+        j->first_run[g] = r - g * PART;
 }
 
 size_t gpgpu__host_reduce_by_key(gpgpu_type key_type, const void *keys, gpgpu_type value_type,
@@ -285,28 +361,22 @@ size_t gpgpu__host_reduce_by_key(gpgpu_type key_type, const void *keys, gpgpu_ty
     if (first) {
         seg_job j = {value_type, key_type, op, GPGPU_INCLUSIVE, 0, values, keys, values_out,
                      keys_out, NULL, 0, n, first};
-        gpgpu__parallel(nparts, count_part, &j);
-        size_t runs = 0;
-        for (size_t g = 0; g < nparts; g++) { /* counts -> first run of each part */
-            size_t c = first[g];
-            first[g] = runs;
-            runs += c;
-        }
         gpgpu__parallel(nparts, by_key_part, &j);
+        size_t runs = first[0];
+        for (size_t g = 1; g < nparts; g++) { /* each part's runs down into place */
+            memmove((char *)keys_out + runs * ksize, (char *)keys_out + g * PART * ksize,
+                    first[g] * ksize);
+            memmove((char *)values_out + runs * vsize, (char *)values_out + g * PART * vsize,
+                    first[g] * vsize);
+            runs += first[g];
+        }
         free(first);
         return runs;
     }
-    if (fused(key_type, value_type, op)) {
-        if (ksize == 4 && vsize == 4)
-            FUSED_RBK(uint32_t, uint32_t)
-        if (ksize == 4 && vsize == 8)
-            FUSED_RBK(uint32_t, uint64_t)
-        if (ksize == 8 && vsize == 4)
-            FUSED_RBK(uint64_t, uint32_t)
-        if (ksize == 8 && vsize == 8)
-            FUSED_RBK(uint64_t, uint64_t)
-    }
-    size_t runs = 0;
+    size_t runs = rbk_fused(key_type, value_type, op, keys, values, n, keys_out, values_out);
+    if (runs != SIZE_MAX)
+        return runs;
+    runs = 0;
     for (size_t i = 0; i < n; runs++) {
         size_t j = run_end(keys, ksize, i, n);
         memcpy((char *)keys_out + runs * ksize, (const char *)keys + i * ksize, ksize);
@@ -328,16 +398,8 @@ void gpgpu__host_scan_by_key(gpgpu_type key_type, const void *keys, gpgpu_type v
         gpgpu__parallel((n + PART - 1) / PART, by_key_part, &j);
         return;
     }
-    if (fused(key_type, value_type, op)) {
-        if (ksize == 4 && vsize == 4)
-            FUSED_SBK(uint32_t, uint32_t)
-        if (ksize == 4 && vsize == 8)
-            FUSED_SBK(uint32_t, uint64_t)
-        if (ksize == 8 && vsize == 4)
-            FUSED_SBK(uint64_t, uint32_t)
-        if (ksize == 8 && vsize == 8)
-            FUSED_SBK(uint64_t, uint64_t)
-    }
+    if (sbk_fused(key_type, value_type, op, kind, keys, values, out, n))
+        return;
     for (size_t i = 0; i < n;) {
         size_t j = run_end(keys, ksize, i, n);
         scan_one(0, value_type, op, kind, (const char *)values + i * vsize,

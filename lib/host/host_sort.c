@@ -3,7 +3,10 @@
  * stable LSD radix sort of transformed keys (the same bit transform as
  * kernels/sort.cl), 8-bit digits, all digit histograms counted in one read,
  * passes whose digit is the same for every key skipped, nothing done for
- * keys already in order.
+ * keys already in order. The first pass transforms the keys as it reads
+ * them and the last one restores them as it writes them into the caller's
+ * array; values move with their keys in every pass; one scratch array each
+ * for keys and values.
  *
  * On the library's host threads (lib/core/pool.c): the array is cut into
  * one contiguous part per thread; each part counts its digits, the counts
@@ -45,20 +48,23 @@ void gpgpu__sort_masks(gpgpu_type t, unsigned flags, uint64_t *m0, uint64_t *m1)
 enum { MIN_PART = 1 << 16 };    /* elements a thread at least */
 
 typedef struct {
-    int is64, digits;
+    int digits;                 /* sizeof the key words */
     size_t n, nparts;
-    const void *in;             /* the caller's keys */
-    void *keys;                 /* the caller's keys, written at the end */
     uint64_t m0, m1, top;       /* the transform (gpgpu__sort_masks) */
     uint64_t if_set, if_clear;  /* its inverse */
-    void *src, *dst;            /* transformed keys: n words each */
-    size_t *isrc, *idst;        /* each key's index in the input, or NULL */
+    void *keys, *scratch;       /* the caller's keys; n words of scratch */
+    const void *src;            /* this pass: keys from ... */
+    void *dst;                  /* ... to */
+    int first, last;            /* this pass reads untransformed keys (the
+                                   caller's order) / writes them untransformed */
     size_t (*count)[MAX_DIGITS][RADIX];  /* nparts: every digit, of the input */
     size_t (*pos)[RADIX];       /* nparts: the part's counts, then its places */
     int *in_order;              /* nparts */
-    int d;                      /* the pass */
-    /* values */
-    unsigned char *values, *copy;
+    int d;                      /* the pass's digit */
+    /* values, moved with their keys in every pass */
+    unsigned char *values, *vscratch;
+    const unsigned char *vsrc;
+    unsigned char *vdst;
     size_t vsize;
 } sort_job;
 
@@ -67,13 +73,36 @@ static size_t part_first(const sort_job *j, size_t i)
     return j->n / j->nparts * i + j->n % j->nparts * i / j->nparts;
 }
 
+/* One pass over keys alone: IN transforms x as it is read, OUT is what is
+   written (constants in each loop: no per-key test of which applies). */
+#define SCATTER_KEYS(W, IN, OUT)                                                        \
+    for (size_t i = a; i < b; i++) {                                                    \
+        W x = k[i];                                                                     \
+        IN;                                                                             \
+        k2[at[(x >> shift) & (RADIX - 1)]++] = (OUT);                                   \
+    }
+
+/* Keys with their values: MOVE moves value i to place p. */
+#define SCATTER_PAIRS(W, MOVE)                                                          \
+    for (size_t i = a; i < b; i++) {                                                    \
+        W x = k[i];                                                                     \
+        if (in_t)                                                                       \
+            x ^= (x >> top) ? m1 : m0;                                                  \
+        size_t p = at[(x >> shift) & (RADIX - 1)]++;                                    \
+        k2[p] = out_t ? x ^ ((x >> top) ? if_set : if_clear) : x;                       \
+        MOVE;                                                                           \
+    }
+
+/* Keys are read as they are and transformed on the fly (prep, the first
+   pass), and untransformed as the last pass writes them: no pass of its
+   own for either. */
 #define SORT_FUNCS(W, SUF)                                                              \
     static void prep_##SUF(void *arg, size_t part)                                      \
     {                                                                                   \
         sort_job *j = arg;                                                              \
         size_t a = part_first(j, part), b = part_first(j, part + 1);                    \
-        const W *in = j->in;                                                            \
-        W *k = j->src, prev = 0;                                                        \
+        const W *in = j->keys;                                                          \
+        W prev = 0;                                                                     \
         size_t(*count)[RADIX] = j->count[part];                                         \
         int in_order = 1;                                                               \
         const W m0 = (W)j->m0, m1 = (W)j->m1;                                           \
@@ -83,13 +112,9 @@ static size_t part_first(const sort_job *j, size_t i)
             x ^= (x >> top) ? m1 : m0;                                                  \
             in_order &= i == a || x >= prev;                                            \
             prev = x;                                                                   \
-            k[i] = x;                                                                   \
-            for (int d = 0; d < j->digits; d++)                                         \
+            for (int d = 0; d < (int)sizeof(W); d++)                                    \
                 count[d][(x >> (d * RADIX_BITS)) & (RADIX - 1)]++;                      \
         }                                                                               \
-        if (j->isrc)                                                                    \
-            for (size_t i = a; i < b; i++)                                              \
-                j->isrc[i] = i;                                                         \
         j->in_order[part] = in_order;                                                   \
     }                                                                                   \
     static void count_##SUF(void *arg, size_t part)                                     \
@@ -109,62 +134,40 @@ static size_t part_first(const sort_job *j, size_t i)
         size_t a = part_first(j, part), b = part_first(j, part + 1);                    \
         const W *k = j->src;                                                            \
         W *k2 = j->dst;                                                                 \
-        const size_t *idx = j->isrc;                                                    \
-        size_t *idx2 = j->idst, *pos = j->pos[part];                                    \
+        size_t *pos = j->pos[part];                                                     \
         const int shift = j->d * RADIX_BITS;                                            \
-        if (idx) {                                                                      \
-            for (size_t i = a; i < b; i++) {                                            \
-                size_t p = pos[(k[i] >> shift) & (RADIX - 1)]++;                        \
-                k2[p] = k[i];                                                           \
-                idx2[p] = idx[i];                                                       \
-            }                                                                           \
-            return;                                                                     \
-        }                                                                               \
-        for (size_t i = a; i < b; i++)                                                  \
-            k2[pos[(k[i] >> shift) & (RADIX - 1)]++] = k[i];                            \
-    }                                                                                   \
-    static void finish_##SUF(void *arg, size_t part)                                    \
-    {                                                                                   \
-        sort_job *j = arg;                                                              \
-        size_t a = part_first(j, part), b = part_first(j, part + 1);                    \
-        const W *k = j->src;                                                            \
-        W *out = j->keys;                                                               \
-        const W if_set = (W)j->if_set, if_clear = (W)j->if_clear;                       \
         const unsigned top = (unsigned)j->top;                                          \
-        for (size_t i = a; i < b; i++)                                                  \
-            out[i] = k[i] ^ ((k[i] >> top) ? if_set : if_clear);                        \
+        const W m0 = (W)j->m0, m1 = (W)j->m1;                                           \
+        const W if_set = (W)j->if_set, if_clear = (W)j->if_clear;                       \
+        const int in_t = j->first && (m0 || m1), out_t = j->last && (if_set || if_clear); \
+        size_t at[RADIX];                                                               \
+        memcpy(at, pos, sizeof at);                                                     \
+        if (j->vsrc) { /* values through typed pointers where they are words */         \
+            const unsigned char *vs = j->vsrc;                                          \
+            unsigned char *vd = j->vdst;                                                \
+            const size_t z = j->vsize;                                                  \
+            const uint32_t *v4 = (const uint32_t *)(const void *)vs;                    \
+            uint32_t *d4 = (uint32_t *)(void *)vd;                                      \
+            const uint64_t *v8 = (const uint64_t *)(const void *)vs;                    \
+            uint64_t *d8 = (uint64_t *)(void *)vd;                                      \
+            if (z == 4)                                                                 \
+                SCATTER_PAIRS(W, d4[p] = v4[i])                                         \
+            else if (z == 8)                                                            \
+                SCATTER_PAIRS(W, d8[p] = v8[i])                                         \
+            else                                                                        \
+                SCATTER_PAIRS(W, memcpy(vd + p * z, vs + i * z, z))                     \
+        } else if (in_t && out_t) { /* one pass: both transforms */                     \
+            SCATTER_KEYS(W, x ^= (x >> top) ? m1 : m0, x ^ ((x >> top) ? if_set : if_clear)); \
+        } else if (in_t) {                                                              \
+            SCATTER_KEYS(W, x ^= (x >> top) ? m1 : m0, x);                              \
+        } else if (out_t) {                                                             \
+            SCATTER_KEYS(W, (void)0, x ^ ((x >> top) ? if_set : if_clear));             \
+        } else { /* keys as they are: middle passes, unsigned ascending keys */         \
+            SCATTER_KEYS(W, (void)0, x);                                                \
+        }                                                                               \
     }
 SORT_FUNCS(uint32_t, 32)
 SORT_FUNCS(uint64_t, 64)
-
-/* Values into their places: a copy of them first, then each part gathers. */
-static void copy_values(void *arg, size_t part)
-{
-    sort_job *j = arg;
-    size_t a = part_first(j, part), b = part_first(j, part + 1);
-    memcpy(j->copy + a * j->vsize, j->values + a * j->vsize, (b - a) * j->vsize);
-}
-
-static void gather_values(void *arg, size_t part)
-{
-    sort_job *j = arg;
-    size_t a = part_first(j, part), b = part_first(j, part + 1), vs = j->vsize;
-    const size_t *idx = j->isrc;
-    if (vs == 4) {
-        uint32_t *out = (uint32_t *)(void *)j->values;
-        const uint32_t *from = (const uint32_t *)(void *)j->copy;
-        for (size_t i = a; i < b; i++)
-            out[i] = from[idx[i]];
-    } else if (vs == 8) {
-        uint64_t *out = (uint64_t *)(void *)j->values;
-        const uint64_t *from = (const uint64_t *)(void *)j->copy;
-        for (size_t i = a; i < b; i++)
-            out[i] = from[idx[i]];
-    } else {
-        for (size_t i = a; i < b; i++)
-            memcpy(j->values + i * vs, j->copy + idx[i] * vs, vs);
-    }
-}
 
 gpgpu_status gpgpu__host_sort(gpgpu_type t, void *keys, void *values, size_t value_size,
                               size_t n, unsigned flags)
@@ -178,57 +181,85 @@ gpgpu_status gpgpu__host_sort(gpgpu_type t, void *keys, void *values, size_t val
     size_t nparts = gpgpu__host_threads();
     if (nparts > n / MIN_PART)
         nparts = n / MIN_PART ? n / MIN_PART : 1;
-    sort_job j = {.is64 = is64, .digits = is64 ? 8 : 4, .n = n, .nparts = nparts, .in = keys,
-                  .keys = keys, .top = is64 ? 63 : 31, .values = values, .vsize = value_size};
-    void *k = malloc(2 * n * w);
+    sort_job j = {.digits = is64 ? 8 : 4, .n = n, .nparts = nparts, .keys = keys,
+                  .top = is64 ? 63 : 31, .values = values, .vsize = value_size};
     j.count = calloc(nparts, sizeof *j.count);
     j.pos = malloc(nparts * sizeof *j.pos);
     j.in_order = malloc(nparts * sizeof *j.in_order);
-    size_t *idx = values ? malloc(2 * n * sizeof *idx) : NULL;
-    unsigned char *copy = values ? malloc(n * value_size) : NULL;
-    if (!k || !j.count || !j.pos || !j.in_order || (values && (!idx || !copy))) {
-        free(k);
+    if (!j.count || !j.pos || !j.in_order) {
         free(j.count);
         free(j.pos);
         free(j.in_order);
-        free(idx);
-        free(copy);
         return GPGPU_ERROR_OUT_OF_MEMORY;
     }
     gpgpu__sort_masks(t, flags, &j.m0, &j.m1);
-    j.src = k;
-    j.dst = (char *)k + n * w;
-    j.isrc = idx;
-    j.idst = idx ? idx + n : NULL;
-    j.copy = copy;
+    j.if_set = (j.m0 >> j.top) & 1 ? j.m0 : j.m1; /* the top bit after the transform */
+    j.if_clear = (j.m0 >> j.top) & 1 ? j.m1 : j.m0; /* tells which mask applied */
     gpgpu__parallel(nparts, is64 ? prep_64 : prep_32, &j);
 
-    /* In order: every part, and every part's last key against the next's first. */
+    /* In order: every part, and every part's last key against the next's
+       first (transformed). Then the digits that move anything. */
     int in_order = 1;
-    for (size_t p = 0; p < nparts; p++) {
-        in_order &= j.in_order[p];
-        if (p > 0) {
+    for (size_t p = 1; p <= nparts; p++) {
+        in_order &= j.in_order[p - 1];
+        if (p < nparts) {
             size_t b = part_first(&j, p);
-            in_order &= is64 ? ((uint64_t *)k)[b - 1] <= ((uint64_t *)k)[b]
-                             : ((uint32_t *)k)[b - 1] <= ((uint32_t *)k)[b];
+            uint64_t x = is64 ? ((uint64_t *)keys)[b - 1] : ((uint32_t *)keys)[b - 1];
+            uint64_t y = is64 ? ((uint64_t *)keys)[b] : ((uint32_t *)keys)[b];
+            x ^= (x >> j.top) ? j.m1 : j.m0;
+            y ^= (y >> j.top) ? j.m1 : j.m0;
+            in_order &= is64 ? x <= y : (uint32_t)x <= (uint32_t)y;
         }
     }
-    int first_pass = 1;
+    int pass_digit[MAX_DIGITS], passes = 0;
+    uint64_t x0 = is64 ? ((uint64_t *)keys)[0] : ((uint32_t *)keys)[0];
+    x0 ^= (x0 >> j.top) ? j.m1 : j.m0;
     for (int d = 0; d < j.digits && !in_order; d++) {
-        size_t total[RADIX] = {0};
+        size_t same = 0;
         for (size_t p = 0; p < nparts; p++)
-            for (int v = 0; v < RADIX; v++)
-                total[v] += j.count[p][d][v];
-        uint64_t x = is64 ? ((uint64_t *)j.src)[0] : ((uint32_t *)j.src)[0];
-        if (total[(x >> (d * RADIX_BITS)) & (RADIX - 1)] == n)
-            continue; /* every key has this digit: the pass would not move anything */
-        j.d = d;
-        if (first_pass) /* the parts still hold the input's order: its counts apply */
+            same += j.count[p][d][(x0 >> (d * RADIX_BITS)) & (RADIX - 1)];
+        if (same != n) /* else every key has this digit: the pass would move nothing */
+            pass_digit[passes++] = d;
+    }
+    if (passes) {
+        j.scratch = malloc(n * w);
+        j.vscratch = values ? malloc(n * value_size) : NULL;
+    }
+    if (passes && (!j.scratch || (values && !j.vscratch))) {
+        free(j.scratch);
+        free(j.vscratch);
+        free(j.count);
+        free(j.pos);
+        free(j.in_order);
+        return GPGPU_ERROR_OUT_OF_MEMORY;
+    }
+    /* The last pass writes the caller's arrays: an odd number of passes
+       starts from a copy in the scratch. */
+    j.src = keys;
+    j.dst = j.scratch;
+    j.vsrc = values;
+    j.vdst = j.vscratch;
+    if (passes % 2) {
+        memcpy(j.scratch, keys, n * w);
+        j.src = j.scratch;
+        j.dst = keys;
+        if (values) {
+            memcpy(j.vscratch, values, n * value_size);
+            j.vsrc = j.vscratch;
+            j.vdst = values;
+        }
+    }
+    for (int q = 0; q < passes; q++) {
+        j.d = pass_digit[q];
+        j.first = q == 0;
+        j.last = q == passes - 1;
+        /* The parts still hold the input's order in the first pass, and one
+           part is the whole array in every pass: the input's counts apply. */
+        if (j.first || nparts == 1)
             for (size_t p = 0; p < nparts; p++)
-                memcpy(j.pos[p], j.count[p][d], sizeof j.pos[p]);
+                memcpy(j.pos[p], j.count[p][j.d], sizeof j.pos[p]);
         else
             gpgpu__parallel(nparts, is64 ? count_64 : count_32, &j);
-        first_pass = 0;
         size_t at = 0;
         for (int v = 0; v < RADIX; v++)
             for (size_t p = 0; p < nparts; p++) {
@@ -237,29 +268,17 @@ gpgpu_status gpgpu__host_sort(gpgpu_type t, void *keys, void *values, size_t val
                 at += c;
             }
         gpgpu__parallel(nparts, is64 ? scatter_64 : scatter_32, &j);
-        void *kt = j.src;
+        const void *kt = j.src;
         j.src = j.dst;
-        j.dst = kt;
-        size_t *it = j.isrc;
-        j.isrc = j.idst;
-        j.idst = it;
+        j.dst = (void *)kt;
+        const unsigned char *vt = j.vsrc;
+        j.vsrc = j.vdst;
+        j.vdst = (unsigned char *)vt;
     }
-
-    if (!in_order) {
-        /* Undo the transform: the top bit after it tells which mask applied. */
-        j.if_set = (j.m0 >> j.top) & 1 ? j.m0 : j.m1;
-        j.if_clear = (j.m0 >> j.top) & 1 ? j.m1 : j.m0;
-        gpgpu__parallel(nparts, is64 ? finish_64 : finish_32, &j);
-        if (values) {
-            gpgpu__parallel(nparts, copy_values, &j);
-            gpgpu__parallel(nparts, gather_values, &j);
-        }
-    }
-    free(k);
+    free(j.scratch);
+    free(j.vscratch);
     free(j.count);
     free(j.pos);
     free(j.in_order);
-    free(idx);
-    free(copy);
     return GPGPU_SUCCESS;
 }

@@ -36,26 +36,6 @@ void gpgpu__exact_carry(int64_t *a, size_t limbs)
     a[limbs - 1] += carry;
 }
 
-static void sx_add(const sx_format *f, int64_t *acc, unsigned *flags, uint64_t b)
-{
-    const uint64_t sign = (uint64_t)1 << (f->width - 1);
-    const unsigned e = (unsigned)(b >> (f->mant - 1)) & f->exp_max;
-    uint64_t m = b & (((uint64_t)1 << (f->mant - 1)) - 1);
-    *flags |= SX_SEEN | (b != sign ? SX_NOT_NEG_ZERO : 0);
-    if (e == f->exp_max) {
-        *flags |= m ? SX_NAN : (b & sign) ? SX_NINF : SX_PINF;
-        return;
-    }
-    const unsigned p = e ? e - 1 : 0, k = p >> 5, s = p & 31;
-    const int64_t sg = (b & sign) ? -1 : 1;
-    m |= e ? (uint64_t)1 << (f->mant - 1) : 0;
-    const uint64_t v0 = (m & SX_M32) << s, v1 = (m >> 32) << s;
-    acc[k] += sg * (int64_t)(v0 & SX_M32);
-    acc[k + 1] += sg * (int64_t)((v0 >> 32) + (v1 & SX_M32));
-    if (v1 >> 32)
-        acc[k + 2] += sg * (int64_t)(v1 >> 32);
-}
-
 static uint64_t sx_field(const int64_t *a, size_t limbs, unsigned lo, unsigned len)
 {
     const unsigned i = lo >> 5;
@@ -119,28 +99,95 @@ static const sx_format *sx_format_of(gpgpu_type t)
     return t == GPGPU_F32 ? &sx_f32 : &sx_f64;
 }
 
+/* acc += v * 2^p (v signed, |v| < 2^63): the 32-bit pieces of |v| << (p %
+   32) into the limbs from p / 32 on. Each limb gets less than 2^33. */
+static void sx_add_at(int64_t *acc, int64_t v, unsigned p)
+{
+    const int64_t sg = v < 0 ? -1 : 1;
+    const uint64_t a = v < 0 ? -(uint64_t)v : (uint64_t)v;
+    const unsigned k = p >> 5, s = p & 31;
+    const uint64_t v0 = (a & SX_M32) << s, v1 = (a >> 32) << s;
+    acc[k] += sg * (int64_t)(v0 & SX_M32);
+    acc[k + 1] += sg * (int64_t)((v0 >> 32) + (v1 & SX_M32));
+    acc[k + 2] += sg * (int64_t)(v1 >> 32);
+}
+
+/* Flags of an exponent-all-ones element b (NaN or an infinity). */
+static unsigned sx_special(const sx_format *f, uint64_t b)
+{
+    const uint64_t sign = (uint64_t)1 << (f->width - 1);
+    return (b & (((uint64_t)1 << (f->mant - 1)) - 1)) ? SX_NAN : (b & sign) ? SX_NINF : SX_PINF;
+}
+
+/* Elements per batch of the exponent bins: f32 bins take signed 24-bit
+   significands (2^32 of them stay below 2^56), f64 ones the low and high
+   halves of 53-bit significands (2^30 of them below 2^62). */
+enum { SX_F32_BATCH = 1 << 30, SX_F64_BATCH = 1 << 30 };
+
 /* acc (canonical on entry, zero for a new sum) += in[0 .. n), flags |= what
-   the elements set; acc is canonical again on return. */
+   the elements set; acc is canonical again on return. Each element's
+   signed significand goes to a bin of its exponent (integer adds, exact),
+   then each bin to the limbs at its exponent's place: the same integer as
+   adding every element to the limbs itself, for a few operations an
+   element. */
 void gpgpu__exact_accumulate(gpgpu_type t, const void *in, size_t n, int64_t *acc, unsigned *flags)
 {
     const sx_format *f = sx_format_of(t);
-    /* the format a constant in each loop; a carry every 2^28 elements */
-    for (size_t i = 0; i < n;) {
-        const size_t end = n - i > ((size_t)1 << 28) ? i + ((size_t)1 << 28) : n;
-        if (t == GPGPU_F32)
+    unsigned fl = n ? SX_SEEN : 0;
+    if (t == GPGPU_F32) {
+        int64_t bin[256];
+        const uint32_t *x = in;
+        for (size_t i = 0; i < n;) {
+            const size_t end = n - i > SX_F32_BATCH ? i + SX_F32_BATCH : n;
+            uint32_t nonneg0 = 0; /* some element is not -0.0 */
+            memset(bin, 0, sizeof bin);
             for (; i < end; i++) {
-                uint32_t w;
-                memcpy(&w, (const char *)in + 4 * i, 4);
-                sx_add(&sx_f32, acc, flags, w);
+                const uint32_t b = x[i], e = (b >> 23) & 255;
+                const int64_t sg = -(int64_t)(b >> 31);
+                const int64_t m = (int64_t)((b & 0x7fffff) | (e ? 0x800000u : 0));
+                nonneg0 |= b ^ 0x80000000u;
+                if (e == 255)
+                    fl |= sx_special(f, b);
+                else
+                    bin[e] += (m ^ sg) - sg;
             }
-        else
+            fl |= nonneg0 ? SX_NOT_NEG_ZERO : 0;
+            for (unsigned e = 0; e < 255; e++)
+                if (bin[e])
+                    sx_add_at(acc, bin[e], e ? e - 1 : 0);
+            gpgpu__exact_carry(acc, f->limbs);
+        }
+    } else {
+        int64_t lo[2048], hi[2048];
+        const uint64_t *x = in;
+        for (size_t i = 0; i < n;) {
+            const size_t end = n - i > SX_F64_BATCH ? i + SX_F64_BATCH : n;
+            uint64_t nonneg0 = 0;
+            memset(lo, 0, sizeof lo);
+            memset(hi, 0, sizeof hi);
             for (; i < end; i++) {
-                uint64_t b;
-                memcpy(&b, (const char *)in + 8 * i, 8);
-                sx_add(&sx_f64, acc, flags, b);
+                const uint64_t b = x[i], e = (b >> 52) & 2047;
+                const int64_t sg = -(int64_t)(b >> 63);
+                const uint64_t m = (b & 0xfffffffffffffull) | (e ? (uint64_t)1 << 52 : 0);
+                nonneg0 |= b ^ ((uint64_t)1 << 63);
+                if (e == 2047) {
+                    fl |= sx_special(f, b);
+                } else {
+                    lo[e] += ((int64_t)(m & SX_M32) ^ sg) - sg;
+                    hi[e] += ((int64_t)(m >> 32) ^ sg) - sg;
+                }
             }
-        gpgpu__exact_carry(acc, f->limbs);
+            fl |= nonneg0 ? SX_NOT_NEG_ZERO : 0;
+            for (unsigned e = 0; e < 2047; e++) {
+                if (lo[e])
+                    sx_add_at(acc, lo[e], e ? e - 1 : 0);
+                if (hi[e])
+                    sx_add_at(acc, hi[e], (e ? e - 1 : 0) + 32);
+            }
+            gpgpu__exact_carry(acc, f->limbs);
+        }
     }
+    *flags |= fl;
 }
 
 /* The rounded sum of canonical limbs a (changed) into result, one element

@@ -291,8 +291,10 @@ static gpgpu_status cells_host_call(gpgpu_context *ctx, const char *func, const 
             return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
                                "%s: F64 weights need fp64 on the device", func);
     }
-    /* F32 weights on a device without fp64: the host's threads sum them */
+    /* F32 weights on a device without fp64: the host's threads sum them;
+       calls below the plan's histogram threshold: the host's own code */
     if (n == 0 || c->empty || ctx->host || gpgpu__small_on_host(ctx, n) ||
+        gpgpu__host_below(ctx, GPGPU__HB_HISTOGRAM, n) ||
         (c->wt >= 0 && !ctx->fp64)) {
         gpgpu__host_histogram_cells(c->t, x, y, c->wt, w, n, &c->px,
                                     c->two_d ? &c->py : NULL, bins);

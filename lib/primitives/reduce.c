@@ -194,6 +194,14 @@ gpgpu_status gpgpu_reduce(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, const v
         gpgpu__host_sum_exact(t, in, n, result);
         return GPGPU_SUCCESS;
     }
+    /* Float sums of the chunked layout below the plan's sum-f: the kernels'
+       own tree on the calling thread, the same bits without the launches. */
+    if (op == GPGPU_SUM && is_float && ctx->tune.chunked &&
+        gpgpu__host_below(ctx, GPGPU__HB_SUM_F, n)) {
+        GPGPU__TRY(gpgpu__type_supported(ctx, t));
+        if (gpgpu__host_sum_tree(t, in, n, ctx->tune.wg, groups_for(ctx, n), result))
+            return GPGPU_SUCCESS;
+    }
     if (op < GPGPU_OP_USER && op != GPGPU_SUM_EXACT && is_float &&
         gpgpu__host_below(ctx, GPGPU__HB_REDUCE_F, n)) {
         GPGPU__TRY(gpgpu__type_supported(ctx, t));

@@ -93,6 +93,33 @@ void bench_host_free_all(bench *b, void *const *p, size_t n);
 int bench_sum_run(bench *b, gpgpu_type t, size_t n, const bench_params *p, bench_result *r,
                   const char *map);
 
+/* The serial compaction loop a user writes without the library: each
+   element of in[0 .. n) (of C type T) for which KEEP(x) holds is copied to
+   out[k++], in order (k: a size_t lvalue, counting on from its value).
+   select's loop is one of these, partition's two (kept, then the rest). */
+#define BENCH_SERIAL_KEEP(T, in, n, out, k, KEEP)                            \
+    do {                                                                     \
+        const T *x_ = (in);                                                  \
+        T *o_ = (out);                                                       \
+        for (size_t i_ = 0; i_ < (n); i_++)                                  \
+            if (KEEP(x_[i_]))                                                \
+                o_[(k)++] = x_[i_];                                          \
+    } while (0)
+/* The predicate of the suite's compactions ("x > 0") and its negation. */
+#define BENCH_POSITIVE(x) ((x) > 0)
+#define BENCH_NOT_POSITIVE(x) (!((x) > 0))
+
+/* M(C type, ...) for the C type of t (a switch over the six types). */
+#define BENCH_BY_TYPE(t, M, ...)                                             \
+    switch (t) {                                                             \
+    case GPGPU_I32: M(int32_t, ##__VA_ARGS__); break;                        \
+    case GPGPU_U32: M(uint32_t, ##__VA_ARGS__); break;                       \
+    case GPGPU_F32: M(float, ##__VA_ARGS__); break;                          \
+    case GPGPU_I64: M(int64_t, ##__VA_ARGS__); break;                        \
+    case GPGPU_U64: M(uint64_t, ##__VA_ARGS__); break;                       \
+    case GPGPU_F64: M(double, ##__VA_ARGS__); break;                         \
+    }
+
 /* The next number of a splitmix64 sequence (the fills' generator). */
 uint64_t bench_splitmix(uint64_t *state);
 

@@ -221,16 +221,10 @@ typedef struct {
 
 #define SERIAL_PARTITION(T)                                                  \
     do {                                                                     \
-        const T *x = s->in;                                                  \
-        T *o = s->out;                                                       \
         size_t k = 0;                                                        \
-        for (size_t i = 0; i < s->n; i++)                                    \
-            if (x[i] > 0)                                                    \
-                o[k++] = x[i];                                               \
+        BENCH_SERIAL_KEEP(T, s->in, s->n, s->out, k, BENCH_POSITIVE);        \
         size_t kept = k;                                                     \
-        for (size_t i = 0; i < s->n; i++)                                    \
-            if (!(x[i] > 0))                                                 \
-                o[k++] = x[i];                                               \
+        BENCH_SERIAL_KEEP(T, s->in, s->n, s->out, k, BENCH_NOT_POSITIVE);    \
         s->sink = kept;                                                      \
     } while (0)
 
@@ -256,16 +250,6 @@ typedef struct {
             s->len[lo]++;                                                    \
         }                                                                    \
     } while (0)
-
-#define SERIAL_BY_TYPE(M, ...)                                               \
-    switch (s->t) {                                                          \
-    case GPGPU_I32: M(int32_t, ##__VA_ARGS__); break;                        \
-    case GPGPU_U32: M(uint32_t, ##__VA_ARGS__); break;                       \
-    case GPGPU_F32: M(float, ##__VA_ARGS__); break;                          \
-    case GPGPU_I64: M(int64_t, ##__VA_ARGS__); break;                        \
-    case GPGPU_U64: M(uint64_t, ##__VA_ARGS__); break;                       \
-    case GPGPU_F64: M(double, ##__VA_ARGS__); break;                         \
-    }
 
 /* limbs (two's complement, nl of them) += v * 2^pos */
 static void add_shifted(uint64_t *limbs, size_t nl, __int128 v, unsigned pos)
@@ -355,10 +339,10 @@ static void serial_loop(void *arg)
     serial_case *s = arg;
     size_t start = 0;
     switch (s->k) {
-    case UNIQUE: SERIAL_BY_TYPE(SERIAL_UNIQUE, 0); break;
-    case RLE: SERIAL_BY_TYPE(SERIAL_UNIQUE, 1); break;
-    case PARTITION: SERIAL_BY_TYPE(SERIAL_PARTITION); break;
-    case EDGES: SERIAL_BY_TYPE(SERIAL_EDGES); break;
+    case UNIQUE: BENCH_BY_TYPE(s->t, SERIAL_UNIQUE, 0); break;
+    case RLE: BENCH_BY_TYPE(s->t, SERIAL_UNIQUE, 1); break;
+    case PARTITION: BENCH_BY_TYPE(s->t, SERIAL_PARTITION); break;
+    case EDGES: BENCH_BY_TYPE(s->t, SERIAL_EDGES); break;
     case EXACT: s->sink = bench_serial_exact_sum(s->t, s->in, s->n) != 0; break;
     default: break;
     }

@@ -44,26 +44,15 @@ typedef struct {
 
 #define SEL_SERIAL(T)                                                        \
     do {                                                                     \
-        const T *x = s->in;                                                  \
-        T *o = s->out;                                                       \
         size_t k = 0;                                                        \
-        for (size_t i = 0; i < s->n; i++)                                    \
-            if (x[i] > 0)                                                    \
-                o[k++] = x[i];                                               \
+        BENCH_SERIAL_KEEP(T, s->in, s->n, s->out, k, BENCH_POSITIVE);        \
         s->sink = k;                                                         \
     } while (0)
 
 static void sel_serial_loop(void *arg)
 {
     sel_serial *s = arg;
-    switch (s->t) {
-    case GPGPU_I32: SEL_SERIAL(int32_t); break;
-    case GPGPU_U32: SEL_SERIAL(uint32_t); break;
-    case GPGPU_F32: SEL_SERIAL(float); break;
-    case GPGPU_I64: SEL_SERIAL(int64_t); break;
-    case GPGPU_U64: SEL_SERIAL(uint64_t); break;
-    case GPGPU_F64: SEL_SERIAL(double); break;
-    }
+    BENCH_BY_TYPE(s->t, SEL_SERIAL)
 }
 
 static gpgpu_status sel_call(void *arg)
