@@ -162,14 +162,21 @@ static void child_fresh(gpgpu_context *parent)
 }
 
 /* The parent keeps calling from another thread while it forks: the child
-   may inherit the host threads' locks in any state. */
+   may inherit the host threads' locks in any state. The input is made
+   once: the test is of the library's locks, and a fork in the middle of
+   the thread's own malloc leaves ASan's allocator locked in the child
+   (glibc's allocator takes its locks around fork; GCC 12's ASan does not). */
 static volatile int busy_stop;
 static void *busy_calls(void *arg)
 {
     gpgpu_context *ctx = arg;
-    while (!busy_stop)
-        if (!reduce_ok(ctx))
+    uint32_t want, got, *x = numbers(&want);
+    while (!busy_stop) {
+        got = 0;
+        if (gpgpu_reduce(ctx, GPGPU_U32, GPGPU_SUM, x, N, &got) != GPGPU_SUCCESS || got != want)
             abort();
+    }
+    free(x);
     return NULL;
 }
 

@@ -274,7 +274,13 @@ static void host_reduce(int seq, gpgpu_type t, gpgpu_op op, const void *in, size
                         void *result)
 {
     size_t size = gpgpu__type(t)->size, nparts = (n + HOST_PART - 1) / HOST_PART;
-    char *part = nparts > 1 ? malloc(nparts * 8) : NULL;
+    /* The parts' results on the stack up to 64 parts: a call then takes no
+       lock of the allocator, so a fork while it runs leaves none taken in
+       the child (ASan's allocator, unlike glibc's, does not take its locks
+       around fork: a child whose parent was inside this malloc hung). */
+    uint64_t on_stack[64];
+    char *part = nparts <= 1 ? NULL
+                 : nparts <= 64 ? (char *)on_stack : malloc(nparts * 8);
     if (!part) { /* small, or no memory for the parts: one thread */
         reduce_serial(t, op, in, n, result);
         return;
@@ -291,7 +297,8 @@ static void host_reduce(int seq, gpgpu_type t, gpgpu_op op, const void *in, size
     } else {
         reduce_serial(t, op, part, nparts, result);
     }
-    free(part);
+    if (part != (char *)on_stack)
+        free(part);
 }
 
 void gpgpu__host_reduce(gpgpu_type t, gpgpu_op op, const void *in, size_t n, void *result)
