@@ -274,10 +274,8 @@ static void host_reduce(int seq, gpgpu_type t, gpgpu_op op, const void *in, size
                         void *result)
 {
     size_t size = gpgpu__type(t)->size, nparts = (n + HOST_PART - 1) / HOST_PART;
-    /* The parts' results on the stack up to 64 parts: a call then takes no
-       lock of the allocator, so a fork while it runs leaves none taken in
-       the child (ASan's allocator, unlike glibc's, does not take its locks
-       around fork: a child whose parent was inside this malloc hung). */
+    /* The parts' results on the stack up to 64 parts: no allocation (and
+       no allocator lock) in a call of fewer than 64 * HOST_PART elements. */
     uint64_t on_stack[64];
     char *part = nparts <= 1 ? NULL
                  : nparts <= 64 ? (char *)on_stack : malloc(nparts * 8);
