@@ -22,22 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rss.h"
+
 static const char *source =
     "__kernel void twice(__global uint *a, uint n)\n"
     "{ size_t i = get_global_id(0); if (i < n) a[i] = 2u * a[i] + 1u; }\n";
-
-static double rss_kib(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    double kib = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "VmRSS:", 6))
-            kib = strtod(line + 6, NULL);
-    if (f)
-        fclose(f);
-    return kib;
-}
 
 #define CHECK(err, what)                                                 \
     do {                                                                 \

@@ -32,6 +32,7 @@
 #include "ref_scan.h"
 #include "ref_segmented.h"
 #include "ref_sort.h"
+#include "rss.h"
 
 typedef struct {
     double minutes;
@@ -244,15 +245,7 @@ static double rss_mib(void)
 #ifdef __GLIBC__
     malloc_trim(0);
 #endif
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    double kib = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "VmRSS:", 6))
-            kib = strtod(line + 6, NULL);
-    if (f)
-        fclose(f);
-    return kib / 1024;
+    return rss_kib() / 1024;
 }
 
 static double now(void)
