@@ -38,6 +38,12 @@
  *    keys and values) mapped from one call to the next, so that a call does
  *    not fault in every page afresh; MPI_Finalize releases it.
  *    GPGPU_MPI_KEEP=0 (environment) frees it after every call instead.
+ *  - Where every rank's device is a GPU, gpgpu_mpi_sort and _sort_pairs
+ *    sort host arrays the same way (the part goes to the device, is sorted
+ *    there, and only the runs for other ranks come back before MPI), and
+ *    on CPU devices and the host fallback with a partition in host memory.
+ *    GPGPU_MPI_SORT=device or =host (environment, the same on every rank)
+ *    forces one or the other where possible.
  *  - GPGPU_MPI_TRACE=1 (environment, the same on every rank) makes each
  *    sort report its steps on rank 0: see gpgpu_mpi_last_trace.
  */
@@ -261,10 +267,15 @@ GPGPU_API gpgpu_status gpgpu_mpi_histogram_array(gpgpu_context *ctx, MPI_Comm co
  * gpgpu_mpi_sort on each rank's gpgpu_array: keys (this rank's part, of
  * ctx) is sorted as gpgpu_mpi_sort sorts a host array, and each rank keeps
  * its array's length. On one rank the device sorts the array in place
- * (gpgpu_sort_array, which does not wait); on several, each rank's part crosses the bus once
- * each way around the host sort's steps (MPI moves host memory), with a
- * copy of the input kept on the host until every rank has written its
- * result: if any rank cannot write it, every rank writes its input back.
+ * (gpgpu_sort_array, which does not wait). On several, where every rank
+ * has an OpenCL device, the part is sorted on the device, only the runs
+ * bound for other ranks cross the bus and MPI (host memory), the bucket
+ * that arrives is sorted on the device, and the result replaces the
+ * array once every rank has it, with a copy of the input kept on the
+ * device until every rank has agreed: if any rank cannot write its
+ * result, every rank writes its input back. Where a rank has no device
+ * (the host fallback), every rank sorts through host memory as
+ * gpgpu_mpi_sort does.
  * Errors: INVALID_ARGUMENT (ctx or keys NULL, the array of another
  * context), those of gpgpu_mpi_sort, gpgpu_array_read and
  * gpgpu_array_write, from any rank.

@@ -66,8 +66,12 @@ status=0
 for np in 1 2 3 4; do
     echo "== mpirun -np $np tests/test_mpi"
     # From 3 ranks on, the sort's partition runs in 3 chunks on 3 threads.
+    # At 2, the sorts of host arrays take the device path too, which they
+    # take by default on GPUs only (the _array forms take it on PoCL).
     if [ "$np" -ge 3 ]; then
         GPGPU_MPI_THREADS=3 run "$np" || status=1
+    elif [ "$np" = 2 ]; then
+        GPGPU_MPI_SORT=device run "$np" || status=1
     else
         run "$np" || status=1
     fi
@@ -84,5 +88,10 @@ done
 for at in 5 30 60; do
     echo "== mpirun -np 3 tests/test_mpi faults, rank 1 failing at point $at"
     FAULT_RANK1=$at run 3 faults || status=1
+done
+# The same with every sort on the device path.
+for at in 7 40; do
+    echo "== mpirun -np 3 tests/test_mpi faults, device path, rank 1 failing at point $at"
+    GPGPU_MPI_SORT=device FAULT_RANK1=$at run 3 faults || status=1
 done
 exit $status

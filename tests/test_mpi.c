@@ -1441,7 +1441,7 @@ static int faulted, calls;  /* calls made, and those that failed (alike) */
 
 /* The _array forms of reduce and scan on the round's input (an array made
    and written outside the counted calls, which fault like the rest). */
-static void fault_round_arrays(int i, const input *in, uint32_t want_sum)
+static void fault_round_arrays(int i, const input *in, uint32_t want_sum, const size_t *perm)
 {
     gpgpu_array *a = NULL, *out = NULL;
     gpgpu_status st = gpgpu_array_create(tu_ctx, GPGPU_U32, in->n, &a);
@@ -1480,6 +1480,21 @@ static void fault_round_arrays(int i, const input *in, uint32_t want_sum)
                  memcmp(got, in->mine, in->n * 4) == 0,
              "round %d: scan_array changed in", i);
         free(want);
+        /* sort_array: sorted, or on failure as it was */
+        st = gpgpu_mpi_sort_array(tu_ctx, W, a, 0);
+        calls++;
+        faulted += st != GPGPU_SUCCESS;
+        if (st != GPGPU_SUCCESS)
+            note_failed_alike(st, "sort_array");
+        if (gpgpu_array_read(tu_ctx, a, 0, got, in->n) == GPGPU_SUCCESS)
+            for (size_t k = 0; k < in->n; k++) {
+                uint32_t e = st == GPGPU_SUCCESS
+                                 ? ((const uint32_t *)in->global)[perm[in->first + k]]
+                                 : ((const uint32_t *)in->mine)[k];
+                if (!note(got[k] == e, "round %d: sort_array (%s) wrong at %zu", i,
+                          gpgpu_status_string(st), k))
+                    break;
+            }
     }
     gpgpu_array_destroy(a);
     gpgpu_array_destroy(out);
@@ -1504,7 +1519,7 @@ static void fault_round(int i)
     if (st != GPGPU_SUCCESS)
         note_failed_alike(st, "reduce");
     note(st == GPGPU_SUCCESS ? sum == want : sum == 7, "round %d: reduce gave %u", i, sum);
-    fault_round_arrays(i, &in, want);
+    fault_round_arrays(i, &in, want, perm);
     st = gpgpu_mpi_sort(tu_ctx, W, GPGPU_U32, in.mine, in.n, 0);
     calls++;
     faulted += st != GPGPU_SUCCESS;

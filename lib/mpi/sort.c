@@ -35,6 +35,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gpgpu_cl.h"
 #include "mpi_internal.h"
 
 _Static_assert(sizeof(size_t) == sizeof(uint64_t), "counts travel as MPI_UINT64_T");
@@ -90,6 +91,15 @@ typedef struct {
     pthread_t *threads;
     int *started;
     int kept;                   /* k1, k2 (and v1, v2 in them) are kept memory */
+    /* The device path (dev set): the part and the bucket on the device. */
+    int dev;
+    cl_command_queue q;
+    gpgpu_array *ka, *va;       /* the caller's arrays (the _array forms), else NULL */
+    gpgpu_array *dk, *dv;       /* the part, sorted there */
+    gpgpu_array *rk, *rv;       /* the bucket (room for the part too: the backup) */
+    size_t nfine;               /* fine samples of the sorted part: */
+    uint64_t *fpos, *fkey;      /* positions (nfine + 1, the last n), ordered keys */
+    void *span;                 /* room for the elements between two fine samples */
     double t0, phase[6];        /* MPI_Wtime at each step */
     double bytes[6][2];         /* each step's bytes: to other ranks, within the rank */
 } sorter;
@@ -243,6 +253,13 @@ static void release(sorter *s)
     free(s->chunk_at);
     free(s->threads);
     free(s->started);
+    free(s->fpos);
+    free(s->fkey);
+    free(s->span);
+    gpgpu_array_destroy(s->dk);
+    gpgpu_array_destroy(s->dv);
+    gpgpu_array_destroy(s->rk);
+    gpgpu_array_destroy(s->rv);
     gpgpu__mpi_scratch_free(&s->scratch);
 }
 
@@ -606,10 +623,450 @@ static gpgpu_status distribute(sorter *s)
     return st;
 }
 
+/* ---- the device path ------------------------------------------------------
+
+   Where the part can live on a GPU (the _array forms, or host arrays on a
+   GPU device), the host steps above become reads of the part sorted on
+   the device. Order among equal keys is then the sorted position, which
+   for a stable sort is the same order as the index in the part, so the
+   (key, rank, index) order, the splitters and the rebalance are the same:
+
+   1. The part is sorted where it is (a copy of the caller's array, or the
+      host part uploaded), and FINE evenly spaced elements of it are
+      gathered; SAMPLES of them go to every rank as above.
+   2. A splitter cuts the sorted part at one place: its key's first or
+      last position, found among the fine samples and then in the one
+      span between two of them (one small read), or, for this rank's own
+      sample, that sample's position. Each bucket is a contiguous run.
+   3. The runs for other ranks cross the bus and MPI; this rank's own run
+      is copied on the device. The runs that arrive go up, and the bucket
+      is sorted on the device (stable: runs arrive in rank order).
+   4. The rebalance's pieces for other ranks come down; this rank's own
+      piece goes straight to the caller's memory, or, for an array, is
+      copied on the device.
+
+   Per rank: the part and the bucket each cross the bus once each way,
+   less the own run, where the host path crosses once each way and runs
+   its partition and its rebalance's own copy in host memory, which on a
+   4-GPU machine was the slower: 115 ms for 2^26 keys. */
+enum { FINE = 4096 };
+
+static gpgpu_status cl_fail(cl_int err, const char *what)
+{
+    return gpgpu__mpi_fail(GPGPU_ERROR_OPENCL, "%s failed (OpenCL error %d)", what, (int)err);
+}
+
+static void dev_array(gpgpu_status *st, sorter *s, gpgpu_type t, size_t n, gpgpu_array **a)
+{
+    if (*st == GPGPU_SUCCESS && n > 0)
+        *st = gpgpu__mpi_local(gpgpu_array_create(s->ctx, t, n, a), s->ctx,
+                               "gpgpu_array_create");
+}
+
+/* Elements [from_at, +count) of from to to at to_at, keys (esize) or
+   values: enqueued on the context's queue. */
+static gpgpu_status dev_copy(sorter *s, gpgpu_array *from, size_t from_at, gpgpu_array *to,
+                             size_t to_at, size_t count, size_t esize)
+{
+    if (count == 0)
+        return GPGPU_SUCCESS;
+    cl_int err = clEnqueueCopyBuffer(s->q, gpgpu_array_buffer(from), gpgpu_array_buffer(to),
+                                     from_at * esize, to_at * esize, count * esize, 0, NULL,
+                                     NULL);
+    return err == CL_SUCCESS ? GPGPU_SUCCESS : cl_fail(err, "clEnqueueCopyBuffer");
+}
+
+/* The same for keys and (when the sort has them) values. */
+static gpgpu_status dev_copy_kv(sorter *s, gpgpu_array *fk, gpgpu_array *fv, size_t from_at,
+                                gpgpu_array *tk, gpgpu_array *tv, size_t to_at, size_t count)
+{
+    gpgpu_status st = dev_copy(s, fk, from_at, tk, to_at, count, s->esize);
+    if (st == GPGPU_SUCCESS && s->pairs)
+        st = dev_copy(s, fv, from_at, tv, to_at, count, s->vsize);
+    return st;
+}
+
+/* Elements [at, at + count) of the device pair to host keys hk and values
+   hv, both indexed from the same at (read) or from them (write). */
+static gpgpu_status dev_read(sorter *s, gpgpu_array *k, gpgpu_array *v, size_t at, void *hk,
+                             void *hv, size_t count)
+{
+    if (count == 0)
+        return GPGPU_SUCCESS;
+    gpgpu_status st = gpgpu__mpi_local(
+        gpgpu_array_read(s->ctx, k, at, (char *)hk + at * s->esize, count), s->ctx,
+        "gpgpu_array_read");
+    if (st == GPGPU_SUCCESS && s->pairs)
+        st = gpgpu__mpi_local(gpgpu_array_read(s->ctx, v, at, (char *)hv + at * s->vsize, count),
+                              s->ctx, "gpgpu_array_read");
+    return st;
+}
+
+static gpgpu_status dev_write(sorter *s, gpgpu_array *k, gpgpu_array *v, size_t at,
+                              const void *hk, const void *hv, size_t count)
+{
+    if (count == 0)
+        return GPGPU_SUCCESS;
+    gpgpu_status st = gpgpu__mpi_local(
+        gpgpu_array_write(s->ctx, k, at, (const char *)hk + at * s->esize, count), s->ctx,
+        "gpgpu_array_write");
+    if (st == GPGPU_SUCCESS && s->pairs)
+        st = gpgpu__mpi_local(
+            gpgpu_array_write(s->ctx, v, at, (const char *)hv + at * s->vsize, count), s->ctx,
+            "gpgpu_array_write");
+    return st;
+}
+
+/* Sorts elements [0, count) of the device pair, stably (enqueued). */
+static gpgpu_status dev_sort(sorter *s, gpgpu_array *k, gpgpu_array *v, size_t count)
+{
+    if (count == 0)
+        return GPGPU_SUCCESS;
+    if (s->pairs)
+        return gpgpu__mpi_local(gpgpu_sort_pairs_buffer(s->ctx, s->t, gpgpu_array_buffer(k), 0,
+                                                        gpgpu_array_buffer(v), 0, s->vsize,
+                                                        count, s->flags, 0, NULL, NULL),
+                                s->ctx, "gpgpu_sort_pairs_buffer");
+    return gpgpu__mpi_local(gpgpu_sort_buffer(s->ctx, s->t, gpgpu_array_buffer(k), 0, count,
+                                              s->flags, 0, NULL, NULL),
+                            s->ctx, "gpgpu_sort_buffer");
+}
+
+static uint64_t host_key(const sorter *s, const gpgpu__mpi_key_order *o, const void *k, size_t i)
+{
+    return gpgpu__mpi_ordered(o, s->esize == 4 ? ((const uint32_t *)k)[i]
+                                               : ((const uint64_t *)k)[i]);
+}
+
+/* Step 1's fine samples of the sorted part: positions j * n / FINE. */
+static gpgpu_status dev_fine(sorter *s)
+{
+    size_t n = s->n, f = n < FINE ? n : FINE;
+    gpgpu_status st = GPGPU_SUCCESS;
+    s->nfine = f;
+    s->fpos = alloc(&st, f + 1, sizeof *s->fpos);
+    s->fkey = alloc(&st, f, sizeof *s->fkey);
+    s->span = alloc(&st, n / f + 2, s->esize);
+    if (st != GPGPU_SUCCESS)
+        return st;
+    for (size_t j = 0; j <= f; j++)
+        s->fpos[j] = n / f * j + n % f * j / f;
+    gpgpu_array *idx = NULL, *out = NULL;
+    dev_array(&st, s, GPGPU_U64, f, &idx);
+    dev_array(&st, s, s->t, f, &out);
+    if (st == GPGPU_SUCCESS)
+        st = gpgpu__mpi_local(gpgpu_array_write(s->ctx, idx, 0, s->fpos, f), s->ctx,
+                              "gpgpu_array_write");
+    if (st == GPGPU_SUCCESS)
+        st = gpgpu__mpi_local(gpgpu_gather_buffer(s->ctx, s->esize, gpgpu_array_buffer(s->dk), 0,
+                                                  n, gpgpu_array_buffer(idx), 0, f,
+                                                  gpgpu_array_buffer(out), 0, 0, NULL, NULL),
+                              s->ctx, "gpgpu_gather_buffer");
+    if (st == GPGPU_SUCCESS)  /* raw keys first, made ordered in place below */
+        st = gpgpu__mpi_local(gpgpu_array_read(s->ctx, out, 0, s->fkey, f), s->ctx,
+                              "gpgpu_array_read");
+    gpgpu_array_destroy(idx);
+    gpgpu_array_destroy(out);
+    if (st != GPGPU_SUCCESS)
+        return st;
+    gpgpu__mpi_key_order o = gpgpu__mpi_key_order_of(s->t, s->flags & GPGPU_DESCENDING);
+    for (size_t j = f; j-- > 0;)  /* in place: 8-byte slots from 4- or 8-byte keys */
+        s->fkey[j] = host_key(s, &o, s->fkey, j);
+    return GPGPU_SUCCESS;
+}
+
+/* Step 1's samples for the other ranks: SAMPLES of the fine ones, each
+   weighing the span of the part it stands for. */
+static void dev_samples(sorter *s, rank_info *mine)
+{
+    size_t f = s->nfine, c = f < SAMPLES ? f : SAMPLES;
+    mine->n = s->n;
+    mine->nsamples = c;
+    for (size_t j = 0; j < c; j++) {
+        size_t a = j * f / c, b = (j + 1) * f / c, mid = a + (b - a) / 2;
+        mine->s[j] = (sample){s->fkey[mid], s->fpos[mid], s->fpos[b] - s->fpos[a]};
+    }
+}
+
+/* How many elements of the sorted part are below ordered key `key` (with
+   or_equal: not above it): the fine samples narrow it to one span, which
+   is read and searched. */
+static gpgpu_status dev_count(sorter *s, uint64_t key, int or_equal, size_t *count)
+{
+    size_t lo = 0, hi = s->nfine;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (or_equal ? s->fkey[mid] <= key : s->fkey[mid] < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0) {      /* the first element is not before it */
+        *count = 0;
+        return GPGPU_SUCCESS;
+    }
+    /* Element fpos[lo - 1] is before it, fpos[lo] (or the end) not. */
+    size_t first = s->fpos[lo - 1] + 1, end = s->fpos[lo], len = end - first;
+    gpgpu_status st = GPGPU_SUCCESS;
+    if (len > 0)
+        st = gpgpu__mpi_local(gpgpu_array_read(s->ctx, s->dk, first, s->span, len), s->ctx,
+                              "gpgpu_array_read");
+    if (st != GPGPU_SUCCESS)
+        return st;
+    gpgpu__mpi_key_order o = gpgpu__mpi_key_order_of(s->t, s->flags & GPGPU_DESCENDING);
+    lo = 0, hi = len;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        uint64_t k = host_key(s, &o, s->span, mid);
+        if (or_equal ? k <= key : k < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *count = first + lo;
+    return GPGPU_SUCCESS;
+}
+
+/* Step 2: the cuts, the runs' sizes, and the runs for other ranks brought
+   down into k1 (at their places in the part). The all-to-all of the sizes
+   runs whatever happened before it, as on the host path. */
+static gpgpu_status dev_partition(sorter *s)
+{
+    const size_t p = (size_t)s->c.size, me = (size_t)s->c.rank;
+    gpgpu_status st = GPGPU_SUCCESS;
+    size_t prev = 0;
+    for (size_t d = 0; d < p; d++) {
+        size_t cut = s->n;
+        const bound *b = d + 1 < p ? &s->bounds[d] : NULL;
+        if (b != NULL && st == GPGPU_SUCCESS && s->n > 0) {
+            if (b->idx == 0)
+                st = dev_count(s, b->key, 0, &cut);
+            else if (b->idx != UINT64_MAX)
+                cut = b->idx;   /* this rank's own sample, at its sorted position */
+            else if (!s->split[d].inf)
+                st = dev_count(s, b->key, 1, &cut);
+        }
+        cut = cut < prev ? prev : cut > s->n ? s->n : cut;
+        s->send.displ[d] = prev;
+        s->send.count[d] = st == GPGPU_SUCCESS ? cut - prev : 0;
+        prev = cut;
+    }
+    gpgpu_status a = gpgpu__mpi_error(MPI_Alltoall(s->send.count, 1, MPI_UINT64_T,
+                                                   s->recv.count, 1, MPI_UINT64_T, s->c.comm),
+                                      "MPI_Alltoall");
+    st = st == GPGPU_SUCCESS ? a : st;
+    s->m = 0;
+    for (size_t r = 0; r < p; r++) {
+        s->recv.displ[r] = s->m;
+        s->m += s->recv.count[r];
+    }
+    alloc_kv(&st, s, 1, s->m, &s->k2, &s->v2);
+    size_t cap = s->m > s->n ? s->m : s->n;  /* the bucket, or the backup of an array */
+    dev_array(&st, s, s->t, cap, &s->rk);
+    if (s->pairs)
+        dev_array(&st, s, s->vsize == 8 ? GPGPU_U64 : GPGPU_U32, cap, &s->rv);
+    size_t own = s->send.displ[me], own_end = own + s->send.count[me];
+    if (st == GPGPU_SUCCESS)
+        st = dev_read(s, s->dk, s->dv, 0, s->k1, s->v1, own);
+    if (st == GPGPU_SUCCESS)
+        st = dev_read(s, s->dk, s->dv, own_end, s->k1, s->v1, s->n - own_end);
+    s->bytes[PH_PARTITION][1] =
+        (double)((s->n - s->send.count[me]) * (s->esize + (s->pairs ? s->vsize : 0)));
+    return st;
+}
+
+/* Step 3 after the exchange: the runs that arrived go up around this
+   rank's own run, copied on the device, and the bucket is sorted. */
+static gpgpu_status dev_bucket(sorter *s)
+{
+    const size_t me = (size_t)s->c.rank, at = s->recv.displ[me], own = s->recv.count[me];
+    gpgpu_status st = dev_write(s, s->rk, s->rv, 0, s->k2, s->v2, at);
+    if (st == GPGPU_SUCCESS)
+        st = dev_write(s, s->rk, s->rv, at + own, s->k2, s->v2, s->m - at - own);
+    if (st == GPGPU_SUCCESS)
+        st = dev_copy_kv(s, s->dk, s->dv, s->send.displ[me], s->rk, s->rv, at, own);
+    if (st == GPGPU_SUCCESS)
+        st = dev_sort(s, s->rk, s->rv, s->m);
+    s->bytes[PH_LOCAL_SORT][1] = (double)((s->m - own) * (s->esize + (s->pairs ? s->vsize : 0)));
+    return st;
+}
+
+/* The exchange with this rank's own span left out (it stays on the
+   device), then the layouts as they were. */
+static gpgpu_status exchange_others(sorter *s, int ph, int big, const void *k, const void *v,
+                                    void *kout, void *vout)
+{
+    int me = s->c.rank;
+    size_t sc = s->send.count[me], rc = s->recv.count[me];
+    s->send.count[me] = 0;
+    s->recv.count[me] = 0;
+    gpgpu_status st = exchange(s, ph, big, k, v, kout, vout);
+    s->send.count[me] = sc;
+    s->recv.count[me] = rc;
+    return st;
+}
+
+/* Step 4. The pieces of the sorted bucket for other ranks come down into
+   k2 (at their places in the bucket) and, once every rank has them, go
+   out; this rank's own piece goes from the device to the caller's keys,
+   or for an array into dk, which then replaces the caller's array with a
+   backup of it kept in rk until every rank has agreed. */
+static gpgpu_status dev_rebalance(sorter *s, int big)
+{
+    const size_t me = (size_t)s->c.rank, count = s->send.count[me];
+    /* (an empty piece's displacements may point anywhere) */
+    const size_t own = count ? s->send.displ[me] : 0, at = count ? s->recv.displ[me] : 0;
+    const size_t width = s->esize + (s->pairs ? s->vsize : 0);
+    gpgpu_status st = dev_read(s, s->rk, s->rv, 0, s->k2, s->v2, own);
+    if (st == GPGPU_SUCCESS)
+        st = dev_read(s, s->rk, s->rv, own + count, s->k2, s->v2, s->m - own - count);
+    st = gpgpu__mpi_agree(&s->c, st);
+    if (st != GPGPU_SUCCESS)
+        return st;
+    if (s->ka == NULL) {    /* host arrays: the last step, as on the host path */
+        st = exchange_others(s, PH_REBALANCE, big, s->k2, s->v2, s->keys, s->values);
+        if (count > 0) {
+            gpgpu_status r = gpgpu__mpi_local(
+                gpgpu_array_read(s->ctx, s->rk, own, (char *)s->keys + at * s->esize, count),
+                s->ctx, "gpgpu_array_read");
+            if (r == GPGPU_SUCCESS && s->pairs)
+                r = gpgpu__mpi_local(gpgpu_array_read(s->ctx, s->rv, own,
+                                                      (char *)s->values + at * s->vsize, count),
+                                     s->ctx, "gpgpu_array_read");
+            st = st == GPGPU_SUCCESS ? r : st;
+        }
+        s->bytes[PH_REBALANCE][1] += (double)(s->m * width);
+        return st;
+    }
+    st = exchange_others(s, PH_REBALANCE, big, s->k2, s->v2, s->k1, s->v1);
+    if (st == GPGPU_SUCCESS)
+        st = dev_write(s, s->dk, s->dv, 0, s->k1, s->v1, at);
+    if (st == GPGPU_SUCCESS)
+        st = dev_write(s, s->dk, s->dv, at + count, s->k1, s->v1, s->n - at - count);
+    if (st == GPGPU_SUCCESS)
+        st = dev_copy_kv(s, s->rk, s->rv, own, s->dk, s->dv, at, count);
+    if (st == GPGPU_SUCCESS)    /* the backup, in the bucket's room */
+        st = dev_copy_kv(s, s->ka, s->va, 0, s->rk, s->rv, 0, s->n);
+    int touched = st == GPGPU_SUCCESS && s->n > 0;
+    if (st == GPGPU_SUCCESS)
+        st = dev_copy_kv(s, s->dk, s->dv, 0, s->ka, s->va, 0, s->n);
+    if (st == GPGPU_SUCCESS) {
+        cl_int err = clFinish(s->q);
+        st = err == CL_SUCCESS ? GPGPU_SUCCESS : cl_fail(err, "clFinish");
+    }
+    s->bytes[PH_REBALANCE][1] += (double)((s->m - count + s->n - count) * width);
+    st = gpgpu__mpi_agree(&s->c, st);
+    if (st != GPGPU_SUCCESS && touched) {  /* every rank puts its input back */
+        dev_copy_kv(s, s->rk, s->rv, 0, s->ka, s->va, 0, s->n);
+        clFinish(s->q);
+    }
+    return st;
+}
+
+/* Steps 1 to 4 on the device; the same collectives on every rank (every
+   rank takes this path or none does). */
+static gpgpu_status dev_distribute(sorter *s)
+{
+    gpgpu_status st = GPGPU_SUCCESS;
+    const size_t width = s->esize + (s->pairs ? s->vsize : 0);
+    dev_array(&st, s, s->t, s->n, &s->dk);
+    if (s->pairs)
+        dev_array(&st, s, s->vsize == 8 ? GPGPU_U64 : GPGPU_U32, s->n, &s->dv);
+    if (st == GPGPU_SUCCESS && s->n > 0) {
+        if (s->ka != NULL)
+            st = dev_copy_kv(s, s->ka, s->va, 0, s->dk, s->dv, 0, s->n);
+        else
+            st = dev_write(s, s->dk, s->dv, 0, s->keys, s->values, s->n);
+        s->bytes[PH_PREPARE][1] = s->ka ? 0 : (double)(s->n * width);
+    }
+    if (st == GPGPU_SUCCESS)
+        st = dev_sort(s, s->dk, s->dv, s->n);
+    if (st == GPGPU_SUCCESS && s->n > 0)
+        st = dev_fine(s);
+    st = gpgpu__mpi_agree(&s->c, st);
+    mark(s, PH_PREPARE);
+    if (st != GPGPU_SUCCESS)
+        return st;
+    rank_info *mine = &s->info[s->c.size];
+    if (s->n > 0)
+        dev_samples(s, mine);
+    else
+        *mine = (rank_info){0, 0, {{0, 0, 0}}};
+    st = gpgpu__mpi_error(MPI_Allgather(mine, (int)sizeof *mine, MPI_BYTE, s->info,
+                                        (int)sizeof *mine, MPI_BYTE, s->c.comm),
+                          "MPI_Allgather");
+    mark(s, PH_SAMPLES);
+    s->bytes[PH_SAMPLES][0] = (double)(sizeof *mine * (size_t)(s->c.size - 1));
+    if (st != GPGPU_SUCCESS)
+        return st;
+    uint64_t total = 0;
+    for (int r = 0; r < s->c.size; r++)
+        total += s->counts[r] = s->info[r].n;
+    if (total == 0)
+        return GPGPU_SUCCESS;
+    int big = total > gpgpu__mpi_max_count();
+    choose_splitters(s, total);
+    st = gpgpu__mpi_agree(&s->c, dev_partition(s));
+    mark(s, PH_PARTITION);
+    if (st == GPGPU_SUCCESS)
+        st = exchange_others(s, PH_EXCHANGE, big, s->k1, s->v1, s->k2, s->v2);
+    mark(s, PH_EXCHANGE);
+    if (st == GPGPU_SUCCESS)
+        st = dev_bucket(s);
+    st = gpgpu__mpi_agree(&s->c, st);
+    mark(s, PH_LOCAL_SORT);
+    if (st == GPGPU_SUCCESS)
+        st = gpgpu__mpi_error(MPI_Allgather(&s->m, 1, MPI_UINT64_T, s->bucket, 1, MPI_UINT64_T,
+                                            s->c.comm),
+                              "MPI_Allgather");
+    if (st != GPGPU_SUCCESS)
+        return st;
+    plan_rebalance(s);
+    st = dev_rebalance(s, big);
+    mark(s, PH_REBALANCE);
+    return st;
+}
+
+/* Whether this rank would take the device path: a queue (the host
+   fallback has none); for host arrays a GPU as well (on a CPU device the
+   host path's partition is the cheaper) with room for the part and its
+   bucket in one allocation each. GPGPU_MPI_SORT=host or =device (alike on
+   every rank) forces the choice where possible. */
+static int dev_wanted(gpgpu_context *ctx, int arrays, size_t n, size_t width)
+{
+    cl_command_queue q = ctx ? gpgpu_queue(ctx) : NULL;
+    const char *env = getenv("GPGPU_MPI_SORT");
+    if (q == NULL || (env && !strcmp(env, "host")))
+        return 0;
+    if (arrays || (env && !strcmp(env, "device")))
+        return 1;
+    cl_device_id dev = NULL;
+    cl_device_type type = 0;
+    cl_ulong max_alloc = 0;
+    if (clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL) != CL_SUCCESS ||
+        clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL) != CL_SUCCESS ||
+        clGetDeviceInfo(dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc,
+                        NULL) != CL_SUCCESS)
+        return 0;
+    return (type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR)) != 0 &&
+           n < max_alloc / 2 / (width ? width : 1);
+}
+
+/* Every rank's choice, the same on all: the device path only if every
+   rank can take it. */
+static int dev_agreed(const gpgpu__mpi_call *c, int mine)
+{
+    int all = mine;
+    if (MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, c->comm) != MPI_SUCCESS)
+        return 0;
+    return all;
+}
+
 /* pre: a failure the caller found already (its detail recorded), or SUCCESS. */
 static gpgpu_status sort_any(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t, void *keys,
                              void *values, size_t vsize, size_t n, unsigned flags, int pairs,
-                             const char *func, gpgpu_status pre)
+                             const char *func, gpgpu_status pre, gpgpu_array *ka,
+                             gpgpu_array *va)
 {
     gpgpu__mpi_call c;
     gpgpu_status st = gpgpu__mpi_begin(&c, comm, func, GPGPU__MPI_SORT, t, flags,
@@ -624,9 +1081,9 @@ static gpgpu_status sort_any(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t, vo
     GPGPU__MPI_REQUIRE(st, ctx != NULL, func, "%s", "ctx is NULL; pass a context");
     GPGPU__MPI_REQUIRE(st, s.esize != 0, func, "%s is %d; not a gpgpu_type",
                        pairs ? "key_type" : "t", (int)t);
-    GPGPU__MPI_REQUIRE(st, keys != NULL || n == 0, func,
+    GPGPU__MPI_REQUIRE(st, keys != NULL || ka != NULL || n == 0, func,
                        "keys is NULL with n = %zu; it may be NULL only when n is 0", n);
-    GPGPU__MPI_REQUIRE(st, !pairs || values != NULL || n == 0, func,
+    GPGPU__MPI_REQUIRE(st, !pairs || values != NULL || va != NULL || n == 0, func,
                        "values is NULL with n = %zu; it may be NULL only when n is 0", n);
     GPGPU__MPI_REQUIRE(st, !pairs || vsize == 4 || vsize == 8, func,
                        "value_size is %zu; need 4 or 8", vsize);
@@ -634,13 +1091,21 @@ static gpgpu_status sort_any(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t, vo
     trace_line[0] = '\0';
     if (st == GPGPU_SUCCESS && s.c.size == 1)  /* one rank: the local sort is the answer */
         return local_sort(&s, keys, values, n);
+    /* The _array forms come here only for the device path (ka set). */
+    s.dev = ka != NULL ||
+            dev_agreed(&s.c, st == GPGPU_SUCCESS &&
+                                 dev_wanted(ctx, 0, n, s.esize + (pairs ? vsize : 0)));
+    s.q = s.dev ? gpgpu_queue(ctx) : NULL;
+    s.ka = ka;
+    s.va = va;
     s.t0 = MPI_Wtime();
     if (st == GPGPU_SUCCESS)
         st = prepare(&s);
     st = gpgpu__mpi_agree(&s.c, st);
-    mark(&s, PH_PREPARE);
+    if (!s.dev)
+        mark(&s, PH_PREPARE);
     if (st == GPGPU_SUCCESS)
-        st = distribute(&s);
+        st = s.dev ? dev_distribute(&s) : distribute(&s);
     release(&s);
     print_phases(&s);
     trace(&s);
@@ -650,7 +1115,8 @@ static gpgpu_status sort_any(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t, vo
 gpgpu_status gpgpu_mpi_sort(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t, void *keys,
                             size_t n, unsigned flags)
 {
-    return sort_any(ctx, comm, t, keys, NULL, 0, n, flags, 0, __func__, GPGPU_SUCCESS);
+    return sort_any(ctx, comm, t, keys, NULL, 0, n, flags, 0, __func__, GPGPU_SUCCESS, NULL,
+                    NULL);
 }
 
 gpgpu_status gpgpu_mpi_sort_pairs(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type key_type,
@@ -658,7 +1124,7 @@ gpgpu_status gpgpu_mpi_sort_pairs(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type 
                                   unsigned flags)
 {
     return sort_any(ctx, comm, key_type, keys, values, value_size, n, flags, 1, __func__,
-                    GPGPU_SUCCESS);
+                    GPGPU_SUCCESS, NULL, NULL);
 }
 
 /* The _array forms. One rank: the device sorts the array where it is.
@@ -693,6 +1159,11 @@ static gpgpu_status sort_arrays(gpgpu_context *ctx, MPI_Comm comm, gpgpu_array *
                                         "gpgpu_sort_pairs_array")
                      : gpgpu__mpi_local(gpgpu_sort_array(ctx, keys, flags), ctx,
                                         "gpgpu_sort_array");
+    /* Every rank on a device: the device path, where the arrays are. */
+    if (dev_agreed(&c, st == GPGPU_SUCCESS && pre == GPGPU_SUCCESS &&
+                           dev_wanted(ctx, 1, n, gpgpu_type_size(t) + vsize)))
+        return sort_any(ctx, comm, t, NULL, NULL, vsize ? vsize : 4, n, flags, pairs, func, pre,
+                        keys, pairs ? values : NULL);
     size_t kbytes = (n * gpgpu_type_size(t) + 63) & ~(size_t)63, bytes = kbytes + n * vsize;
     unsigned char *h = NULL;
     int kept = pre == GPGPU_SUCCESS && n > 0 && gpgpu__mpi_keep_take();
@@ -708,7 +1179,8 @@ static gpgpu_status sort_arrays(gpgpu_context *ctx, MPI_Comm comm, gpgpu_array *
                                "gpgpu_array_read");
     if (pre == GPGPU_SUCCESS && n > 0)
         memcpy(orig, h, bytes);
-    st = sort_any(ctx, comm, t, h, hv, vsize ? vsize : 4, n, flags, pairs, func, pre);
+    st = sort_any(ctx, comm, t, h, hv, vsize ? vsize : 4, n, flags, pairs, func, pre, NULL,
+                  NULL);
     if (st != GPGPU_SUCCESS) {
         if (kept)
             gpgpu__mpi_keep_give();
