@@ -18,6 +18,8 @@
 #               (--arrays: reduce_array, scan_array, histogram_array,
 #               sort_array, sort_pairs_array); then where sort_pairs' time
 #               goes at the most ranks (profile.txt)
+#       numa    the weak case at the most ranks again, each rank bound to a
+#               NUMA node (when there are several), host and device arrays
 #       shared  2 ranks on one GPU (GPGPU_DEVICE=gpu), sort and sort_pairs
 #               with their steps and the weak efficiency against rank 0
 #               alone on that GPU (--efficiency)
@@ -27,12 +29,12 @@
 #       tests   the MPI test suite's checks at each rank count, and with a
 #               fault injected into rank 1
 #       Writes mpi.jsonl, mpi.md (bench/table_mpi.py), profile.txt,
-#       shared.txt, host.txt, device.txt and tests.txt to $OUT (else
+#       numa.txt, shared.txt, host.txt, device.txt and tests.txt to $OUT (else
 #       bench/results/<date>-mpi). Open MPI's cross-process single copy
 #       (CMA) is used when a 2-rank trial shows that the machine allows
 #       it; device.txt says which.
 #
-# Knobs (environment): PARTS ("gpus shared host tests"), GPGPU_DEVICE
+# Knobs (environment): PARTS ("gpus numa shared host tests"), GPGPU_DEVICE
 # (gpu:local), RANKS ("1 2 4", cut to the device count), WEAK_N (2^26),
 # STRONG_N (2^28), REPEAT (5), HOST_SORT_N (2^26) and HOST_N (2^24 a rank)
 # for the host part, BUDGET_S (400: later parts give way after it),
@@ -96,7 +98,7 @@ OMPI_ALLOW_RUN_AS_ROOT=1
 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 OMPI_MCA_btl_vader_single_copy_mechanism=none
 GPGPU_DEVICE=${GPGPU_DEVICE:-gpu:local}
-parts=${PARTS:-gpus shared host tests}
+parts=${PARTS:-gpus numa shared host tests}
 want() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
 export PATH LD_LIBRARY_PATH OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM \
     OMPI_MCA_btl_vader_single_copy_mechanism GPGPU_DEVICE
@@ -126,6 +128,8 @@ done
     echo "devices: $ndev; ranks:$ranks; GPGPU_DEVICE=$GPGPU_DEVICE"
     git log -1 --format='commit %h %s' 2>/dev/null
     date -u +%Y-%m-%dT%H:%MZ
+    lscpu 2>/dev/null | grep -E "^Model name|^Socket|^NUMA"
+    nvidia-smi topo -m 2>/dev/null
 } > "$out/device.txt" 2>&1
 cat "$out/device.txt"
 
@@ -140,7 +144,8 @@ exec "$@"'
 launch() {
     np=$1
     shift
-    timeout -k 5 "$limit" orterun -np "$np" --bind-to none --oversubscribe \
+    # shellcheck disable=SC2086
+    timeout -k 5 "$limit" orterun -np "$np" ${bind:---bind-to none} --oversubscribe \
         sh -c "$per_rank" sh "$@"
 }
 status=0
@@ -190,6 +195,25 @@ done
 if want gpus; then
     python3 "$(dirname "$0")/table_mpi.py" "$out/mpi.jsonl" > "$out/mpi.md" || status=1
     cat "$out/mpi.md"
+fi
+
+# The weak case at the top rank count again with each rank bound to a
+# NUMA node, as many ranks on each node, in rank order (so that local
+# ranks 0 .. r-1, which take GPUs 0 .. r-1, sit on the first node, which
+# on the usual two-socket GPU machine holds the first GPUs), and the cores
+# shared among the ranks: host memory is then read by the node it is on.
+nnuma=$(lscpu 2>/dev/null | awk -F: '/^NUMA node\(s\)/ {print $2 + 0}')
+top=$(echo $ranks | awk '{print $NF}')
+if want numa && [ "${nnuma:-1}" -ge 2 ] && [ "$top" -ge "$nnuma" ] && in_time "numa"; then
+    echo "== weak scaling, $top ranks, bound: --map-by ppr:$((top / nnuma)):numa --bind-to numa" |
+        tee "$out/numa.txt"
+    for arrays in "" --arrays; do
+        # shellcheck disable=SC2086
+        (bind="--map-by ppr:$((top / nnuma)):numa --bind-to numa"
+            GPGPU_THREADS=$(($(nproc) / top)); export GPGPU_THREADS
+            launch "$top" gpgpu-mpi-bench --n "${WEAK_N:-67108864}" $arrays --repeat "${REPEAT:-5}" \
+                --phases 2>/dev/null) | tee -a "$out/numa.txt" || status=1
+    done
 fi
 
 # Where a distributed sort's time goes (GPGPU_MPI_PROFILE=1: each rank's

@@ -887,6 +887,10 @@ static gpgpu_status dev_bucket(sorter *s)
         st = dev_copy_kv(s, s->dk, s->dv, s->send.displ[me], s->rk, s->rv, at, own);
     if (st == GPGPU_SUCCESS)
         st = dev_sort(s, s->rk, s->rv, s->m);
+    if (st == GPGPU_SUCCESS) {  /* the step's time is the sort's (the next waits anyway) */
+        cl_int err = clFinish(s->q);
+        st = err == CL_SUCCESS ? GPGPU_SUCCESS : cl_fail(err, "clFinish");
+    }
     s->bytes[PH_LOCAL_SORT][1] = (double)((s->m - own) * (s->esize + (s->pairs ? s->vsize : 0)));
     return st;
 }
