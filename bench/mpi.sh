@@ -16,7 +16,9 @@
 #               (GPGPU_DEVICE=gpu:local), sorts with their steps
 #               (--phases), and every primitive again on device arrays
 #               (--arrays: reduce_array, scan_array, histogram_array,
-#               sort_array, sort_pairs_array); then where sort_pairs' time
+#               sort_array, sort_pairs_array) with, for weak scaling, the
+#               device sort's model (--model: the rates of its steps, each
+#               measured with every rank at once); then where sort_pairs' time
 #               goes at the most ranks (profile.txt)
 #       numa    the weak case at the most ranks again, each rank bound to a
 #               NUMA node (when there are several), host and device arrays
@@ -186,10 +188,13 @@ want gpus && for scaling in weak strong; do
         launch "$p" gpgpu-mpi-bench $args --repeat "${REPEAT:-5}" --phases --json 2>/dev/null |
             tee -a "$out/mpi.jsonl" || status=1
         # every primitive again on device arrays (rows reduce_array, scan_array,
-        # histogram_array, sort_array, sort_pairs_array)
+        # histogram_array, sort_array, sort_pairs_array); weak: with the
+        # device sort's model (the rates of its steps, measured first)
+        model=""
+        [ $scaling = weak ] && model=--model
         # shellcheck disable=SC2086
-        launch "$p" gpgpu-mpi-bench $args --arrays --repeat "${REPEAT:-5}" --phases --json \
-            2>/dev/null | tee -a "$out/mpi.jsonl" || status=1
+        launch "$p" gpgpu-mpi-bench $args --arrays $model --repeat "${REPEAT:-5}" --phases \
+            --json 2>/dev/null | tee -a "$out/mpi.jsonl" || status=1
     done
 done
 if want gpus; then

@@ -14,6 +14,8 @@ import sys
 
 def main(path):
     rows = [json.loads(line) for line in open(path) if line.startswith("{")]
+    models = [r for r in rows if r["op"] == "model"]
+    rows = [r for r in rows if r["op"] != "model"]
     ops, ranks = [], sorted({r["ranks"] for r in rows})
     by = {}
     for r in rows:
@@ -40,6 +42,23 @@ def main(path):
         share = [by.get((op, s, top)) for s in ("weak", "strong")]
         cells.append(" / ".join("%.0f %%" % (r["mpi_share"] * 100) if r else "-" for r in share))
         print("| " + " | ".join(cells) + " |")
+    # the device sort against the sum of its steps at rates measured alone
+    # (gpgpu-mpi-bench --model), weak scaling
+    if models:
+        print("\nThe device sort of arrays against its model (weak; ms; the steps' rates "
+              "measured with every rank at once, gpgpu-mpi-bench --model):\n")
+        print("| ranks | read | write | exchange of (P-1)/P | sort | sort_pairs | "
+              "sort_array model | measured | ratio | sort_pairs_array model | measured | ratio |")
+        print("|" + "---|" * 12)
+        for m in sorted(models, key=lambda m: m["ranks"]):
+            cells = ["%d" % m["ranks"]] + ["%.2f" % m[k] for k in (
+                "read_ms", "write_ms", "exchange_ms", "sort_ms", "sort_pairs_ms")]
+            for op in ("sort_array", "sort_pairs_array"):
+                r = by.get((op, "weak", m["ranks"]))
+                model = m[op + "_model_ms"]
+                cells += ["%.2f" % model, "%.2f" % r["ms"] if r else "-",
+                          "%.2f" % (r["ms"] / model) if r and model > 0 else "-"]
+            print("| " + " | ".join(cells) + " |")
     # the sorts' steps (gpgpu-mpi-bench --phases), where the lines carry them
     steps = [r for r in rows if r.get("phases")]
     if steps:

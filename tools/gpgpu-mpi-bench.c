@@ -3,7 +3,7 @@
  *
  *   mpirun -np P gpgpu-mpi-bench [--op reduce|scan|histogram|sort|sort_pairs|all]
  *       [--n N] [--strong] [--repeat R] [--device SPEC] [--phases] [--efficiency]
- *       [--arrays] [--json]
+ *       [--arrays] [--model] [--json]
  *
  * --n is the count per rank (weak scaling), or with --strong the global
  * count split evenly (strong scaling). Each primitive is called once to warm
@@ -24,6 +24,16 @@
  * sort_pairs_array): the data is written to the device before the timed
  * calls (for the sorts, the unsorted input again before each call), and
  * each timed call ends when the device has finished its work.
+ *
+ * --model measures, with every rank at once, what the device sort's steps
+ * are made of: a read of the rank's n u32 from its device into host memory
+ * (gpgpu_array_read) and a write back (gpgpu_array_write), an
+ * MPI_Alltoallv of (P-1)/P of them (host memory, n/P to each other rank),
+ * and gpgpu_sort_array and gpgpu_sort_pairs_array of n on the device. It
+ * prints those and the model of sort_array, the sum of its steps at those
+ * rates: a sort, (P-1)/P of a read, the exchange, (P-1)/P of a write, and
+ * the sort of the bucket; sort_pairs_array moves twice the bytes and sorts
+ * pairs. A row "model" goes into --json output.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -127,7 +137,7 @@ static int cmp_double(const void *a, const void *b)
 }
 
 typedef struct {
-    int repeat, strong, json, phases, efficiency, arrays;
+    int repeat, strong, json, phases, efficiency, arrays, model;
     const char *device;     /* rank 0's device name */
 } bench_opts;
 
@@ -235,6 +245,80 @@ static int bench_op(const char *op, bench_data *d, const bench_opts *o, size_t t
     return failed;
 }
 
+/* --model: one step's median time (the slowest rank's) over repeat runs
+   with every rank at once; what: 0 read, 1 write, 2 exchange, 3 sort,
+   4 sort pairs. */
+static double step_ms(bench_data *d, int what, int repeat, int size, int *sc, int *sd, int *rc,
+                      int *rd)
+{
+    double *times = calloc((size_t)repeat, sizeof *times), t = 0;
+    if (times == NULL)
+        return 0;
+    for (int i = -1; i < repeat; i++) {
+        if (what >= 3)
+            restore_arrays(d);
+        PMPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        if (what == 0)
+            gpgpu_array_read(d->ctx, d->ain, 0, d->out, d->n);
+        else if (what == 1)
+            gpgpu_array_write(d->ctx, d->aout, 0, d->keys, d->n);
+        else if (what == 2)
+            PMPI_Alltoallv(d->keys, sc, sd, MPI_UINT32_T, d->out, rc, rd, MPI_UINT32_T,
+                           MPI_COMM_WORLD);
+        else if (what == 3)
+            gpgpu_sort_array(d->ctx, d->akeys, 0);
+        else
+            gpgpu_sort_pairs_array(d->ctx, d->akeys, d->avalues, 0);
+        wait_arrays(d);
+        double mine = MPI_Wtime() - t0, worst = 0;
+        PMPI_Allreduce(&mine, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        if (i >= 0)
+            times[i] = worst;
+    }
+    (void)size;
+    qsort(times, (size_t)repeat, sizeof *times, cmp_double);
+    t = times[repeat / 2] * 1e3;
+    free(times);
+    return t;
+}
+
+static void model(bench_data *d, const bench_opts *o, int rank, int size)
+{
+    int *v = calloc(4 * (size_t)size, sizeof *v);
+    if (v == NULL || d->n / (size_t)size > INT32_MAX) {
+        free(v);
+        return;
+    }
+    for (int r = 0; r < size; r++) {   /* n / P to each other rank, none to itself */
+        v[r] = r == rank ? 0 : (int)(d->n / (size_t)size);
+        v[size + r] = (int)(d->n / (size_t)size) * r;
+        v[2 * size + r] = v[r];
+        v[3 * size + r] = v[size + r];
+    }
+    double ms[5];
+    for (int w = 0; w < 5; w++)
+        ms[w] = step_ms(d, w, o->repeat, size, v, v + size, v + 2 * size, v + 3 * size);
+    free(v);
+    double f = (double)(size - 1) / size, gb = (double)d->n * 4 * 1e-9;
+    double keys = ms[3] + f * (ms[0] + ms[1]) + ms[2] + ms[3];
+    double pairs = ms[4] + 2 * (f * (ms[0] + ms[1]) + ms[2]) + ms[4];
+    if (rank != 0)
+        return;
+    if (o->json)
+        printf("{\"op\": \"model\", \"ranks\": %d, \"n_per_rank\": %zu, \"read_ms\": %.4f, "
+               "\"write_ms\": %.4f, \"exchange_ms\": %.4f, \"sort_ms\": %.4f, "
+               "\"sort_pairs_ms\": %.4f, \"sort_array_model_ms\": %.4f, "
+               "\"sort_pairs_array_model_ms\": %.4f, \"device\": \"%s\"}\n",
+               size, d->n, ms[0], ms[1], ms[2], ms[3], ms[4], keys, pairs, o->device);
+    else
+        printf("# model, %d ranks, %zu u32 a rank: read %.3f ms (%.1f GB/s), write %.3f ms "
+               "(%.1f GB/s), exchange of (P-1)/P %.3f ms (%.1f GB/s a rank), sort %.3f ms, "
+               "sort_pairs %.3f ms; sort_array %.3f ms, sort_pairs_array %.3f ms\n",
+               size, d->n, ms[0], gb / (ms[0] * 1e-3), ms[1], gb / (ms[1] * 1e-3), ms[2],
+               f * gb / (ms[2] * 1e-3), ms[3], ms[4], keys, pairs);
+}
+
 static uint64_t splitmix(uint64_t *s)
 {
     uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
@@ -284,14 +368,14 @@ static void usage(void)
 {
     fprintf(stderr, "usage: mpirun -np P gpgpu-mpi-bench [--op reduce|scan|histogram|sort|"
                     "sort_pairs|all] [--n N] [--strong] [--repeat R] [--device SPEC] "
-                    "[--phases] [--efficiency] [--arrays] [--json]\n");
+                    "[--phases] [--efficiency] [--arrays] [--model] [--json]\n");
 }
 
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     int rank, size, strong = 0, repeat = 5, json = 0, failed = 0, phases = 0, efficiency = 0,
-        arrays = 0;
+        arrays = 0, with_model = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     const char *op = "all", *device = NULL;
@@ -315,6 +399,8 @@ int main(int argc, char **argv)
             efficiency = 1;
         else if (!strcmp(argv[i], "--arrays"))
             arrays = 1;
+        else if (!strcmp(argv[i], "--model"))
+            with_model = 1;
         else {
             if (rank == 0)
                 usage();
@@ -334,7 +420,7 @@ int main(int argc, char **argv)
                 st ? gpgpu_mpi_last_error() : "out of memory");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    if (arrays && make_arrays(&d) != GPGPU_SUCCESS) {
+    if ((arrays || with_model) && make_arrays(&d) != GPGPU_SUCCESS) {
         fprintf(stderr, "rank %d: the arrays: %s\n", rank, gpgpu_last_error(d.ctx));
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
@@ -344,7 +430,9 @@ int main(int argc, char **argv)
     for (char *c = name; *c; c++)
         if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20)
             *c = ' ';
-    bench_opts o = {repeat, strong, json, phases, efficiency, arrays, name};
+    bench_opts o = {repeat, strong, json, phases, efficiency, arrays, with_model, name};
+    if (with_model)
+        model(&d, &o, rank, size);
     if (rank == 0 && !json)
         printf("# %s scaling, device %s (rank 0), median of %d\n"
                "%-16s %5s %12s %12s %10s %9s %6s\n",
