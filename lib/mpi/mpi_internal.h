@@ -118,6 +118,16 @@ int gpgpu__mpi_keep_take(void);
 void *gpgpu__mpi_keep(int area, size_t bytes);
 void gpgpu__mpi_keep_give(void);
 
+/* Device arrays kept from call to call (devkeep.c), for a call that holds
+   the host areas: *a receives slot's array, of ctx and at least n
+   elements of esize (4 or 8) bytes (typed GPGPU_U32 or GPGPU_U64), made
+   anew when the slot's is not that. The caller must not destroy it.
+   Slots: 0 .. 3 the device sort's part and bucket (keys, values), 4 the
+   scan's buffer. MPI_Finalize releases them. */
+enum { GPGPU__MPI_DEV_SLOTS = 5 };
+gpgpu_status gpgpu__mpi_dev_keep(gpgpu_context *ctx, int slot, size_t esize, size_t n,
+                                 gpgpu_array **a);
+
 /* MPI_Allreduce(SUM) of n uint64 in chunks of at most gpgpu__mpi_max_count(). */
 int gpgpu__mpi_allreduce_u64(const gpgpu__mpi_call *c, const uint64_t *send, uint64_t *recv,
                              size_t n);

@@ -17,7 +17,9 @@
  * buffer, and the result copied on the device into out once every rank
  * has agreed, then agreed on once more (out is written only there). On
  * the host fallback the array is host memory: it is read into the host
- * buffer, and the result written to out.
+ * buffer, and the result written to out. The device buffer stays
+ * allocated from call to call (devkeep.c): allocating 2^26 elements
+ * afresh cost more than the scan.
  *
  * (An earlier version took that host path on every device: one more pass
  * over the bus for the reduce, and a fresh n-element malloc per call, which
@@ -55,6 +57,7 @@ typedef struct {
                            library's fast routes (pinned staging) */
     cl_mem buf;         /* arr's buffer */
     size_t first;       /* where the device path's scan starts in buf */
+    int kept;           /* arr is kept device memory (devkeep.c), not ours */
     void *tmp;          /* the host path: n elements */
 } scan_job;
 
@@ -77,7 +80,11 @@ static gpgpu_status job_memory(scan_job *j)
         clGetDeviceInfo(dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc,
                         NULL) == CL_SUCCESS &&
         j->n < max_alloc / j->size) {
-        if (gpgpu_array_create(j->ctx, j->t, j->n + 1, &j->arr) == GPGPU_SUCCESS) {
+        j->kept = gpgpu__mpi_keep_take();
+        gpgpu_status made =
+            j->kept ? gpgpu__mpi_dev_keep(j->ctx, 4, j->size, j->n + 1, &j->arr)
+                    : gpgpu_array_create(j->ctx, j->t, j->n + 1, &j->arr);
+        if (made == GPGPU_SUCCESS) {
             j->buf = gpgpu_array_buffer(j->arr);
             j->q = q;
             return GPGPU_SUCCESS;
@@ -280,7 +287,10 @@ static gpgpu_status scan_any(gpgpu_context *ctx, MPI_Comm comm, const char *f, g
         st = deliver(&j, out);
     if (delivering && array_form)  /* a write to out that failed fails every rank */
         st = gpgpu__mpi_agree(&c, st);
-    gpgpu_array_destroy(j.arr);
+    if (j.kept)
+        gpgpu__mpi_keep_give();
+    else
+        gpgpu_array_destroy(j.arr);
     free(j.tmp);
     gpgpu__mpi_parts_free(&parts);
     return st;

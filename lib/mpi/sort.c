@@ -256,10 +256,12 @@ static void release(sorter *s)
     free(s->fpos);
     free(s->fkey);
     free(s->span);
-    gpgpu_array_destroy(s->dk);
-    gpgpu_array_destroy(s->dv);
-    gpgpu_array_destroy(s->rk);
-    gpgpu_array_destroy(s->rv);
+    if (!s->kept) {  /* (kept ones stay for the next call) */
+        gpgpu_array_destroy(s->dk);
+        gpgpu_array_destroy(s->dv);
+        gpgpu_array_destroy(s->rk);
+        gpgpu_array_destroy(s->rv);
+    }
     gpgpu__mpi_scratch_free(&s->scratch);
 }
 
@@ -656,11 +658,16 @@ static gpgpu_status cl_fail(cl_int err, const char *what)
     return gpgpu__mpi_fail(GPGPU_ERROR_OPENCL, "%s failed (OpenCL error %d)", what, (int)err);
 }
 
-static void dev_array(gpgpu_status *st, sorter *s, gpgpu_type t, size_t n, gpgpu_array **a)
+/* A device array of n elements, kept from call to call (devkeep.c, slot)
+   when the call holds the kept memory. */
+static void dev_array(gpgpu_status *st, sorter *s, int slot, gpgpu_type t, size_t n,
+                      gpgpu_array **a)
 {
-    if (*st == GPGPU_SUCCESS && n > 0)
-        *st = gpgpu__mpi_local(gpgpu_array_create(s->ctx, t, n, a), s->ctx,
-                               "gpgpu_array_create");
+    if (*st != GPGPU_SUCCESS || n == 0)
+        return;
+    *st = s->kept ? gpgpu__mpi_dev_keep(s->ctx, slot, gpgpu_type_size(t), n, a)
+                  : gpgpu__mpi_local(gpgpu_array_create(s->ctx, t, n, a), s->ctx,
+                                     "gpgpu_array_create");
 }
 
 /* Elements [from_at, +count) of from to to at to_at, keys (esize) or
@@ -752,8 +759,12 @@ static gpgpu_status dev_fine(sorter *s)
     for (size_t j = 0; j <= f; j++)
         s->fpos[j] = n / f * j + n % f * j / f;
     gpgpu_array *idx = NULL, *out = NULL;
-    dev_array(&st, s, GPGPU_U64, f, &idx);
-    dev_array(&st, s, s->t, f, &out);
+    if (st == GPGPU_SUCCESS)
+        st = gpgpu__mpi_local(gpgpu_array_create(s->ctx, GPGPU_U64, f, &idx), s->ctx,
+                              "gpgpu_array_create");
+    if (st == GPGPU_SUCCESS)
+        st = gpgpu__mpi_local(gpgpu_array_create(s->ctx, s->t, f, &out), s->ctx,
+                              "gpgpu_array_create");
     if (st == GPGPU_SUCCESS)
         st = gpgpu__mpi_local(gpgpu_array_write(s->ctx, idx, 0, s->fpos, f), s->ctx,
                               "gpgpu_array_write");
@@ -862,9 +873,9 @@ static gpgpu_status dev_partition(sorter *s)
     }
     alloc_kv(&st, s, 1, s->m, &s->k2, &s->v2);
     size_t cap = s->m > s->n ? s->m : s->n;  /* the bucket, or the backup of an array */
-    dev_array(&st, s, s->t, cap, &s->rk);
+    dev_array(&st, s, 2, s->t, cap, &s->rk);
     if (s->pairs)
-        dev_array(&st, s, s->vsize == 8 ? GPGPU_U64 : GPGPU_U32, cap, &s->rv);
+        dev_array(&st, s, 3, s->vsize == 8 ? GPGPU_U64 : GPGPU_U32, cap, &s->rv);
     size_t own = s->send.displ[me], own_end = own + s->send.count[me];
     if (st == GPGPU_SUCCESS)
         st = dev_read(s, s->dk, s->dv, 0, s->k1, s->v1, own);
@@ -973,9 +984,9 @@ static gpgpu_status dev_distribute(sorter *s)
 {
     gpgpu_status st = GPGPU_SUCCESS;
     const size_t width = s->esize + (s->pairs ? s->vsize : 0);
-    dev_array(&st, s, s->t, s->n, &s->dk);
+    dev_array(&st, s, 0, s->t, s->n, &s->dk);
     if (s->pairs)
-        dev_array(&st, s, s->vsize == 8 ? GPGPU_U64 : GPGPU_U32, s->n, &s->dv);
+        dev_array(&st, s, 1, s->vsize == 8 ? GPGPU_U64 : GPGPU_U32, s->n, &s->dv);
     if (st == GPGPU_SUCCESS && s->n > 0) {
         if (s->ka != NULL)
             st = dev_copy_kv(s, s->ka, s->va, 0, s->dk, s->dv, 0, s->n);
