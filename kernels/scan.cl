@@ -30,6 +30,10 @@
 #define SCAN_ITEMS 8        /* consecutive elements per work item */
 #endif
 
+#ifndef SCAN_TICKET
+#define SCAN_TICKET 1       /* scan_lookback: tiles by ticket, else by group id */
+#endif
+
 #ifndef SCAN_SPIN
 #define SCAN_SPIN 65536     /* polls of a silent predecessor before working
                                round it */
@@ -570,10 +574,18 @@ void scan_lookback(__global const T *in, ulong in_off, __global T *out, ulong ou
     __local T prefix;
     __global ulong *st = status + 1;
     uint lid = get_local_id(0);
+#if SCAN_TICKET
     if (lid == 0)
         ticket = atomic_inc((__global uint *)status);
     barrier(CLK_LOCAL_MEM_FENCE);
     uint t = ticket;
+#else
+    /* By group id: the loads start at once, without the ticket's round
+       trip; safe where groups start in id order (so every predecessor of
+       a running group has started). */
+    uint t = get_group_id(0);
+    (void)ticket;
+#endif
     ulong base = (ulong)t * SCAN_TILE;
     uint len = tile_len(n, t);
     in += in_off + base;

@@ -577,6 +577,10 @@ inline ulong sort_lookback(__global ulong *st, uint t, uint v)
     return excl;
 }
 
+#ifndef SORT_BY_GROUP
+#define SORT_BY_GROUP 0     /* sort_tile_scatter: tiles by group id, else by ticket */
+#endif
+
 /* One LSD pass, one tile: tile t (in the order of a ticket taken at the
    start, so that every earlier tile is already running) is sorted stably
    by digit d: each key ranked among its warp's keys of the same digit
@@ -627,8 +631,28 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
     }
     if (!(route & ROUTE_LIVE))
         return;
+#if SORT_BY_GROUP
+    /* By group id (where groups start in id order, so that every earlier
+       tile is already running): the tile is known at once, and its loads
+       go out before the barrier below instead of after a ticket's round
+       trip. */
+    (void)lt;
+    uint t = get_group_id(0);
+    ulong base = (ulong)t * TILE;
+    uint valid = (uint)min((ulong)TILE, n - base);
+    sk += base;
+    sv += base;
+    KT k[TILE_ITEMS];
+    uint first = w * 32 * TILE_ITEMS + lane;
+#pragma unroll
+    for (uint i = 0; i < TILE_ITEMS; i++) {
+        uint p = first + i * 32;
+        k[i] = valid == TILE || p < valid ? sk[p] : 0;
+    }
+#else
     if (lid == 0)
         lt = atomic_inc((__global uint *)status);
+#endif
     for (uint j = lid; j < RADIX * SORT_WARPS; j += TILE_WG)
         lc[j] = 0;
 #if SORT_MATCH
@@ -638,15 +662,16 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
         lm[j] = 0;
 #endif
     barrier(CLK_LOCAL_MEM_FENCE);
+    __global ulong *st = status + 1;
+    uint rank[TILE_ITEMS]; /* place among the warp's keys of its digit | digit << 16 */
+#if !SORT_BY_GROUP
     uint t = lt;
     ulong base = (ulong)t * TILE;
     uint valid = (uint)min((ulong)TILE, n - base);
-    __global ulong *st = status + 1;
 
     sk += base;
     sv += base;
     KT k[TILE_ITEMS];
-    uint rank[TILE_ITEMS]; /* place among the warp's keys of its digit | digit << 16 */
     uint first = w * 32 * TILE_ITEMS + lane;
     /* Every load in flight before the ranking (its inline assembly keeps the
        compiler from moving loads past it), loops unrolled: private arrays
@@ -656,6 +681,7 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
         uint p = first + i * 32;
         k[i] = valid == TILE || p < valid ? sk[p] : 0;
     }
+#endif
 #pragma unroll
     for (uint i = 0; i < TILE_ITEMS; i++) {
         uint p = first + i * 32;

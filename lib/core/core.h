@@ -152,6 +152,9 @@ typedef struct {
     size_t scan_tile;   /* elements per scan tile */
     int scan_single;    /* 1: single-pass scan (decoupled look-back) */
     int scan_lb;        /* GPUs: windows of 32 tiles a look-back round reads */
+    int tiles_by_group; /* GPUs: the single-pass scan's and the sort pass's tiles by
+                           group id (where groups start in id order), else in
+                           the order groups take a ticket (GPGPU_TICKET=0|1) */
     size_t scan_single_max; /* GPUs: single pass up to this many elements (0: any) */
     int sort_bits;      /* radix digit width */
     size_t sort_tile;   /* keys per sort tile */

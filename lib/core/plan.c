@@ -259,6 +259,7 @@ void gpgpu__plan_init(gpgpu_context *ctx)
     t->groups = env_size("GPGPU_GROUPS", t->groups);
     t->scan_tile = env_size("GPGPU_SCAN_TILE", t->scan_tile);
     t->scan_lb = (int)env_size("GPGPU_SCAN_LB", (size_t)t->scan_lb);
+    t->tiles_by_group = !env_flag("GPGPU_TICKET", !t->tiles_by_group);
     t->scan_single_max = env_size("GPGPU_SCAN_SINGLE_MAX", t->scan_single_max);
     if (t->scan_lb < 1)
         t->scan_lb = 1;

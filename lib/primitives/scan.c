@@ -57,8 +57,9 @@ static gpgpu_status scan_plan_get(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
     GPGPU__TRY(gpgpu__type_op_options(ctx, t, op, opts, sizeof opts, &extra));
     size_t items = scan_items(ctx, ti->size);
     size_t used = strlen(opts);
-    snprintf(opts + used, sizeof opts - used, " -D SCAN_ITEMS=%zu -D SCAN_LB=%d", items,
-             ctx->tune.chunked ? 1 : ctx->tune.scan_lb);
+    snprintf(opts + used, sizeof opts - used, " -D SCAN_ITEMS=%zu -D SCAN_LB=%d -D SCAN_TICKET=%d",
+             items, ctx->tune.chunked ? 1 : ctx->tune.scan_lb,
+             ctx->tune.chunked || !ctx->tune.tiles_by_group);
     p->wg = ctx->tune.wg;
     p->tile = p->wg * items;
     return gpgpu__program_get(ctx, "scan", extra, opts, &p->prog);

@@ -196,8 +196,9 @@ static gpgpu_status sort_enqueue(gpgpu_context *ctx, const sort_job *j)
     size_t items = chunked ? 1 : tile_items(ctx, r.ks, r.vs);
     snprintf(opts, sizeof opts,
              "-D KEY_BITS=%zu -D VAL_BYTES=%zu -D RADIX_BITS=%d -D TILE_WG=%d -D TILE_ITEMS=%zu"
-             " -D SORT_MATCH=%d",
-             r.ks * 8, r.vs, SORT_RADIX_BITS, TILE_WG, items, ctx->tune.sort_match);
+             " -D SORT_MATCH=%d -D SORT_BY_GROUP=%d",
+             r.ks * 8, r.vs, SORT_RADIX_BITS, TILE_WG, items, ctx->tune.sort_match,
+             !chunked && ctx->tune.tiles_by_group);
     GPGPU__TRY(gpgpu__program_get(ctx, "sort", NULL, opts, &r.prog));
     if (chunked) { /* A and B as the halves of one buffer */
         GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_KEYS, 2 * j->n * r.ks, &r.ak));
