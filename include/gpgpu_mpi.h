@@ -34,6 +34,12 @@
  *  - GPGPU_MPI_THREADS (environment, 1 to 16) sets how many threads a sort
  *    partitions a rank's part with; by default the node's processors shared
  *    among the ranks of comm, at most 16, each with 2^16 elements or more.
+ *  - When every rank of comm is on one node, a sort's exchanges read what
+ *    each rank receives straight from its peers' memory (Linux's
+ *    process_vm_readv, on the threads above) instead of passing it through
+ *    MPI; where that fails (a container that forbids ptrace, say), every
+ *    rank redoes the exchange over MPI and keeps to MPI on that comm.
+ *    GPGPU_MPI_CMA=0 (environment, the same on every rank) keeps to MPI.
  *  - A sort keeps its host memory (about the rank's part and its bucket,
  *    keys and values) mapped from one call to the next, so that a call does
  *    not fault in every page afresh; MPI_Finalize releases it.

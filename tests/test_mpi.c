@@ -7,16 +7,27 @@
  * Assertions are collective (mt_check): a test that fails on one rank fails
  * on every rank at the same point, so no rank is left in a collective.
  *
+ * Where the ranks can read each other's memory (process_vm_readv), the
+ * sort's exchanges must do so (GPGPU_MPI_CMA=require, unless the
+ * environment sets GPGPU_MPI_CMA); one test takes MPI and the fallback
+ * after failed reads.
+ *
  * With argument "faults" it runs instead, on the default device, a loop of
  * calls in which rank 1's library fails at its GPGPU_FAULT_AT-th fault point
  * (set by mpi.sh on that rank only): every call must then succeed everywhere
  * or fail everywhere alike with nothing changed.
  */
+#define _GNU_SOURCE     /* process_vm_readv */
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/uio.h>
+#endif
 
 #include "gpgpu_cl.h"
 #include "gpgpu_mpi.h"
@@ -609,10 +620,10 @@ END_TEST
 /* ---- sort ------------------------------------------------------------------- */
 
 /* Sorts the case with gpgpu_mpi_sort (vsize 0) or _sort_pairs carrying each
-   element's global index, and checks keys and values against the stable
-   reference order. */
-static void check_sort(gpgpu_type t, int kind, int sp, size_t total, unsigned flags,
-                       size_t vsize, uint64_t seed)
+   element's global index over comm, and checks keys and values against the
+   stable reference order. */
+static void check_sort_on(MPI_Comm comm, gpgpu_type t, int kind, int sp, size_t total,
+                          unsigned flags, size_t vsize, uint64_t seed)
 {
     if (tu_skip_type(t))
         return;
@@ -624,8 +635,9 @@ static void check_sort(gpgpu_type t, int kind, int sp, size_t total, unsigned fl
         uint64_t g = in.first + i;
         memcpy(vals + i * vsize, &g, vsize);  /* little-endian: low bytes first */
     }
-    gpgpu_status st = vsize ? gpgpu_mpi_sort_pairs(tu_ctx, W, t, in.mine, vals, vsize, in.n, flags)
-                            : gpgpu_mpi_sort(tu_ctx, W, t, in.mine, in.n, flags);
+    gpgpu_status st = vsize ? gpgpu_mpi_sort_pairs(tu_ctx, comm, t, in.mine, vals, vsize, in.n,
+                                                   flags)
+                            : gpgpu_mpi_sort(tu_ctx, comm, t, in.mine, in.n, flags);
     note_ok(st, vsize ? "sort_pairs" : "sort");
     for (size_t i = 0; i < in.n && st == GPGPU_SUCCESS; i++) {
         size_t want = perm[in.first + i];
@@ -642,6 +654,12 @@ static void check_sort(gpgpu_type t, int kind, int sp, size_t total, unsigned fl
     free(perm);
     free_input(&in);
     mt_check();
+}
+
+static void check_sort(gpgpu_type t, int kind, int sp, size_t total, unsigned flags,
+                       size_t vsize, uint64_t seed)
+{
+    check_sort_on(W, t, kind, sp, total, flags, vsize, seed);
 }
 
 START_TEST(sort_matches_reference)
@@ -779,6 +797,46 @@ START_TEST(large_counts_use_derived_datatypes)
         check_histogram(0, sp, 1000);
     }
     unsetenv("GPGPU_MPI_MAX_COUNT");
+}
+END_TEST
+
+/* The sort's exchanges read from the other ranks' memory where they can
+   (GPGPU_MPI_CMA, unset or 1), else take MPI_Alltoallv. main() requires
+   the reads where they work here; this test takes MPI (on every rank, then
+   with the knob off on rank 0 alone), then has one rank's reads fail
+   midway (after writing garbage) on a communicator of its own, which the
+   failure marks for MPI from then on: every rank must fall back alike and
+   redo the exchange. */
+START_TEST(sort_exchanges_by_mpi_and_after_failed_reads)
+{
+    const char *was = getenv("GPGPU_MPI_CMA");
+    char keep[32] = "";
+    if (was != NULL)
+        snprintf(keep, sizeof keep, "%s", was);
+    setenv("GPGPU_MPI_CMA", "0", 1);
+    for (int sp = 0; sp < NSPLITS; sp++) {
+        check_sort(GPGPU_U32, RANDOM, sp, 20011, GPGPU_ASCENDING, 8, tu_seed_for(450, sp));
+        setenv("GPGPU_MPI_MAX_COUNT", "7", 1);
+        check_sort(GPGPU_I64, SMALL, sp, 1000, GPGPU_DESCENDING, 4, tu_seed_for(451, sp));
+        unsetenv("GPGPU_MPI_MAX_COUNT");
+    }
+    /* A knob that differs between ranks must not hang them. */
+    setenv("GPGPU_MPI_CMA", rank == 0 ? "0" : "1", 1);
+    check_sort(GPGPU_U32, RANDOM, UNEVEN, 20011, GPGPU_ASCENDING, 4, tu_seed_for(454, 0));
+    MPI_Comm comm;
+    MPI_Comm_dup(W, &comm);
+    setenv("GPGPU_MPI_CMA", rank == nranks - 1 ? "fail" : "1", 1);
+    for (int round = 0; round < 2; round++) {
+        check_sort_on(comm, GPGPU_U32, RANDOM, EVEN, 20011, GPGPU_ASCENDING, 4,
+                      tu_seed_for(452, (uint64_t)round));
+        check_sort_on(comm, GPGPU_F64, SPECIALS, UNEVEN, 5000, GPGPU_DESCENDING, 0,
+                      tu_seed_for(453, (uint64_t)round));
+    }
+    MPI_Comm_free(&comm);
+    if (was != NULL)
+        setenv("GPGPU_MPI_CMA", keep, 1);
+    else
+        unsetenv("GPGPU_MPI_CMA");
 }
 END_TEST
 
@@ -1412,6 +1470,7 @@ static Suite *make(void)
         {"sort_pairs", sort_pairs_is_stable_across_ranks},
         {"sort_sorted", sort_handles_sorted_and_equal_keys},
         {"large_counts", large_counts_use_derived_datatypes},
+        {"sort_exchange", sort_exchanges_by_mpi_and_after_failed_reads},
         {"null_pointers", null_pointers_fail_everywhere},
         {"bad_args", bad_flags_nbins_and_sizes_fail_everywhere},
         {"mismatch", arguments_that_differ_between_ranks_fail_everywhere},
@@ -1582,6 +1641,44 @@ static int run_faults(void)
     return failed;
 }
 
+/* Whether every rank can read the memory of the next one with
+   process_vm_readv, as the sort's exchanges try to: decided together.
+   Fills why_not when not. */
+static int cross_reads_work(char *why_not, size_t room)
+{
+    snprintf(why_not, room, "not on Linux");
+#ifdef __linux__
+    static volatile uint64_t token;
+    token = UINT64_C(0x5eed000000000000) | (uint64_t)rank;
+    MPI_Comm node;
+    int node_size = 0, ok = 1, all = 0;
+    MPI_Comm_split_type(W, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &node_size);
+    MPI_Comm_free(&node);
+    uint64_t mine[2] = {(uint64_t)(uintptr_t)&token, (uint64_t)getpid()}, every[2 * 64];
+    MPI_Allgather(mine, 2, MPI_UINT64_T, every, 2, MPI_UINT64_T, W);
+    int next = (rank + 1) % nranks;
+    uint64_t got = 0;
+    struct iovec local = {&got, sizeof got}, remote = {(void *)(uintptr_t)every[2 * next],
+                                                       sizeof got};
+    if (node_size != nranks) {
+        snprintf(why_not, room, "the ranks are on several nodes");
+        ok = 0;
+    } else if (process_vm_readv((pid_t)every[2 * next + 1], &local, 1, &remote, 1, 0) !=
+                   (ssize_t)sizeof got ||
+               got != (UINT64_C(0x5eed000000000000) | (uint64_t)next)) {
+        snprintf(why_not, room, "process_vm_readv: %s", strerror(errno));
+        ok = 0;
+    }
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, W);
+    if (all)
+        return 1;
+    if (ok)
+        snprintf(why_not, room, "it failed on another rank");
+#endif
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     /* Line by line: a rank killed by mpi.sh's time limit still shows how
@@ -1594,7 +1691,22 @@ int main(int argc, char **argv)
         fprintf(stderr, "test_mpi: at most 64 ranks\n");
         MPI_Abort(W, 1);
     }
-    int rc = argc > 1 && strcmp(argv[1], "faults") == 0 ? run_faults() : tu_main(make);
+    int faults = argc > 1 && strcmp(argv[1], "faults") == 0;
+    /* Where the exchanges can read each other's memory, they must (a path
+       that fell back to MPI every time would pass unseen); GPGPU_MPI_CMA
+       from the environment wins. */
+    char why_not[256];
+    if (!faults && nranks > 1 && getenv("GPGPU_MPI_CMA") == NULL) {
+        int reads = cross_reads_work(why_not, sizeof why_not);
+        if (reads)
+            setenv("GPGPU_MPI_CMA", "require", 1);
+        if (rank == 0 && reads)
+            printf("test_mpi: the sort's exchanges must read the other ranks' memory\n");
+        else if (rank == 0)
+            printf("test_mpi: the sort's exchanges take MPI: no cross-process reads here (%s)\n",
+                   why_not);
+    }
+    int rc = faults ? run_faults() : tu_main(make);
     int worst = 0;
     MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, W);
     MPI_Finalize();

@@ -80,12 +80,17 @@ typedef struct {
     size_t *count, *displ;  /* size entries each */
 } gpgpu__mpi_layout;
 
+/* What a rank tells each peer about the span it sends it, for the reads
+   of gpgpu__mpi_alltoallv_local (exchange.c). */
+typedef struct gpgpu__mpi_peer gpgpu__mpi_peer;
+
 /* Scratch for gpgpu__mpi_alltoallv for a communicator of size ranks: 0 or
    OUT_OF_MEMORY. Allocated before an agreement so that nothing can fail
    between the agreement and the exchange. */
 typedef struct {
     int *ints;              /* 4 * size */
     MPI_Datatype *types;    /* 2 * size */
+    gpgpu__mpi_peer *peers; /* 2 * size: what this rank offers each, and each offers it */
 } gpgpu__mpi_scratch;
 gpgpu_status gpgpu__mpi_scratch_alloc(gpgpu__mpi_scratch *s, int size);
 void gpgpu__mpi_scratch_free(gpgpu__mpi_scratch *s);
@@ -99,7 +104,12 @@ int gpgpu__mpi_alltoallv(const gpgpu__mpi_call *c, gpgpu__mpi_scratch *s, int bi
 
 /* gpgpu__mpi_alltoallv, but this rank's own span (sl->count[rank] elements,
    which must equal rl->count[rank]) is copied by up to nthreads threads
-   while MPI moves the others' (the layouts are restored on return). */
+   while MPI moves the others' (the layouts are restored on return). When
+   every rank of c->comm is on one node and the ranks may read each other's
+   memory, each rank instead reads what it receives straight from its peers'
+   send buffers on up to nthreads threads (GPGPU_MPI_CMA, exchange.c); any
+   count, big or not. Collective, as MPI_Alltoallv: every rank returns only
+   when no peer reads its send buffer any more. */
 int gpgpu__mpi_alltoallv_local(const gpgpu__mpi_call *c, gpgpu__mpi_scratch *s, int big,
                                size_t esize, const void *send, gpgpu__mpi_layout *sl,
                                void *recv, gpgpu__mpi_layout *rl, size_t nthreads);
