@@ -252,7 +252,14 @@ void gpgpu__plan_init(gpgpu_context *ctx)
         b[GPGPU__HB_INDEX] = (size_t)1 << 15;
         b[GPGPU__HB_BY_KEY] = (size_t)1 << 17;
         b[GPGPU__HB_SCAN_BY_KEY] = SIZE_MAX;
-        b[GPGPU__HB_RUNS] = (size_t)1 << 17;
+        /* runs, again after the host's threads took them (select_ops.c,
+           host_runs_par), 2026-11-26, load 4: each call paired with a
+           select "x > 0" on the same u32 elements (runs of two on
+           average), median of 15 pairs of select's time over the call's,
+           host's code / kernels: rle 1.57 / 0.71 at 2^18, 0.65 / 0.64 at
+           2^20, 0.77 / 0.44 at 2^22, 0.59 / 0.67 at 2^24; unique 0.87 /
+           0.58 at 2^20, 0.57 / 0.65 at 2^22, 0.69 / 0.66 at 2^24 */
+        b[GPGPU__HB_RUNS] = (size_t)1 << 23;
         b[GPGPU__HB_TOP_K] = SIZE_MAX;
         /* sum-f: float sums in the kernels' own tree on the calling thread
            (the same bits), 2026-11-25, load 4-7:
