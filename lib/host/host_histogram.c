@@ -228,15 +228,16 @@ static inline uint32_t f32_bin(const f32_rule *r, float x)
     return b < r->lastb ? b : r->lastb;
 }
 
-/* F32 samples x[0 .. n) into bins by the rule r, a block at a time: the
-   bins of the block first (four at a time where host.h has vector types;
-   a sample not counted gets bin 0 and is taken off it at the end), then
-   the counts. Binning and counting in one loop ran at 0.8-0.9x the loop a
-   C programmer writes for [0, 1) (which has no lo to subtract and no
-   clamp); this, at 1.1-1.4x. */
+/* F32 samples x[0 .. n) into bins by the rule r, four bins at a time
+   where host.h has vector types (a sample not counted goes to bin 0 and
+   is taken off it at the end), each lane's bin counted straight from the
+   register. Binning and counting one sample at a time ran at 0.8-0.9x the
+   loop a C programmer writes for [0, 1) (which has no lo to subtract and
+   no clamp); bins stored to a block on the stack and counted in a second
+   loop, at 0.85-1.3x, depending on where the block and the bins fell in
+   the cache; this, at 1.5x (2^10 and 2^16 samples, one thread). */
 static void f32_count(const f32_rule *r, const float *x, size_t n, uint64_t *bins)
 {
-    uint32_t b[BLOCK];
     uint64_t outside = 0;
     for (size_t at = 0; at < n; at += BLOCK) {
         const size_t len = n - at < BLOCK ? n - at : BLOCK;
@@ -266,17 +267,18 @@ static void f32_count(const f32_rule *r, const float *x, size_t n, uint64_t *bin
             const gpgpu__v4i gt = c > lastb4;
             c = ((c & ~gt) | (lastb4 & gt)) & in;
             out4 -= ~in;
-            memcpy(b + i, &c, sizeof c);
+            bins[(uint32_t)c[0]]++;
+            bins[(uint32_t)c[1]]++;
+            bins[(uint32_t)c[2]]++;
+            bins[(uint32_t)c[3]]++;
         }
         outside += (uint64_t)(uint32_t)(out4[0] + out4[1] + out4[2] + out4[3]);
 #endif
         for (; i < len; i++) {
             const uint32_t c = f32_bin(r, xs[i]);
             outside += c == HOST_NO_BIN;
-            b[i] = c == HOST_NO_BIN ? 0 : c;
+            bins[c == HOST_NO_BIN ? 0 : c]++;
         }
-        for (i = 0; i < len; i++)
-            bins[b[i]]++;
     }
     bins[0] -= outside;
 }
