@@ -217,19 +217,20 @@ gpgpu_status gpgpu__histogram_host_api(gpgpu_context *ctx, gpgpu_type t, const v
    then merge, a copy of all the bins: past 1024 bins that costs the
    kernels more than the samples do, and the host's threads won at every
    size (weight 0: always the host's, unless GPGPU_HOST_BELOW=histogram=0).
-   Fewer bins weigh n / 2: the host's one-pass binning (host_histogram.c)
-   beat the kernels up to 2^16 and lost from 2^18, where the threshold for
-   2-D and weighted histograms is 2^16. PoCL, 2 shared cores (load 4-5),
+   Fewer bins weigh n / 8: the host's vector binning (host_histogram.c)
+   beat the kernels up to 2^18 and lost at 2^20, where the threshold for
+   2-D and weighted histograms is 2^16. PoCL, 2 shared cores (load 2.7-5),
    2026-11-26, loop ratio kernels / host's code (gpgpu-bench --api host
    --op histogram --sizes 16,18,20,22,24, GPGPU_HOST_BELOW=histogram=0 |
-   =all, three runs each): f32 256 bins 0.44-0.96 / 1.06-1.11 at 2^16,
-   1.36-1.40 / 1.06-1.09 at 2^18, 1.72-2.36 / 0.76-1.11 at 2^24; u32 4096
-   bins 0.18-0.20 / 1.47-1.53 at 2^16, 0.17-0.41 / 1.54-1.60 at 2^24. */
+   =all, two or three runs each): f32 256 bins 0.66-0.68 / 1.47-1.73 at
+   2^16, 1.08-1.31 / 1.60-1.72 at 2^18, 1.80-1.86 / 0.84-1.23 at 2^20,
+   1.42-1.60 / 1.40-1.63 at 2^24; u32 4096 bins 0.18-0.20 / 1.47-1.53 at
+   2^16, 0.17-0.41 / 1.54-1.60 at 2^24. */
 static size_t hist_weight(const gpgpu_context *ctx, size_t n, size_t nbins)
 {
     if (ctx->tune.hist_local)
         return n;
-    return nbins > 1024 ? 0 : n / 2;
+    return nbins > 1024 ? 0 : n / 8;
 }
 
 /* The same for RGBA8 images of npix pixels: with private bins the host's
