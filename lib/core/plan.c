@@ -253,13 +253,14 @@ void gpgpu__plan_init(gpgpu_context *ctx)
         b[GPGPU__HB_BY_KEY] = (size_t)1 << 17;
         b[GPGPU__HB_SCAN_BY_KEY] = SIZE_MAX;
         /* runs, again after the host's threads took them (select_ops.c,
-           host_runs_par), 2026-11-26, load 4: each call paired with a
-           select "x > 0" on the same u32 elements (runs of two on
-           average), median of 15 pairs of select's time over the call's,
-           host's code / kernels: rle 1.57 / 0.71 at 2^18, 0.65 / 0.64 at
-           2^20, 0.77 / 0.44 at 2^22, 0.59 / 0.67 at 2^24; unique 0.87 /
-           0.58 at 2^20, 0.57 / 0.65 at 2^22, 0.69 / 0.66 at 2^24 */
-        b[GPGPU__HB_RUNS] = (size_t)1 << 23;
+           host_runs_par), 2026-11-26, load 3.4-5, loop ratio kernels /
+           host's code (bench/cpu-loop.sh with OPS, three rounds each,
+           2026-11-26-pocl-cpu-histograms-runs/ before and after): rle
+           2.99 / 3.12 at 2^18, 3.38 / 1.97 at 2^20, 2.88 / 1.99 at 2^22;
+           unique 3.71 / 5.62 at 2^18, 5.58 / 4.50 at 2^20, 3.28 / 2.70
+           at 2^22. (Calls paired with a select in one process had put the
+           host's code ahead up to 2^22; the rounds did not bear it out.) */
+        b[GPGPU__HB_RUNS] = (size_t)1 << 19;
         b[GPGPU__HB_TOP_K] = SIZE_MAX;
         /* sum-f: float sums in the kernels' own tree on the calling thread
            (the same bits), 2026-11-25, load 4-7:
