@@ -10,7 +10,7 @@
    Host memory goes through the device in chunks (gpgpu__chunk_elems); a run
    that crosses a chunk boundary is counted once per chunk and merged here.
    Unique and run-length encoding have no user expression, so the plain-C
-   fallback does them too. */
+   fallback does them too, on the host's threads (host_runs_par). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,7 +34,7 @@ static void bits_put(void *a, size_t i, size_t size, uint64_t v)
 }
 
 /* Whether a host call of unique or run-length encoding over n elements of
-   t runs host_runs (the plan's host-below), t supported. */
+   t runs host_runs_par (the plan's host-below), t supported. */
 static int host_below_runs(gpgpu_context *ctx, gpgpu_type t, size_t n)
 {
     return gpgpu__host_below(ctx, GPGPU__HB_RUNS, n) &&
