@@ -34,6 +34,9 @@
 #ifndef HIST_EDGES
 #define HIST_EDGES 0    /* bins over given edges (gpgpu_histogram_edges) */
 #endif
+#ifndef HIST_EDGES_CHECK
+#define HIST_EDGES_CHECK 1 /* CPUs' edges: check the host's table (hist_cut_count) */
+#endif
 
 #if HIST_PRIVATE
 #define HIST_INC(bins, b) ((bins)[b]++)
@@ -62,25 +65,81 @@
 /* cut[0 .. ncut) are the edges rounded up to T (x >= edge <=> x >= cut,
    exactly), top the largest T not above the last edge. The bin is the
    number of cuts <= x, less one, the last edge's bin folded into the one
-   before; NaN is above no cut. The count is a binary search by halving
-   steps with selects, not branches: the same log2(ncut) + 1 steps for
-   every sample (random samples would mispredict every other branch). */
+   before; NaN is above no cut. On GPUs the count is a binary search by
+   halving steps with selects, not branches: the same log2(ncut) + 1 steps
+   for every sample (random samples would mispredict every other branch). */
 #if CHUNKED
-/* CPUs: after the cuts, the host's lookup table (histogram_edges.c,
-   cuts_upload): its slot count, its scale, then per slot the number of cuts
-   at or below the slot's start. The slot only says where to start; a short
-   walk each way finds the number of cuts <= x exactly (NaN walks down to
-   none). One or two cuts read instead of log2(ncut) + 1. */
+/* CPUs: the host's lookup table follows the cuts (histogram_edges.c says
+   how it is made): after the cuts and one of padding, at the next multiple
+   of 8 bytes, the cell count nlut, a spare word, lo and scale (8 bytes
+   each: a float in the first 4, or a double for f64), then nlut + 1
+   counts: lut[k] cuts lie in the cells before k. x's cell is
+   clamp(floor((x - lo) * scale + 1), 0, nlut - 1) in HIST_FT, and the cuts
+   <= x are lut[k] plus those of cell k that are <= x: most cells hold
+   none, the others few (a binary search over them). Each step is rounded
+   as on the host that built the table (OpenCL rounds +, -, * and int to
+   float conversions correctly; FP_CONTRACT is off), so the cell is the
+   host's and the count exact, on devices that keep subnormals. Where the
+   device may flush them (no CL_FP_DENORM), HIST_EDGES_CHECK=1 checks the
+   count against the cuts on either side of it, and one they disagree with
+   is searched again over all the cuts (reading those two cuts costs more
+   than the rest of the lookup on PoCL). NaN is above no cut. */
+#if TYPE_ID == 5
+#define HIST_FT double
+#define HIST_FT_AT(h, i) as_double(((__global const ulong *)(h))[i])
+#else
+#define HIST_FT float
+#define HIST_FT_AT(h, i) as_float((h)[2 * (i)])
+#endif
+/* The number of cuts <= x among the m from pos on (the rest: those before
+   are <= x, those after are not). */
+__attribute__((noinline)) uint hist_cut_search(__global const T *cut, uint pos, uint m, T x)
+{
+    while (m > 0) {
+        const uint h2 = m / 2;
+        if (cut[pos + h2] <= x) {
+            pos += h2 + 1;
+            m -= h2 + 1;
+        } else {
+            m = h2;
+        }
+    }
+    return pos;
+}
+
+/* The table's header after the cuts. */
+inline __global const uint *hist_lut_head(__global const T *cut, uint ncut)
+{
+    return (__global const uint *)((__global const uchar *)cut +
+                                   ((ulong)(ncut + 1) * sizeof(T) + 7) / 8 * 8);
+}
+
+/* The count of cuts <= x, from the table (lut = the header's counts). */
+inline uint hist_cut_count(T x, __global const T *cut, uint ncut, __global const uint *lut,
+                           HIST_FT lo, HIST_FT scale, HIST_FT last)
+{
+    const HIST_FT t = fmin(fmax(((HIST_FT)x - lo) * scale + 1, (HIST_FT)0), last);
+    const uint k = (uint)t;
+    uint pos = lut[k];
+    const uint m = lut[k + 1] - pos;
+    if (m != 0)
+        pos = hist_cut_search(cut, pos, m, x);
+#if HIST_EDGES_CHECK
+    /* without branches but the rare one: a quarter of random samples may
+       lie below the first cut (pos 0) */
+    const uint below = pos - (pos > 0);
+    const int bad = ((pos > 0) & !(cut[below] <= x)) | ((pos < ncut) & (cut[pos] <= x));
+    if (bad)
+        pos = hist_cut_search(cut, 0, ncut, x);
+#endif
+    return pos;
+}
+
 inline int hist_bin(T x, HIST_RULE_ARGS, uint *b)
 {
-    __global const uint *lut = (__global const uint *)(cut + ncut);
-    const uint nlut = lut[0];
-    const float slot = (convert_float(x) - convert_float(cut[0])) * as_float(lut[1]);
-    uint pos = lut[2 + clamp(convert_int_sat(slot), 0, (int)nlut - 1)];
-    while (pos < ncut && cut[pos] <= x)
-        pos++;
-    while (pos > 0 && !(cut[pos - 1] <= x))
-        pos--;
+    __global const uint *h = hist_lut_head(cut, ncut);
+    const uint pos = hist_cut_count(x, cut, ncut, h + 6, HIST_FT_AT(h, 1), HIST_FT_AT(h, 2),
+                                    (HIST_FT)(h[0] - 1));
     *b = min(pos - 1, nbm1);
     return pos > 0 && x <= top;
 }
@@ -263,6 +322,26 @@ inline uint16 hist_bin_vec(TV x, HIST_RULE_ARGS)
             uint b;                                                                   \
             if (hist_bin(in[i], HIST_RULE, &b))                                       \
                 HIST_INC(bins, b);                                                    \
+        }                                                                             \
+    }
+HIST_DEFINE_COUNT_EDGES(hist_count_into_local, __local)
+HIST_DEFINE_COUNT_EDGES(hist_count_into_global, __global)
+#elif HIST_EDGES && HIST_PRIVATE
+/* CPUs, private bins: the table's header read once; a sample not counted
+   adds 0 to the last bin, with no branch on whether it counts (a quarter
+   of random samples below the first edge would mispredict). */
+#define HIST_DEFINE_COUNT_EDGES(NAME, AS)                                             \
+    inline void NAME(__global const T *in, ulong begin, ulong end, ulong step,       \
+                     HIST_RULE_ARGS, AS uint *bins)                                   \
+    {                                                                                 \
+        __global const uint *h = hist_lut_head(cut, ncut);                           \
+        __global const uint *lut = h + 6;                                             \
+        const HIST_FT lo = HIST_FT_AT(h, 1), scale = HIST_FT_AT(h, 2);                \
+        const HIST_FT last = (HIST_FT)(h[0] - 1);                                     \
+        for (ulong i = begin; i < end; i += step) {                                   \
+            const T x = in[i];                                                        \
+            const uint pos = hist_cut_count(x, cut, ncut, lut, lo, scale, last);      \
+            bins[min(pos - 1, nbm1)] += (uint)(pos > 0) & (uint)(x <= top);           \
         }                                                                             \
     }
 HIST_DEFINE_COUNT_EDGES(hist_count_into_local, __local)

@@ -50,8 +50,11 @@ pairs=$("$driver" --list) || exit 99
 # explained, so that layout's select_k case stays on the host: its
 # GPGPU_HOST_BELOW keeps top_k and quantiles there and sends every other
 # primitive to the kernels at every size, as run-test.sh's does.)
-for layout in "GPGPU_CHUNKED=0 GPGPU_HIST=local GPGPU_WG=16 GPGPU_SELECT_SAMPLE=256 GPGPU_HOST_BELOW=top-k=0,quantiles=0" \
-              "GPGPU_CHUNKED=1 GPGPU_HIST=private GPGPU_WG=8 GPGPU_HOST_BELOW=top-k=all,quantiles=all"; do
+# Histograms, histograms over edges and runs (unique, run-length
+# encoding) go to the kernels at every size in both layouts: the CPU plan
+# keeps some of their host calls on the host's code at every size.
+for layout in "GPGPU_CHUNKED=0 GPGPU_HIST=local GPGPU_WG=16 GPGPU_SELECT_SAMPLE=256 GPGPU_HOST_BELOW=top-k=0,quantiles=0,histogram=0,edges=0,runs=0" \
+              "GPGPU_CHUNKED=1 GPGPU_HIST=private GPGPU_WG=8 GPGPU_HOST_BELOW=top-k=all,quantiles=all,histogram=0,edges=0,runs=0"; do
     echo "$pairs" | { failed=0; while read -r case variant; do
         log="$dir/$case-$variant-$(echo "$layout" | tr ' =' '__').log"
         rm -f "$log"

@@ -359,6 +359,11 @@ TU_TEST(rgba8_image_sized)
 {
     check_rgba8(1023, 769, 4 * 1024, 256);
     check_rgba8(333, 100, 4 * 333, 70000);
+    /* the host's threads take parts of whole pixels that start and end
+       inside rows, or span many one-pixel rows */
+    check_rgba8(4099, 70, 4 * 4099 + 12, 1000);
+    check_rgba8(1, 200003, 8, 7);
+    check_rgba8(300007, 1, 4 * 300007, 4096);
 }
 END_TEST
 

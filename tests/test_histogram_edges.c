@@ -220,6 +220,161 @@ TU_TEST(edges_beyond_the_type)
 }
 END_TEST
 
+/* ---- the lookup table of the CPU paths (histogram_edges.c) ------------------ */
+
+/* A sample's cell comes from (x - lo) * scale + 1 rounded in float (double
+   for f64) and the count from the cuts of its cell: these put samples on
+   and beside every edge and every cell boundary, in cells holding many
+   cuts, one or none, below and above the range, in parts for several
+   threads (n past 2^17), and specials. */
+
+/* n samples of t: every kth a NaN or an infinity (floats), the rest
+   spread over [lo, hi] and nudged onto or next to the edges. */
+static void *edge_samples(gpgpu_type t, size_t n, const double *e, size_t nbins, double lo,
+                          double hi, uint64_t seed)
+{
+    void *in = tu_alloc(n * gpgpu_type_size(t) + 8);
+    uint64_t s = seed;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t r = next(&s);
+        double u = (double)(r >> 11) * 0x1p-53, v = lo + (hi - lo) * u;
+        int on = (int)(r % 4);
+        if (on) { /* on an edge, or one step of the type either side */
+            v = e[(r >> 8) % (nbins + 1)];
+        }
+        switch (t) {
+        case GPGPU_F32: {
+            float f = (float)v;
+            if (on == 2)
+                f = nextafterf(f, -INFINITY);
+            if (on == 3)
+                f = nextafterf(f, INFINITY);
+            if (i % 97 == 5)
+                f = i % 3 ? NAN : -NAN;
+            if (i % 89 == 7)
+                f = i % 2 ? INFINITY : -INFINITY;
+            ((float *)in)[i] = f;
+            break;
+        }
+        case GPGPU_F64: {
+            if (on == 2)
+                v = nextafter(v, -INFINITY);
+            if (on == 3)
+                v = nextafter(v, INFINITY);
+            if (i % 97 == 5)
+                v = i % 3 ? NAN : -NAN;
+            if (i % 89 == 7)
+                v = i % 2 ? INFINITY : -INFINITY;
+            ((double *)in)[i] = v;
+            break;
+        }
+        case GPGPU_I32: {
+            double c = floor(v) + (on == 3) - (on == 2);
+            ((int32_t *)in)[i] = (int32_t)(c < -0x1p31 ? -0x1p31 : c >= 0x1p31 ? 0x1p31 - 1 : c);
+            break;
+        }
+        case GPGPU_U32: {
+            double c = floor(v) + (on == 3) - (on == 2);
+            ((uint32_t *)in)[i] = (uint32_t)(c < 0 ? 0 : c >= 0x1p32 ? 0x1p32 - 1 : c);
+            break;
+        }
+        case GPGPU_I64:
+            ((int64_t *)in)[i] = v <= -0x1p63 ? INT64_MIN : v >= 0x1p63 ? INT64_MAX
+                                 : (int64_t)v + (on == 3) - (on == 2);
+            break;
+        case GPGPU_U64:
+            ((uint64_t *)in)[i] = v <= 0 ? (uint64_t)(on == 3) : v >= 0x1p64 ? UINT64_MAX
+                                  : (uint64_t)v + (on == 3) - (v >= 1 && on == 2);
+            break;
+        }
+    }
+    return in;
+}
+
+/* Edges at lo * (hi / lo)^(i / nbins): most of them crowd the low end, many
+   into the table's first cells. */
+static double *log_edges(size_t nbins, double lo, double hi)
+{
+    double *e = tu_alloc((nbins + 1) * sizeof *e);
+    for (size_t i = 0; i <= nbins; i++)
+        e[i] = lo * pow(hi / lo, (double)i / (double)nbins);
+    e[nbins] = hi;
+    for (size_t i = 1; i <= nbins; i++) /* strictly increasing after rounding */
+        if (!(e[i] > e[i - 1]))
+            e[i] = nextafter(e[i - 1], INFINITY);
+    return e;
+}
+
+static void check_sampled(gpgpu_type t, const double *e, size_t nbins, double lo, double hi,
+                          const char *what)
+{
+    static const size_t ns[] = {1, 5, 63, 64, 65, 1000, 4099, 300007};
+    for (size_t k = 0; k < sizeof ns / sizeof *ns; k++) {
+        void *in = edge_samples(t, ns[k], e, nbins, lo, hi, tu_seed_for(740 + t, ns[k]));
+        check(t, in, ns[k], e, nbins, what);
+        free(in);
+    }
+}
+
+TU_LOOP_TEST(crowded_cells_and_samples_on_edges, NTYPES)
+{
+    gpgpu_type t = types[_i];
+    double lo, hi;
+    sample_range(t, &lo, &hi);
+    double pos_lo = lo > 1 ? lo : 1;
+    double *e = log_edges(300, pos_lo, hi);
+    check_sampled(t, e, 300, lo - (hi - lo) / 8, hi + (hi - lo) / 8, "log-spaced edges");
+    free(e);
+    e = uneven_edges(1000, lo, hi, tu_seed_for(741, t));
+    check_sampled(t, e, 1000, lo - (hi - lo) / 8, hi + (hi - lo) / 8, "1000 uneven edges");
+    free(e);
+    e = uneven_edges(3, lo, hi, tu_seed_for(742, t));
+    check_sampled(t, e, 3, lo, hi, "3 bins");
+    free(e);
+}
+END_TEST
+
+/* f32 cuts are the edges rounded up to floats: distinct edges can share
+   one (duplicate cuts, so empty bins between them), and subnormal edges
+   need the table's arithmetic to keep subnormals. */
+TU_TEST(shared_and_subnormal_float_cuts)
+{
+    double dup[12];
+    for (int i = 0; i < 12; i++) /* three edges a float interval near 1 */
+        dup[i] = 1 + (i / 3) * 0x1p-23 + (i % 3) * 0x1p-26 + 0x1p-28;
+    check_sampled(GPGPU_F32, dup, 11, 0.999999, 1.000001, "edges sharing a float");
+    double sub[9] = {-1e-40, -0x1p-149, 0, 1e-45, 0x1p-149, 3 * 0x1p-149, 1e-42, 1e-39,
+                     0x1p-126};
+    check_sampled(GPGPU_F32, sub, 8, -2e-40, 2e-38, "subnormal edges, f32");
+    double dsub[6] = {-1e-310, -0x1p-1074, 0, 0x1p-1074, 1e-320, 0x1p-1022};
+    check_sampled(GPGPU_F64, dsub, 5, -2e-310, 1e-307, "subnormal edges, f64");
+    /* the kernels' check of the table, which devices that may flush
+       subnormals take */
+    if (tu_force("GPGPU_EDGES_CHECK=1")) {
+        check_sampled(GPGPU_F32, sub, 8, -2e-40, 2e-38, "subnormal edges, checked");
+        check_sampled(GPGPU_F64, dsub, 5, -2e-310, 1e-307, "subnormal edges, f64, checked");
+        double *e = log_edges(300, 1, 1e6);
+        check_sampled(GPGPU_F32, e, 300, -1, 2e6, "log-spaced edges, checked");
+        free(e);
+        tu_restore_ctx();
+    }
+}
+END_TEST
+
+/* Ranges whose span overflows the type, and a first edge past it. */
+TU_TEST(edge_spans_beyond_the_type)
+{
+    double ff[5] = {-3.4e38, -1, 0, 1, 3.4e38};
+    check_sampled(GPGPU_F32, ff, 4, -3.4e38, 3.4e38, "f32 edges near +-FLT_MAX");
+    double fd[5] = {-1.7e308, -1, 0, 1, 1.7e308};
+    check_sampled(GPGPU_F64, fd, 4, -1.7e308, 1.7e308, "f64 edges near +-DBL_MAX");
+    double past[3] = {1e39, 1e40, 1e41};
+    check_sampled(GPGPU_F32, past, 2, 3e38, 3.4e38, "f32 edges past FLT_MAX");
+    double some_past[5] = {-2, 0, 3e38, 1e39, 1e300};
+    check_sampled(GPGPU_F32, some_past, 4, -3, 3.4e38, "f32 last edges past FLT_MAX");
+}
+END_TEST
+
 TU_TEST(bad_edges_are_invalid)
 {
     const double bad_order[] = {0, 1, 1, 2}, bad_nan[] = {0, NAN}, bad_inf[] = {-INFINITY, 0};

@@ -24,9 +24,10 @@ static const gpgpu_type types[] = {GPGPU_I32, GPGPU_U32, GPGPU_F32,
 
 /* ---- inputs made of runs ----------------------------------------------------- */
 
-typedef enum { RUNS, ALL_EQUAL, ALL_DISTINCT, ALTERNATING, SPECIALS, NPATTERNS } pattern;
+typedef enum { RUNS, ALL_EQUAL, ALL_DISTINCT, ALTERNATING, SPECIALS, BOUNDARIES,
+               NPATTERNS } pattern;
 static const char *const pattern_names[] = {"runs", "all equal", "all distinct",
-                                            "alternating", "specials"};
+                                            "alternating", "specials", "boundaries"};
 
 static uint64_t next(uint64_t *s)
 {
@@ -80,6 +81,11 @@ static void *make_input(gpgpu_type t, size_t n, pattern p, uint64_t seed)
                 x = (i + 1) * 0x9e3779b97f4a7c15ull;  /* odd multiplier: distinct */
             else if (p == ALTERNATING)
                 x = i % 2 ? a : b;
+            else if (p == BOUNDARIES) /* heads at multiples of 4096, one run from
+                                         0.3 n to 0.7 n, short runs after it */
+                x = i >= n / 10 * 3 && i < n / 10 * 7 ? a
+                    : i < n / 10 * 3 ? (uint64_t)(i / 4096) * 0x9e3779b97f4a7c15ull
+                                     : (uint64_t)(i / 3) * 0x9e3779b97f4a7c15ull;
             put_bits(in, i, size, x);
         }
     }
@@ -132,6 +138,29 @@ TU_LOOP_TEST(unique_and_runs_match_reference, NTYPES)
     for (int p = 0; p < NPATTERNS; p++)
         for (size_t k = 0; k < NSIZES; k++)
             check_runs(types[_i], sizes[k], (pattern)p, 0);
+}
+END_TEST
+
+/* The host's code cuts the elements in parts (a few per thread, of at
+   least 2^17): runs that start on a part's first element, end on its
+   last, span several parts, parts without a head, for several thread
+   counts; the kernels' tiles and work items (4096 elements on CPUs) too. */
+TU_TEST(runs_across_part_boundaries)
+{
+    static const char *const threads[] = {NULL, "1", "3", "8"};
+    static const size_t ns[] = {((size_t)1 << 19) + 5, (size_t)7 << 17, 1000003};
+    for (size_t k = 0; k < sizeof threads / sizeof *threads; k++) {
+        if (threads[k])
+            setenv("GPGPU_THREADS", threads[k], 1);
+        for (size_t j = 0; j < sizeof ns / sizeof *ns; j++) {
+            check_runs(GPGPU_U32, ns[j], BOUNDARIES, 0);
+            check_runs(GPGPU_F64, ns[j], BOUNDARIES, 0);
+            check_runs(GPGPU_I32, ns[j], ALL_EQUAL, 0);
+            check_runs(GPGPU_U64, ns[j], RUNS, 0);
+        }
+        check_runs(GPGPU_U32, ns[0], BOUNDARIES, 1);
+        unsetenv("GPGPU_THREADS");
+    }
 }
 END_TEST
 

@@ -288,6 +288,14 @@ static gpgpu_status read_device(gpgpu_context *ctx)
     ctx->int64 = !strcmp(profile, "FULL_PROFILE") || has_extension(exts, "cles_khr_int64");
     free(exts);
     ctx->vendor_nvidia = contains_nocase(vendor, "nvidia");
+    /* whether float and double arithmetic keep subnormals (histogram_edges'
+       kernels on CPUs rely on the device rounding as the host does) */
+    cl_device_fp_config single = 0, dbl = 0;
+    clGetDeviceInfo(d, CL_DEVICE_SINGLE_FP_CONFIG, sizeof single, &single, NULL);
+    if (ctx->fp64)
+        clGetDeviceInfo(d, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof dbl, &dbl, NULL);
+    ctx->fp32_denorm = (single & CL_FP_DENORM) != 0;
+    ctx->fp64_denorm = (dbl & CL_FP_DENORM) != 0;
     return GPGPU_SUCCESS;
 }
 

@@ -164,6 +164,10 @@ typedef struct {
                            or more read them twice after a sample (0: never) */
     int segsort_host;   /* host-memory segmented sorts on the host's threads */
     int hist_local;     /* 1: privatised __local bins with local atomics */
+    int edges_check;    /* histogram_edges on CPUs: 1 the kernels check the
+                           host's lookup table against the cuts, 0 they
+                           trust it, -1 check where the device may flush
+                           subnormals (histogram.c) */
     int nv_ptx;         /* NVIDIA inline PTX allowed */
     int zero_copy;      /* host calls' kernels use the caller's arrays in place
                            (devices that share host memory) */
@@ -229,6 +233,7 @@ struct gpgpu_context {
     size_t compute_units, max_wg, local_mem;
     uint64_t max_alloc, global_mem;
     int fp64, int64, int64_atomics;
+    int fp32_denorm, fp64_denorm;   /* CL_FP_DENORM in the fp configs */
     int vendor_nvidia;
     gpgpu__tuning tune;
     char plan_text[1024];        /* gpgpu_plan_description */

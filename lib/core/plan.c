@@ -11,6 +11,8 @@
      GPGPU_SELECT_SAMPLE (coalesced layout: top_k and quantiles of this
      many elements or more read them twice after a sample; 0: never),
      GPGPU_SEGSORT=host|device, GPGPU_HIST=local|private, GPGPU_PTX=0|1,
+     GPGPU_EDGES_CHECK=0|1 (histogram_edges' CPU kernels check the host's
+     lookup table; default: only where the device may flush subnormals),
      GPGPU_ZERO_COPY=0|1 (host calls use the caller's arrays in place),
      GPGPU_STAGE_BYTES, GPGPU_STAGE_MIN (the staging ring's slot size and
      the smallest array it takes), GPGPU_HOST_READS=0|1 (integer
@@ -215,6 +217,7 @@ void gpgpu__plan_init(gpgpu_context *ctx)
                              2^16; rgba8 1.13 / 0.61 at 2^16
              edges (f32, 256 uneven edges)  0.76 / 1.66 at 2^16, 1.31 / 1.27
                              at 2^18, 1.45 / 2.07 at 2^20, 2.33 / - at 2^22
+                             (before the lookup table of cells: below)
              sum-exact       f32 0.21 / 0.35 at 2^14, 0.73 / 0.34 at 2^16
              segmented       (reduce, 1024 a segment) 0.47 / 0.99 at 2^16,
                              1.16 / 0.93 at 2^18
@@ -237,17 +240,33 @@ void gpgpu__plan_init(gpgpu_context *ctx)
            load 3-6, loop ratio kernels / host's code at 2^16 (gpgpu-bench
            --api host --sizes 10,12,14,16,18,20,22,24, the plan at 2^16 and
            at 2^18): f32 256 bins 1.20 / 0.87, rgba8 0.74 / 0.85,
-           histogram2d 0.52 / 0.70, weighted 0.79 / 0.61; many bins:
-           histogram.c's hist_weight. Also histogram2d and _weighted. */
+           histogram2d 0.52 / 0.70, weighted 0.79 / 0.61. Also histogram2d
+           and _weighted. 1-D calls and RGBA8 images weigh what
+           histogram.c's hist_weight and rgba8_weight say (measured again
+           after the host's vector binning, 2026-11-26). */
         b[GPGPU__HB_HISTOGRAM] = (size_t)1 << 16;
-        b[GPGPU__HB_EDGES] = (size_t)1 << 20;
+        /* edges: the host's lookup table on its threads won at every size
+           from 2^10 to 2^24 (f32, 256 uneven edges, 2026-11-26, load 4-5:
+           loop ratio kernels / host's code 0.25-0.38 / 2.6-2.7 at 2^10,
+           3.5-4.3 / 5.6-6.0 at 2^16, 3.0-3.7 / 4.6-5.1 at 2^24; gpgpu-bench
+           --api host --op histogram_edges, GPGPU_HOST_BELOW=edges=0 |
+           =all, two runs each) */
+        b[GPGPU__HB_EDGES] = SIZE_MAX;
         b[GPGPU__HB_SUM_EXACT] = (size_t)1 << 15;
         b[GPGPU__HB_SEGMENTED] = (size_t)1 << 17;
         b[GPGPU__HB_SEG_SCAN] = SIZE_MAX;
         b[GPGPU__HB_INDEX] = (size_t)1 << 15;
         b[GPGPU__HB_BY_KEY] = (size_t)1 << 17;
         b[GPGPU__HB_SCAN_BY_KEY] = SIZE_MAX;
-        b[GPGPU__HB_RUNS] = (size_t)1 << 17;
+        /* runs, again after the host's threads took them (select_ops.c,
+           host_runs_par), 2026-11-26, load 3.4-5, loop ratio kernels /
+           host's code (bench/cpu-loop.sh with OPS, three rounds each,
+           2026-11-26-pocl-cpu-histograms-runs/ before and after): rle
+           2.99 / 3.12 at 2^18, 3.38 / 1.97 at 2^20, 2.88 / 1.99 at 2^22;
+           unique 3.71 / 5.62 at 2^18, 5.58 / 4.50 at 2^20, 3.28 / 2.70
+           at 2^22. (Calls paired with a select in one process had put the
+           host's code ahead up to 2^22; the rounds did not bear it out.) */
+        b[GPGPU__HB_RUNS] = (size_t)1 << 19;
         b[GPGPU__HB_TOP_K] = SIZE_MAX;
         /* sum-f: float sums in the kernels' own tree on the calling thread
            (the same bits), 2026-11-25, load 4-7:
@@ -280,6 +299,7 @@ void gpgpu__plan_init(gpgpu_context *ctx)
                                                 : env_size("GPGPU_SELECT_SAMPLE", t->select_sample);
     }
     t->nv_ptx = t->nv_ptx && env_flag("GPGPU_PTX", 1);
+    t->edges_check = env_flag("GPGPU_EDGES_CHECK", -1);
     t->zero_copy = env_flag("GPGPU_ZERO_COPY", t->zero_copy);
     t->stage_bytes = env_size("GPGPU_STAGE_BYTES", t->stage_bytes);
     t->stage_min = env_size("GPGPU_STAGE_MIN", t->stage_min);

@@ -47,8 +47,16 @@ int gpgpu__host_scan_segments(gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind, c
 void gpgpu__sort_masks(gpgpu_type t, unsigned flags, uint64_t *m0, uint64_t *m1);
 gpgpu_status gpgpu__host_sort(gpgpu_type t, void *keys, void *values, size_t value_size,
                               size_t n, unsigned flags);
-void gpgpu__host_histogram(gpgpu_type t, const void *in, size_t n, size_t nbins, double lo,
-                           double hi, uint64_t *bins);
+/* Four lanes of float or int32 in GCC's (and clang's) vector types, for
+   the loops of the histograms that compute a block of bins before counting
+   them (SSE2 on x86-64; elsewhere what the target has, or scalar code).
+   Each lane rounds as scalar code does. */
+#if defined(__GNUC__) && (defined(__clang__) || __GNUC__ >= 9)
+#define GPGPU__V4 1
+typedef float gpgpu__v4f __attribute__((vector_size(16)));
+typedef int32_t gpgpu__v4i __attribute__((vector_size(16)));
+#endif
+
 void gpgpu__host_histogram_rgba8(const uint8_t *pixels, size_t width, size_t height,
                                  size_t row_stride, size_t nbins, uint64_t *bins);
 /* The host's threads sort each segment of host arrays, offsets clamped to
@@ -149,6 +157,11 @@ typedef struct {
     uint64_t ncut;
     cl_mem cuts_mem;
 } gpgpu__hist_params;
+
+/* in[0 .. n) into p->nbins bins by the rule p (gpgpu__hist_params_make's),
+   on the host's threads. */
+void gpgpu__host_histogram(gpgpu_type t, const void *in, size_t n, const gpgpu__hist_params *p,
+                           uint64_t *bins);
 
 /* Weighted and 2-D histograms: a sample's cell is its bin by px, or
    bx * py->nbins + by when py is not NULL (counted only when both rules

@@ -64,8 +64,16 @@ static gpgpu_status program(gpgpu_context *ctx, gpgpu_type t, int wide, int edge
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
                            "gpgpu_histogram: this range and bin count need fp64 on the device");
     GPGPU__TRY(gpgpu__type_op_options(ctx, t, GPGPU_SUM, type_opts, sizeof type_opts, &extra));
+    /* edges on CPUs: the kernels check the host's lookup table against the
+       cuts only where the device may round otherwise than the host did
+       (kernels/histogram.cl, hist_cut_count) */
+    const int check = ctx->tune.edges_check >= 0
+                          ? ctx->tune.edges_check
+                          : !(t == GPGPU_F64 ? ctx->fp64_denorm : ctx->fp32_denorm);
     snprintf(opts, sizeof opts, "%s -D HIST_PRIVATE=%d -D HIST_WIDE=%d%s", type_opts,
-             !ctx->tune.hist_local, wide, edges ? " -D HIST_EDGES=1" : "");
+             !ctx->tune.hist_local, wide,
+             edges ? (check ? " -D HIST_EDGES=1 -D HIST_EDGES_CHECK=1"
+                            : " -D HIST_EDGES=1 -D HIST_EDGES_CHECK=0") : "");
     return gpgpu__program_get(ctx, "histogram", extra, opts, prog);
 }
 
@@ -204,16 +212,33 @@ gpgpu_status gpgpu__histogram_host_api(gpgpu_context *ctx, gpgpu_type t, const v
 }
 
 /* What a call of n samples into nbins bins weighs against the plan's
-   histogram threshold. With private bins (the CPU plan) every work item
-   counts into, and the kernels then merge, a copy of all the bins: past
-   1024 bins that costs the kernels as much as the samples do, so such a
-   call weighs n / 64. PoCL, 2 loaded cores, u32 into 4096 bins (plan.c's
-   command), ms kernels / host: 0.301 / 0.161 at 2^18, 1.09 / 0.68 at
-   2^20, 5.12 / 7.70 at 2^22; the host's code at 0.89-0.95x of a serial
-   loop from 2^10 to 2^16 where the kernels ran at 0.25-0.39x. */
+   histogram threshold (host calls below it run the host's code). With
+   private bins (the CPU plan) every work item counts into, and the kernels
+   then merge, a copy of all the bins: past 1024 bins that costs the
+   kernels more than the samples do, and the host's threads won at every
+   size (weight 0: always the host's, unless GPGPU_HOST_BELOW=histogram=0).
+   Fewer bins weigh n / 8: the host's vector binning (host_histogram.c)
+   beat the kernels up to 2^18 and lost at 2^20, where the threshold for
+   2-D and weighted histograms is 2^16. PoCL, 2 shared cores (load 2.7-5),
+   2026-11-26, loop ratio kernels / host's code (gpgpu-bench --api host
+   --op histogram --sizes 16,18,20,22,24, GPGPU_HOST_BELOW=histogram=0 |
+   =all, two or three runs each): f32 256 bins 0.66-0.68 / 1.47-1.73 at
+   2^16, 1.08-1.31 / 1.60-1.72 at 2^18, 1.80-1.86 / 0.84-1.23 at 2^20,
+   1.42-1.60 / 1.40-1.63 at 2^24; u32 4096 bins 0.18-0.20 / 1.47-1.53 at
+   2^16, 0.17-0.41 / 1.54-1.60 at 2^24. */
 static size_t hist_weight(const gpgpu_context *ctx, size_t n, size_t nbins)
 {
-    return !ctx->tune.hist_local && nbins > 1024 ? n / 64 : n;
+    if (ctx->tune.hist_local)
+        return n;
+    return nbins > 1024 ? 0 : n / 8;
+}
+
+/* The same for RGBA8 images of npix pixels: with private bins the host's
+   threads won at every size (1.3-1.7x the serial loop against the kernels'
+   0.9-1.1x at 2^16 and 2^24, same runs; the kernels 1.1-2.6x at 2^20). */
+static size_t rgba8_weight(const gpgpu_context *ctx, size_t npix)
+{
+    return ctx->tune.hist_local ? npix : 0;
 }
 
 gpgpu_status gpgpu_histogram(gpgpu_context *ctx, gpgpu_type t, const void *in, size_t n,
@@ -228,7 +253,7 @@ gpgpu_status gpgpu_histogram(gpgpu_context *ctx, gpgpu_type t, const void *in, s
     if (ctx->host || gpgpu__host_below(ctx, GPGPU__HB_HISTOGRAM, hist_weight(ctx, n, nbins))) {
         if (!ctx->host)
             GPGPU__TRY(gpgpu__type_supported(ctx, t));
-        gpgpu__host_histogram(t, in, n, nbins, lo, hi, bins);
+        gpgpu__host_histogram(t, in, n, &p, bins);
         return GPGPU_SUCCESS;
     }
     gpgpu__lock(ctx);
@@ -351,7 +376,8 @@ gpgpu_status gpgpu_histogram_rgba8(gpgpu_context *ctx, const uint8_t *pixels, si
                    (height == 0 || 4 * width <= PTRDIFF_MAX - (height - 1) * row_stride), f,
                    "height is %zu and row_stride %zu; the image's bytes must be at most %td",
                    height, row_stride, PTRDIFF_MAX);
-    if (ctx->host || width == 0 || height == 0 || gpgpu__host_below(ctx, GPGPU__HB_HISTOGRAM, width * height)) {
+    if (ctx->host || width == 0 || height == 0 ||
+        gpgpu__host_below(ctx, GPGPU__HB_HISTOGRAM, rgba8_weight(ctx, width * height))) {
         gpgpu__host_histogram_rgba8(pixels, width, height, row_stride, nbins, bins);
         return GPGPU_SUCCESS;
     }
@@ -373,7 +399,7 @@ gpgpu_status gpgpu_histogram_array(gpgpu_context *ctx, const gpgpu_array *in, si
                    "bins is NULL");
     GPGPU__TRY(gpgpu__histogram_rule(ctx, __func__, in->t, nbins, lo, hi, &p));
     if (ctx->host) {
-        gpgpu__host_histogram(in->t, in->host, in->n, nbins, lo, hi, bins);
+        gpgpu__host_histogram(in->t, in->host, in->n, &p, bins);
         return GPGPU_SUCCESS;
     }
     cl_mem out;

@@ -6,11 +6,15 @@
  * each edge rounded up to the type, so that x >= edge <=> x >= cut for
  * every sample x of the type, with no rounding of x (a 64-bit integer is
  * never converted to double). A sample's bin is then the number of cuts
- * <= x, less one: a binary search, on the device (kernels/histogram.cl with
- * HIST_EDGES=1, through the even-bin histogram's passes) and in the plain-C
- * fallback alike. The last edge counts in the last bin: x is counted up to
- * top, the largest value of the type not above it.
+ * <= x, less one: on GPUs a binary search (kernels/histogram.cl with
+ * HIST_EDGES=1, through the even-bin histogram's passes); on CPUs, in the
+ * kernels and on the host's threads alike, a lookup table over the cuts'
+ * range that gives most samples their count with one read (below). The
+ * last edge counts in the last bin: x is counted up to top, the largest
+ * value of the type not above it. The CPU plan keeps host calls on the
+ * host's threads (plan.c).
  */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,7 +76,9 @@ static gpgpu_status edges_params(gpgpu_context *ctx, gpgpu_type t, const double 
 {
     const gpgpu__type_info *ti = gpgpu__type(t);
     memset(p, 0, sizeof *p);
-    *cuts = gpgpu__malloc((nbins + 1) * ti->size);
+    /* one more: the host's search may read the element after the last
+       cut (host_edges) */
+    *cuts = gpgpu__malloc((nbins + 2) * ti->size);
     if (!*cuts)
         return gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
     p->nbins = nbins;
@@ -84,12 +90,21 @@ static gpgpu_status edges_params(gpgpu_context *ctx, gpgpu_type t, const double 
         for (size_t i = 0; i <= nbins; i++)
             ((float *)*cuts)[i] = gpgpu__hist_ceil_float(edges[i]);
         p->top.f32 = gpgpu__hist_floor_float(edges[nbins]);
+        /* every edge past FLT_MAX: only +inf reaches the first cut, and it
+           is above top */
+        p->empty = isinf(((float *)*cuts)[0]);
     } else if (t == GPGPU_F64) {
         memcpy(*cuts, edges, (nbins + 1) * sizeof *edges);
         p->top.f64 = edges[nbins];
     } else {
         int_cuts(ti, edges, nbins, *cuts, p);
     }
+    /* the padding: a copy of the last cut (any value would do) */
+    if (p->ncut > 0)
+        memcpy((char *)*cuts + p->ncut * ti->size, (char *)*cuts + (p->ncut - 1) * ti->size,
+               ti->size);
+    else
+        memset(*cuts, 0, ti->size);
     return GPGPU_SUCCESS;
 }
 
@@ -113,154 +128,364 @@ static gpgpu_status check_edges(gpgpu_context *ctx, const char *func, const doub
 
 /* ---- the plain-C fallback ------------------------------------------------- */
 
-/* The host's search starts from a lookup table over the cuts' range:
-   slot k of nlut equal slots over [cut[0], cut[ncut - 1]] holds the number
-   of cuts at or below its start, from which a short walk each way finds
-   the number of cuts <= x exactly (the slot, computed in double, only
-   says where to start). A binary search per sample ran at about a serial
-   loop's speed of binary searches; this reads one or two cuts. */
+/* Each sample's count of cuts <= x starts from a lookup table over the
+   cuts' range. x's cell is
+     t = (x - lo) * scale + 1, each step rounded to FT (float for every
+         sample type but f64, which takes double; x converted to FT),
+     k = clamp(floor(t), 0, nlut - 1),
+   with lo the first cut and scale positive and finite, so that only a NaN
+   sample makes t a NaN (and no sample not <= top is counted: its cell is
+   taken as 0). The cuts, all >= lo, lie in cells 1 .. nlut - 1; cell 0
+   holds only samples below them. Rounding never reverses an order, so the
+   cell never decreases as x grows: a cut in an earlier cell than x's is
+   <= x and one in a later cell is > x, whatever the rounding. lut[k] is
+   the number of cuts in the cells before k (lut[nlut] = ncut), so the
+   count is lut[k] plus the cuts of x's own cell that are <= x. With 16
+   cells a cut most samples share their cell with none: one table read
+   gives their count, and the others take a search over their cell's few
+   cuts, out of the loop's way. The table is built with the same cell
+   function that looks samples up, so the count is exact. (The kernels
+   compute the same cells; where a device may flush subnormals they check
+   each count against the cuts, kernels/histogram.cl.) A binary search over
+   all the cuts per sample ran at about a serial loop's speed of binary
+   searches; the table, about 6x faster on one core (256 uneven edges,
+   f32), samples below the first cut included. */
 typedef struct {
-    uint32_t *lut;
-    size_t nlut;
-    double lo, scale;
+    uint32_t *lut;      /* nlut + 1 counts */
+    uint32_t nlut;
+    double lo, scale;   /* FT values: the cell function's constants */
 } edges_lut;
 
-/* Four slots a cut, at most 2^20 (4 MiB): past that many edges a slot
-   holds several cuts, still a short walk. */
-static size_t lut_slots(size_t ncut)
+/* The table's size: 16 cells a cut, at most 2^18 (1 MiB: past that, a
+   cell holds several cuts), and not much more than the call's samples,
+   whose own work the table's build would outweigh. */
+static uint32_t lut_cells(size_t ncut, size_t n)
 {
-    return ncut < ((size_t)1 << 18) ? 4 * ncut : (size_t)1 << 20;
+    size_t cells = 16 * ncut;
+    if (cells > n)
+        cells = n > 2 * ncut ? n : 2 * ncut;
+    if (cells < 64)
+        cells = 64;
+    return (uint32_t)(cells < ((size_t)1 << 18) ? cells : (size_t)1 << 18);
 }
 
-#define HOST_EDGES_LUT(T, F)                                                \
+/* floor(clamp(t, 0, last)) for t from the cell function: negative t (its
+   sign bit) becomes +0 and NaN the last cell, without a branch (samples
+   below the first cut are common and random). */
+static inline uint32_t cell_f(float t, float last)
+{
+    int32_t b;
+    memcpy(&b, &t, sizeof b);
+    b &= ~(b >> 31);
+    memcpy(&t, &b, sizeof t);
+    return (uint32_t)(int32_t)(t < last ? t : last);
+}
+
+static inline uint32_t cell_d(double t, double last)
+{
+    int64_t b;
+    memcpy(&b, &t, sizeof b);
+    b &= ~(b >> 63);
+    memcpy(&t, &b, sizeof t);
+    return (uint32_t)(int32_t)(t < last ? t : last);
+}
+
+/* The cell function's scale: cells 1 .. last over [lo, hi] (lo, hi finite,
+   hi >= lo), computed in double (a float range's span always fits) or in
+   halves (a double range's may not); always positive and finite, so that
+   no sample but a NaN makes t a NaN. */
+static double lut_scale(double lo, double hi, double last, double ft_max)
+{
+    double span = hi - lo;
+    double s = isinf(span) ? ((last - 1) * 0.5) / (hi * 0.5 - lo * 0.5) : (last - 1) / span;
+    return span > 0 ? (s < ft_max ? s : ft_max) : 1;
+}
+
+/* The cuts' cells: those past the type's largest finite value (f32 cuts
+   of edges beyond it: +inf) fall in the last cell. The first cut is finite
+   (edges_params makes the rule empty otherwise). */
+#define LUT_BUILD(T, FT, CELL, FT_MAX)                                      \
     do {                                                                    \
         const T *cut = p->cuts;                                             \
-        const size_t ncut = p->ncut;                                        \
-        L.lo = (double)cut[0];                                              \
-        const double span = (double)cut[ncut - 1] - L.lo;                   \
-        L.scale = span > 0 ? (double)L.nlut / span : 0;                     \
-        size_t c = 0;                                                       \
-        for (size_t k = 0; k < L.nlut; k++) {                               \
-            const double at = L.lo + (double)k / (L.scale > 0 ? L.scale : 1); \
-            while (c < ncut && (double)cut[c] <= at)                        \
-                c++;                                                        \
-            L.lut[k] = (uint32_t)c;                                         \
+        size_t hi = p->ncut - 1;                                            \
+        while (hi > 0 && !((FT)cut[hi] <= FT_MAX))                          \
+            hi--;                                                           \
+        const FT lo = (FT)cut[0], last = (FT)(L->nlut - 1);                 \
+        const FT scale = (FT)lut_scale(lo, (FT)cut[hi], last, FT_MAX);      \
+        memset(L->lut, 0, ((size_t)L->nlut + 1) * sizeof *L->lut);          \
+        for (size_t j = 0; j < p->ncut; j++)                                \
+            L->lut[CELL(((FT)cut[j] - lo) * scale + 1, last) + 1]++;        \
+        for (uint32_t k = 0; k < L->nlut; k++)                              \
+            L->lut[k + 1] += L->lut[k];                                     \
+        L->lo = lo;                                                         \
+        L->scale = scale;                                                   \
+    } while (0)
+
+/* L->lut (L->nlut + 1 counts, allocated) filled for the cuts of p (ncut >=
+   1, not empty), with L->lo and L->scale. */
+static void lut_build(gpgpu_type t, const gpgpu__hist_params *p, edges_lut *L)
+{
+    switch (t) {
+    case GPGPU_I32: LUT_BUILD(int32_t, float, cell_f, FLT_MAX); break;
+    case GPGPU_U32: LUT_BUILD(uint32_t, float, cell_f, FLT_MAX); break;
+    case GPGPU_F32: LUT_BUILD(float, float, cell_f, FLT_MAX); break;
+    case GPGPU_I64: LUT_BUILD(int64_t, float, cell_f, FLT_MAX); break;
+    case GPGPU_U64: LUT_BUILD(uint64_t, float, cell_f, FLT_MAX); break;
+    case GPGPU_F64: LUT_BUILD(double, double, cell_d, DBL_MAX); break;
+    }
+}
+
+/* Samples per block: their cells first (a loop without branches, four at
+   a time where the compiler has vector types), then their counts. */
+enum { EDGES_BLOCK = 256 };
+
+/* k[i] = the cell of x[i] for i in [i, len), or 0 for a sample not <= top
+   (NaN too): its count is then 0. */
+#define EDGES_CELLS(T, FT, CELL)                                            \
+    for (; i < len; i++)                                                    \
+        k[i] = CELL(((FT)x[i] - lo) * scale + 1, last) & -(uint32_t)(x[i] <= top)
+
+/* The same for f32 and i32 samples, four at a time (host.h's vector
+   types), each step rounded as the scalar one is (i32 to float is one IEEE
+   conversion either way). LOAD sets v (the samples as floats)
+   and ok4 (their x <= top). */
+#ifdef GPGPU__V4
+typedef gpgpu__v4f edges_v4f;
+typedef gpgpu__v4i edges_v4i;
+#define EDGES_CELLS_V4(LOAD)                                                \
+    do {                                                                    \
+        const edges_v4f lo4 = {lo, lo, lo, lo}, s4 = {scale, scale, scale, scale}; \
+        const edges_v4f one4 = {1, 1, 1, 1}, last4 = {last, last, last, last}; \
+        for (; i + 4 <= len; i += 4) {                                      \
+            edges_v4f v;                                                    \
+            edges_v4i ok4;                                                   \
+            LOAD;                                                           \
+            edges_v4f t4 = (v - lo4) * s4 + one4;                            \
+            edges_v4i b = (edges_v4i)t4;                                     \
+            t4 = (edges_v4f)(b & ~(b >> 31));                                \
+            const edges_v4i lt = t4 < last4;                                 \
+            t4 = (edges_v4f)(((edges_v4i)t4 & lt) | ((edges_v4i)last4 & ~lt)); \
+            const edges_v4i c = __builtin_convertvector(t4, edges_v4i) & ok4; \
+            memcpy(k + i, &c, sizeof c);                                    \
+        }                                                                   \
+    } while (0)
+#define F32_LOAD                                                            \
+    do {                                                                    \
+        const edges_v4f top4 = {top, top, top, top};                        \
+        memcpy(&v, x + i, sizeof v);                                        \
+        ok4 = v <= top4;                                                     \
+    } while (0)
+#define I32_LOAD                                                            \
+    do {                                                                    \
+        const edges_v4i top4 = {top, top, top, top};                        \
+        edges_v4i xi;                                                       \
+        memcpy(&xi, x + i, sizeof xi);                                      \
+        v = __builtin_convertvector(xi, edges_v4f);                         \
+        ok4 = xi <= top4;                                                    \
+    } while (0)
+#define F32_CELLS                                                           \
+    do {                                                                    \
+        EDGES_CELLS_V4(F32_LOAD);                                           \
+        EDGES_CELLS(float, float, cell_f);                                  \
+    } while (0)
+#define I32_CELLS                                                           \
+    do {                                                                    \
+        EDGES_CELLS_V4(I32_LOAD);                                           \
+        EDGES_CELLS(int32_t, float, cell_f);                                \
+    } while (0)
+#else
+#define F32_CELLS EDGES_CELLS(float, float, cell_f)
+#define I32_CELLS EDGES_CELLS(int32_t, float, cell_f)
+#endif
+#define U32_CELLS EDGES_CELLS(uint32_t, float, cell_f)
+#define I64_CELLS EDGES_CELLS(int64_t, float, cell_f)
+#define U64_CELLS EDGES_CELLS(uint64_t, float, cell_f)
+#define F64_CELLS EDGES_CELLS(double, double, cell_d)
+
+/* The count of cuts <= v when the m >= 1 cuts from pos on share v's cell:
+   a binary search over them. Out of the loop's way: few samples need it. */
+#define EDGES_CELL_SEARCH(T, F)                                             \
+    static uint32_t search_##F(const T *cut, uint32_t pos, uint32_t m, T v) \
+        __attribute__((noinline, cold));                                    \
+    static uint32_t search_##F(const T *cut, uint32_t pos, uint32_t m, T v) \
+    {                                                                       \
+        while (m > 0) {                                                     \
+            const uint32_t half = m / 2;                                    \
+            if (cut[pos + half] <= v) {                                     \
+                pos += half + 1;                                            \
+                m -= half + 1;                                              \
+            } else {                                                        \
+                m = half;                                                   \
+            }                                                               \
+        }                                                                   \
+        return pos;                                                         \
+    }
+EDGES_CELL_SEARCH(int32_t, i32)
+EDGES_CELL_SEARCH(uint32_t, u32)
+EDGES_CELL_SEARCH(float, f32)
+EDGES_CELL_SEARCH(int64_t, i64)
+EDGES_CELL_SEARCH(uint64_t, u64)
+EDGES_CELL_SEARCH(double, f64)
+
+/* Adds the counts of in[0 .. n) to bins. A sample not counted has count
+   0: it adds 0 to the last bin, with no branch. */
+#define EDGES_COUNT(T, F, FT, CELLS)                                        \
+    do {                                                                    \
+        const T *cut = p->cuts, top = p->top.F;                             \
+        const uint32_t *lut = L->lut;                                       \
+        const FT lo = (FT)L->lo, scale = (FT)L->scale, last = (FT)(L->nlut - 1); \
+        const uint32_t lastb = (uint32_t)(p->nbins - 1);                    \
+        uint32_t k[EDGES_BLOCK];                                            \
+        for (size_t at = 0; at < n; at += EDGES_BLOCK) {                    \
+            const T *x = (const T *)in + at;                                \
+            const size_t len = n - at < EDGES_BLOCK ? n - at : EDGES_BLOCK; \
+            size_t i = 0;                                                   \
+            CELLS;                                                          \
+            for (i = 0; i < len; i++) {                                     \
+                uint32_t pos = lut[k[i]];                                   \
+                const uint32_t m = lut[k[i] + 1] - pos;                     \
+                if (m != 0)                                                 \
+                    pos = search_##F(cut, pos, m, x[i]);                    \
+                bins[pos - 1 < lastb ? pos - 1 : lastb] += pos != 0;        \
+            }                                                               \
         }                                                                   \
     } while (0)
 
-#define HOST_EDGES_LOOP(T, F)                                              \
-    do {                                                                   \
-        const T *x = in, *cut = p->cuts, top = p->top.F;                   \
-        const size_t ncut = p->ncut, nlut = L.nlut;                        \
-        for (size_t i = 0; i < n; i++) {                                   \
-            const T v = x[i];                                              \
-            const double slot = ((double)v - L.lo) * L.scale;              \
-            size_t pos = slot >= 0 ? (slot < (double)nlut ? L.lut[(size_t)slot] : ncut) : 0; \
-            while (pos < ncut && cut[pos] <= v)                            \
-                pos++;                                                     \
-            while (pos > 0 && !(cut[pos - 1] <= v))                        \
-                pos--;                                                     \
-            if (pos > 0 && v <= top)                                       \
-                bins[pos - 1 < last ? pos - 1 : last]++;                   \
-        }                                                                  \
+/* Without a table (no memory for it): a binary search over all the cuts. */
+#define EDGES_SEARCH(T, F)                                                  \
+    do {                                                                    \
+        const T *x = in, *cut = p->cuts, top = p->top.F;                    \
+        for (size_t i = 0; i < n; i++) {                                    \
+            size_t lo = 0, hi = p->ncut;                                    \
+            while (lo < hi) {                                               \
+                size_t mid = (lo + hi) / 2;                                 \
+                if (cut[mid] <= x[i])                                       \
+                    lo = mid + 1;                                           \
+                else                                                        \
+                    hi = mid;                                               \
+            }                                                               \
+            if (lo > 0 && x[i] <= top)                                      \
+                bins[lo - 1 < lastbin ? lo - 1 : lastbin]++;                \
+        }                                                                   \
     } while (0)
 
-#define HOST_EDGES_SEARCH(T, F)                                            \
-    do {                                                                   \
-        const T *x = in, *cut = p->cuts, top = p->top.F;                   \
-        for (size_t i = 0; i < n; i++) {                                   \
-            size_t lo = 0, hi = p->ncut;                                   \
-            while (lo < hi) {                                              \
-                size_t mid = (lo + hi) / 2;                                \
-                if (cut[mid] <= x[i])                                      \
-                    lo = mid + 1;                                          \
-                else                                                       \
-                    hi = mid;                                              \
-            }                                                              \
-            if (lo > 0 && x[i] <= top)                                     \
-                bins[lo - 1 < last ? lo - 1 : last]++;                     \
-        }                                                                  \
-    } while (0)
-
-/* L.lut (L.nlut slots, allocated) filled for the cuts of p, with L.lo and
-   L.scale. */
-static void lut_build(gpgpu_type t, const gpgpu__hist_params *p, edges_lut *Lp)
+/* Adds the counts of in[0 .. n) to bins (p not empty; L NULL: no table). */
+static void edges_count(gpgpu_type t, const void *in, size_t n, const gpgpu__hist_params *p,
+                        const edges_lut *L, uint64_t *bins)
 {
-#define L (*Lp)
-    switch (t) {
-    case GPGPU_I32: HOST_EDGES_LUT(int32_t, i32); break;
-    case GPGPU_U32: HOST_EDGES_LUT(uint32_t, u32); break;
-    case GPGPU_F32: HOST_EDGES_LUT(float, f32); break;
-    case GPGPU_I64: HOST_EDGES_LUT(int64_t, i64); break;
-    case GPGPU_U64: HOST_EDGES_LUT(uint64_t, u64); break;
-    case GPGPU_F64: HOST_EDGES_LUT(double, f64); break;
+    const size_t lastbin = p->nbins - 1;
+    if (!L) {
+        switch (t) {
+        case GPGPU_I32: EDGES_SEARCH(int32_t, i32); break;
+        case GPGPU_U32: EDGES_SEARCH(uint32_t, u32); break;
+        case GPGPU_F32: EDGES_SEARCH(float, f32); break;
+        case GPGPU_I64: EDGES_SEARCH(int64_t, i64); break;
+        case GPGPU_U64: EDGES_SEARCH(uint64_t, u64); break;
+        case GPGPU_F64: EDGES_SEARCH(double, f64); break;
+        }
+        return;
     }
-#undef L
+    switch (t) {
+    case GPGPU_I32: EDGES_COUNT(int32_t, i32, float, I32_CELLS); break;
+    case GPGPU_U32: EDGES_COUNT(uint32_t, u32, float, U32_CELLS); break;
+    case GPGPU_F32: EDGES_COUNT(float, f32, float, F32_CELLS); break;
+    case GPGPU_I64: EDGES_COUNT(int64_t, i64, float, I64_CELLS); break;
+    case GPGPU_U64: EDGES_COUNT(uint64_t, u64, float, U64_CELLS); break;
+    case GPGPU_F64: EDGES_COUNT(double, f64, double, F64_CELLS); break;
+    }
+}
+
+/* Parts of at least EDGES_PART_MIN samples, one a host thread, each into
+   its own bins, added up at the end (counts are exact in any order); only
+   while the parts' bins stay small. */
+enum { EDGES_PART_MIN = 1 << 16, EDGES_PART_BINS_MAX = 1 << 22 };
+
+typedef struct {
+    gpgpu_type t;
+    const char *in;
+    size_t n, nparts, size;
+    const gpgpu__hist_params *p;
+    const edges_lut *L;
+    uint64_t *bins; /* nparts * nbins */
+} edges_job;
+
+static void edges_part(void *arg, size_t i)
+{
+    const edges_job *j = arg;
+    const size_t step = j->n / j->nparts, first = step * i;
+    const size_t len = i + 1 == j->nparts ? j->n - first : step;
+    uint64_t *bins = j->bins + i * j->p->nbins;
+    memset(bins, 0, j->p->nbins * sizeof *bins);
+    edges_count(j->t, j->in + first * j->size, len, j->p, j->L, bins);
 }
 
 static void host_edges(gpgpu_type t, const void *in, size_t n, const gpgpu__hist_params *p,
                        uint64_t *bins)
 {
-    const size_t last = p->nbins - 1;
-    memset(bins, 0, p->nbins * sizeof *bins);
-    if (p->empty)
+    const size_t nbins = p->nbins;
+    memset(bins, 0, nbins * sizeof *bins);
+    if (p->empty || n == 0)
         return;
-    /* four slots a cut: most samples land in a slot with at most one cut;
-       without memory for it (or for few samples), the binary search */
-    edges_lut L = {NULL, lut_slots(p->ncut), 0, 0};
-    if (n >= 4 * L.nlut && p->ncut > 1)
-        L.lut = malloc(L.nlut * sizeof *L.lut);
-    if (L.lut) {
+    edges_lut L = {NULL, lut_cells(p->ncut, n), 0, 0};
+    L.lut = malloc(((size_t)L.nlut + 1) * sizeof *L.lut);
+    if (L.lut)
         lut_build(t, p, &L);
-        switch (t) {
-        case GPGPU_I32: HOST_EDGES_LOOP(int32_t, i32); break;
-        case GPGPU_U32: HOST_EDGES_LOOP(uint32_t, u32); break;
-        case GPGPU_F32: HOST_EDGES_LOOP(float, f32); break;
-        case GPGPU_I64: HOST_EDGES_LOOP(int64_t, i64); break;
-        case GPGPU_U64: HOST_EDGES_LOOP(uint64_t, u64); break;
-        case GPGPU_F64: HOST_EDGES_LOOP(double, f64); break;
-        }
-        free(L.lut);
-        return;
+    size_t nparts = n / EDGES_PART_MIN;
+    if (nparts > 1 && nparts > gpgpu__host_threads())
+        nparts = gpgpu__host_threads();
+    uint64_t *parts = nparts > 1 && nbins <= EDGES_PART_BINS_MAX / nparts
+                          ? malloc(nparts * nbins * sizeof *parts) : NULL;
+    if (!parts) {
+        edges_count(t, in, n, p, L.lut ? &L : NULL, bins);
+    } else {
+        edges_job j = {t, in, n, nparts, gpgpu__type(t)->size, p, L.lut ? &L : NULL, parts};
+        gpgpu__parallel(nparts, edges_part, &j);
+        for (size_t i = 0; i < nparts; i++)
+            for (size_t b = 0; b < nbins; b++)
+                bins[b] += parts[i * nbins + b];
+        free(parts);
     }
-    switch (t) {
-    case GPGPU_I32: HOST_EDGES_SEARCH(int32_t, i32); break;
-    case GPGPU_U32: HOST_EDGES_SEARCH(uint32_t, u32); break;
-    case GPGPU_F32: HOST_EDGES_SEARCH(float, f32); break;
-    case GPGPU_I64: HOST_EDGES_SEARCH(int64_t, i64); break;
-    case GPGPU_U64: HOST_EDGES_SEARCH(uint64_t, u64); break;
-    case GPGPU_F64: HOST_EDGES_SEARCH(double, f64); break;
-    }
+    free(L.lut);
 }
 
 /* ---- through the device ---------------------------------------------------- */
 
-/* The cuts' device copy for the call (p->cuts_mem, NULL when no sample can
-   be counted: the passes then only zero the bins). */
-static gpgpu_status cuts_upload(gpgpu_context *ctx, gpgpu_type t, gpgpu__hist_params *p)
+/* The cuts' device copy for a call of n samples (p->cuts_mem, NULL when no
+   sample can be counted: the passes then only zero the bins). */
+static gpgpu_status cuts_upload(gpgpu_context *ctx, gpgpu_type t, size_t n,
+                                gpgpu__hist_params *p)
 {
     p->cuts_mem = NULL;
     if (p->empty)
         return GPGPU_SUCCESS;
-    const size_t bytes = p->ncut * gpgpu__type(t)->size;
+    const size_t size = gpgpu__type(t)->size, bytes = p->ncut * size;
     if (!ctx->tune.chunked)
         return gpgpu__buffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, p->cuts,
                              &p->cuts_mem);
-    /* CPUs: the cuts, then the host's lookup table (kernels/histogram.cl,
-       hist_bin): its slots (uint), its scale (float bits) and its counts */
-    edges_lut L = {NULL, lut_slots(p->ncut), 0, 0};
-    uint32_t *buf = gpgpu__malloc(bytes + (2 + L.nlut) * sizeof(uint32_t));
+    /* CPUs: the cuts and their padding, to a multiple of 8 bytes; the
+       table's header (kernels/histogram.cl, hist_bin): the cell count, a
+       spare word, lo and scale (8 bytes each: a float in the first 4, or a
+       double); then the table's nlut + 1 counts */
+    edges_lut L = {NULL, lut_cells(p->ncut, n), 0, 0};
+    const size_t head = (bytes + size + 7) / 8 * 8, total = head + 24 + (L.nlut + 1) * 4;
+    char *buf = gpgpu__malloc(total);
     if (!buf)
         return gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "histogram_edges: no host memory");
-    memcpy(buf, p->cuts, bytes);
-    uint32_t *head = buf + bytes / sizeof *buf;
-    L.lut = head + 2;
+    memset(buf, 0, head + 24);
+    memcpy(buf, p->cuts, bytes + size);
+    L.lut = (uint32_t *)(buf + head + 24);
     lut_build(t, p, &L);
-    float scale = (float)L.scale;
-    head[0] = (uint32_t)L.nlut;
-    memcpy(&head[1], &scale, sizeof scale);
-    gpgpu_status s = gpgpu__buffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                                   bytes + (2 + L.nlut) * sizeof(uint32_t), buf, &p->cuts_mem);
+    memcpy(buf + head, &L.nlut, sizeof L.nlut);
+    if (t == GPGPU_F64) {
+        memcpy(buf + head + 8, &L.lo, 8);
+        memcpy(buf + head + 16, &L.scale, 8);
+    } else {
+        float lo = (float)L.lo, scale = (float)L.scale;
+        memcpy(buf + head + 8, &lo, 4);
+        memcpy(buf + head + 16, &scale, 4);
+    }
+    gpgpu_status s = gpgpu__buffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, total, buf,
+                                   &p->cuts_mem);
     free(buf);
     return s;
 }
@@ -274,7 +499,7 @@ static void cuts_release(gpgpu__hist_params *p)
 static gpgpu_status edges_host_api(gpgpu_context *ctx, gpgpu_type t, const void *in, size_t n,
                                    gpgpu__hist_params *p, uint64_t *bins)
 {
-    GPGPU__TRY(cuts_upload(ctx, t, p));
+    GPGPU__TRY(cuts_upload(ctx, t, n, p));
     gpgpu_status s = gpgpu__histogram_host_api(ctx, t, in, n, p, bins);
     cuts_release(p);
     return s;
@@ -354,7 +579,7 @@ gpgpu_status gpgpu_histogram_edges_buffer(gpgpu_context *ctx, gpgpu_type t, cl_m
     GPGPU__TRY(edges_params(ctx, t, edges, nbins, &p, &cuts));
     gpgpu__lock(ctx);
     gpgpu__begin(ctx, num_wait, wait, done);
-    gpgpu_status s = cuts_upload(ctx, t, &p);
+    gpgpu_status s = cuts_upload(ctx, t, n, &p);
     if (s == GPGPU_SUCCESS)
         s = gpgpu__histogram_enqueue(ctx, t, in, in_offset, n, &p, bins, bins_offset, 0);
     cuts_release(&p);
@@ -396,7 +621,7 @@ gpgpu_status gpgpu_histogram_edges_array(gpgpu_context *ctx, const gpgpu_array *
     gpgpu__array_begin(ctx);
     gpgpu_status s = gpgpu__array_result(ctx, nbins * sizeof *bins, &out);
     if (s == GPGPU_SUCCESS)
-        s = cuts_upload(ctx, in->t, &p);
+        s = cuts_upload(ctx, in->t, in->n, &p);
     if (s == GPGPU_SUCCESS)
         s = gpgpu__histogram_enqueue(ctx, in->t, in->buf, 0, in->n, &p, out, 0, 0);
     cuts_release(&p);
