@@ -583,10 +583,12 @@ static void plan_rebalance(sorter *s)
     }
 }
 
-static gpgpu_status distribute(sorter *s)
+/* Step 1's exchange, on both paths: every rank's samples (this rank's at
+   info[size]) and counts, then the splitters; *total: all ranks' elements
+   (0: nothing to sort, and no splitters chosen). */
+static gpgpu_status share_samples(sorter *s, uint64_t *total)
 {
     rank_info *mine = &s->info[s->c.size];
-    take_samples(s, mine);
     gpgpu_status st = gpgpu__mpi_error(
         MPI_Allgather(mine, (int)sizeof *mine, MPI_BYTE, s->info, (int)sizeof *mine, MPI_BYTE,
                       s->c.comm),
@@ -595,13 +597,34 @@ static gpgpu_status distribute(sorter *s)
     s->bytes[PH_SAMPLES][0] = (double)(sizeof *mine * (size_t)(s->c.size - 1));
     if (st != GPGPU_SUCCESS)
         return st;
-    uint64_t total = 0;
+    *total = 0;
     for (int r = 0; r < s->c.size; r++)
-        total += s->counts[r] = s->info[r].n;
-    if (total == 0)
-        return GPGPU_SUCCESS;
+        *total += s->counts[r] = s->info[r].n;
+    if (*total > 0)
+        choose_splitters(s, *total);
+    return GPGPU_SUCCESS;
+}
+
+/* Step 4's layout, on both paths: every rank's bucket size, then the
+   pieces each rank sends and receives. */
+static gpgpu_status share_buckets(sorter *s)
+{
+    gpgpu_status st = gpgpu__mpi_error(
+        MPI_Allgather(&s->m, 1, MPI_UINT64_T, s->bucket, 1, MPI_UINT64_T, s->c.comm),
+        "MPI_Allgather");
+    if (st == GPGPU_SUCCESS)
+        plan_rebalance(s);
+    return st;
+}
+
+static gpgpu_status distribute(sorter *s)
+{
+    take_samples(s, &s->info[s->c.size]);
+    uint64_t total = 0;
+    gpgpu_status st = share_samples(s, &total);
+    if (st != GPGPU_SUCCESS || total == 0)
+        return st;
     int big = total > gpgpu__mpi_max_count();
-    choose_splitters(s, total);
     st = gpgpu__mpi_agree(&s->c, partition(s));
     mark(s, PH_PARTITION);
     s->bytes[PH_PARTITION][1] = (double)(s->n * (s->esize + (s->pairs ? s->vsize : 0)));
@@ -614,12 +637,9 @@ static gpgpu_status distribute(sorter *s)
     mark(s, PH_LOCAL_SORT);
     s->bytes[PH_LOCAL_SORT][1] = (double)(s->m * (s->esize + (s->pairs ? s->vsize : 0)));
     if (st == GPGPU_SUCCESS)
-        st = gpgpu__mpi_error(MPI_Allgather(&s->m, 1, MPI_UINT64_T, s->bucket, 1, MPI_UINT64_T,
-                                            s->c.comm),
-                              "MPI_Allgather");
+        st = share_buckets(s);
     if (st != GPGPU_SUCCESS)
         return st;
-    plan_rebalance(s);
     st = exchange(s, PH_REBALANCE, big, s->k2, s->v2, s->keys, s->values);
     mark(s, PH_REBALANCE);
     return st;
@@ -1007,20 +1027,11 @@ static gpgpu_status dev_distribute(sorter *s)
         dev_samples(s, mine);
     else
         *mine = (rank_info){0, 0, {{0, 0, 0}}};
-    st = gpgpu__mpi_error(MPI_Allgather(mine, (int)sizeof *mine, MPI_BYTE, s->info,
-                                        (int)sizeof *mine, MPI_BYTE, s->c.comm),
-                          "MPI_Allgather");
-    mark(s, PH_SAMPLES);
-    s->bytes[PH_SAMPLES][0] = (double)(sizeof *mine * (size_t)(s->c.size - 1));
-    if (st != GPGPU_SUCCESS)
-        return st;
     uint64_t total = 0;
-    for (int r = 0; r < s->c.size; r++)
-        total += s->counts[r] = s->info[r].n;
-    if (total == 0)
-        return GPGPU_SUCCESS;
+    st = share_samples(s, &total);
+    if (st != GPGPU_SUCCESS || total == 0)
+        return st;
     int big = total > gpgpu__mpi_max_count();
-    choose_splitters(s, total);
     st = gpgpu__mpi_agree(&s->c, dev_partition(s));
     mark(s, PH_PARTITION);
     if (st == GPGPU_SUCCESS)
@@ -1031,12 +1042,9 @@ static gpgpu_status dev_distribute(sorter *s)
     st = gpgpu__mpi_agree(&s->c, st);
     mark(s, PH_LOCAL_SORT);
     if (st == GPGPU_SUCCESS)
-        st = gpgpu__mpi_error(MPI_Allgather(&s->m, 1, MPI_UINT64_T, s->bucket, 1, MPI_UINT64_T,
-                                            s->c.comm),
-                              "MPI_Allgather");
+        st = share_buckets(s);
     if (st != GPGPU_SUCCESS)
         return st;
-    plan_rebalance(s);
     st = dev_rebalance(s, big);
     mark(s, PH_REBALANCE);
     return st;
