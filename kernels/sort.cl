@@ -581,6 +581,25 @@ inline ulong sort_lookback(__global ulong *st, uint t, uint v)
 #define SORT_BY_GROUP 0     /* sort_tile_scatter: tiles by group id, else by ticket */
 #endif
 
+/* sort_tile_scatter's tile t: its place (base, valid), the sources moved
+   to it, and its keys loaded into k[], each item's in warp-strided order.
+   Every load in flight before the ranking (its inline assembly keeps the
+   compiler from moving loads past it), loops unrolled: private arrays
+   stay in registers. A macro, so that the tile can be taken before the
+   first barrier (by group id) or after it (by ticket). */
+#define SORT_LOAD_TILE()                                                    \
+    ulong base = (ulong)t * TILE;                                           \
+    uint valid = (uint)min((ulong)TILE, n - base);                          \
+    sk += base;                                                             \
+    sv += base;                                                             \
+    KT k[TILE_ITEMS];                                                       \
+    uint first = w * 32 * TILE_ITEMS + lane;                                \
+    _Pragma("unroll")                                                       \
+    for (uint i = 0; i < TILE_ITEMS; i++) {                                 \
+        uint p = first + i * 32;                                            \
+        k[i] = valid == TILE || p < valid ? sk[p] : 0;                      \
+    }
+
 /* One LSD pass, one tile: tile t (in the order of a ticket taken at the
    start, so that every earlier tile is already running) is sorted stably
    by digit d: each key ranked among its warp's keys of the same digit
@@ -638,17 +657,7 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
        trip. */
     (void)lt;
     uint t = get_group_id(0);
-    ulong base = (ulong)t * TILE;
-    uint valid = (uint)min((ulong)TILE, n - base);
-    sk += base;
-    sv += base;
-    KT k[TILE_ITEMS];
-    uint first = w * 32 * TILE_ITEMS + lane;
-#pragma unroll
-    for (uint i = 0; i < TILE_ITEMS; i++) {
-        uint p = first + i * 32;
-        k[i] = valid == TILE || p < valid ? sk[p] : 0;
-    }
+    SORT_LOAD_TILE();
 #else
     if (lid == 0)
         lt = atomic_inc((__global uint *)status);
@@ -666,21 +675,7 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
     uint rank[TILE_ITEMS]; /* place among the warp's keys of its digit | digit << 16 */
 #if !SORT_BY_GROUP
     uint t = lt;
-    ulong base = (ulong)t * TILE;
-    uint valid = (uint)min((ulong)TILE, n - base);
-
-    sk += base;
-    sv += base;
-    KT k[TILE_ITEMS];
-    uint first = w * 32 * TILE_ITEMS + lane;
-    /* Every load in flight before the ranking (its inline assembly keeps the
-       compiler from moving loads past it), loops unrolled: private arrays
-       stay in registers. */
-#pragma unroll
-    for (uint i = 0; i < TILE_ITEMS; i++) {
-        uint p = first + i * 32;
-        k[i] = valid == TILE || p < valid ? sk[p] : 0;
-    }
+    SORT_LOAD_TILE();
 #endif
 #pragma unroll
     for (uint i = 0; i < TILE_ITEMS; i++) {
