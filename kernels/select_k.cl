@@ -837,6 +837,8 @@ __kernel void select_read(__global const KT *in, ulong off, ulong n, ulong chunk
         sel_add64(acc, AC_NANS, AC_NANS_HI, lb[SEL_SLOTS], n);
 }
 
+#define SEL_DL 4 /* loads of each item in flight in sel_digits and select_take */
+
 /* Among the cnt candidates at ck + at, the value of rank *rem by digits
    of RADIX_BITS: of the keys (key) or, among the keys equal to kth, of
    their indices (index bits: nbits); *rem becomes the rank within the
@@ -854,12 +856,36 @@ inline ulong sel_digits(__global const KT *ck, __global const ulong *ci, ulong a
         for (uint v = lid; v < RADIX; v += lsz)
             lh[v] = 0;
         barrier(CLK_LOCAL_MEM_FENCE);
-        for (ulong e = lid; e < cnt; e += lsz) {
-            KT u = sort_xf(ck[at + e], m0, m1);
-            ulong w = key ? u : ci[at + e];
-            if ((key || u == kth) && (pass == 0 || ((w ^ pre) >> (shift + RADIX_BITS)) == 0))
-                atomic_inc(&lh[(uint)(w >> shift) & (RADIX - 1)]);
+        /* SEL_DL loads of each item in flight; equal digits in a row are
+           one atomic (the candidates of a top_k share their high digits) */
+        uint run_d = 0, run_n = 0;
+        for (ulong e0 = lid; e0 < cnt; e0 += SEL_DL * lsz) {
+            KT x[SEL_DL];
+            ulong y[SEL_DL];
+#pragma unroll
+            for (uint j = 0; j < SEL_DL; j++) {
+                ulong e = e0 + j * lsz;
+                x[j] = e < cnt ? ck[at + e] : 0;
+                y[j] = !key && e < cnt ? ci[at + e] : 0;
+            }
+#pragma unroll
+            for (uint j = 0; j < SEL_DL; j++) {
+                KT u = sort_xf(x[j], m0, m1);
+                ulong w = key ? u : y[j];
+                if (e0 + j * lsz < cnt && (key || u == kth) &&
+                    (pass == 0 || ((w ^ pre) >> (shift + RADIX_BITS)) == 0)) {
+                    uint d = (uint)(w >> shift) & (RADIX - 1);
+                    if (run_n && d != run_d) {
+                        atomic_add(&lh[run_d], run_n);
+                        run_n = 0;
+                    }
+                    run_d = d;
+                    run_n++;
+                }
+            }
         }
+        if (run_n)
+            atomic_add(&lh[run_d], run_n);
         barrier(CLK_LOCAL_MEM_FENCE);
         for (uint v = lid; v < RADIX; v += lsz)
             lc[v] = lh[v];
@@ -914,15 +940,125 @@ __kernel void select_take(__global const ulong *fs, __global const KT *ck,
     if (lid == 0)
         lt = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (ulong e = lid; e < cnt; e += get_local_size(0)) {
-        KT x = ck[e], u = sort_xf(x, m0, m1);
-        ulong i = ci[e];
-        if (u < kth || (u == kth && i <= last)) {
-            uint s = atomic_inc(&lt);
-            tk[s] = x;
-            ti[s] = i;
+    for (ulong e0 = lid; e0 < cnt; e0 += SEL_DL * get_local_size(0)) {
+        KT x[SEL_DL];
+        ulong i[SEL_DL];
+#pragma unroll
+        for (uint j = 0; j < SEL_DL; j++) {
+            ulong e = e0 + j * get_local_size(0);
+            x[j] = e < cnt ? ck[e] : 0;
+            i[j] = e < cnt ? ci[e] : 0;
+        }
+#pragma unroll
+        for (uint j = 0; j < SEL_DL; j++) {
+            KT u = sort_xf(x[j], m0, m1);
+            if (e0 + j * get_local_size(0) < cnt && (u < kth || (u == kth && i[j] <= last))) {
+                uint s = atomic_inc(&lt);
+                tk[s] = x[j];
+                ti[s] = i[j];
+            }
         }
     }
+}
+
+/* ---- top_k in one read ----------------------------------------------------
+   The k smallest keys lie at or below a threshold T that a sample places:
+   T is the sample's key of rank jr, which the host picks so that about
+   jr * n / s keys (a few thousand or tens of thousands, far above k and
+   far below the candidates buffer) lie at or below it. One read then
+   copies every key u <= T with its index into the candidates (select_grab),
+   and select_finish and select_take finish on them as after the two reads.
+   When fewer than k keys or more than the buffer holds came out (a sample
+   that misled, many equal keys) the gate opens and the passes take the
+   call. acc's words: AC_FILL(0) and AC_FILL(1) the fill (low and high 32
+   bits), AC_FILL(2) set once the buffer overflowed, which stops the read. */
+
+/* The sample: s keys taken evenly across the data into ck (raw bits). */
+__kernel void select_tsample(__global const KT *in, ulong off, ulong n, uint s,
+                             __global KT *ck)
+{
+    for (uint i = get_global_id(0); i < s; i += get_global_size(0))
+        ck[i] = in[off + (ulong)i * n / s];
+}
+
+/* One group: clears the counters and the fast state, finds T (the key of
+   rank jr among the s sample keys in ck) and starts the state as
+   select_find does for top_k: one range from key 0 to T, rank k - 1. */
+__kernel void select_thresh(__global const KT *ck, uint s, ulong jr, ulong k, KT m0, KT m1,
+                            __global ulong *fs, __global uint *acc, __global ulong *state)
+{
+    __local uint lh[RADIX];
+    __local ulong lc[RADIX], ls[WG + 2];
+    uint lid = get_local_id(0), lsz = get_local_size(0);
+    ulong rem = jr, same;
+    for (uint i = lid; i < AC_WORDS; i += lsz)
+        acc[i] = 0;
+    for (uint i = lid; i < FS_WORDS; i += lsz)
+        fs[i] = 0;
+    KT t = (KT)sel_digits(ck, 0, 0, s, m0, m1, 1, 0, KEY_BITS, &rem, &same, lh, lc, ls);
+    barrier(CLK_GLOBAL_MEM_FENCE); /* the clears above come before item 0's words */
+    if (lid == 0) {
+        fs[FS_NC] = 1;
+        fs[FS_RANGE(0) + 1] = t;
+        state[0] = state[1] = state[ST_DENSE] = 0;
+        for (uint j = 0; j < SEL_SLOTS; j++)
+            state[ST_PRE(j)] = state[ST_REM(j)] = state[ST_LESS(j)] = 0;
+        state[ST_REM(0)] = k - 1;
+    }
+}
+
+#define SEL_GRAB 16 /* loads of each item in flight in select_grab */
+
+inline int sel_grab1(KT x, ulong i, KT t, KT m0, KT m1, ulong cap, __global uint *acc,
+                     __global KT *ck, __global ulong *ci)
+{
+    if (sort_xf(x, m0, m1) > t)
+        return 0;
+    uint s = atomic_inc(&acc[AC_FILL(0)]);
+    if (s == UINT_MAX)
+        atomic_inc(&acc[AC_FILL(1)]);
+    if (s < cap && !acc[AC_FILL(1)]) {
+        ck[s] = x;
+        ci[s] = i;
+    } else {
+        acc[AC_FILL(2)] = 1;
+    }
+    return 1;
+}
+
+/* The read: every key at or below T, with its index, into ck / ci. */
+__kernel void select_grab(__global const KT *in, ulong off, ulong n, ulong chunk, KT m0, KT m1,
+                          __global const ulong *fs, __global uint *acc, __global KT *ck,
+                          __global ulong *ci, ulong cap)
+{
+    __global volatile uint *stop = acc + AC_FILL(2);
+    KT t = (KT)fs[FS_RANGE(0) + 1];
+    ulong lo, hi, step, i;
+    sel_part(n, chunk, &lo, &hi, &step);
+    in += off;
+    for (i = lo; i + (SEL_GRAB - 1) * step < hi; i += SEL_GRAB * step) {
+        KT x[SEL_GRAB];
+        int hits = 0;
+#pragma unroll
+        for (uint e = 0; e < SEL_GRAB; e++)
+            x[e] = in[i + e * step];
+#pragma unroll
+        for (uint e = 0; e < SEL_GRAB; e++)
+            hits |= sel_grab1(x[e], i + e * step, t, m0, m1, cap, acc, ck, ci);
+        if (hits && *stop) /* only items that took keys look: the rest never wait */
+            return;
+    }
+    for (; i < hi; i += step)
+        sel_grab1(in[i], i, t, m0, m1, cap, acc, ck, ci);
+}
+
+/* One item: the candidates' count into the range, and the gate open when
+   they cannot hold the k-th key or overflowed the buffer. */
+__kernel void select_tcheck(__global ulong *fs, __global const uint *acc, ulong k)
+{
+    ulong fill = acc[AC_FILL(0)] | (ulong)acc[AC_FILL(1)] << 32;
+    fs[FS_RANGE(0) + 3] = fill;
+    fs[FS_GATE] = acc[AC_FILL(2)] || fill < k;
 }
 
 #if SELECT_FP64

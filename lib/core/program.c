@@ -6,7 +6,7 @@
 
 #include "core/core.h"
 
-enum { MAX_KERNELS = 16 };
+enum { MAX_KERNELS = 32 };
 
 struct gpgpu__program {
     gpgpu__program *next;

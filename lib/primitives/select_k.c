@@ -41,6 +41,7 @@ enum { FS_WORDS = 4 + 10 * SLOTS, SEL_BINS = 4096 };
 enum { AC_WORDS = 2 * SEL_BINS + 3 * SLOTS + 2 };
 enum { RANK_MAX = 1024 };  /* top_k above this k: a sort of pairs */
 enum { MIN_PART = 4096 };  /* elements per part below which more parts only cost */
+enum { TOPK_SAMPLE = 1 << 16 }; /* top_k's sample on GPUs, in keys */
 /* quantiles: rounds of passes (SLOTS ranks each) beyond which a sort of a
    copy costs less (32-bit keys: 4 reads a round; a sort moves the data
    about nine times) */
@@ -165,6 +166,43 @@ static gpgpu_status run_fast(gpgpu_context *ctx, sel_run *r, const cl_ulong16 *r
                       GPGPU__ARG(ties), GPGPU__ARG(r->n), GPGPU__ARG(r->state), GPGPU__END);
 }
 
+/* top_k's one read (select_thresh in kernels/select_k.cl): a sample of s
+   keys, the threshold at its rank jr, the read, the check, the finish. jr
+   sits a few deviations above where rank k - 1 is expected in the sample,
+   so that the keys at or below it are all but surely at least k, and
+   about (jr + 1) * n / s of them: with s = 2^16 and n = 2^28, some 40,000
+   candidates, a third of the buffer. */
+static gpgpu_status run_fast_topk(gpgpu_context *ctx, sel_run *r, size_t k)
+{
+    const int is64 = r->ks == 8;
+    kt_arg m0 = kt(is64, r->m0), m1 = kt(is64, r->m1);
+    size_t l = r->local, s = r->cap < TOPK_SAMPLE ? r->cap : TOPK_SAMPLE;
+    if (s > r->n)
+        s = r->n;
+    double e = (double)k * (double)s / (double)r->n;
+    cl_ulong jr = (cl_ulong)ceil(e + 4 * sqrt(e) + 8), ck = k;
+    cl_uint cs = (cl_uint)s, ties = 1;
+    if (jr > s - 1)
+        jr = s - 1;
+    GPGPU__TRY(gpgpu__run(ctx, r->prog, "select_tsample", gpgpu__div_up(s, l) * l, l,
+                          GPGPU__ARG(r->in), GPGPU__ARG(r->off), GPGPU__ARG(r->n),
+                          GPGPU__ARG(cs), GPGPU__ARG(r->cand), GPGPU__END));
+    GPGPU__TRY(gpgpu__run(ctx, r->prog, "select_thresh", l, l, GPGPU__ARG(r->cand),
+                          GPGPU__ARG(cs), GPGPU__ARG(jr), GPGPU__ARG(ck), KT_ARG(m0), KT_ARG(m1),
+                          GPGPU__ARG(r->fs), GPGPU__ARG(r->acc), GPGPU__ARG(r->state),
+                          GPGPU__END));
+    GPGPU__TRY(gpgpu__run(ctx, r->prog, "select_grab", r->parts * l, l, GPGPU__ARG(r->in),
+                          GPGPU__ARG(r->off), GPGPU__ARG(r->n), GPGPU__ARG(r->chunk),
+                          KT_ARG(m0), KT_ARG(m1), GPGPU__ARG(r->fs), GPGPU__ARG(r->acc),
+                          GPGPU__ARG(r->cand), GPGPU__ARG(r->cand_i), GPGPU__ARG(r->cap),
+                          GPGPU__END));
+    GPGPU__TRY(gpgpu__run(ctx, r->prog, "select_tcheck", 1, 1, GPGPU__ARG(r->fs),
+                          GPGPU__ARG(r->acc), GPGPU__ARG(ck), GPGPU__END));
+    return gpgpu__run(ctx, r->prog, "select_finish", l, l, GPGPU__ARG(r->fs),
+                      GPGPU__ARG(r->cand), GPGPU__ARG(r->cand_i), KT_ARG(m0), KT_ARG(m1),
+                      GPGPU__ARG(ties), GPGPU__ARG(r->n), GPGPU__ARG(r->state), GPGPU__END);
+}
+
 /* The passes that find the keys of ranks[0 .. nr) (ascending within r's
    order) into r->state; ties: top_k's tie offsets per part into r->tieb. */
 static gpgpu_status run_passes(gpgpu_context *ctx, sel_run *r, const size_t *ranks, cl_uint nr,
@@ -188,7 +226,9 @@ static gpgpu_status run_passes(gpgpu_context *ctx, sel_run *r, const size_t *ran
     for (cl_uint j = 0; j < nr; j++)
         rk.s[j] = ranks[j];
     cl_uint gated = (cl_uint)r->fast;
-    if (r->fast)
+    if (r->fast && ties)
+        GPGPU__TRY(run_fast_topk(ctx, r, ranks[0] + 1));
+    else if (r->fast)
         GPGPU__TRY(run_fast(ctx, r, &rk, nr, ties, &nan_lo, &nan_hi));
     for (unsigned pass = 0; pass < bits / RADIX_BITS; pass++) {
         cl_uint shift = bits - RADIX_BITS * (pass + 1);
