@@ -838,6 +838,7 @@ __kernel void select_read(__global const KT *in, ulong off, ulong n, ulong chunk
 }
 
 #define SEL_DL 4 /* loads of each item in flight in sel_digits and select_take */
+#define SEL_TIES 512 /* ties of the k-th key that select_finish ranks in __local memory */
 
 /* Among the cnt candidates at ck + at, the value of rank *rem by digits
    of RADIX_BITS: of the keys (key) or, among the keys equal to kth, of
@@ -900,6 +901,49 @@ inline ulong sel_digits(__global const KT *ck, __global const ulong *ci, ulong a
     return pre;
 }
 
+/* The index of rank rem among the same (at most SEL_TIES) candidates equal
+   to kth: their indices gathered in lt, then each ranked by the count of
+   smaller ones (indices are distinct). Every item returns it. */
+inline ulong sel_tie_index(__global const KT *ck, __global const ulong *ci, ulong at, ulong cnt,
+                           KT m0, KT m1, KT kth, uint same, ulong rem, __local ulong *lt,
+                           __local uint *ltn)
+{
+    uint lid = get_local_id(0), lsz = get_local_size(0);
+    if (lid == 0)
+        *ltn = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (ulong e0 = lid; e0 < cnt; e0 += SEL_DL * lsz) {
+        KT x[SEL_DL];
+#pragma unroll
+        for (uint j = 0; j < SEL_DL; j++)
+            x[j] = e0 + j * lsz < cnt ? ck[at + e0 + j * lsz] : 0;
+#pragma unroll
+        for (uint j = 0; j < SEL_DL; j++)
+            if (e0 + j * lsz < cnt && sort_xf(x[j], m0, m1) == kth) {
+                uint p = atomic_inc(ltn);
+                if (p < same)
+                    lt[p] = ci[at + e0 + j * lsz];
+            }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    __local ulong *found = lt + SEL_TIES - 1; /* read before anyone writes it */
+    ulong mine = ~0ul;
+    for (uint p = lid; p < same; p += lsz) {
+        ulong v = lt[p], r = 0;
+        for (uint q = 0; q < same; q++)
+            r += lt[q] < v;
+        if (r == rem)
+            mine = v;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (mine != ~0ul)
+        *found = mine;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    ulong v = *found;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return v;
+}
+
 /* One group per slot: the key of the slot's rank within its candidate
    range into the state (ST_PRE). top_k (ties): also the last index to
    take among the ties of that key (ST_LESS; all of them: ~0), so that the
@@ -908,15 +952,17 @@ __kernel void select_finish(__global const ulong *fs, __global const KT *ck,
                             __global const ulong *ci, KT m0, KT m1, uint ties, ulong n,
                             __global ulong *state)
 {
-    __local uint lh[RADIX];
-    __local ulong lc[RADIX], ls[WG + 2];
+    __local uint lh[RADIX], ltn;
+    __local ulong lc[RADIX], ls[WG + 2], lt[SEL_TIES];
     if (fs[FS_GATE])
         return;
     uint j = get_group_id(0), c = (uint)fs[FS_SLOT(j) + 1];
     ulong at = fs[FS_RANGE(c) + 2], cnt = fs[FS_RANGE(c) + 3], rem = state[ST_REM(j)], same;
     KT kth = (KT)sel_digits(ck, ci, at, cnt, m0, m1, 1, 0, KEY_BITS, &rem, &same, lh, lc, ls);
     ulong last = ~0ul;
-    if (ties && rem + 1 < same)
+    if (ties && rem + 1 < same && same <= SEL_TIES)
+        last = sel_tie_index(ck, ci, at, cnt, m0, m1, kth, (uint)same, rem, lt, &ltn);
+    else if (ties && rem + 1 < same)
         last = sel_digits(ck, ci, at, cnt, m0, m1, 0, kth, 64 - (uint)clz(n - 1), &rem, &same,
                           lh, lc, ls);
     if (get_local_id(0) == 0) {
@@ -981,25 +1027,59 @@ __kernel void select_tsample(__global const KT *in, ulong off, ulong n, uint s,
         ck[i] = in[off + (ulong)i * n / s];
 }
 
-/* One group: clears the counters and the fast state, finds T (the key of
-   rank jr among the s sample keys in ck) and starts the state as
-   select_find does for top_k: one range from key 0 to T, rank k - 1. */
+/* One group: clears the counters and the fast state, finds T and starts
+   the state as select_find does for top_k: one range from key 0 to T,
+   rank k - 1. Each item keeps the SEL_TM smallest of its sample keys; T is
+   the key of rank jr among those (ranked by key, then place), at or above
+   the sample's own key of rank jr: a T a little high costs candidates,
+   never a wrong answer. */
+#define SEL_TM 4
 __kernel void select_thresh(__global const KT *ck, uint s, ulong jr, ulong k, KT m0, KT m1,
                             __global ulong *fs, __global uint *acc, __global ulong *state)
 {
-    __local uint lh[RADIX];
-    __local ulong lc[RADIX], ls[WG + 2];
-    uint lid = get_local_id(0), lsz = get_local_size(0);
-    ulong rem = jr, same;
+    __local KT lu[SEL_TM * WG];
+    uint lid = get_local_id(0), lsz = get_local_size(0), nu = SEL_TM * lsz;
+    KT best[SEL_TM];
     for (uint i = lid; i < AC_WORDS; i += lsz)
         acc[i] = 0;
     for (uint i = lid; i < FS_WORDS; i += lsz)
         fs[i] = 0;
-    KT t = (KT)sel_digits(ck, 0, 0, s, m0, m1, 1, 0, KEY_BITS, &rem, &same, lh, lc, ls);
-    barrier(CLK_GLOBAL_MEM_FENCE); /* the clears above come before item 0's words */
+#pragma unroll
+    for (uint j = 0; j < SEL_TM; j++)
+        best[j] = KT_MAX;
+    for (uint e0 = lid; e0 < s; e0 += 2 * SEL_DL * lsz) {
+        KT x[2 * SEL_DL];
+#pragma unroll
+        for (uint j = 0; j < 2 * SEL_DL; j++)
+            x[j] = e0 + j * lsz < s ? sort_xf(ck[e0 + j * lsz], m0, m1) : KT_MAX;
+#pragma unroll
+        for (uint j = 0; j < 2 * SEL_DL; j++) {
+            KT u = x[j];
+#pragma unroll
+            for (uint t = 0; t < SEL_TM; t++) { /* insert u: the larger moves on */
+                KT b = best[t];
+                best[t] = min(b, u);
+                u = max(b, u);
+            }
+        }
+    }
+#pragma unroll
+    for (uint j = 0; j < SEL_TM; j++)
+        lu[lid * SEL_TM + j] = best[j];
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE); /* the clears come first */
+    ulong want = min(jr, (ulong)nu - 1);
+    for (uint p = lid; p < nu; p += lsz) {
+        KT x = lu[p];
+        uint r = 0;
+        for (uint q = 0; q < nu; q++) {
+            KT y = lu[q];
+            r += y < x || (y == x && q < p);
+        }
+        if (r == want)
+            fs[FS_RANGE(0) + 1] = x;
+    }
     if (lid == 0) {
         fs[FS_NC] = 1;
-        fs[FS_RANGE(0) + 1] = t;
         state[0] = state[1] = state[ST_DENSE] = 0;
         for (uint j = 0; j < SEL_SLOTS; j++)
             state[ST_PRE(j)] = state[ST_REM(j)] = state[ST_LESS(j)] = 0;
