@@ -4,14 +4,15 @@
  * sort's transformed bits (sort_xf), so every type and both orders select
  * by unsigned comparison, floats by totalOrder.
  *
- * GPUs (the tiled layout) first try two reads of the data. A sample of
+ * GPUs (the tiled layout): top_k reads the data once (select_thresh
+ * below); quantiles first try two reads of the data. A sample of
  * SEL_SAMPLE keys, sorted by one group, places a window of keys around
  * each rank wanted (select_sample); one read counts the keys below each
  * window and bins those inside it in __local counters (select_window:
  * keys outside every window touch no counter, so that no counter is hot);
  * one group finds the bin of each rank (select_find); a second read copies
  * the keys of those bins, and for top_k every key below, into a small
- * candidates buffer (select_gather); one group per rank then finishes on
+ * candidates buffer (select_read); one group per rank then finishes on
  * the candidates alone (select_finish, select_take). When the sample
  * misled (a rank outside its window) or the bins hold more than the
  * buffer (many equal keys), the fast state's gate opens and the passes

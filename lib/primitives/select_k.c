@@ -3,19 +3,22 @@
  * (kernels/select_k.cl) instead of a sort.
  *
  * Keys are the sort's transformed bits. On GPUs (the tiled layout, n of
- * tune.select_sample or more) the data is read twice: a sorted sample places a
- * window of keys around each rank, one read counts the keys below each
- * window and bins those inside, and a second read copies the bins that
- * hold the ranks (top_k: and every key below) into a candidates buffer of
- * at most cand_cap() keys, on which one group per rank finishes. When that
- * fails (a rank outside its window, or too many candidates: many equal
- * keys) the device opens a gate and the passes take the call: for up to
- * SLOTS ranks at once, one read of the data per 8-bit digit counts the
- * digits of the keys that share each rank's prefix, and a small kernel
- * picks the digit each rank falls in: four reads for 32-bit keys, eight
- * for 64-bit, where a sort reads and writes the data about nine times. On
- * other layouts the passes take every call. Every decision stays on the
- * device, so the _buffer forms never wait.
+ * tune.select_sample or more) top_k reads the data once: a sample gives a
+ * threshold a little above the k-th key and one read copies the keys at
+ * or below it, with their indices, into a candidates buffer of at most
+ * cand_cap() keys (run_fast_topk). Quantiles read it twice: a sorted
+ * sample places a window of keys around each rank, one read counts the
+ * keys below each window and bins those inside, and a second read copies
+ * the bins that hold the ranks into the candidates buffer (run_fast). One
+ * group per rank finishes on the candidates. When that fails (a rank
+ * outside its window or above the threshold, or too many candidates: many
+ * equal keys) the device opens a gate and the passes take the call: for
+ * up to SLOTS ranks at once, one read of the data per 8-bit digit counts
+ * the digits of the keys that share each rank's prefix, and a small
+ * kernel picks the digit each rank falls in: four reads for 32-bit keys,
+ * eight for 64-bit, where a sort reads and writes the data about nine
+ * times. On other layouts the passes take every call. Every decision
+ * stays on the device, so the _buffer forms never wait.
  *   top_k      the k-th key K, then one read that collects the keys below K
  *              and the first ties of K in index order, then the k
  *              candidates ordered by (key, index). Above RANK_MAX the
