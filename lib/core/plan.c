@@ -265,8 +265,21 @@ void gpgpu__plan_init(gpgpu_context *ctx)
            2.99 / 3.12 at 2^18, 3.38 / 1.97 at 2^20, 2.88 / 1.99 at 2^22;
            unique 3.71 / 5.62 at 2^18, 5.58 / 4.50 at 2^20, 3.28 / 2.70
            at 2^22. (Calls paired with a select in one process had put the
-           host's code ahead up to 2^22; the rounds did not bear it out.) */
+           host's code ahead up to 2^22; the rounds did not bear it out.)
+           Since the host's threads pack eight elements' heads at a time
+           with AVX2 (select_ops.c), they win at every size where it has
+           AVX2: 2026-11-26, load 3.5, ms kernels / host's code, two rounds
+           alternating (gpgpu-bench --api host --op OP --sizes 20,22,24
+           --repeat 7, GPGPU_HOST_BELOW=runs=all for the host): rle 1.16 /
+           0.55 and 1.20 / 0.96 at 2^20, 7.6 / 8.1 and 9.0 / 6.9 at 2^22,
+           32.0 / 27.2 and 31.1 / 25.8 at 2^24; unique 0.93 / 0.66 and 0.92
+           / 0.59 at 2^20, 3.7 / 2.8 and 3.7 / 2.6 at 2^22, 27.0 / 16.3 and
+           25.4 / 13.7 at 2^24. */
         b[GPGPU__HB_RUNS] = (size_t)1 << 19;
+#if defined(__x86_64__) && defined(__GNUC__) && (defined(__clang__) || __GNUC__ >= 9)
+        if (__builtin_cpu_supports("avx2"))
+            b[GPGPU__HB_RUNS] = SIZE_MAX;
+#endif
         b[GPGPU__HB_TOP_K] = SIZE_MAX;
         /* sum-f: float sums in the kernels' own tree on the calling thread
            (the same bits), 2026-11-25, load 4-7:

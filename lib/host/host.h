@@ -158,6 +158,17 @@ typedef struct {
     cl_mem cuts_mem;
 } gpgpu__hist_params;
 
+/* Counts of n samples into nbins bins on the host's threads: count(arg,
+   first, len, part) adds the counts of samples [first, first + len) to
+   part, which starts zeroed. Parts of at least part_min samples, one a
+   thread, each into bins of its own, added up into bins at the end (counts
+   are exact in any order), while the parts' bins together stay small;
+   otherwise one call of count, on the calling thread, into bins (zeroed
+   first). bins[0 .. nbins) are overwritten. */
+typedef void gpgpu__count_fn(void *arg, size_t first, size_t len, uint64_t *part);
+void gpgpu__host_count_parts(size_t n, size_t part_min, size_t nbins, gpgpu__count_fn *count,
+                             void *arg, uint64_t *bins);
+
 /* in[0 .. n) into p->nbins bins by the rule p (gpgpu__hist_params_make's),
    on the host's threads. */
 void gpgpu__host_histogram(gpgpu_type t, const void *in, size_t n, const gpgpu__hist_params *p,

@@ -369,12 +369,12 @@ static int histogram_fast(gpgpu_type t, const gpgpu__hist_params *p, const void 
     return 1;
 }
 
+/* Adds the counts of in[0 .. n) to bins. */
 static void histogram_serial(gpgpu_type t, const void *in, size_t n,
                              const gpgpu__hist_params *p, uint64_t *bins)
 {
     uint32_t b[BLOCK];
     const size_t size = gpgpu__type(t)->size;
-    memset(bins, 0, p->nbins * sizeof *bins);
     if (p->empty || histogram_fast(t, p, in, n, bins))
         return;
     for (size_t first = 0; first < n; first += BLOCK) {
@@ -386,47 +386,68 @@ static void histogram_serial(gpgpu_type t, const void *in, size_t n,
     }
 }
 
-/* Parts of at least PART_MIN samples, each counted by one host thread into
-   its own bins, added up at the end: counts are exact in any order. Only
-   while every part's bins together stay small (PART_BINS_MAX). */
+/* Parts of at least part_min samples, each counted by one host thread into
+   bins of its own, added up at the end: counts are exact in any order.
+   Only while every part's bins together stay small (PART_BINS_MAX). */
 enum { PART_MIN = 1 << 18, PART_BINS_MAX = 1 << 22 };
 
 typedef struct {
-    gpgpu_type t;
-    const char *in;
-    size_t n, nparts, size;
-    const gpgpu__hist_params *p;
+    size_t n, nparts, nbins;
+    gpgpu__count_fn *count;
+    void *arg;
     uint64_t *bins;  /* nparts * nbins */
-} hist_job;
+} count_job;
 
-static void hist_part(void *arg, size_t i)
+static void count_part(void *arg, size_t i)
 {
-    const hist_job *j = arg;
-    size_t first = j->n / j->nparts * i, last = i + 1 == j->nparts ? j->n : first + j->n / j->nparts;
-    histogram_serial(j->t, j->in + first * j->size, last - first, j->p,
-                     j->bins + i * j->p->nbins);
+    const count_job *j = arg;
+    const size_t step = j->n / j->nparts, first = step * i;
+    const size_t len = i + 1 == j->nparts ? j->n - first : step;
+    uint64_t *bins = j->bins + i * j->nbins;
+    memset(bins, 0, j->nbins * sizeof *bins);
+    j->count(j->arg, first, len, bins);
 }
 
-void gpgpu__host_histogram(gpgpu_type t, const void *in, size_t n, const gpgpu__hist_params *p,
-                           uint64_t *bins)
+void gpgpu__host_count_parts(size_t n, size_t part_min, size_t nbins, gpgpu__count_fn *count,
+                             void *arg, uint64_t *bins)
 {
-    const size_t nbins = p->nbins;
-    size_t nparts = n / PART_MIN;
+    size_t nparts = n / part_min;
     if (nparts > 1 && nparts > gpgpu__host_threads())
         nparts = gpgpu__host_threads();
     uint64_t *parts = nparts > 1 && nbins <= PART_BINS_MAX / nparts
                           ? malloc(nparts * nbins * sizeof *parts) : NULL;
     if (!parts) { /* small, many bins, or no memory: one thread */
-        histogram_serial(t, in, n, p, bins);
+        memset(bins, 0, nbins * sizeof *bins);
+        count(arg, 0, n, bins);
         return;
     }
-    hist_job j = {t, in, n, nparts, gpgpu__type(t)->size, p, parts};
-    gpgpu__parallel(nparts, hist_part, &j);
+    count_job j = {n, nparts, nbins, count, arg, parts};
+    gpgpu__parallel(nparts, count_part, &j);
     memcpy(bins, parts, nbins * sizeof *bins);
     for (size_t i = 1; i < nparts; i++)
         for (size_t b = 0; b < nbins; b++)
             bins[b] += parts[i * nbins + b];
     free(parts);
+}
+
+typedef struct {
+    gpgpu_type t;
+    const char *in;
+    size_t size;
+    const gpgpu__hist_params *p;
+} hist_job;
+
+static void hist_count(void *arg, size_t first, size_t len, uint64_t *bins)
+{
+    const hist_job *j = arg;
+    histogram_serial(j->t, j->in + first * j->size, len, j->p, bins);
+}
+
+void gpgpu__host_histogram(gpgpu_type t, const void *in, size_t n, const gpgpu__hist_params *p,
+                           uint64_t *bins)
+{
+    hist_job j = {t, in, gpgpu__type(t)->size, p};
+    gpgpu__host_count_parts(n, PART_MIN, p->nbins, hist_count, &j, bins);
 }
 
 /* ---- weighted and 2-D histograms ------------------------------------------- */
@@ -571,9 +592,8 @@ void gpgpu__host_histogram_cells(gpgpu_type t, const void *x, const void *y, int
    own. */
 typedef struct {
     const uint8_t *pixels;
-    size_t width, row_stride, nbins, nparts, npix;
+    size_t width, row_stride, nbins;
     uint32_t chan[256];
-    uint64_t *bins;        /* nparts * 4 * nbins */
 } rgba8_job;
 
 enum { LUM_D = 2550000, LUM_SHIFT = 4 };
@@ -628,14 +648,9 @@ static void rgba8_count(const rgba8_job *j, size_t p, size_t end, uint64_t *bins
     }
 }
 
-static void rgba8_part(void *arg, size_t i)
+static void rgba8_part(void *arg, size_t first, size_t len, uint64_t *bins)
 {
-    const rgba8_job *j = arg;
-    const size_t step = j->npix / j->nparts, first = step * i;
-    const size_t end = i + 1 == j->nparts ? j->npix : first + step;
-    uint64_t *bins = j->bins + i * 4 * j->nbins;
-    memset(bins, 0, 4 * j->nbins * sizeof *bins);
-    rgba8_count(j, first, end, bins);
+    rgba8_count(arg, first, first + len, bins);
 }
 
 /* Parts of at least this many pixels (a few ns each). */
@@ -645,27 +660,10 @@ void gpgpu__host_histogram_rgba8(const uint8_t *pixels, size_t width, size_t hei
                                  size_t row_stride, size_t nbins, uint64_t *bins)
 {
     const uint64_t nb = nbins, last = nb - 1;
-    rgba8_job j = {pixels, width, row_stride, nbins, 1, width * height, {0}, bins};
+    rgba8_job j = {pixels, width, row_stride, nbins, {0}};
     for (uint64_t c = 0; c < 256; c++) {
         uint64_t b = c * nb / 255;
         j.chan[c] = (uint32_t)(b < last ? b : last);
     }
-    size_t nparts = j.npix / RGBA8_PART_MIN;
-    if (nparts > 1 && nparts > gpgpu__host_threads())
-        nparts = gpgpu__host_threads();
-    uint64_t *parts = nparts > 1 && 4 * nbins <= PART_BINS_MAX / nparts
-                          ? malloc(nparts * 4 * nbins * sizeof *parts) : NULL;
-    if (!parts) { /* small, many bins, or no memory: one thread */
-        memset(bins, 0, 4 * nbins * sizeof *bins);
-        rgba8_count(&j, 0, j.npix, bins);
-        return;
-    }
-    j.nparts = nparts;
-    j.bins = parts;
-    gpgpu__parallel(nparts, rgba8_part, &j);
-    memcpy(bins, parts, 4 * nbins * sizeof *bins);
-    for (size_t i = 1; i < nparts; i++)
-        for (size_t b = 0; b < 4 * nbins; b++)
-            bins[b] += parts[i * 4 * nbins + b];
-    free(parts);
+    gpgpu__host_count_parts(width * height, RGBA8_PART_MIN, 4 * nbins, rgba8_part, &j, bins);
 }

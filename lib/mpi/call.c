@@ -42,6 +42,11 @@ gpgpu_status gpgpu__mpi_error(int err, const char *what)
     return gpgpu__mpi_fail(GPGPU_ERROR_OPENCL, "%s: %.*s", what, len, text);
 }
 
+gpgpu_status gpgpu__mpi_cl_fail(cl_int err, const char *what)
+{
+    return gpgpu__mpi_fail(GPGPU_ERROR_OPENCL, "%s failed (OpenCL error %d)", what, (int)err);
+}
+
 gpgpu_status gpgpu__mpi_begin(gpgpu__mpi_call *c, MPI_Comm comm, const char *func, int prim,
                               int64_t s0, int64_t s1, int64_t s2, int64_t s3)
 {

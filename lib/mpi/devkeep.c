@@ -17,6 +17,9 @@
  * cl_context of the slot's buffer with that of the caller's queue tells a
  * slot of a destroyed gpgpu_context from one of the caller's, even where
  * a new gpgpu_context reuses the old one's address.
+ *
+ * The copies between device buffers that the scan and the sort make on a
+ * rank's own device (gpgpu__mpi_dev_copy) live here too.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -80,4 +83,16 @@ gpgpu_status gpgpu__mpi_dev_keep(gpgpu_context *ctx, int slot, size_t esize, siz
                                        "gpgpu_array_create");
     *a = slots.a[slot];
     return st;
+}
+
+gpgpu_status gpgpu__mpi_dev_copy(cl_command_queue q, cl_mem from, size_t from_at, cl_mem to,
+                                 size_t to_at, size_t n, size_t esize)
+{
+    if (n == 0)
+        return GPGPU_SUCCESS;
+    cl_int err = clEnqueueCopyBuffer(q, from, to, from_at * esize, to_at * esize, n * esize, 0,
+                                     NULL, NULL);
+    if (err == CL_SUCCESS)
+        err = clFlush(q);
+    return err == CL_SUCCESS ? GPGPU_SUCCESS : gpgpu__mpi_cl_fail(err, "clEnqueueCopyBuffer");
 }

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gpgpu_cl.h"
 #include "gpgpu_mpi.h"
 
 /* ---- errors (call.c) ---------------------------------------------------- */
@@ -36,6 +37,10 @@ gpgpu_status gpgpu__mpi_local(gpgpu_status s, gpgpu_context *ctx, const char *wh
    which aborts): its error string becomes the detail. gpgpu.h has no MPI
    status, so this is GPGPU_ERROR_OPENCL's "device or transport failed". */
 gpgpu_status gpgpu__mpi_error(int err, const char *what);
+
+/* A failed OpenCL call (err its error code): "<what> failed (OpenCL error
+   <err>)" becomes the detail of GPGPU_ERROR_OPENCL, which it returns. */
+gpgpu_status gpgpu__mpi_cl_fail(cl_int err, const char *what);
 
 /* ---- the collective call (call.c) ---------------------------------------- */
 
@@ -137,6 +142,12 @@ void gpgpu__mpi_keep_give(void);
 enum { GPGPU__MPI_DEV_SLOTS = 5 };
 gpgpu_status gpgpu__mpi_dev_keep(gpgpu_context *ctx, int slot, size_t esize, size_t n,
                                  gpgpu_array **a);
+
+/* Elements [from_at, from_at + n) of buffer from to buffer to at to_at,
+   elements of esize bytes, copied on the device: enqueued on q with no
+   wait list and flushed (nothing for n = 0). OPENCL when either fails. */
+gpgpu_status gpgpu__mpi_dev_copy(cl_command_queue q, cl_mem from, size_t from_at, cl_mem to,
+                                 size_t to_at, size_t n, size_t esize);
 
 /* MPI_Allreduce(SUM) of n uint64 in chunks of at most gpgpu__mpi_max_count(). */
 int gpgpu__mpi_allreduce_u64(const gpgpu__mpi_call *c, const uint64_t *send, uint64_t *recv,

@@ -61,11 +61,6 @@ typedef struct {
     void *tmp;          /* the host path: n elements */
 } scan_job;
 
-static gpgpu_status cl_error(cl_int err, const char *what)
-{
-    return gpgpu__mpi_fail(GPGPU_ERROR_OPENCL, "%s failed (OpenCL error %d)", what, (int)err);
-}
-
 /* The device path's buffer, when this rank has a device and the part fits
    in one allocation; otherwise the host path's memory. */
 static gpgpu_status job_memory(scan_job *j)
@@ -96,18 +91,6 @@ static gpgpu_status job_memory(scan_job *j)
     return GPGPU_SUCCESS;
 }
 
-/* n elements from buffer from at element from_at to buffer to at to_at,
-   on the device (enqueued). */
-static gpgpu_status copy_on_device(scan_job *j, cl_mem from, size_t from_at, cl_mem to,
-                                   size_t to_at, size_t n)
-{
-    cl_int err = clEnqueueCopyBuffer(j->q, from, to, from_at * j->size, to_at * j->size,
-                                     n * j->size, 0, NULL, NULL);
-    if (err == CL_SUCCESS)
-        err = clFlush(j->q);
-    return err == CL_SUCCESS ? GPGPU_SUCCESS : cl_error(err, "clEnqueueCopyBuffer");
-}
-
 /* Waits for done (released), then reads elements [first, first + n) of
    arr into host. */
 static gpgpu_status read_after(scan_job *j, cl_event done, size_t first, size_t n, void *host)
@@ -116,7 +99,7 @@ static gpgpu_status read_after(scan_job *j, cl_event done, size_t first, size_t 
     if (done)
         clReleaseEvent(done);
     if (err != CL_SUCCESS)
-        return cl_error(err, "clWaitForEvents");
+        return gpgpu__mpi_cl_fail(err, "clWaitForEvents");
     return gpgpu__mpi_local(gpgpu_array_read(j->ctx, j->arr, first, host, n), j->ctx,
                             "gpgpu_array_read");
 }
@@ -137,7 +120,8 @@ static gpgpu_status reduce_part(scan_job *j, void *value)
                    : st;
     }
     st = j->in_arr != NULL
-             ? copy_on_device(j, gpgpu_array_buffer(j->in_arr), 0, j->buf, 1, j->n)
+             ? gpgpu__mpi_dev_copy(j->q, gpgpu_array_buffer(j->in_arr), 0, j->buf, 1, j->n,
+                                   j->size)
              : gpgpu__mpi_local(gpgpu_array_write(j->ctx, j->arr, 1, j->in, j->n), j->ctx,
                                 "gpgpu_array_write");
     if (st != GPGPU_SUCCESS)
@@ -175,7 +159,7 @@ static gpgpu_status scan_on_device(scan_job *j, const void *seed)
                                        j->ctx, "gpgpu_scan_buffer");
     cl_int err = st == GPGPU_SUCCESS ? clWaitForEvents(1, &done) : CL_SUCCESS;
     if (err != CL_SUCCESS)
-        st = cl_error(err, "clWaitForEvents");
+        st = gpgpu__mpi_cl_fail(err, "clWaitForEvents");
     if (done)
         clReleaseEvent(done);
     return st;
@@ -215,7 +199,8 @@ static gpgpu_status deliver(scan_job *j, void *out)
     }
     size_t first = j->first == 0 && j->kind == GPGPU_INCLUSIVE ? 1 : j->first;
     if (j->out_arr != NULL)
-        return copy_on_device(j, j->buf, first, gpgpu_array_buffer(j->out_arr), 0, j->n);
+        return gpgpu__mpi_dev_copy(j->q, j->buf, first, gpgpu_array_buffer(j->out_arr), 0,
+                                   j->n, j->size);
     return read_after(j, NULL, first, j->n, out);
 }
 

@@ -673,11 +673,6 @@ static gpgpu_status distribute(sorter *s)
    4-GPU machine was the slower: 115 ms for 2^26 keys. */
 enum { FINE = 4096 };
 
-static gpgpu_status cl_fail(cl_int err, const char *what)
-{
-    return gpgpu__mpi_fail(GPGPU_ERROR_OPENCL, "%s failed (OpenCL error %d)", what, (int)err);
-}
-
 /* A device array of n elements, kept from call to call (devkeep.c, slot)
    when the call holds the kept memory. */
 static void dev_array(gpgpu_status *st, sorter *s, int slot, gpgpu_type t, size_t n,
@@ -690,26 +685,16 @@ static void dev_array(gpgpu_status *st, sorter *s, int slot, gpgpu_type t, size_
                                      "gpgpu_array_create");
 }
 
-/* Elements [from_at, +count) of from to to at to_at, keys (esize) or
-   values: enqueued on the context's queue. */
-static gpgpu_status dev_copy(sorter *s, gpgpu_array *from, size_t from_at, gpgpu_array *to,
-                             size_t to_at, size_t count, size_t esize)
-{
-    if (count == 0)
-        return GPGPU_SUCCESS;
-    cl_int err = clEnqueueCopyBuffer(s->q, gpgpu_array_buffer(from), gpgpu_array_buffer(to),
-                                     from_at * esize, to_at * esize, count * esize, 0, NULL,
-                                     NULL);
-    return err == CL_SUCCESS ? GPGPU_SUCCESS : cl_fail(err, "clEnqueueCopyBuffer");
-}
-
-/* The same for keys and (when the sort has them) values. */
+/* Elements [from_at, +count) of keys fk and (when the sort has them)
+   values fv to tk and tv at to_at, copied on the device. */
 static gpgpu_status dev_copy_kv(sorter *s, gpgpu_array *fk, gpgpu_array *fv, size_t from_at,
                                 gpgpu_array *tk, gpgpu_array *tv, size_t to_at, size_t count)
 {
-    gpgpu_status st = dev_copy(s, fk, from_at, tk, to_at, count, s->esize);
+    gpgpu_status st = gpgpu__mpi_dev_copy(s->q, gpgpu_array_buffer(fk), from_at,
+                                          gpgpu_array_buffer(tk), to_at, count, s->esize);
     if (st == GPGPU_SUCCESS && s->pairs)
-        st = dev_copy(s, fv, from_at, tv, to_at, count, s->vsize);
+        st = gpgpu__mpi_dev_copy(s->q, gpgpu_array_buffer(fv), from_at,
+                                 gpgpu_array_buffer(tv), to_at, count, s->vsize);
     return st;
 }
 
@@ -920,7 +905,7 @@ static gpgpu_status dev_bucket(sorter *s)
         st = dev_sort(s, s->rk, s->rv, s->m);
     if (st == GPGPU_SUCCESS) {  /* the step's time is the sort's (the next waits anyway) */
         cl_int err = clFinish(s->q);
-        st = err == CL_SUCCESS ? GPGPU_SUCCESS : cl_fail(err, "clFinish");
+        st = err == CL_SUCCESS ? GPGPU_SUCCESS : gpgpu__mpi_cl_fail(err, "clFinish");
     }
     s->bytes[PH_LOCAL_SORT][1] = (double)((s->m - own) * (s->esize + (s->pairs ? s->vsize : 0)));
     return st;
@@ -987,7 +972,7 @@ static gpgpu_status dev_rebalance(sorter *s, int big)
         st = dev_copy_kv(s, s->dk, s->dv, 0, s->ka, s->va, 0, s->n);
     if (st == GPGPU_SUCCESS) {
         cl_int err = clFinish(s->q);
-        st = err == CL_SUCCESS ? GPGPU_SUCCESS : cl_fail(err, "clFinish");
+        st = err == CL_SUCCESS ? GPGPU_SUCCESS : gpgpu__mpi_cl_fail(err, "clFinish");
     }
     s->bytes[PH_REBALANCE][1] += (double)((s->m - count + s->n - count) * width);
     st = gpgpu__mpi_agree(&s->c, st);

@@ -395,56 +395,37 @@ static void edges_count(gpgpu_type t, const void *in, size_t n, const gpgpu__his
     }
 }
 
-/* Parts of at least EDGES_PART_MIN samples, one a host thread, each into
-   its own bins, added up at the end (counts are exact in any order); only
-   while the parts' bins stay small. */
-enum { EDGES_PART_MIN = 1 << 16, EDGES_PART_BINS_MAX = 1 << 22 };
+/* Parts of at least this many samples, one a host thread
+   (gpgpu__host_count_parts). */
+enum { EDGES_PART_MIN = 1 << 16 };
 
 typedef struct {
     gpgpu_type t;
     const char *in;
-    size_t n, nparts, size;
+    size_t size;
     const gpgpu__hist_params *p;
     const edges_lut *L;
-    uint64_t *bins; /* nparts * nbins */
 } edges_job;
 
-static void edges_part(void *arg, size_t i)
+static void edges_part(void *arg, size_t first, size_t len, uint64_t *bins)
 {
     const edges_job *j = arg;
-    const size_t step = j->n / j->nparts, first = step * i;
-    const size_t len = i + 1 == j->nparts ? j->n - first : step;
-    uint64_t *bins = j->bins + i * j->p->nbins;
-    memset(bins, 0, j->p->nbins * sizeof *bins);
     edges_count(j->t, j->in + first * j->size, len, j->p, j->L, bins);
 }
 
 static void host_edges(gpgpu_type t, const void *in, size_t n, const gpgpu__hist_params *p,
                        uint64_t *bins)
 {
-    const size_t nbins = p->nbins;
-    memset(bins, 0, nbins * sizeof *bins);
-    if (p->empty || n == 0)
+    if (p->empty || n == 0) {
+        memset(bins, 0, p->nbins * sizeof *bins);
         return;
+    }
     edges_lut L = {NULL, lut_cells(p->ncut, n), 0, 0};
     L.lut = malloc(((size_t)L.nlut + 1) * sizeof *L.lut);
     if (L.lut)
         lut_build(t, p, &L);
-    size_t nparts = n / EDGES_PART_MIN;
-    if (nparts > 1 && nparts > gpgpu__host_threads())
-        nparts = gpgpu__host_threads();
-    uint64_t *parts = nparts > 1 && nbins <= EDGES_PART_BINS_MAX / nparts
-                          ? malloc(nparts * nbins * sizeof *parts) : NULL;
-    if (!parts) {
-        edges_count(t, in, n, p, L.lut ? &L : NULL, bins);
-    } else {
-        edges_job j = {t, in, n, nparts, gpgpu__type(t)->size, p, L.lut ? &L : NULL, parts};
-        gpgpu__parallel(nparts, edges_part, &j);
-        for (size_t i = 0; i < nparts; i++)
-            for (size_t b = 0; b < nbins; b++)
-                bins[b] += parts[i * nbins + b];
-        free(parts);
-    }
+    edges_job j = {t, in, gpgpu__type(t)->size, p, L.lut ? &L : NULL};
+    gpgpu__host_count_parts(n, EDGES_PART_MIN, p->nbins, edges_part, &j, bins);
     free(L.lut);
 }
 
