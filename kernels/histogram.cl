@@ -647,15 +647,12 @@ typedef float W;
 typedef double W;
 #endif
 #define HIST_WEIGHT(i) ((double)w[i])
-#define HIST_WVAL(v) ((double)(v))
 #else
 typedef uint ACC;
 typedef ulong OUT;
 typedef uint W;         /* no weights: w is not read */
 #define HIST_WEIGHT(i) 1u
-#define HIST_WVAL(v) 1u
 #endif
-#define HIST_LOADS 4 /* loads of each item in flight (grid-stride walks) */
 
 #define HIST_Y_ARGS T ylo, T ytop, T yscale, ulong yq0, ulong ys0, ulong ydm1, ulong ym, \
                     uint ynbm1
@@ -773,25 +770,7 @@ __kernel void hist_cells(HIST_CELLS_ARGS, uint copies, __global ACC *part, __loc
         begin += (end - begin) / HIST_VEC * HIST_VEC;
     }
 #endif
-    ulong i = begin;
-    /* HIST_LOADS samples of each item loaded before any is added: an add
-       (NVIDIA: inline PTX, a barrier to the compiler) would otherwise wait
-       for each load in turn */
-    for (; i + (HIST_LOADS - 1) * step < end; i += HIST_LOADS * step) {
-        T xs[HIST_LOADS], ys[HIST_LOADS];
-        W ws[HIST_LOADS];
-#pragma unroll
-        for (uint e = 0; e < HIST_LOADS; e++) {
-            xs[e] = x[i + e * step];
-            ys[e] = HIST_2D ? y[i + e * step] : xs[e];
-            ws[e] = WT_ID ? w[i + e * step] : 0;
-        }
-#pragma unroll
-        for (uint e = 0; e < HIST_LOADS; e++)
-            hist_add_local(bins, hist_cell(xs[e], ys[e], HIST_RULE, HIST_Y_RULE, ncells),
-                           HIST_WVAL(ws[e]));
-    }
-    for (; i < end; i += step)
+    for (ulong i = begin; i < end; i += step)
         hist_add_local(bins, hist_cell(x[i], y[i], HIST_RULE, HIST_Y_RULE, ncells),
                        HIST_WEIGHT(i));
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -810,24 +789,7 @@ __kernel void hist_cells_direct(HIST_CELLS_ARGS, __global OUT *out, ulong out_of
     HIST_CELLS_START();
     out += out_off;
     hist_share(n, chunk, &begin, &end, &step);
-    ulong i = begin;
-    for (; i + (HIST_LOADS - 1) * step < end; i += HIST_LOADS * step) {
-        T xs[HIST_LOADS], ys[HIST_LOADS];
-        W ws[HIST_LOADS];
-#pragma unroll
-        for (uint e = 0; e < HIST_LOADS; e++) {
-            xs[e] = x[i + e * step];
-            ys[e] = HIST_2D ? y[i + e * step] : xs[e];
-            ws[e] = WT_ID ? w[i + e * step] : 0;
-        }
-#pragma unroll
-        for (uint e = 0; e < HIST_LOADS; e++) {
-            uint c = hist_cell(xs[e], ys[e], HIST_RULE, HIST_Y_RULE, ncells);
-            if (c < ncells)
-                hist_add_global(out + c, HIST_WVAL(ws[e]));
-        }
-    }
-    for (; i < end; i += step) {
+    for (ulong i = begin; i < end; i += step) {
         uint c = hist_cell(x[i], y[i], HIST_RULE, HIST_Y_RULE, ncells);
         if (c < ncells)
             hist_add_global(out + c, HIST_WEIGHT(i));
