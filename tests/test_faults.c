@@ -3,9 +3,11 @@
 
    lib/fault.c makes the k-th injection point of a process fail when
    GPGPU_FAULT_AT=k is set, and GPGPU_FAULT_COUNT=1 prints how many points a
-   run passed. The counter is per process, so the test re-executes itself
-   ("child" mode) once to count a scenario's points, then once per point
-   with that point failing. A child checks that:
+   run passed. The counter is per process, so each run is a process of its
+   own ("child" mode, forked from a fresh process that has only loaded the
+   OpenCL driver: see the zygote below): once to count a scenario's
+   points, then once per point with that point failing. A child checks
+   that:
      - a call that fails returns a status other than SUCCESS and leaves a
        message in gpgpu_last_error, and the caller's input is untouched;
      - a call that succeeds (the fault hit elsewhere) gives the right result;
@@ -20,6 +22,8 @@
 
    Scenarios are one table: to cover a new public function, write a call
    function and add a line to `scenarios`. */
+#include <dirent.h>
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -336,10 +340,25 @@ static gpgpu_status call_scan_buffer(child_env *env, int round, const char **why
     return s;
 }
 
-static int cmp_u32(const void *a, const void *b)
+/* x[0 .. n) in ascending order, for the expected results: an LSD radix
+   sort, 8 bits a pass. Every child of a sorting scenario sorts its 300007
+   keys once or twice; qsort took a third of such a child's time. */
+static void sort_u32(uint32_t *x, size_t n)
 {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
+    uint32_t *tmp = child_alloc(n * sizeof *tmp), *from = x, *to = tmp;
+    for (unsigned shift = 0; shift < 32; shift += 8) {
+        size_t count[257] = {0};
+        for (size_t i = 0; i < n; i++)
+            count[(from[i] >> shift & 0xff) + 1]++;
+        for (int d = 0; d < 256; d++)
+            count[d + 1] += count[d];
+        for (size_t i = 0; i < n; i++)
+            to[count[from[i] >> shift & 0xff]++] = from[i];
+        uint32_t *t = from;
+        from = to;
+        to = t;
+    }
+    free(tmp); /* four passes: the result is back in x */
 }
 
 /* Keys with many repeats (stability shows), values their first index. On
@@ -375,7 +394,7 @@ static gpgpu_status sort_common_in(child_env *env, int round, int pairs, int pin
     }
     memcpy(k0, k, n * sizeof *k);
     memcpy(want, k, n * sizeof *k);
-    qsort(want, n, sizeof *want, cmp_u32);
+    sort_u32(want, n);
     gpgpu_status s = pairs ? gpgpu_sort_pairs(env->ctx, GPGPU_U32, k, v, 4, n, GPGPU_ASCENDING)
                            : gpgpu_sort(env->ctx, GPGPU_U32, k, n, GPGPU_ASCENDING);
     int untouched = !memcmp(k, k0, n * sizeof *k);
@@ -433,7 +452,7 @@ static gpgpu_status call_sort_buffer(child_env *env, int round, const char **why
     else if (s != GPGPU_SUCCESS && done != NULL)
         *why = "a failed gpgpu_sort_buffer handed out an event";
     if (s == GPGPU_SUCCESS && !*why) {
-        qsort(k, n, sizeof *k, cmp_u32);
+        sort_u32(k, n);
         for (size_t i = 0; i < n && !*why; i++)
             if (back[i] != k[n - 1 - i])
                 *why = "gpgpu_sort_buffer did not sort descending";
@@ -538,7 +557,7 @@ static gpgpu_status call_array_chain(child_env *env, int round, const char **why
         if (s != GPGPU_SUCCESS && !(array_holds(env, ka, k, n) && array_holds(env, va, k, n)))
             *why = "a failed gpgpu_sort_pairs_array changed its arrays";
     }
-    qsort(k, n, sizeof *k, cmp_u32);
+    sort_u32(k, n);
     for (size_t i = 0; i < n; i++) {
         pre[i] = sum += k[i];
         want[(uint64_t)k[i] * 10 >> 32]++;
@@ -961,7 +980,7 @@ static gpgpu_status call_top_k(child_env *env, int round, const char **why)
     for (size_t i = 0; i < n; i++)
         x[i] >>= 20; /* ties */
     memcpy(sorted, x, n * sizeof *x);
-    qsort(sorted, n, sizeof *x, cmp_u32);
+    sort_u32(sorted, n);
     gpgpu_status s = gpgpu_top_k(env->ctx, GPGPU_U32, x, n, 7, GPGPU_DESCENDING, v, ix);
     for (size_t i = 0; s == GPGPU_SUCCESS && !*why && i < 7; i++)
         if (v[i] != sorted[n - 1 - i] || ix[i] >= n || x[ix[i]] != v[i] ||
@@ -978,7 +997,7 @@ static gpgpu_status call_quantiles(child_env *env, int round, const char **why)
     uint32_t *x = input_u32(n, round), *sorted = child_alloc(n * sizeof *x);
     double q = 0.5, got = -1;
     memcpy(sorted, x, n * sizeof *x);
-    qsort(sorted, n, sizeof *x, cmp_u32);
+    sort_u32(sorted, n);
     gpgpu_status s = gpgpu_quantiles(env->ctx, GPGPU_U32, x, n, &q, 1, &got);
     double lo = sorted[(n - 1) / 2], hi = sorted[n / 2];
     volatile double d = hi - lo, e = 0.5 * d;
@@ -1256,41 +1275,183 @@ static void device_spec(char *out, size_t size)
     }
 }
 
-/* Runs "self child name spec" with GPGPU_FAULT_AT=k (k 0: counting, its
-   stderr in log); returns its exit status (-1 if it died of a signal). */
-static int run_child(const char *name, const char *spec, long k, const char *log)
+/* ---- the zygote: the process the children are forked from --------------
+
+   Most of a fresh child's fixed cost was loading the OpenCL driver: PoCL's
+   dlopen relocates LLVM and clang (about 22 ms of a 65-120 ms child). The
+   zygote is one fresh process (posix_spawn, the children's environment
+   without GPGPU_FAULT_*) that loads the ICD libraries and nothing else:
+   no OpenCL call, no call into the library, no thread. Each child is a
+   fork of it, sets its GPGPU_FAULT_* variable and runs child(), so it
+   starts as a fresh process would (the library's fault counter, PoCL's
+   platform and the gpgpu context all start in the child) with the
+   libraries already mapped. The parent sends one request at a time on a
+   pipe and reads the child's wait status back. */
+
+typedef struct {
+    long k;              /* 0: counting run (GPGPU_FAULT_COUNT=1) */
+    char name[64];       /* scenario */
+    char spec[64];       /* "P:D" or "host" */
+    char log[4200];      /* stderr to this file, or "" */
+} zygote_request;
+
+static int zygote_to = -1, zygote_from = -1; /* the parent's ends */
+static pid_t zygote_pid;
+
+/* Loads each library named by an ICD file in OCL_ICD_VENDORS (a
+   directory) or /etc/OpenCL/vendors, as ocl-icd does before it calls
+   into them; a library that fails to load is left to the child's loader. */
+static void preload_icds(void)
 {
-    char self[4096], at[64];
+    const char *dir = getenv("OCL_ICD_VENDORS");
+    if (!dir || !*dir)
+        dir = "/etc/OpenCL/vendors";
+    DIR *d = opendir(dir);
+    for (struct dirent *e = d ? readdir(d) : NULL; e; e = readdir(d)) {
+        size_t len = strlen(e->d_name);
+        char path[4200], lib[4096];
+        if (len < 4 || strcmp(e->d_name + len - 4, ".icd"))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        FILE *f = fopen(path, "r");
+        if (f && fgets(lib, sizeof lib, f)) {
+            lib[strcspn(lib, "\r\n")] = '\0';
+            if (*lib)
+                dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+        }
+        if (f)
+            fclose(f);
+    }
+    if (d)
+        closedir(d);
+}
+
+static int read_all(int fd, void *buf, size_t size)
+{
+    for (size_t got = 0; got < size;) {
+        ssize_t r = read(fd, (char *)buf + got, size - got);
+        if (r <= 0)
+            return -1;
+        got += (size_t)r;
+    }
+    return 0;
+}
+
+static int write_all(int fd, const void *buf, size_t size)
+{
+    for (size_t put = 0; put < size;) {
+        ssize_t r = write(fd, (const char *)buf + put, size - put);
+        if (r <= 0)
+            return -1;
+        put += (size_t)r;
+    }
+    return 0;
+}
+
+/* The zygote's loop ("self zygote IN OUT"): a request in, a fork, the
+   child's wait status out; ends when the parent closes its end. */
+static int zygote(int in, int out)
+{
+    preload_icds();
+    zygote_request rq;
+    while (read_all(in, &rq, sizeof rq) == 0) {
+        fflush(NULL);
+        pid_t pid = fork();
+        if (pid == 0) {
+            close(in);
+            close(out);
+            if (*rq.log) {
+                int fd = open(rq.log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+                if (fd < 0 || dup2(fd, 2) < 0)
+                    _exit(99);
+                close(fd);
+            }
+            char at[64];
+            if (rq.k)
+                snprintf(at, sizeof at, "%ld", rq.k);
+            setenv(rq.k ? "GPGPU_FAULT_AT" : "GPGPU_FAULT_COUNT", rq.k ? at : "1", 1);
+            exit(child(rq.name, rq.spec)); /* exit: atexit handlers and leak checks run */
+        }
+        int status = -1;
+        if (pid < 0 || waitpid(pid, &status, 0) != pid)
+            status = -1;
+        if (write_all(out, &status, sizeof status))
+            break;
+    }
+    return 0;
+}
+
+/* Starts the zygote with the children's environment: the parent's, less
+   GPGPU_FAULT_*, and GPGPU_CACHE=0 (a disk cache hit skips points that a
+   miss passes: without it every child passes the same points as the
+   counting run). */
+static void zygote_start(void)
+{
+    char self[4096], fds[2][16];
     ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
     ck_assert(len > 0);
     self[len] = '\0';
+    int to[2], from[2];
+    ck_assert(pipe(to) == 0 && pipe(from) == 0);
     size_t nenv = 0;
     while (environ[nenv])
         nenv++;
-    char **env = tu_alloc((nenv + 3) * sizeof *env);
+    char **env = tu_alloc((nenv + 2) * sizeof *env);
     size_t m = 0;
     for (size_t i = 0; i < nenv; i++)
         if (strncmp(environ[i], "GPGPU_FAULT_", 12) && strncmp(environ[i], "GPGPU_CACHE=", 12))
             env[m++] = environ[i];
-    snprintf(at, sizeof at, k ? "GPGPU_FAULT_AT=%ld" : "GPGPU_FAULT_COUNT=1", k);
-    env[m++] = at;
-    /* A disk cache hit skips points that a miss passes: without it every
-       child passes the same points as the counting run. */
     env[m++] = "GPGPU_CACHE=0";
     env[m] = NULL;
-    char *argv[] = {self, "child", (char *)name, (char *)spec, NULL};
+    snprintf(fds[0], sizeof fds[0], "%d", to[0]);
+    snprintf(fds[1], sizeof fds[1], "%d", from[1]);
+    char *argv[] = {self, "zygote", fds[0], fds[1], NULL};
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
-    if (log)
-        posix_spawn_file_actions_addopen(&fa, 2, log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    pid_t pid;
-    int rc = posix_spawn(&pid, self, &fa, NULL, argv, env);
+    posix_spawn_file_actions_addclose(&fa, to[1]);
+    posix_spawn_file_actions_addclose(&fa, from[0]);
+    int rc = posix_spawn(&zygote_pid, self, &fa, NULL, argv, env);
     posix_spawn_file_actions_destroy(&fa);
     free(env);
+    close(to[0]);
+    close(from[1]);
     ck_assert_int_eq(rc, 0);
+    fcntl(to[1], F_SETFD, FD_CLOEXEC);
+    fcntl(from[0], F_SETFD, FD_CLOEXEC);
+    zygote_to = to[1];
+    zygote_from = from[0];
+}
+
+static void zygote_stop(void)
+{
+    if (zygote_to < 0)
+        return;
+    close(zygote_to);
+    close(zygote_from);
+    waitpid(zygote_pid, NULL, 0);
+    zygote_to = zygote_from = -1;
+}
+
+/* Runs "child name spec" with GPGPU_FAULT_AT=k (k 0: counting, its stderr
+   in log); returns its exit status (-1 if it died of a signal). */
+static int run_child(const char *name, const char *spec, long k, const char *log)
+{
+    zygote_request rq;
+    memset(&rq, 0, sizeof rq);
+    rq.k = k;
+    ck_assert(strlen(name) < sizeof rq.name && strlen(spec) < sizeof rq.spec &&
+              (!log || strlen(log) < sizeof rq.log));
+    strcpy(rq.name, name);
+    strcpy(rq.spec, spec);
+    if (log)
+        strcpy(rq.log, log);
+    if (zygote_to < 0)
+        zygote_start();
     int status;
-    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    ck_assert_msg(write_all(zygote_to, &rq, sizeof rq) == 0 &&
+                      read_all(zygote_from, &status, sizeof status) == 0,
+                  "the zygote process is gone");
+    return status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 /* The number of injection points a clean run of the scenario passes. */
@@ -1352,7 +1513,10 @@ int main(int argc, char **argv)
 {
     if (argc == 4 && !strcmp(argv[1], "child"))
         return child(argv[2], argv[3]);
+    if (argc == 4 && !strcmp(argv[1], "zygote"))
+        return zygote(atoi(argv[2]), atoi(argv[3]));
     int rc = tu_run("faults", 600, NULL);
+    zygote_stop();
     fprintf(stderr, "test_faults: %ld injection points exercised in all\n", points_total);
     return rc;
 }
