@@ -39,22 +39,18 @@ dir="$top_builddir/tests/.cache/oclgrind"
 mkdir -p "$dir"
 status=0
 pairs=$("$driver" --list) || exit 99
-# oclgrind's device is a CPU without shared memory, whose plan keeps host
-# calls of up to 4096 elements on the host. In the coalesced layout
-# GPGPU_HOST_BELOW sends top_k and quantiles to the kernels, and
-# GPGPU_SELECT_SAMPLE=256 sends those of 1000 and 300 elements through the
-# GPUs' two reads after a sample, those of 7 and 1 through the passes. (In
-# the chunked layout the checker reports uninitialised values in
-# select_count and select_plan when quantiles follow a top_k, though a
-# quantiles call alone is clean and the results are right: not yet
-# explained, so that layout's select_k case stays on the host: its
-# GPGPU_HOST_BELOW keeps top_k and quantiles there and sends every other
-# primitive to the kernels at every size, as run-test.sh's does.)
-# Histograms, histograms over edges and runs (unique, run-length
-# encoding) go to the kernels at every size in both layouts: the CPU plan
-# keeps some of their host calls on the host's code at every size.
-for layout in "GPGPU_CHUNKED=0 GPGPU_HIST=local GPGPU_WG=16 GPGPU_SELECT_SAMPLE=256 GPGPU_HOST_BELOW=top-k=0,quantiles=0,histogram=0,edges=0,runs=0" \
-              "GPGPU_CHUNKED=1 GPGPU_HIST=private GPGPU_WG=8 GPGPU_HOST_BELOW=top-k=all,quantiles=all,histogram=0,edges=0,runs=0"; do
+# oclgrind's device is a CPU without shared memory, whose plan keeps small
+# host calls (and some large ones) on the host's own code: GPGPU_HOST_BELOW=0
+# sends every host call to the kernels, as run-test.sh does for the
+# suites. In the coalesced layout GPGPU_SELECT_SAMPLE=256 sends top_k and
+# quantiles of 1000 and 300 elements through the GPUs' sampled reads,
+# those of 7 and 1 through the passes. (In the chunked layout the checker
+# reports uninitialised values in select_count and select_plan when
+# quantiles follow a top_k, though a quantiles call alone is clean and the
+# results are right: not yet explained, so that layout keeps top_k and
+# quantiles on the host.)
+for layout in "GPGPU_CHUNKED=0 GPGPU_HIST=local GPGPU_WG=16 GPGPU_SELECT_SAMPLE=256 GPGPU_HOST_BELOW=0" \
+              "GPGPU_CHUNKED=1 GPGPU_HIST=private GPGPU_WG=8 GPGPU_HOST_BELOW=0,top-k=all,quantiles=all"; do
     echo "$pairs" | { failed=0; while read -r case variant; do
         log="$dir/$case-$variant-$(echo "$layout" | tr ' =' '__').log"
         rm -f "$log"

@@ -71,8 +71,8 @@ static size_t below_value(const char *v, const char **end)
 }
 
 /* GPGPU_HOST_BELOW: "N" (or "all") sets every primitive's threshold,
-   "name=N,..." the ones named; anything else is ignored from the first bad
-   entry on. */
+   "name=N,..." the ones named, "N,name=N,..." every one and then those
+   named; anything else is ignored from the first bad entry on. */
 static void host_below_env(size_t *below)
 {
     const char *v = getenv("GPGPU_HOST_BELOW");
@@ -81,10 +81,13 @@ static void host_below_env(size_t *below)
     const char *end;
     size_t all = below_value(v, &end);
     if (end != v) {
+        if (*end && *end != ',')
+            return;
+        for (int p = 0; p < GPGPU__HB_COUNT; p++)
+            below[p] = all;
         if (!*end)
-            for (int p = 0; p < GPGPU__HB_COUNT; p++)
-                below[p] = all;
-        return;
+            return;
+        v = end + 1;
     }
     while (*v) {
         int p;
