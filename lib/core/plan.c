@@ -9,7 +9,8 @@
      (GPUs: single pass up to this many elements), GPGPU_SORT_BITS,
      GPGPU_SORT_MATCH=0|1 (NVIDIA: rank by __local masks or by ballots),
      GPGPU_SELECT_SAMPLE (coalesced layout: top_k and quantiles of this
-     many elements or more read them twice after a sample; 0: never),
+     many elements or more read them after a sample, top_k once and
+     quantiles twice; 0: never),
      GPGPU_SEGSORT=host|device, GPGPU_HIST=local|private, GPGPU_PTX=0|1,
      GPGPU_EDGES_CHECK=0|1 (histogram_edges' CPU kernels check the host's
      lookup table; default: only where the device may flush subnormals),
