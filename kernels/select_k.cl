@@ -679,12 +679,11 @@ __kernel void select_sample(__global const KT *in, ulong off, ulong n, KT m0, KT
     fs[FS_NB] = nb;
 }
 
-/* One group: the bin of each rank, and the candidate ranges: for top_k
-   (ties) every key up to the end of the k-th key's bin, for quantiles
-   each bin that holds a rank. Opens the gate when a rank lies outside
-   its window or the ranges hold more than cap keys. Starts the state as
+/* One group (quantiles): the bin of each rank, and the candidate ranges,
+   each bin that holds a rank. Opens the gate when a rank lies outside its
+   window or the ranges hold more than cap keys. Starts the state as
    select_plan does (the NaNs). */
-__kernel void select_find(ulong16 ranks, uint nr, uint ties, ulong cap, __global ulong *fs,
+__kernel void select_find(ulong16 ranks, uint nr, ulong cap, __global ulong *fs,
                           __global const uint *acc, __global ulong *state)
 {
     __local ulong lc[SEL_PIECE], ls[WG + 2];
@@ -718,11 +717,6 @@ __kernel void select_find(ulong16 ranks, uint nr, uint ties, ulong cap, __global
             /* the bin [blo, bhi] holds cnt keys, the rank's at rank in it */
             KT blo = wlo + ((KT)t << sh), bhi = wlo + (top < span ? (KT)top : span);
             ulong cnt = lc[t % SEL_PIECE], rank = rem - before;
-            if (ties) { /* top_k: every key up to the bin's end */
-                blo = 0;
-                cnt += below + before;
-                rank = rk[j];
-            }
             if (nc == 0 || cw != w || cbin != t) {
                 fs[FS_RANGE(nc)] = blo;
                 fs[FS_RANGE(nc) + 1] = bhi - blo;
@@ -754,13 +748,13 @@ __kernel void select_find(ulong16 ranks, uint nr, uint ties, ulong cap, __global
    each window and the NaNs (keys outside [nan_lo, nan_hi]) counted per
    item, the keys inside a window in its bins in __local memory, then all
    of them added to acc. Read 1 (the ranges of select_find, unless the gate
-   is open): the keys of each range (raw bits, and the index when idx) to
-   the range's place in ck / ci. The windows' and ranges' words stay in
+   is open): the keys of each range (raw bits) to the range's place in
+   ck. The windows' and ranges' words stay in
    __local memory (every item reads the same word: a broadcast), so that
    the registers hold only the counts below and the loads in flight. */
 __kernel void select_read(__global const KT *in, ulong off, ulong n, ulong chunk, KT m0, KT m1,
                           KT nan_lo, KT nan_hi, uint read, __global const ulong *fs,
-                          __global uint *acc, __global KT *ck, __global ulong *ci, uint idx)
+                          __global uint *acc, __global KT *ck)
 {
     __local uint lh[SEL_BINS], lb[SEL_SLOTS + 1];
     __local KT rlo[SEL_SLOTS], rspan[SEL_SLOTS];
@@ -812,11 +806,8 @@ __kernel void select_read(__global const KT *in, ulong off, ulong n, ulong chunk
                     continue;
                 }
                 uint s = atomic_inc(&acc[AC_FILL(w)]);
-                if (s < rcnt[w]) { /* always, unless the data changed */
+                if (s < rcnt[w]) /* always, unless the data changed */
                     ck[rarg[w] + s] = x[e];
-                    if (idx)
-                        ci[rarg[w] + s] = i + e * step;
-                }
                 break;
             }
         }

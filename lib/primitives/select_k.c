@@ -134,7 +134,7 @@ static gpgpu_status run_init(gpgpu_context *ctx, gpgpu_type t, cl_mem in, size_t
 
 /* One of the two reads (select_read). */
 static gpgpu_status read_data(gpgpu_context *ctx, sel_run *r, cl_uint read, const kt_arg *nan_lo,
-                              const kt_arg *nan_hi, cl_uint idx)
+                              const kt_arg *nan_hi)
 {
     const int is64 = r->ks == 8;
     kt_arg m0 = kt(is64, r->m0), m1 = kt(is64, r->m1);
@@ -142,16 +142,15 @@ static gpgpu_status read_data(gpgpu_context *ctx, sel_run *r, cl_uint read, cons
                       GPGPU__ARG(r->in), GPGPU__ARG(r->off), GPGPU__ARG(r->n),
                       GPGPU__ARG(r->chunk), KT_ARG(m0), KT_ARG(m1), KT_ARG(*nan_lo),
                       KT_ARG(*nan_hi), GPGPU__ARG(read), GPGPU__ARG(r->fs), GPGPU__ARG(r->acc),
-                      GPGPU__ARG(r->cand), GPGPU__ARG(r->cand_i), GPGPU__ARG(idx), GPGPU__END);
+                      GPGPU__ARG(r->cand), GPGPU__END);
 }
 
-/* The two reads for ranks[0 .. nr) (ascending), their keys into r->state
-   unless they open the gate. ties (top_k, one rank): the candidates are
-   every key up to the rank's bin, with their indices, and the state also
-   gets the last index to take among the ties of the k-th key. */
+/* Quantiles' two reads for ranks[0 .. nr) (ascending), their keys into
+   r->state unless they open the gate. */
 static gpgpu_status run_fast(gpgpu_context *ctx, sel_run *r, const cl_ulong16 *rk, cl_uint nr,
-                             cl_uint ties, const kt_arg *nan_lo, const kt_arg *nan_hi)
+                             const kt_arg *nan_lo, const kt_arg *nan_hi)
 {
+    const cl_uint ties = 0;
     const int is64 = r->ks == 8;
     kt_arg m0 = kt(is64, r->m0), m1 = kt(is64, r->m1);
     size_t l = r->local;
@@ -159,11 +158,11 @@ static gpgpu_status run_fast(gpgpu_context *ctx, sel_run *r, const cl_ulong16 *r
                           GPGPU__ARG(r->off), GPGPU__ARG(r->n), KT_ARG(m0), KT_ARG(m1),
                           GPGPU__ARG(*rk), GPGPU__ARG(nr), GPGPU__ARG(r->fs),
                           GPGPU__ARG(r->acc), GPGPU__END));
-    GPGPU__TRY(read_data(ctx, r, 0, nan_lo, nan_hi, 0));
+    GPGPU__TRY(read_data(ctx, r, 0, nan_lo, nan_hi));
     GPGPU__TRY(gpgpu__run(ctx, r->prog, "select_find", l, l, GPGPU__ARG(*rk), GPGPU__ARG(nr),
-                          GPGPU__ARG(ties), GPGPU__ARG(r->cap), GPGPU__ARG(r->fs),
-                          GPGPU__ARG(r->acc), GPGPU__ARG(r->state), GPGPU__END));
-    GPGPU__TRY(read_data(ctx, r, 1, nan_lo, nan_hi, ties));
+                          GPGPU__ARG(r->cap), GPGPU__ARG(r->fs), GPGPU__ARG(r->acc),
+                          GPGPU__ARG(r->state), GPGPU__END));
+    GPGPU__TRY(read_data(ctx, r, 1, nan_lo, nan_hi));
     return gpgpu__run(ctx, r->prog, "select_finish", nr * l, l, GPGPU__ARG(r->fs),
                       GPGPU__ARG(r->cand), GPGPU__ARG(r->cand_i), KT_ARG(m0), KT_ARG(m1),
                       GPGPU__ARG(ties), GPGPU__ARG(r->n), GPGPU__ARG(r->state), GPGPU__END);
@@ -232,7 +231,7 @@ static gpgpu_status run_passes(gpgpu_context *ctx, sel_run *r, const size_t *ran
     if (r->fast && ties)
         GPGPU__TRY(run_fast_topk(ctx, r, ranks[0] + 1));
     else if (r->fast)
-        GPGPU__TRY(run_fast(ctx, r, &rk, nr, ties, &nan_lo, &nan_hi));
+        GPGPU__TRY(run_fast(ctx, r, &rk, nr, &nan_lo, &nan_hi));
     for (unsigned pass = 0; pass < bits / RADIX_BITS; pass++) {
         cl_uint shift = bits - RADIX_BITS * (pass + 1);
         cl_uint first = pass == 0, last_ties = ties && shift == 0;
