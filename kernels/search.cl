@@ -24,6 +24,13 @@ typedef uint K;
 #endif
 #define K_TOP ((K)1 << (KEY_BITS - 1))
 
+#ifndef SEARCH_TREE
+#define SEARCH_TREE 0 /* GPUs: levels of search_sorted's tree in __local memory */
+#endif
+#ifndef GATHER_LOADS
+#define GATHER_LOADS 1 /* GPUs: gather's reads in flight per item */
+#endif
+
 #if CHUNKED
 #define FOR_MINE(j, count, chunk)                                                 \
     for (ulong j = get_global_id(0) * (chunk), j##_end = min(j + (chunk), (count)); \
@@ -118,10 +125,40 @@ __kernel void search_sorted(__global const K *sorted, ulong sorted_off, ulong n,
             pos[j + q] = r[q];
     }
 #else
+    /* The first levels of every search probe the same few elements: the
+       group keeps them in __local memory as a tree (node t's children 2t
+       and 2t + 1), built once for its needles. A warp's probes of a level
+       then cost a few bank cycles where 32 scattered global loads cost an
+       L1 transaction each, the bound of a search on a GPU. */
+    __local K tree[1 << SEARCH_TREE];
+    uint levels = 0;
+    ulong rest = n; /* len after the tree's levels */
+    while (levels < SEARCH_TREE && rest > 1) {
+        rest -= rest >> 1;
+        levels++;
+    }
+    for (uint t = get_local_id(0) + 1; t < (1u << levels); t += get_local_size(0)) {
+        const uint d = 31 - clz(t), path = t - (1u << d);
+        ulong base = 0, len = n;
+        for (uint i = 0; i < d; i++) {
+            const ulong step = len >> 1;
+            base += ((path >> (d - 1 - i)) & 1) ? step : 0;
+            len -= step;
+        }
+        tree[t] = order_key(sorted[base + (len >> 1)], m0, m1);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
     for (ulong j = get_global_id(0); j < m; j += get_global_size(0)) {
         const K x = order_key(needles[j], m0, m1);
-        ulong base = 0;
-        for (ulong len = n; len > 1;) {
+        ulong base = 0, len = n;
+        for (uint d = 0, t = 1; d < levels; d++) {
+            const ulong step = len >> 1;
+            const uint c = BEFORE(tree[t], x, right);
+            base += c ? step : 0;
+            t = 2 * t + c;
+            len -= step;
+        }
+        for (; len > 1;) {
             const ulong step = len >> 1;
             K v = order_key(sorted[base + step], m0, m1);
             base = BEFORE(v, x, right) ? base + step : base;
@@ -133,18 +170,37 @@ __kernel void search_sorted(__global const K *sorted, ulong sorted_off, ulong n,
 }
 
 /* out[j] = in[idx[j]]; an index past n_in leaves out[j] as it was (the
-   host and array calls check the indices first: gather_check). */
+   host and array calls check the indices first: gather_check). GPUs: each
+   item has GATHER_LOADS of its scattered reads in flight at once. */
 __kernel void gather(__global const K *in, ulong in_off, ulong n_in, __global const ulong *idx,
                      ulong idx_off, ulong n, __global K *out, ulong out_off, ulong chunk)
 {
     in += in_off;
     idx += idx_off;
     out += out_off;
+#if CHUNKED
     FOR_MINE(j, n, chunk) {
         ulong i = idx[j];
         if (i < n_in)
             out[j] = in[i];
     }
+#else
+    const ulong g = get_global_size(0);
+    for (ulong j = get_global_id(0); j < n; j += GATHER_LOADS * g) {
+        ulong i[GATHER_LOADS];
+        K v[GATHER_LOADS];
+#pragma unroll
+        for (uint q = 0; q < GATHER_LOADS; q++)
+            i[q] = j + q * g < n ? idx[j + q * g] : n_in;
+#pragma unroll
+        for (uint q = 0; q < GATHER_LOADS; q++)
+            v[q] = i[q] < n_in ? in[i[q]] : 0;
+#pragma unroll
+        for (uint q = 0; q < GATHER_LOADS; q++)
+            if (i[q] < n_in)
+                out[j + q * g] = v[q];
+    }
+#endif
 }
 
 /* bad[group] = the first j of the group's with idx[j] >= n_in, or

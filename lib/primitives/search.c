@@ -59,8 +59,11 @@ static layout layout_for(const gpgpu_context *ctx, size_t count, size_t max_grou
 /* The program of kernels/search.cl for elements of bytes (4 or 8). */
 static gpgpu_status search_program(gpgpu_context *ctx, size_t bytes, gpgpu__program **prog)
 {
-    char opts[32];
-    snprintf(opts, sizeof opts, "-D KEY_BITS=%zu", bytes * 8);
+    char opts[96];
+    /* the tree: 16 KiB of __local memory at most (4096 u32 or 2048 u64) */
+    int tree = ctx->tune.search_tree - (bytes == 8 && ctx->tune.search_tree == 12);
+    snprintf(opts, sizeof opts, "-D KEY_BITS=%zu -D SEARCH_TREE=%d -D GATHER_LOADS=%d",
+             bytes * 8, ctx->tune.chunked ? 0 : tree, ctx->tune.gather_loads);
     return gpgpu__program_get(ctx, "search", NULL, opts, prog);
 }
 
@@ -100,7 +103,9 @@ static gpgpu_status search_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem sort
     }
     GPGPU__TRY(search_program(ctx, gpgpu__type(t)->size, &prog));
     masks_for(t, &k);
-    layout l = layout_for(ctx, m, 65536);
+    /* with a tree, fewer groups that each search more needles build it
+       fewer times */
+    layout l = layout_for(ctx, m, ctx->tune.search_tree ? 4 * ctx->tune.groups : 65536);
     cl_ulong so = sorted_off, nn = n, no = needles_off, mm = m, po = pos_off;
     cl_uint right = side == GPGPU_SEARCH_RIGHT;
     return gpgpu__run(ctx, prog, "search_sorted", l.global, l.local, GPGPU__ARG(sorted),
