@@ -164,7 +164,6 @@ typedef struct {
                            or more read them twice after a sample (0: never) */
     int search_tree;    /* coalesced layout: levels of search_sorted's tree in
                            __local memory (0: none) */
-    int gather_loads;   /* coalesced layout: gather's reads in flight per item */
     int segsort_host;   /* host-memory segmented sorts on the host's threads */
     int hist_local;     /* 1: privatised __local bins with local atomics */
     int edges_check;    /* histogram_edges on CPUs: 1 the kernels check the

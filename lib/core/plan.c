@@ -12,8 +12,6 @@
      many elements or more read them after a sample, top_k once and
      quantiles twice; 0: never), GPGPU_SEARCH_TREE (coalesced layout:
      levels of search_sorted's tree in __local memory; 0: none),
-     GPGPU_GATHER_LOADS (coalesced layout: gather's reads in flight per
-     work item),
      GPGPU_SEGSORT=host|device, GPGPU_HIST=local|private, GPGPU_PTX=0|1,
      GPGPU_EDGES_CHECK=0|1 (histogram_edges' CPU kernels check the host's
      lookup table; default: only where the device may flush subnormals),
@@ -124,10 +122,9 @@ void gpgpu__plan_init(gpgpu_context *ctx)
     t->select_warps = 1; /* only NVIDIA's kernels (NV_PTX) look at it */
     /* below this a sample of 4096 keys stands for too few of them */
     t->select_sample = (size_t)1 << 15;
-    /* the coalesced layout's search_sorted and gather (whatever the
-       device: PoCL runs them too when that layout is forced) */
+    /* the coalesced layout's search_sorted (whatever the device: PoCL
+       runs it too when that layout is forced) */
     t->search_tree = 12;
-    t->gather_loads = 4;
     if (cpu) {
         /* PoCL runs a group as a loop over its items: a few items, each
            streaming its own chunk, and a few groups per core to balance. */
@@ -329,9 +326,6 @@ void gpgpu__plan_init(gpgpu_context *ctx)
         if (t->search_tree > 12)
             t->search_tree = 12;
     }
-    t->gather_loads = (int)env_size("GPGPU_GATHER_LOADS", (size_t)t->gather_loads);
-    if (t->gather_loads > 16)
-        t->gather_loads = 16;
     t->nv_ptx = t->nv_ptx && env_flag("GPGPU_PTX", 1);
     t->edges_check = env_flag("GPGPU_EDGES_CHECK", -1);
     t->zero_copy = env_flag("GPGPU_ZERO_COPY", t->zero_copy);

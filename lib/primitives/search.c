@@ -62,8 +62,8 @@ static gpgpu_status search_program(gpgpu_context *ctx, size_t bytes, gpgpu__prog
     char opts[96];
     /* the tree: 16 KiB of __local memory at most (4096 u32 or 2048 u64) */
     int tree = ctx->tune.search_tree - (bytes == 8 && ctx->tune.search_tree == 12);
-    snprintf(opts, sizeof opts, "-D KEY_BITS=%zu -D SEARCH_TREE=%d -D GATHER_LOADS=%d",
-             bytes * 8, ctx->tune.chunked ? 0 : tree, ctx->tune.gather_loads);
+    snprintf(opts, sizeof opts, "-D KEY_BITS=%zu -D SEARCH_TREE=%d", bytes * 8,
+             ctx->tune.chunked ? 0 : tree);
     return gpgpu__program_get(ctx, "search", NULL, opts, prog);
 }
 
