@@ -577,6 +577,10 @@ inline ulong sort_lookback(__global ulong *st, uint t, uint v)
     return excl;
 }
 
+#ifndef VALS_IOTA
+#define VALS_IOTA 0         /* sort_tile_scatter: the caller's values[i] == i */
+#endif
+
 #ifndef SORT_BY_GROUP
 #define SORT_BY_GROUP 0     /* sort_tile_scatter: tiles by group id, else by ticket */
 #endif
@@ -736,13 +740,16 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
         }
     }
 #if VAL_BYTES
-    /* The values the same way, through the same __local array. */
+    /* The values the same way, through the same __local array. VALS_IOTA
+       (argsort): the caller's values are their own positions, so the pass
+       that reads them computes them instead. */
     barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
     for (uint i = 0; i < TILE_ITEMS; i++) {
         uint p = first + i * 32;
         if (valid == TILE || p < valid)
-            lv[lc[w * RADIX + (rank[i] >> 16)] + (rank[i] & 0xffff)] = sv[p];
+            lv[lc[w * RADIX + (rank[i] >> 16)] + (rank[i] & 0xffff)] =
+                VALS_IOTA && (route & 3) == 0 ? (VT)(base + p) : sv[p];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll

@@ -175,7 +175,7 @@ static gpgpu_status argsort_scratch(gpgpu_context *ctx, gpgpu_type t, cl_mem kc,
     cl_ulong nn = n, doff = dst_off;
     GPGPU__TRY(gpgpu__run(ctx, prog, "argsort_iota", l.global, l.local, GPGPU__ARG(ic),
                           GPGPU__ARG(nn), GPGPU__ARG(l.chunk), GPGPU__END));
-    GPGPU__TRY(gpgpu__sort_enqueue(ctx, t, kc, ic, ib, n, flags));
+    GPGPU__TRY(gpgpu__sort_iota_enqueue(ctx, t, kc, ic, ib, n, flags));
     if (ib == 8)
         return gpgpu__copy(ctx, ic, 0, dst, dst_off * 8, n * 8);
     return gpgpu__run(ctx, prog, "argsort_widen", l.global, l.local, GPGPU__ARG(ic),

@@ -28,6 +28,7 @@ typedef struct {
     cl_mem keys, vals;
     size_t koff, voff, value_size, n;
     unsigned flags;
+    int iota; /* values[i] == i: the tiled layout's first pass computes them */
 } sort_job;
 
 typedef gpgpu__key_masks sort_masks;
@@ -196,9 +197,9 @@ static gpgpu_status sort_enqueue(gpgpu_context *ctx, const sort_job *j)
     size_t items = chunked ? 1 : tile_items(ctx, r.ks, r.vs);
     snprintf(opts, sizeof opts,
              "-D KEY_BITS=%zu -D VAL_BYTES=%zu -D RADIX_BITS=%d -D TILE_WG=%d -D TILE_ITEMS=%zu"
-             " -D SORT_MATCH=%d -D SORT_BY_GROUP=%d",
+             " -D SORT_MATCH=%d -D SORT_BY_GROUP=%d%s",
              r.ks * 8, r.vs, SORT_RADIX_BITS, TILE_WG, items, ctx->tune.sort_match,
-             !chunked && ctx->tune.tiles_by_group);
+             !chunked && ctx->tune.tiles_by_group, j->iota && !chunked ? " -D VALS_IOTA=1" : "");
     GPGPU__TRY(gpgpu__program_get(ctx, "sort", NULL, opts, &r.prog));
     if (chunked) { /* A and B as the halves of one buffer */
         GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_KEYS, 2 * j->n * r.ks, &r.ak));
@@ -230,7 +231,14 @@ gpgpu_status gpgpu__sort_range_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem 
                                        size_t key_offset, cl_mem values, size_t value_offset,
                                        size_t value_size, size_t n, unsigned flags)
 {
-    sort_job j = { t, keys, values, key_offset, value_offset, value_size, n, flags };
+    sort_job j = { t, keys, values, key_offset, value_offset, value_size, n, flags, 0 };
+    return n < 2 ? GPGPU_SUCCESS : sort_enqueue(ctx, &j);
+}
+
+gpgpu_status gpgpu__sort_iota_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem keys,
+                                      cl_mem values, size_t value_size, size_t n, unsigned flags)
+{
+    sort_job j = { t, keys, values, 0, 0, value_size, n, flags, 1 };
     return n < 2 ? GPGPU_SUCCESS : sort_enqueue(ctx, &j);
 }
 
@@ -319,7 +327,7 @@ gpgpu_status gpgpu_sort_buffer(gpgpu_context *ctx, gpgpu_type t, cl_mem keys, si
 {
     if (done) /* on any failure the caller has no event to release */
         *done = NULL;
-    sort_job j = { t, keys, NULL, offset, 0, 0, n, flags };
+    sort_job j = { t, keys, NULL, offset, 0, 0, n, flags, 0 };
     return sort_buffer(ctx, __func__, &j, num_wait, wait, done);
 }
 
@@ -333,7 +341,7 @@ gpgpu_status gpgpu_sort_pairs_buffer(gpgpu_context *ctx, gpgpu_type key_type, cl
     GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
     GPGPU__REQUIRE(ctx, value_size == 4 || value_size == 8, __func__,
                    "value_size is %zu; need 4 or 8", value_size);
-    sort_job j = { key_type, keys, values, key_offset, value_offset, value_size, n, flags };
+    sort_job j = { key_type, keys, values, key_offset, value_offset, value_size, n, flags, 0 };
     return sort_buffer(ctx, __func__, &j, num_wait, wait, done);
 }
 
@@ -417,7 +425,7 @@ static gpgpu_status sort_host_call(gpgpu_context *ctx, gpgpu_type t, void *keys,
         return gpgpu__host_sort(t, keys, values, value_size, n, flags) == GPGPU_SUCCESS
                    ? GPGPU_SUCCESS
                    : gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "sort: no host memory");
-    sort_job j = { t, NULL, NULL, 0, 0, value_size, n, flags };
+    sort_job j = { t, NULL, NULL, 0, 0, value_size, n, flags, 0 };
     size_t ks = gpgpu__type(t)->size;
     gpgpu__lock(ctx);
     gpgpu__begin(ctx, 0, NULL, NULL);
