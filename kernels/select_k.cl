@@ -785,32 +785,24 @@ __kernel void select_read(__global const KT *in, ulong off, ulong n, ulong chunk
     barrier(CLK_LOCAL_MEM_FENCE);
     sel_part(n, chunk, &lo, &hi, &step);
     in += off;
-    /* Windows outside, keys inside: each window's bounds are loaded once
-       for the SEL_LOADS keys in registers, not once a key (the keys'
-       atomics on __local memory kept the compiler from sharing those
-       loads). Windows and ranges are disjoint: a key counts in one. */
     for (ulong i = lo; i < hi; i += SEL_LOADS * step) {
-        KT x[SEL_LOADS], u[SEL_LOADS];
+        KT x[SEL_LOADS];
 #pragma unroll
         for (uint e = 0; e < SEL_LOADS; e++)
             x[e] = i + e * step < hi ? in[i + e * step] : 0;
 #pragma unroll
         for (uint e = 0; e < SEL_LOADS; e++) {
-            u[e] = sort_xf(x[e], m0, m1);
-            nans += !read && i + e * step < hi && (u[e] < nan_lo || u[e] > nan_hi);
-        }
-#pragma unroll
-        for (uint w = 0; w < SEL_SLOTS; w++) {
-            if (w >= nr)
+            KT u = sort_xf(x[e], m0, m1);
+            if (i + e * step >= hi)
                 break;
-            const KT wlo = rlo[w], wspan = rspan[w];
+            nans += !read && (u < nan_lo || u > nan_hi);
 #pragma unroll
-            for (uint e = 0; e < SEL_LOADS; e++) {
-                if (i + e * step >= hi)
+            for (uint w = 0; w < SEL_SLOTS; w++) {
+                KT d = u - rlo[w];
+                if (w >= nr)
                     break;
-                KT d = u[e] - wlo;
-                below[w] += u[e] < wlo;
-                if (d > wspan)
+                below[w] += u < rlo[w];
+                if (d > rspan[w])
                     continue;
                 if (!read) {
                     atomic_inc(&lh[w * nb + (uint)(d >> rarg[w])]);
@@ -819,6 +811,7 @@ __kernel void select_read(__global const KT *in, ulong off, ulong n, ulong chunk
                 uint s = atomic_inc(&acc[AC_FILL(w)]);
                 if (s < rcnt[w]) /* always, unless the data changed */
                     ck[rarg[w] + s] = x[e];
+                break;
             }
         }
     }
