@@ -754,7 +754,9 @@ __kernel void select_find(ulong16 ranks, uint nr, ulong cap, __global ulong *fs,
    counts below and the loads in flight: with the bounds in registers
    too, an H200 took 1.645 and 1.082 ms for the reads of 5 quantiles of
    2^28 f32 (1.306 and 0.944 from __local memory) and 1.665 ms for the
-   median (1.363), fewer groups fitting a multiprocessor. */
+   median (1.363), fewer groups fitting a multiprocessor; with the loops
+   turned (each window's bounds loaded once for the SEL_LOADS keys) 1.700
+   and 1.420 (median 1.560). */
 __kernel void select_read(__global const KT *in, ulong off, ulong n, ulong chunk, KT m0, KT m1,
                           KT nan_lo, KT nan_hi, uint read, __global const ulong *fs,
                           __global uint *acc, __global KT *ck)
