@@ -280,6 +280,21 @@ static gpgpu_status cells_host_api(gpgpu_context *ctx, const cells_spec *c, cons
     return gpgpu__read(ctx, out, 0, bytes, bins);
 }
 
+/* What a call of n samples weighs against the plan's histogram threshold,
+   as histogram.c's hist_weight: with private bins (the CPU plan) the
+   kernels' merge of every work item's copy of more than 1024 cells costs
+   more than the samples, and the host's threads won 2-D counts at every
+   size (PoCL, 2 cores, 2026-11-26, 256 x 256 cells, ratio to the serial
+   loop, host's code / kernels: 1.00-1.04 / 0.10-0.13 at 2^10, 1.00-1.07 /
+   0.50-0.51 at 2^16, 0.78-1.11 / 0.63-1.30 at 2^20, 1.43-1.73 /
+   0.64-0.73 at 2^24; gpgpu-bench --api host --op histogram2d --sizes
+   10,16,20,24, GPGPU_HOST_BELOW=histogram=all | =0): weight 0, always the
+   host's unless GPGPU_HOST_BELOW=histogram=0. */
+static size_t cells_weight(const gpgpu_context *ctx, const cells_spec *c, size_t n)
+{
+    return !ctx->tune.hist_local && c->ncells > 1024 ? 0 : n;
+}
+
 /* The host-memory calls after their argument checks. */
 static gpgpu_status cells_host_call(gpgpu_context *ctx, const char *func, const cells_spec *c,
                                     const void *x, const void *y, const void *w, size_t n,
@@ -294,7 +309,7 @@ static gpgpu_status cells_host_call(gpgpu_context *ctx, const char *func, const 
     /* F32 weights on a device without fp64: the host's threads sum them;
        calls below the plan's histogram threshold: the host's own code */
     if (n == 0 || c->empty || ctx->host || gpgpu__small_on_host(ctx, n) ||
-        gpgpu__host_below(ctx, GPGPU__HB_HISTOGRAM, n) ||
+        gpgpu__host_below(ctx, GPGPU__HB_HISTOGRAM, cells_weight(ctx, c, n)) ||
         (c->wt >= 0 && !ctx->fp64)) {
         gpgpu__host_histogram_cells(c->t, x, y, c->wt, w, n, &c->px,
                                     c->two_d ? &c->py : NULL, bins);
