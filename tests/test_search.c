@@ -248,6 +248,14 @@ TU_TEST(gather_rejects_an_index_out_of_range_and_leaves_out)
         ck_assert_msg(strstr(gpgpu_last_error(tu_ctx), "indices[69996]") != NULL, "%s",
                       gpgpu_last_error(tu_ctx));
         ck_assert(memcmp(out, out0, n * vs) == 0);
+        /* bad ones in two parts of the host's check: the first named */
+        idx[40000] = n_in + 7;
+        ck_assert_int_eq(gpgpu_gather(tu_ctx, vs, in, n_in, idx, n, out),
+                         GPGPU_ERROR_INVALID_ARGUMENT);
+        ck_assert_msg(strstr(gpgpu_last_error(tu_ctx), "indices[40000]") != NULL, "%s",
+                      gpgpu_last_error(tu_ctx));
+        ck_assert(memcmp(out, out0, n * vs) == 0);
+        idx[40000] = 0;
         /* small n (the host path on discrete devices) and n_in == 0 */
         ck_assert_int_eq(gpgpu_gather(tu_ctx, vs, in, n_in, idx + n - 5, 5, out),
                          GPGPU_ERROR_INVALID_ARGUMENT);

@@ -56,7 +56,7 @@ static int env_flag(const char *name, int dflt)
 static const char *const host_prim_names[GPGPU__HB_COUNT] = {
     "reduce", "reduce-f", "scan", "sort", "histogram", "edges", "sum-exact",
     "segmented", "seg-scan", "index", "by-key", "scan-by-key", "runs", "segsort",
-    "top-k", "quantiles", "sum-f"};
+    "top-k", "quantiles", "sum-f", "gather"};
 
 /* A threshold of GPGPU_HOST_BELOW at v: digits, or "all" (SIZE_MAX); *end
    after it; 0 if there is neither (*end = v). */
@@ -202,7 +202,8 @@ void gpgpu__plan_init(gpgpu_context *ctx)
         t->host_below[GPGPU__HB_REDUCE] = t->host_below[GPGPU__HB_SCAN] =
             t->host_below[GPGPU__HB_SORT] = t->host_below[GPGPU__HB_HISTOGRAM] =
                 t->host_below[GPGPU__HB_SEGSORT] = t->host_below[GPGPU__HB_TOP_K] =
-                    t->host_below[GPGPU__HB_QUANTILES] = t->small_host + 1;
+                    t->host_below[GPGPU__HB_QUANTILES] = t->host_below[GPGPU__HB_GATHER] =
+                        t->small_host + 1;
     }
     if (cpu) {
         /* CPU devices (PoCL): the crossovers measured on 2 shared cores
@@ -260,6 +261,14 @@ void gpgpu__plan_init(gpgpu_context *ctx)
            --api host --op histogram_edges, GPGPU_HOST_BELOW=edges=0 |
            =all, two runs each) */
         b[GPGPU__HB_EDGES] = SIZE_MAX;
+        /* gather: the host's threads read the caller's arrays as the
+           kernels would, without the launches (2026-11-26, load 3.5-4,
+           u32, ratio to the serial loop, host's code / kernels, three runs:
+           0.80-0.81 / 0.01 at 2^10, 0.70-0.75 / 0.46-0.66 at 2^16,
+           0.43-1.13 / 0.89-1.19 at 2^20, 0.81-0.98 / 0.77-1.14 at 2^24;
+           gpgpu-bench --api host --op gather --sizes 10,16,20,24,
+           GPGPU_HOST_BELOW=gather=all | =0) */
+        b[GPGPU__HB_GATHER] = SIZE_MAX;
         b[GPGPU__HB_SUM_EXACT] = (size_t)1 << 15;
         b[GPGPU__HB_SEGMENTED] = (size_t)1 << 17;
         b[GPGPU__HB_SEG_SCAN] = SIZE_MAX;

@@ -89,12 +89,38 @@ void gpgpu__host_search_sorted(gpgpu_type t, const void *sorted, size_t n, const
 
 /* ---- gather ----------------------------------------------------------------- */
 
+typedef struct {
+    const uint64_t *indices;
+    size_t n, n_in;
+    size_t *bad; /* per part: its first bad position, or SIZE_MAX */
+} check_job;
+
+static void check_part(void *arg, size_t part)
+{
+    const check_job *j = arg;
+    size_t first = part * PART, end = first + PART < j->n ? first + PART : j->n;
+    size_t bad = SIZE_MAX;
+    for (size_t i = first; i < end; i++) /* no early exit: the loop vectorises */
+        bad = j->indices[i] >= j->n_in && bad == SIZE_MAX ? i : bad;
+    j->bad[part] = bad;
+}
+
 size_t gpgpu__host_gather_check(const uint64_t *indices, size_t n, size_t n_in)
 {
-    for (size_t i = 0; i < n; i++)
-        if (indices[i] >= n_in)
-            return i;
-    return SIZE_MAX;
+    size_t parts = parts_of(n), *bad = parts > 1 ? malloc(parts * sizeof *bad) : NULL;
+    if (!bad) { /* one part, or no memory: this thread */
+        for (size_t i = 0; i < n; i++)
+            if (indices[i] >= n_in)
+                return i;
+        return SIZE_MAX;
+    }
+    check_job j = {indices, n, n_in, bad};
+    gpgpu__parallel(parts, check_part, &j);
+    size_t first = SIZE_MAX;
+    for (size_t p = 0; p < parts && first == SIZE_MAX; p++)
+        first = bad[p];
+    free(bad);
+    return first;
 }
 
 typedef struct {

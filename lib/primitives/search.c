@@ -452,7 +452,8 @@ gpgpu_status gpgpu_gather(gpgpu_context *ctx, size_t value_size, const void *in,
     GPGPU__TRY(need_int64(ctx, __func__));
     if (n == 0)
         return GPGPU_SUCCESS;
-    if (ctx->host || n_in == 0 || gpgpu__small_on_host(ctx, n)) {
+    if (ctx->host || n_in == 0 || gpgpu__small_on_host(ctx, n) ||
+        gpgpu__host_below(ctx, GPGPU__HB_GATHER, n)) {
         size_t bad = gpgpu__host_gather_check(indices, n, n_in);
         if (bad != SIZE_MAX)
             return index_error(ctx, __func__, bad, indices[bad], n_in);
