@@ -13,17 +13,9 @@
 set -u
 o=${OUT:-.}
 big=$((1 << ${N_LG:-28}))
-(date -u; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
- gpgpu-info 2>&1 | head -30) > "$o/device.txt"
-(
-    cd .gpu/tests || exit 1
-    export top_builddir="$PWD" GPGPU_TEST_DEVICES=default
-    mkdir -p tests/.cache
-    for t in test_search test_sort test_select_k; do
-        timeout 300 ./$t >> "$o/tests.txt" 2>&1
-        echo "$t rc=$?" >> "$o/tests.txt"
-    done
-)
+. bench/probe-lib.sh
+probe_device "$o/device.txt"
+probe_tests "$o/tests.txt" test_search test_sort test_select_k
 b() { timeout 120 gpgpu-bench --json --repeat 5 "$@" >> "$o/ours.jsonl" 2>> "$o/err.txt"; }
 for t in u32 u64 f64; do
     for tree in 0 8 12; do

@@ -10,14 +10,12 @@
 set -u
 o=${OUT:-.}
 big=$((1 << ${N_LG:-28}))
-(date -u; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
- gpgpu-info 2>&1 | head -30) > "$o/device.txt"
+. bench/probe-lib.sh
+probe_device "$o/device.txt"
+probe_tests "$o/tests.txt" test_select_k
 (
     cd .gpu/tests || exit 1
-    export top_builddir="$PWD" GPGPU_TEST_DEVICES=default
-    mkdir -p tests/.cache
-    timeout 300 ./test_select_k > "$o/tests.txt" 2>&1
-    echo "rc=$?" >> "$o/tests.txt"
+    export top_builddir="$PWD"
     n=$(GPGPU_CACHE=0 GPGPU_FAULT_COUNT=1 ./test_faults child top_k 0:0 2>&1 |
         sed -n 's/.* \([0-9][0-9]*\) fault-injection points.*/\1/p' | tail -1)
     bad=0
