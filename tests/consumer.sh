@@ -5,8 +5,10 @@
 # pkg_check_modules(... IMPORTED_TARGET gpgpu), as the README shows.
 set -e
 top_builddir=${top_builddir:-.}
-root="$top_builddir/tests/.cache/consumer/root"
-rm -rf "$top_builddir/tests/.cache/consumer"
+scratch="$top_builddir/tests/.cache/consumer"
+root="$scratch/root"
+# What an earlier run left; the caches run-test.sh set up there stay.
+rm -rf "$root" "$scratch/prog" "$scratch/prog.c" "$scratch/cmake"
 mkdir -p "$root"
 ${MAKE:-make} -s -C "$top_builddir" install DESTDIR="$(cd "$root" && pwd)" >/dev/null
 root=$(cd "$root" && pwd)

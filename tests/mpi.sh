@@ -2,13 +2,19 @@
 # Runs tests/test_mpi under mpirun with 1, 2, 3 and 4 ranks (oversubscribed:
 # CI has 2 cores), then with a fault injected into one rank's library.
 # Each rank gets its own PoCL and gpgpu caches (PoCL's is not safe against
-# several processes updating it at once); after the 1-rank run, rank 0's
-# caches seed the others', so each kernel compiles cold only once.
+# several processes updating it at once). Rank 0's PoCL cache starts from
+# what the other tests compiled (tests/pocl-cache.sh); after the 1-rank run
+# it shares what it compiled with them, and seeds the other ranks' caches
+# (with whatever the other tests added meanwhile), as rank 0's gpgpu cache
+# seeds theirs: each kernel compiles cold only once. What the ranks compile
+# later is shared at the end.
 set -u
 builddir=${top_builddir:-.}
 prog="$builddir/tests/test_mpi"
 cache=${POCL_CACHE_DIR:-$builddir/tests/.cache/mpi/pocl}
 gcache=${GPGPU_CACHE_DIR:-$builddir/tests/.cache/mpi/gpgpu}
+pocl_cache_sh="${top_srcdir:-$(dirname "$0")/..}/tests/pocl-cache.sh"
+pocl_cache() { ${SHELL:-/bin/sh} "$pocl_cache_sh" "$@"; }
 
 # CI runs as root; containers often forbid the cross-process memory copy
 # that Open MPI's shared-memory transport tries first.
@@ -63,6 +69,7 @@ run() {
 }
 
 status=0
+seeded0=$(pocl_cache seed "$cache/rank0")
 for np in 1 2 3 4; do
     # From 3 ranks on, the sort's partition and reads run on 3 threads.
     # At 2, the sorts of host arrays take the device path too, which they
@@ -84,8 +91,13 @@ for np in 1 2 3 4; do
         run "$np" || status=1
     fi
     if [ "$np" = 1 ]; then
+        # shellcheck disable=SC2086
+        pocl_cache publish "$cache/rank0" $seeded0
+        seeded0=$(pocl_cache seed "$cache/rank0")
+        seeded1=$(pocl_cache seed "$cache/rank1")
+        seeded2=$(pocl_cache seed "$cache/rank2")
+        seeded3=$(pocl_cache seed "$cache/rank3")
         for r in 1 2 3; do
-            [ -d "$cache/rank$r" ] || cp -R "$cache/rank0" "$cache/rank$r"
             [ -d "$gcache/rank$r" ] || cp -R "$gcache/rank0" "$gcache/rank$r"
         done
     fi
@@ -102,4 +114,11 @@ for at in 7 40; do
     echo "== mpirun -np 3 tests/test_mpi faults, device path, rank 1 failing at point $at"
     GPGPU_MPI_SORT=device FAULT_RANK1=$at run 3 faults || status=1
 done
+# shellcheck disable=SC2086
+{
+    pocl_cache publish "$cache/rank0" $seeded0
+    pocl_cache publish "$cache/rank1" $seeded1
+    pocl_cache publish "$cache/rank2" $seeded2
+    pocl_cache publish "$cache/rank3" $seeded3
+}
 exit $status

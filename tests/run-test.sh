@@ -1,7 +1,10 @@
 #!/bin/sh
 # Runs one test program with its own PoCL and gpgpu caches: PoCL's kernel
 # cache is not safe against several processes updating it at once, and the
-# gpgpu disk cache is part of what the tests check.
+# gpgpu disk cache is part of what the tests check. The PoCL cache starts
+# as a copy of what the tests before this one compiled, and what this test
+# compiled is shared with the tests after it (tests/pocl-cache.sh, which
+# says how), so that each kernel compiles once per make check.
 # The caller's environment must not change what the tests see: every
 # GPGPU_* and POCL_* variable is cleared except those that choose what to
 # test (GPGPU_DEVICE, GPGPU_TEST_DEVICES, GPGPU_TEST_SEED, and
@@ -48,7 +51,13 @@ ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:intercept_tls_get_addr=0}"
 LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$srcdir/tests/lsan.supp:print_suppressions=0}"
 UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 export ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS
+# The test's own status is kept whatever the sharing does.
+seeded=$(${SHELL:-/bin/sh} "$srcdir/tests/pocl-cache.sh" seed "$POCL_CACHE_DIR")
 case "$1" in
-*.sh) exec ${SHELL:-/bin/sh} "$@" ;;
-*) exec "$@" ;;
+*.sh) ${SHELL:-/bin/sh} "$@" ;;
+*) "$@" ;;
 esac
+status=$?
+# shellcheck disable=SC2086
+${SHELL:-/bin/sh} "$srcdir/tests/pocl-cache.sh" publish "$POCL_CACHE_DIR" $seeded
+exit $status
