@@ -68,8 +68,15 @@ double bench_time(bench *b, gpgpu_status (*call)(void *arg), void *arg);
 double bench_time_prepared(bench *b, void (*prepare)(void *arg),
                            gpgpu_status (*call)(void *arg), void *arg);
 
+/* Serial baselines stop repeating once their runs have taken this long in
+   all (after the first): a loop of seconds says what it has to say in one
+   or two runs, and a large case stays within a benchmark script's limit
+   and the device machines' time. */
+enum { BASELINE_MS = 3000 };
+
 /* Median wall time in ms of repeat runs of fn(arg), after one untimed run
-   (page faults of fresh outputs are not the loop's): the serial C loops
+   (page faults of fresh outputs are not the loop's), fewer runs once they
+   pass BASELINE_MS (a first run past it is the result): the serial C loops
    that each case reports as serial_ms. */
 double bench_wall_ms(void (*fn)(void *arg), void *arg, int repeat);
 

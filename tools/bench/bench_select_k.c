@@ -14,11 +14,6 @@
 
 #include "bench.h"
 
-/* The serial baselines repeat while their runs take less than this in all
-   (a serial quickselect of 2^28 keys takes seconds): the best of fewer
-   runs, so that a large case stays within a benchmark script's limit. */
-enum { BASELINE_MS = 3000 };
-
 enum { TOPK = 100, MAXQ = 64 };
 
 static double now_ms(void)

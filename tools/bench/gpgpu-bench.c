@@ -65,11 +65,19 @@ void bench_trace(const char *fmt, ...)
     va_end(ap);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
+/* qsort's comparison of two T by <, for times and for sorted inputs (no
+   NaNs there, so < is the sort's order) */
+#define DEFINE_CMP(name, T)                                                \
+    static int name(const void *a, const void *b)                          \
+    {                                                                      \
+        T x = *(const T *)a, y = *(const T *)b;                            \
+        return x < y ? -1 : x > y;                                         \
+    }
+DEFINE_CMP(cmp_double, double)
+DEFINE_CMP(cmp_f32, float)
+DEFINE_CMP(cmp_i32, int32_t)
+DEFINE_CMP(cmp_i64, int64_t)
+DEFINE_CMP(cmp_u64, uint64_t)
 
 double bench_time_prepared(bench *b, void (*prepare)(void *arg),
                            gpgpu_status (*call)(void *arg), void *arg)
@@ -114,11 +122,6 @@ double bench_time(bench *b, gpgpu_status (*call)(void *arg), void *arg)
 {
     return bench_time_prepared(b, NULL, call, arg);
 }
-
-/* A baseline's runs stop once they have taken this long (after the first):
-   a serial loop of seconds says what it has to say in one or two runs, and
-   the device machines are lent by the second. */
-enum { BASELINE_MS = 3000 };
 
 double bench_wall_ms(void (*fn)(void *arg), void *arg, int repeat)
 {
@@ -221,36 +224,6 @@ int bench_check_sum(gpgpu_type t, const void *in, size_t n, int square, double r
     return 0;
 }
 
-static int cmp_f32(const void *a, const void *b)
-{
-    float x = *(const float *)a, y = *(const float *)b;
-    return x < y ? -1 : x > y;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-static int cmp_f64(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static int cmp_i32(const void *a, const void *b)
-{
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 void bench_fill(gpgpu_type t, void *buf, size_t n, uint64_t seed, const char *pattern)
 {
     int narrow = pattern && !strcmp(pattern, "narrow16");
@@ -276,8 +249,8 @@ void bench_fill(gpgpu_type t, void *buf, size_t n, uint64_t seed, const char *pa
                 ((uint32_t *)buf)[i] = (uint32_t)((uint64_t)i * 0xffffffffu / (n ? n : 1));
         else if (t == GPGPU_U64)
             qsort(buf, n, 8, cmp_u64);
-        else if (t == GPGPU_F64) /* no NaNs here: < is the sort's order */
-            qsort(buf, n, 8, cmp_f64);
+        else if (t == GPGPU_F64)
+            qsort(buf, n, 8, cmp_double);
         else if (t == GPGPU_I32)
             qsort(buf, n, 4, cmp_i32);
         else if (t == GPGPU_I64)
