@@ -42,6 +42,13 @@ static size_t env_size(const char *name, size_t dflt)
     return (*end || x == 0) ? dflt : (size_t)x;
 }
 
+/* The same, where "0" is a value (turns the feature off), not unset. */
+static size_t env_size_or_0(const char *name, size_t dflt)
+{
+    const char *v = getenv(name);
+    return v && !strcmp(v, "0") ? 0 : env_size(name, dflt);
+}
+
 /* 0 or 1 from the environment, else dflt. */
 static int env_flag(const char *name, int dflt)
 {
@@ -323,18 +330,10 @@ void gpgpu__plan_init(gpgpu_context *ctx)
     t->sort_bits = (int)env_size("GPGPU_SORT_BITS", (size_t)t->sort_bits);
     t->sort_match = env_flag("GPGPU_SORT_MATCH", t->sort_match);
     t->select_warps = env_flag("GPGPU_SELECT_WARPS", t->select_warps);
-    {   /* "0" turns the two reads off (env_size takes 0 for unset) */
-        const char *v = getenv("GPGPU_SELECT_SAMPLE");
-        t->select_sample = v && !strcmp(v, "0") ? 0
-                                                : env_size("GPGPU_SELECT_SAMPLE", t->select_sample);
-    }
-    {   /* "0": no tree */
-        const char *v = getenv("GPGPU_SEARCH_TREE");
-        t->search_tree = v && !strcmp(v, "0") ? 0
-                                              : (int)env_size("GPGPU_SEARCH_TREE", (size_t)t->search_tree);
-        if (t->search_tree > 12)
-            t->search_tree = 12;
-    }
+    t->select_sample = env_size_or_0("GPGPU_SELECT_SAMPLE", t->select_sample); /* 0: no reads */
+    t->search_tree = (int)env_size_or_0("GPGPU_SEARCH_TREE", (size_t)t->search_tree); /* 0: none */
+    if (t->search_tree > 12)
+        t->search_tree = 12;
     t->nv_ptx = t->nv_ptx && env_flag("GPGPU_PTX", 1);
     t->edges_check = env_flag("GPGPU_EDGES_CHECK", -1);
     t->zero_copy = env_flag("GPGPU_ZERO_COPY", t->zero_copy);
