@@ -56,16 +56,21 @@ static layout layout_for(const gpgpu_context *ctx, size_t count, size_t max_grou
     return l;
 }
 
+/* Levels of search_sorted's tree in __local memory for keys of bytes: the
+   coalesced layout's 32-bit keys only. On an H200, 2^24 u32 needles in
+   2^24 sorted took 1.787 ms with 12 levels (16 KiB), 1.882 with none and
+   2.024 with 8; u64 keys 2.073 with 11 levels and 2.052 with none. */
+static int search_tree(const gpgpu_context *ctx, size_t bytes)
+{
+    return bytes == 4 && !ctx->tune.chunked ? ctx->tune.search_tree : 0;
+}
+
 /* The program of kernels/search.cl for elements of bytes (4 or 8). */
 static gpgpu_status search_program(gpgpu_context *ctx, size_t bytes, gpgpu__program **prog)
 {
-    char opts[96];
-    /* the tree, 32-bit keys only: on an H200, 2^24 u32 needles in 2^24
-       sorted took 1.787 ms with 12 levels (16 KiB), 1.882 with none and
-       2.024 with 8; u64 keys 2.073 with 11 levels and 2.052 with none */
-    int tree = bytes == 4 ? ctx->tune.search_tree : 0;
+    char opts[64];
     snprintf(opts, sizeof opts, "-D KEY_BITS=%zu -D SEARCH_TREE=%d", bytes * 8,
-             ctx->tune.chunked ? 0 : tree);
+             search_tree(ctx, bytes));
     return gpgpu__program_get(ctx, "search", NULL, opts, prog);
 }
 
@@ -103,11 +108,12 @@ static gpgpu_status search_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem sort
         cl_ulong zero = 0;
         return gpgpu__fill(ctx, pos, pos_off * sizeof zero, m * sizeof zero, &zero, sizeof zero);
     }
-    GPGPU__TRY(search_program(ctx, gpgpu__type(t)->size, &prog));
+    const size_t bytes = gpgpu__type(t)->size;
+    GPGPU__TRY(search_program(ctx, bytes, &prog));
     masks_for(t, &k);
     /* with a tree, fewer groups that each search more needles build it
        fewer times */
-    layout l = layout_for(ctx, m, ctx->tune.search_tree ? 4 * ctx->tune.groups : 65536);
+    layout l = layout_for(ctx, m, search_tree(ctx, bytes) ? 4 * ctx->tune.groups : 65536);
     cl_ulong so = sorted_off, nn = n, no = needles_off, mm = m, po = pos_off;
     cl_uint right = side == GPGPU_SEARCH_RIGHT;
     return gpgpu__run(ctx, prog, "search_sorted", l.global, l.local, GPGPU__ARG(sorted),
