@@ -89,6 +89,15 @@ void gpgpu__host_search_sorted(gpgpu_type t, const void *sorted, size_t n, const
 
 /* ---- gather ----------------------------------------------------------------- */
 
+/* The first i in [first, end) with indices[i] >= n_in, or SIZE_MAX. */
+static size_t first_bad(const uint64_t *indices, size_t first, size_t end, size_t n_in)
+{
+    for (size_t i = first; i < end; i++)
+        if (indices[i] >= n_in)
+            return i;
+    return SIZE_MAX;
+}
+
 typedef struct {
     const uint64_t *indices;
     size_t n, n_in;
@@ -99,21 +108,14 @@ static void check_part(void *arg, size_t part)
 {
     const check_job *j = arg;
     size_t first = part * PART, end = first + PART < j->n ? first + PART : j->n;
-    size_t bad = SIZE_MAX;
-    for (size_t i = first; i < end; i++) /* no early exit: the loop vectorises */
-        bad = j->indices[i] >= j->n_in && bad == SIZE_MAX ? i : bad;
-    j->bad[part] = bad;
+    j->bad[part] = first_bad(j->indices, first, end, j->n_in);
 }
 
 size_t gpgpu__host_gather_check(const uint64_t *indices, size_t n, size_t n_in)
 {
     size_t parts = parts_of(n), *bad = parts > 1 ? malloc(parts * sizeof *bad) : NULL;
-    if (!bad) { /* one part, or no memory: this thread */
-        for (size_t i = 0; i < n; i++)
-            if (indices[i] >= n_in)
-                return i;
-        return SIZE_MAX;
-    }
+    if (!bad) /* one part, or no memory: this thread */
+        return first_bad(indices, 0, n, n_in);
     check_job j = {indices, n, n_in, bad};
     gpgpu__parallel(parts, check_part, &j);
     size_t first = SIZE_MAX;

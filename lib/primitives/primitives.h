@@ -84,8 +84,8 @@ gpgpu_status gpgpu__sort_words_ok(gpgpu_context *ctx, const char *func, gpgpu_ty
 gpgpu_status gpgpu__sort_range_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem keys,
                                        size_t key_offset, cl_mem values, size_t value_offset,
                                        size_t value_size, size_t n, unsigned flags);
-/* gpgpu__sort_enqueue where values[i] == i for every i (argsort, top_k's
-   index pairs): the passes that would read them compute them instead. */
+/* gpgpu__sort_enqueue where values[i] == i for every i (argsort): the
+   pass that would read them computes them instead. */
 gpgpu_status gpgpu__sort_iota_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem keys,
                                       cl_mem values, size_t value_size, size_t n, unsigned flags);
 /* Sorts each segment of keys[0 .. n) (with values, value_size 0 for none)
