@@ -196,6 +196,12 @@ static inline uint nv_shfl_down(uint x, uint off)
     asm volatile("shfl.sync.down.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(x), "r"(off));
     return r;
 }
+/* Asks L2 for the 128-byte line at p without waiting for it (no register
+   holds the data). */
+static inline void nv_prefetch_l2(__global const void *p)
+{
+    asm volatile("prefetch.global.L2 [%0];" : : "l"((ulong)p));
+}
 static inline uint nv_shfl_idx(uint x, uint src)
 {
     uint r;

@@ -86,11 +86,12 @@ __kernel void sort_bits(__global const KT *keys, ulong koff, ulong n, ulong chun
 #else
 /* The GPU form also counts every digit of every key (hist[d * RADIX + v],
    zeroed by the host): the passes' global digit starts. Each item takes
-   four consecutive keys a round, in one vector load when the keys are
-   aligned to it, and checks them for a descent in registers; only the key
-   after them is loaded again, until a descent is found. (Four keys a grid
-   apart with a second load each ran 0.68 ms at 2^28 on an H200; taking the
-   next key from the next lane by a shuffle, 0.80.) */
+   eight consecutive keys a round, in two vector loads (both in flight
+   before the counting) when the keys are aligned to them, and checks them
+   for a descent in registers; only the key after them is loaded again,
+   until a descent is found. (Four keys a grid apart with a second load
+   each ran 0.68 ms at 2^28 on an H200; taking the next key from the next
+   lane by a shuffle, 0.80; four consecutive keys a round, 0.586.) */
 #if KEY_BITS == 64
 typedef ulong4 KT4;
 #else
@@ -110,26 +111,31 @@ __kernel void sort_bits(__global const KT *keys, ulong koff, ulong n, ulong chun
     barrier(CLK_LOCAL_MEM_FENCE);
     keys += koff;
     int aligned = (ulong)keys % sizeof(KT4) == 0;
-    for (ulong j = 4 * get_global_id(0); j < n; j += 4 * grid) {
-        KT x[4];
-        if (aligned && j + 4 <= n) {
+    for (ulong j = 8 * get_global_id(0); j < n; j += 8 * grid) {
+        KT x[8];
+        if (aligned && j + 8 <= n) {
             KT4 v = ((__global const KT4 *)keys)[j / 4];
+            KT4 w = ((__global const KT4 *)keys)[j / 4 + 1];
             x[0] = v.s0;
             x[1] = v.s1;
             x[2] = v.s2;
             x[3] = v.s3;
+            x[4] = w.s0;
+            x[5] = w.s1;
+            x[6] = w.s2;
+            x[7] = w.s3;
         } else {
-            for (uint u = 0; u < 4; u++)
+            for (uint u = 0; u < 8; u++)
                 x[u] = j + u < n ? keys[j + u] : 0;
         }
         /* One descent is enough: random keys stop loading after a round. */
-        KT after = !descents && j + 4 < n ? keys[j + 4] : 0;
+        KT after = !descents && j + 8 < n ? keys[j + 8] : 0;
 #pragma unroll
-        for (uint u = 0; u < 4; u++) {
+        for (uint u = 0; u < 8; u++) {
             if (j + u < n) {
                 KT y = sort_xf(x[u], m0, m1);
                 if (j + u + 1 < n)
-                    descents |= sort_xf(u < 3 ? x[u + 1] : after, m0, m1) < y;
+                    descents |= sort_xf(u < 7 ? x[u + 1] : after, m0, m1) < y;
                 some |= y;
                 every &= y;
                 for (uint d = 0; d < DIGITS; d++)
@@ -266,15 +272,28 @@ inline void sort_route(__global ulong *plan, ulong live)
         plan[PLAN_ROUTE + top] = ROUTE_COPY | src | 0 << 2;
 }
 
-/* Exclusive prefix sum of RADIX counts in place (one item runs it). */
-inline void sort_exclusive_radix(__local ulong *start)
+/* Exclusive prefix sums of `rows` rows of RADIX counts at once, in place
+   (ls[r * RADIX + v]), by the group's RADIX items (item v owns column v):
+   log2(RADIX) steps, one barrier pair each, for every row together. */
+inline void sort_exclusive_rows(__local ulong *ls, uint rows)
 {
-    ulong sum = 0;
-    for (uint u = 0; u < RADIX; u++) {
-        ulong s = start[u];
-        start[u] = sum;
-        sum += s;
+    uint v = get_local_id(0);
+    ulong own[DIGITS];
+    for (uint r = 0; r < rows; r++)
+        own[r] = ls[r * RADIX + v];
+    for (uint off = 1; off < RADIX; off <<= 1) {
+        ulong y[DIGITS];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint r = 0; r < rows; r++)
+            y[r] = v >= off ? ls[r * RADIX + v - off] : 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint r = 0; r < rows; r++)
+            ls[r * RADIX + v] += y[r];
     }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint r = 0; r < rows; r++)
+        ls[r * RADIX + v] -= own[r];
+    barrier(CLK_LOCAL_MEM_FENCE);
 }
 
 /* One group of RADIX items, item v owning digit value v: the live digits,
@@ -285,7 +304,7 @@ __kernel void sort_plan(__global const ulong *bits, __global const uint *hist, u
                         __global ulong *plan)
 {
     __global ulong *offsets = plan + PLAN_WORDS;
-    __local ulong start[RADIX], lr[3 * RADIX];
+    __local ulong start[DIGITS * RADIX], lr[3 * RADIX];
     uint v = get_local_id(0);
     ulong live = sort_live_group(bits, nchunks, lr), size = 0;
     int msd = live ? 63 - (int)clz(live) : -1;
@@ -300,10 +319,7 @@ __kernel void sort_plan(__global const ulong *bits, __global const uint *hist, u
         size += hist[i * RADIX + v];
 #endif
     start[v] = size;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (v == 0)
-        sort_exclusive_radix(start);
-    barrier(CLK_LOCAL_MEM_FENCE);
+    sort_exclusive_rows(start, 1);
     plan[PLAN_START + v] = start[v];
     plan[PLAN_SIZE + v] = size;
 #if CHUNKED
@@ -314,15 +330,11 @@ __kernel void sort_plan(__global const ulong *bits, __global const uint *hist, u
     }
 #else
     /* each digit's global starts: offsets[d * RADIX + v] */
-    for (uint d = 0; d < DIGITS; d++) {
-        barrier(CLK_LOCAL_MEM_FENCE);
-        start[v] = (ulong)hist[(DIGITS + d) * RADIX + v] << 32 | hist[d * RADIX + v];
-        barrier(CLK_LOCAL_MEM_FENCE);
-        if (v == 0)
-            sort_exclusive_radix(start);
-        barrier(CLK_LOCAL_MEM_FENCE);
-        offsets[d * RADIX + v] = start[v];
-    }
+    for (uint d = 0; d < DIGITS; d++)
+        start[d * RADIX + v] = (ulong)hist[(DIGITS + d) * RADIX + v] << 32 | hist[d * RADIX + v];
+    sort_exclusive_rows(start, DIGITS);
+    for (uint d = 0; d < DIGITS; d++)
+        offsets[d * RADIX + v] = start[d * RADIX + v];
 #endif
 }
 
@@ -556,20 +568,27 @@ __kernel void sort_buckets(__global KT *ak, __global VT *av, ulong n, __global K
 
 /* Status words of the decoupled look-back (status_load and status_store,
    common.cl): a tile's count of one digit (AGG) or that plus the counts of
-   every earlier tile (INC), 0: not yet. */
+   every earlier tile (INC), tagged with the pass that wrote it (LB_TAG:
+   d + 1). The host zeroes the words once per call, and each pass takes a
+   word of another pass (an earlier one: the passes run in order) for "not
+   yet", so the passes of a call share them without a fill between. */
 #define LB_AGG (1ul << 62)
 #define LB_INC (2ul << 62)
+#define LB_TAG(d) ((ulong)((d) + 1) << 56)
+#define LB_TAGS (63ul << 56)
+#define LB_COUNT ((1ul << 56) - 1)
 
-/* Item v's exclusive prefix for digit v over the tiles before t: their
-   status words, latest first, until one holds an inclusive prefix. */
-inline ulong sort_lookback(__global ulong *st, uint t, uint v)
+/* Item v's exclusive prefix for digit v over the tiles before t in pass
+   d: their status words, latest first, until one holds an inclusive
+   prefix. */
+inline ulong sort_lookback(__global ulong *st, uint t, uint v, uint d)
 {
     ulong excl = 0;
     for (uint k = t; k > 0;) {
         ulong s = status_load(&st[(ulong)(k - 1) * RADIX + v]);
-        if (!(s & (LB_AGG | LB_INC)))
+        if ((s & LB_TAGS) != LB_TAG(d))
             continue;
-        excl += s & (LB_AGG - 1);
+        excl += s & LB_COUNT;
         if (s & LB_INC)
             break;
         k--;
@@ -609,10 +628,10 @@ inline ulong sort_lookback(__global ulong *st, uint t, uint v)
    by digit d: each key ranked among its warp's keys of the same digit
    (sort_rank), a scan of the (warp, digit) counts gives its place in the
    tile, the tile's digit counts go out for later tiles while it looks back
-   over earlier ones for its offsets (status, zeroed by the host: word 0
-   the ticket, then RADIX words per tile), the tile is reordered in __local
-   memory and written so that the keys of one digit go to consecutive
-   addresses. A pass whose route says copy moves the group's tile as it is
+   over earlier ones for its offsets (status, zeroed by the host once per
+   call: DIGITS tickets, one per pass, then RADIX words per tile), the
+   tile is reordered in __local memory and written so that the keys of
+   one digit go to consecutive addresses. A pass whose route says copy moves the group's tile as it is
    (sort_route). */
 __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global KT *ak,
                                 __global VT *av, __global KT *bk, __global VT *bv,
@@ -664,7 +683,7 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
     SORT_LOAD_TILE();
 #else
     if (lid == 0)
-        lt = atomic_inc((__global uint *)status);
+        lt = atomic_inc((__global uint *)(status + d)); /* the pass's own ticket */
 #endif
     for (uint j = lid; j < RADIX * SORT_WARPS; j += TILE_WG)
         lc[j] = 0;
@@ -675,11 +694,19 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
         lm[j] = 0;
 #endif
     barrier(CLK_LOCAL_MEM_FENCE);
-    __global ulong *st = status + 1;
+    __global ulong *st = status + DIGITS;
     uint rank[TILE_ITEMS]; /* place among the warp's keys of its digit | digit << 16 */
 #if !SORT_BY_GROUP
     uint t = lt;
     SORT_LOAD_TILE();
+#endif
+#if VAL_BYTES && NV_PTX
+    /* The tile's values are read after its keys are written: ask L2 for
+       them now, a line per item, so that they arrive during the ranking
+       and the look-back. */
+    if (!(VALS_IOTA && (route & 3) == 0))
+        for (uint q = lid * (128 / VAL_BYTES); q < valid; q += TILE_WG * (128 / VAL_BYTES))
+            nv_prefetch_l2(sv + q);
 #endif
 #pragma unroll
     for (uint i = 0; i < TILE_ITEMS; i++) {
@@ -700,13 +727,13 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
         lc[u * RADIX + lid] = sum;
         sum += c;
     }
-    status_store(&st[(ulong)t * RADIX + lid], (t ? LB_AGG : LB_INC) | sum);
+    status_store(&st[(ulong)t * RADIX + lid], (t ? LB_AGG : LB_INC) | LB_TAG(d) | sum);
     uint at = sort_wg_scan(sum, lx, &total);
     for (uint u = 0; u < SORT_WARPS; u++)
         lc[u * RADIX + lid] += at;
-    ulong excl = sort_lookback(st, t, lid);
+    ulong excl = sort_lookback(st, t, lid, d);
     if (t)
-        status_store(&st[(ulong)t * RADIX + lid], LB_INC | (excl + sum));
+        status_store(&st[(ulong)t * RADIX + lid], LB_INC | LB_TAG(d) | (excl + sum));
     /* output position of tile place p with digit v: lo[v] + p (mod 2^64;
        places within the tile stay 32-bit) */
     lo[lid] = plan[PLAN_WORDS + d * RADIX + lid] + excl - at;

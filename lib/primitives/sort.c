@@ -132,13 +132,19 @@ static gpgpu_status enqueue_chunked(gpgpu_context *ctx, const sort_job *j, sort_
 /* GPUs: the bits and every digit's counts in one read, the plan, an LSD
    pass per digit over tiles (a no-op on the device when the plan says
    every key shares the digit); the pass of the top digit, the last
-   command, writes the caller's buffer (kernels/sort.cl: sort_route). */
+   command, writes the caller's buffer (kernels/sort.cl: sort_route). The
+   passes share one set of look-back words, zeroed once (their words are
+   tagged with the pass). The counting read takes a group per 8192 keys
+   up to the plan's groups: at small n every group would otherwise merge
+   its 1024 counters for a few hundred keys. */
 static gpgpu_status enqueue_tiled(gpgpu_context *ctx, const sort_job *j, sort_run *r,
                                   size_t tile)
 {
-    size_t g = ctx->tune.groups;
+    size_t g = (j->n + TILE_WG * 32 - 1) / (TILE_WG * 32);
+    if (g > ctx->tune.groups)
+        g = ctx->tune.groups;
     size_t ntiles = (j->n + tile - 1) / tile;
-    size_t status_bytes = (1 + ntiles * SORT_RADIX) * sizeof(cl_ulong);
+    size_t status_bytes = (r->digits + ntiles * SORT_RADIX) * sizeof(cl_ulong);
     cl_ulong chunk = 0;
     cl_uint ngroups = (cl_uint)g, zero = 0;
     cl_mem status;
@@ -156,6 +162,7 @@ static gpgpu_status enqueue_tiled(gpgpu_context *ctx, const sort_job *j, sort_ru
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_AUX,
                               (PLAN_WORDS + r->digits * SORT_RADIX) * sizeof(cl_ulong), &r->plan));
     GPGPU__TRY(gpgpu__fill(ctx, r->hist, 0, hist_bytes, &zero, sizeof zero));
+    GPGPU__TRY(gpgpu__fill(ctx, status, 0, status_bytes, &zero, sizeof zero));
     GPGPU__TRY(gpgpu__run(ctx, r->prog, "sort_bits", g * TILE_WG, TILE_WG, GPGPU__ARG(j->keys),
                           GPGPU__ARG(r->koff), GPGPU__ARG(r->n), GPGPU__ARG(chunk),
                           MASK_ARGS(r->m), GPGPU__ARG(r->bits), GPGPU__ARG(r->hist),
@@ -164,7 +171,6 @@ static gpgpu_status enqueue_tiled(gpgpu_context *ctx, const sort_job *j, sort_ru
                           GPGPU__ARG(r->bits), GPGPU__ARG(r->hist), GPGPU__ARG(ngroups),
                           GPGPU__ARG(r->plan), GPGPU__END));
     for (cl_uint d = 0; d < r->digits; d++) {
-        GPGPU__TRY(gpgpu__fill(ctx, status, 0, status_bytes, &zero, sizeof zero));
         GPGPU__TRY(gpgpu__run(ctx, r->prog, "sort_tile_scatter", ntiles * TILE_WG, TILE_WG,
                               GPGPU__ARG(j->keys), GPGPU__ARG(r->vals), GPGPU__ARG(r->ak),
                               GPGPU__ARG(r->av), GPGPU__ARG(r->bk), GPGPU__ARG(r->bv),
