@@ -747,6 +747,17 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
         if (valid == TILE || p < valid)
             lk[lc[w * RADIX + (rank[i] >> 16)] + (rank[i] & 0xffff)] = k[i];
     }
+#if VAL_BYTES
+    /* VALS_IOTA (argsort): the caller's values are their own positions, so
+       the pass that reads them computes them instead. */
+    VT val[TILE_ITEMS];
+#pragma unroll
+    for (uint i = 0; i < TILE_ITEMS; i++) {
+        uint p = first + i * 32;
+        val[i] = !(valid == TILE || p < valid) ? 0
+               : VALS_IOTA && (route & 3) == 0 ? (VT)(base + p) : sv[p];
+    }
+#endif
     barrier(CLK_LOCAL_MEM_FENCE);
 #if VAL_BYTES
     uint dg[(TILE_ITEMS + 3) / 4]; /* the digit of each key this item wrote */
@@ -767,16 +778,15 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
         }
     }
 #if VAL_BYTES
-    /* The values the same way, through the same __local array. VALS_IOTA
-       (argsort): the caller's values are their own positions, so the pass
-       that reads them computes them instead. */
+    /* The values the same way, through the same __local array, from the
+       registers the keys had (loaded before the keys go out, so that they
+       arrive while they do). */
     barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
     for (uint i = 0; i < TILE_ITEMS; i++) {
         uint p = first + i * 32;
         if (valid == TILE || p < valid)
-            lv[lc[w * RADIX + (rank[i] >> 16)] + (rank[i] & 0xffff)] =
-                VALS_IOTA && (route & 3) == 0 ? (VT)(base + p) : sv[p];
+            lv[lc[w * RADIX + (rank[i] >> 16)] + (rank[i] & 0xffff)] = val[i];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
