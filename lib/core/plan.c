@@ -25,7 +25,8 @@
      elements run the host's own code), GPGPU_THREADS (host threads,
      pool.c), GPGPU_WIDE_FROM (element counts from which by-key ranks and
      segmented-sort segments take their 64-bit path; default 2^32, lower
-     only to test that path at small sizes) */
+     only to test that path at small sizes), GPGPU_CL_OPTIONS (more
+     compiler options for every program) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -386,7 +387,12 @@ void gpgpu__plan_init(gpgpu_context *ctx)
 void gpgpu__plan_options(const gpgpu_context *ctx, char *buf, size_t size)
 {
     const gpgpu__tuning *t = &ctx->tune;
-    snprintf(buf, size, "-D WG=%zu -D CHUNKED=%d -D NV_PTX=%d", t->wg, t->chunked, t->nv_ptx);
+    /* GPGPU_CL_OPTIONS: more options for every program the compiler
+       builds (measuring a compiler's switches, such as NVIDIA's
+       -cl-nv-maxrregcount=N); part of each program's cache key. */
+    const char *extra = getenv("GPGPU_CL_OPTIONS");
+    snprintf(buf, size, "-D WG=%zu -D CHUNKED=%d -D NV_PTX=%d%s%s", t->wg, t->chunked, t->nv_ptx,
+             extra && *extra ? " " : "", extra && *extra ? extra : "");
 }
 
 const char *gpgpu_plan_description(const gpgpu_context *cctx)
