@@ -248,15 +248,24 @@ __kernel void sort_count(__global const KT *keys, ulong koff, ulong n, ulong chu
    is not live, copies the result there. When the top digit is the only
    live one, pass 0 first copies the keys to A. So a failed call leaves the
    caller's keys and values as they were, and no extra copy is paid when
-   the top digit is live (random keys). */
+   the top digit is live (random keys). With VALS_WIDE the values' home
+   is the wide output, which only the top pass writes, so keys already in
+   order still take that pass: a copy of the keys onto themselves and of
+   the values to their home. */
+#ifndef VALS_WIDE
+#define VALS_WIDE 0         /* sort_tile_scatter: values go home as ulongs (wide) */
+#endif
 inline void sort_route(__global ulong *plan, ulong live)
 {
     const uint top = DIGITS - 1;
     ulong src = 0;
     for (uint d = 0; d < 16; d++)
         plan[PLAN_ROUTE + d] = 0;
-    if (!live)
-        return; /* already in order: nothing moves */
+    if (!live) { /* already in order: nothing moves */
+        if (VALS_WIDE)
+            plan[PLAN_ROUTE + top] = ROUTE_COPY | 0 | 0 << 2;
+        return;
+    }
     if (live == 1ul << top) {
         plan[PLAN_ROUTE] = ROUTE_COPY | 0 | 1 << 2;
         src = 1;
@@ -597,7 +606,8 @@ inline ulong sort_lookback(__global ulong *st, uint t, uint v, uint d)
 }
 
 #ifndef VALS_IOTA
-#define VALS_IOTA 0         /* sort_tile_scatter: the caller's values[i] == i */
+#define VALS_IOTA 0         /* sort_tile_scatter: the caller's values[i] == i, so
+                               the passes compute them where they would read them */
 #endif
 
 #ifndef SORT_BY_GROUP
@@ -637,7 +647,7 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
                                 __global VT *av, __global KT *bk, __global VT *bv,
                                 ulong koff, ulong voff, ulong n, uint d,
                                 KT m0, KT m1, __global const ulong *plan,
-                                __global ulong *status)
+                                __global ulong *status, __global ulong *wide, ulong woff)
 {
     /* The tile's keys, then (pairs) its values, in one __local array:
        tiles of pairs are as big as tiles of keys. */
@@ -665,7 +675,11 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
             if (p < n) {
                 dk[p] = sk[p];
 #if VAL_BYTES
-                dv[p] = sv[p];
+                VT x = VALS_IOTA && (route & 3) == 0 ? (VT)p : sv[p];
+                if (VALS_WIDE && ((route >> 2) & 3) == 0)
+                    wide[woff + p] = x;
+                else
+                    dv[p] = x;
 #endif
             }
         }
@@ -789,11 +803,17 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
             lv[lc[w * RADIX + (rank[i] >> 16)] + (rank[i] & 0xffff)] = val[i];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+    int home = VALS_WIDE && ((route >> 2) & 3) == 0;
 #pragma unroll
     for (uint r = 0; r < TILE_ITEMS; r++) {
         uint p = r * TILE_WG + lid;
-        if (valid == TILE || p < valid)
-            dv[lo[(dg[r / 4] >> (8 * (r % 4))) & (RADIX - 1)] + p] = lv[p];
+        if (valid == TILE || p < valid) {
+            ulong at = lo[(dg[r / 4] >> (8 * (r % 4))) & (RADIX - 1)] + p;
+            if (home)
+                wide[woff + at] = lv[p];
+            else
+                dv[at] = lv[p];
+        }
     }
 #endif
 }

@@ -162,12 +162,30 @@ END_TEST
 
 /* ---- argsort ------------------------------------------------------------------ */
 
-static void argsort_case(gpgpu_type t, size_t n, unsigned flags, uint64_t seed)
+/* Keys whose digits are all alike but some (the sort's passes then copy
+   instead of sorting, or take none): shape 0 ascending already, 1 all
+   equal, 2 only the top byte differs, 3 only the lowest byte differs. */
+static void shaped_keys(gpgpu_type t, void *keys, size_t n, int shape, uint64_t seed)
 {
     const size_t size = gpgpu_type_size(t);
-    char *keys = tu_alloc(n * size), *keys0 = tu_alloc(n * size);
+    uint64_t s = seed;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t r = tu_splitmix(&s) % 200, v;
+        v = shape == 0 ? i : shape == 1 ? 7 : shape == 2 ? r << (size * 8 - 8) : r;
+        if (size == 4) {
+            uint32_t w = (uint32_t)v;
+            memcpy((char *)keys + i * 4, &w, 4);
+        } else {
+            memcpy((char *)keys + i * 8, &v, 8);
+        }
+    }
+}
+
+static void argsort_check(gpgpu_type t, char *keys, size_t n, unsigned flags)
+{
+    const size_t size = gpgpu_type_size(t);
+    char *keys0 = tu_alloc(n * size);
     uint64_t *idx = tu_alloc(n * 8), *want = tu_alloc(n * 8);
-    make_keys(t, keys, n, seed);
     memcpy(keys0, keys, n * size);
     ck_assert_int_eq(ref_argsort(t, keys, n, flags, want), 0);
     tu_assert_ok(gpgpu_argsort(tu_ctx, t, keys, n, flags, idx));
@@ -178,10 +196,26 @@ static void argsort_case(gpgpu_type t, size_t n, unsigned flags, uint64_t seed)
                   d < n ? (unsigned long long)want[d] : 0ull, tu_device,
                   (unsigned long long)tu_seed());
     ck_assert(memcmp(keys, keys0, n * size) == 0);
-    free(keys);
     free(keys0);
     free(idx);
     free(want);
+}
+
+static void argsort_case(gpgpu_type t, size_t n, unsigned flags, uint64_t seed)
+{
+    char *keys = tu_alloc(n * gpgpu_type_size(t));
+    make_keys(t, keys, n, seed);
+    argsort_check(t, keys, n, flags);
+    free(keys);
+}
+
+static void argsort_shaped_case(gpgpu_type t, size_t n, int shape, unsigned flags,
+                                uint64_t seed)
+{
+    char *keys = tu_alloc(n * gpgpu_type_size(t));
+    shaped_keys(t, keys, n, shape, seed);
+    argsort_check(t, keys, n, flags);
+    free(keys);
 }
 
 TU_TEST(argsort_matches_reference_every_type)
@@ -478,6 +512,11 @@ TU_TEST(coalesced_layout_on_any_device)
             search_case(types[ti], ns[i], ns[3 - i], (unsigned)i % 2, tu_seed_for(120 + ti, i));
             argsort_case(types[ti], ns[i], (unsigned)i % 2, tu_seed_for(130 + ti, i));
         }
+    /* passes that copy, or none at all, in both orders */
+    for (int shape = 0; shape < 4; shape++)
+        for (size_t i = 0; i < 4; i++)
+            argsort_shaped_case(shape % 2 ? GPGPU_U64 : GPGPU_U32, ns[i], shape,
+                                (unsigned)i % 2, tu_seed_for(190 + shape, i));
     for (size_t i = 0; i < 4; i++)
         gather_case(i % 2 ? 8 : 4, ns[i], ns[3 - i], tu_seed_for(140, i));
     tu_restore_ctx();

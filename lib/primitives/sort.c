@@ -29,6 +29,8 @@ typedef struct {
     size_t koff, voff, value_size, n;
     unsigned flags;
     int iota; /* values[i] == i: the tiled layout's first pass computes them */
+    cl_mem wide; /* tiled layout: the values' home, as cl_ulongs from woff */
+    size_t woff;
 } sort_job;
 
 typedef gpgpu__key_masks sort_masks;
@@ -90,6 +92,8 @@ typedef struct {
     gpgpu__program *prog;
     cl_ulong koff, voff, n;
     cl_mem vals, bits, hist, plan, ak, av, bk, bv; /* scratch A and B */
+    cl_mem wide;
+    cl_ulong woff;
     size_t ks, vs, digits;
     sort_masks m;
 } sort_run;
@@ -176,7 +180,8 @@ static gpgpu_status enqueue_tiled(gpgpu_context *ctx, const sort_job *j, sort_ru
                               GPGPU__ARG(r->av), GPGPU__ARG(r->bk), GPGPU__ARG(r->bv),
                               GPGPU__ARG(r->koff), GPGPU__ARG(r->voff),
                               GPGPU__ARG(r->n), GPGPU__ARG(d), MASK_ARGS(r->m),
-                              GPGPU__ARG(r->plan), GPGPU__ARG(status), GPGPU__END));
+                              GPGPU__ARG(r->plan), GPGPU__ARG(status), GPGPU__ARG(r->wide),
+                              GPGPU__ARG(r->woff), GPGPU__END));
     }
     return GPGPU_SUCCESS;
 }
@@ -194,6 +199,8 @@ static gpgpu_status sort_enqueue(gpgpu_context *ctx, const sort_job *j)
     r.voff = j->voff;
     r.n = j->n;
     r.vals = r.vs ? j->vals : j->keys; /* keys only: the kernels never touch values */
+    r.wide = j->wide ? j->wide : j->keys; /* none: never touched */
+    r.woff = j->woff;
     masks_for(j, &r.m);
     /* The chunked layout (CPUs) counts a bucket's keys in 32 bits. */
     if (chunked && j->n > UINT32_MAX)
@@ -203,9 +210,10 @@ static gpgpu_status sort_enqueue(gpgpu_context *ctx, const sort_job *j)
     size_t items = chunked ? 1 : tile_items(ctx, r.ks, r.vs);
     snprintf(opts, sizeof opts,
              "-D KEY_BITS=%zu -D VAL_BYTES=%zu -D RADIX_BITS=%d -D TILE_WG=%d -D TILE_ITEMS=%zu"
-             " -D SORT_MATCH=%d -D SORT_BY_GROUP=%d%s",
+             " -D SORT_MATCH=%d -D SORT_BY_GROUP=%d%s%s",
              r.ks * 8, r.vs, SORT_RADIX_BITS, TILE_WG, items, ctx->tune.sort_match,
-             !chunked && ctx->tune.tiles_by_group, j->iota && !chunked ? " -D VALS_IOTA=1" : "");
+             !chunked && ctx->tune.tiles_by_group, j->iota && !chunked ? " -D VALS_IOTA=1" : "",
+             j->wide && !chunked ? " -D VALS_WIDE=1" : "");
     GPGPU__TRY(gpgpu__program_get(ctx, "sort", NULL, opts, &r.prog));
     if (chunked) { /* A and B as the halves of one buffer */
         GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_KEYS, 2 * j->n * r.ks, &r.ak));
@@ -237,14 +245,31 @@ gpgpu_status gpgpu__sort_range_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem 
                                        size_t key_offset, cl_mem values, size_t value_offset,
                                        size_t value_size, size_t n, unsigned flags)
 {
-    sort_job j = { t, keys, values, key_offset, value_offset, value_size, n, flags, 0 };
+    sort_job j = { t, keys, values, key_offset, value_offset, value_size, n, flags, 0, NULL, 0 };
     return n < 2 ? GPGPU_SUCCESS : sort_enqueue(ctx, &j);
 }
 
 gpgpu_status gpgpu__sort_iota_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem keys,
                                       cl_mem values, size_t value_size, size_t n, unsigned flags)
 {
-    sort_job j = { t, keys, values, 0, 0, value_size, n, flags, 1 };
+    sort_job j = { t, keys, values, 0, 0, value_size, n, flags, 1, NULL, 0 };
+    return n < 2 ? GPGPU_SUCCESS : sort_enqueue(ctx, &j);
+}
+
+int gpgpu__sort_index_direct(const gpgpu_context *ctx)
+{
+    return !ctx->tune.chunked;
+}
+
+gpgpu_status gpgpu__sort_index_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem keys, size_t n,
+                                       unsigned flags, cl_mem dst, size_t dst_off)
+{
+    /* 4-byte indices in the passes; the caller's values are never read
+       (VALS_IOTA) nor written (VALS_WIDE), so dst stands in for them. */
+    sort_job j = { t, keys, dst, 0, 0, 4, n, flags, 1, dst, dst_off };
+    cl_ulong zero = 0;
+    if (n == 1)
+        return gpgpu__fill(ctx, dst, dst_off * sizeof zero, sizeof zero, &zero, sizeof zero);
     return n < 2 ? GPGPU_SUCCESS : sort_enqueue(ctx, &j);
 }
 
@@ -333,7 +358,7 @@ gpgpu_status gpgpu_sort_buffer(gpgpu_context *ctx, gpgpu_type t, cl_mem keys, si
 {
     if (done) /* on any failure the caller has no event to release */
         *done = NULL;
-    sort_job j = { t, keys, NULL, offset, 0, 0, n, flags, 0 };
+    sort_job j = { t, keys, NULL, offset, 0, 0, n, flags, 0, NULL, 0 };
     return sort_buffer(ctx, __func__, &j, num_wait, wait, done);
 }
 
@@ -347,7 +372,8 @@ gpgpu_status gpgpu_sort_pairs_buffer(gpgpu_context *ctx, gpgpu_type key_type, cl
     GPGPU__TRY(gpgpu__check_ctx(ctx, __func__));
     GPGPU__REQUIRE(ctx, value_size == 4 || value_size == 8, __func__,
                    "value_size is %zu; need 4 or 8", value_size);
-    sort_job j = { key_type, keys, values, key_offset, value_offset, value_size, n, flags, 0 };
+    sort_job j = { key_type, keys, values, key_offset, value_offset, value_size, n, flags, 0,
+                   NULL, 0 };
     return sort_buffer(ctx, __func__, &j, num_wait, wait, done);
 }
 
@@ -431,7 +457,7 @@ static gpgpu_status sort_host_call(gpgpu_context *ctx, gpgpu_type t, void *keys,
         return gpgpu__host_sort(t, keys, values, value_size, n, flags) == GPGPU_SUCCESS
                    ? GPGPU_SUCCESS
                    : gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "sort: no host memory");
-    sort_job j = { t, NULL, NULL, 0, 0, value_size, n, flags, 0 };
+    sort_job j = { t, NULL, NULL, 0, 0, value_size, n, flags, 0, NULL, 0 };
     size_t ks = gpgpu__type(t)->size;
     gpgpu__lock(ctx);
     gpgpu__begin(ctx, 0, NULL, NULL);
