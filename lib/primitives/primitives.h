@@ -91,11 +91,13 @@ gpgpu_status gpgpu__sort_iota_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem k
 /* Whether this device's sort can write argsort's 64-bit indices itself
    (the tiled layout: gpgpu__sort_index_enqueue), for n <= UINT32_MAX. */
 int gpgpu__sort_index_direct(const gpgpu_context *ctx);
-/* Sorts keys[0 .. n) (n <= UINT32_MAX) in place and writes the stable
-   order as cl_ulongs to dst[dst_off ..], with no buffer of indices
-   between: the first pass computes them, the last writes them home. */
-gpgpu_status gpgpu__sort_index_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem keys, size_t n,
-                                       unsigned flags, cl_mem dst, size_t dst_off);
+/* Sorts keys[key_off .. + n) (n <= UINT32_MAX) in place and writes the
+   stable order as cl_ulongs to dst[dst_off ..] (which may be the keys'
+   buffer, apart from them), with no buffer of indices between: the first
+   pass computes them, the last writes them home. */
+gpgpu_status gpgpu__sort_index_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem keys,
+                                       size_t key_off, size_t n, unsigned flags, cl_mem dst,
+                                       size_t dst_off);
 /* Sorts each segment of keys[0 .. n) (with values, value_size 0 for none)
    in place, offsets a buffer of nseg + 1 cl_ulong clamped to n
    (segsort.c). */

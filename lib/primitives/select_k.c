@@ -270,7 +270,9 @@ typedef struct {
 
 /* k above RANK_MAX: the (key, index) pairs of the whole array sorted
    stably in one scratch buffer (indices first, keys after them), then its
-   first k of each copied out. */
+   first k of each copied out. On GPUs (up to 2^32 keys) the sort computes
+   the indices itself and carries them as 4-byte values, writing them
+   home as 8-byte ones (gpgpu__sort_index_enqueue). */
 static gpgpu_status topk_by_sort(gpgpu_context *ctx, sel_run *r, size_t k, unsigned flags,
                                  const topk_out *o)
 {
@@ -279,10 +281,14 @@ static gpgpu_status topk_by_sort(gpgpu_context *ctx, sel_run *r, size_t k, unsig
     cl_ulong cn = n;
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_OUT, n * (8 + r->ks), &x));
     GPGPU__TRY(gpgpu__copy(ctx, r->in, r->off * r->ks, x, n * 8, n * r->ks));
-    size_t g = ctx->tune.groups * r->local;
-    GPGPU__TRY(gpgpu__run(ctx, r->prog, "select_iota", g, r->local, GPGPU__ARG(x),
-                          GPGPU__ARG(cn), GPGPU__END));
-    GPGPU__TRY(gpgpu__sort_range_enqueue(ctx, r->t, x, koff, x, 0, 8, n, flags));
+    if (n <= UINT32_MAX && gpgpu__sort_index_direct(ctx)) {
+        GPGPU__TRY(gpgpu__sort_index_enqueue(ctx, r->t, x, koff, n, flags, x, 0));
+    } else {
+        size_t g = ctx->tune.groups * r->local;
+        GPGPU__TRY(gpgpu__run(ctx, r->prog, "select_iota", g, r->local, GPGPU__ARG(x),
+                              GPGPU__ARG(cn), GPGPU__END));
+        GPGPU__TRY(gpgpu__sort_range_enqueue(ctx, r->t, x, koff, x, 0, 8, n, flags));
+    }
     if (o->values)
         GPGPU__TRY(gpgpu__copy(ctx, x, n * 8, o->values, o->voff * r->ks, k * r->ks));
     if (o->indices)

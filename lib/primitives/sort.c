@@ -261,12 +261,13 @@ int gpgpu__sort_index_direct(const gpgpu_context *ctx)
     return !ctx->tune.chunked;
 }
 
-gpgpu_status gpgpu__sort_index_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem keys, size_t n,
-                                       unsigned flags, cl_mem dst, size_t dst_off)
+gpgpu_status gpgpu__sort_index_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem keys,
+                                       size_t key_off, size_t n, unsigned flags, cl_mem dst,
+                                       size_t dst_off)
 {
     /* 4-byte indices in the passes; the caller's values are never read
        (VALS_IOTA) nor written (VALS_WIDE), so dst stands in for them. */
-    sort_job j = { t, keys, dst, 0, 0, 4, n, flags, 1, dst, dst_off };
+    sort_job j = { t, keys, dst, key_off, 0, 4, n, flags, 1, dst, dst_off };
     cl_ulong zero = 0;
     if (n == 1)
         return gpgpu__fill(ctx, dst, dst_off * sizeof zero, sizeof zero, &zero, sizeof zero);
