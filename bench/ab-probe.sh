@@ -1,8 +1,10 @@
 #!/bin/sh
 # Two builds of the library side by side on one GPU, in one device command:
-# each row of ROWS ("op type lg [VAR=value ...]", rows apart by ";") with
-# each build in turn, twice, the kernel times of the first build's
-# PROFILE rows (same form), then native CUB on the same GPU. Run on the GPU
+# each row of ROWS ("op type lg [VAR=value ...] [--option value ...]",
+# rows apart by ";") with each build in turn, twice (one gpgpu-bench, the
+# first build's, with each build's library), the kernel times of the first
+# build's PROFILE rows ("op type lg [VAR=value ...]"), then native CUB on
+# the same GPU. Run on the GPU
 # machine, after ../shared/gpu/prepare --build and bench/gpu-stage-tests.sh
 # here, with the other build installed under .gpu/before (configure
 # --prefix=$PWD/.gpu/before):
@@ -16,11 +18,15 @@ probe_device "$o/device.txt"
 (nvcc -O3 -arch=sm_90 -std=c++17 bench/cub_sort_scan_histogram.cu -o /tmp/cub > "$o/nvcc.txt" 2>&1) &
 cp=$!
 [ -n "${TESTS:-}" ] && probe_tests "$o/tests.txt" $TESTS
-row() { # lib op type lg [VAR=value ...]
-    lib=$1 op=$2 type=$3 lg=$4
+row() { # lib op type lg [VAR=value ...] [--option value ...]
+    lib=$1 op=$2 type=$3 lg=$4 vars= opts=
     shift 4
-    env LD_LIBRARY_PATH="$lib:$LD_LIBRARY_PATH" "$@" timeout 120 gpgpu-bench --json --repeat 10 \
-        --op "$op" --type "$type" --n $((1 << lg)) 2>> "$o/err.txt" |
+    for w in "$@"; do
+        case $w in *=*) vars="$vars $w" ;; *) opts="$opts $w" ;; esac
+    done
+    # shellcheck disable=SC2086
+    env LD_LIBRARY_PATH="$lib:$LD_LIBRARY_PATH" $vars timeout 120 gpgpu-bench --json --repeat 10 \
+        --op "$op" --type "$type" --n $((1 << lg)) $opts 2>> "$o/err.txt" |
         sed "s|^{|{\"lib\": \"$lib\", \"env\": \"$*\", |" >> "$o/ours.jsonl"
 }
 for round in 1 2; do

@@ -1,5 +1,6 @@
 /*
- * bench_select_k.c - gpgpu-bench --op top_k (k = 100, the largest) and
+ * bench_select_k.c - gpgpu-bench --op top_k (the k = 100 largest; --bins K:
+ * the K largest, up to 16384) and
  * --op quantiles (the median; --bins Q: Q quantiles at once, at 1/(Q+1)
  * .. Q/(Q+1)), each beside the serial C a programmer would write, timed in
  * the same run and reported in the note: a heap of the k best for top_k,
@@ -14,7 +15,7 @@
 
 #include "bench.h"
 
-enum { TOPK = 100, MAXQ = 64 };
+enum { TOPK = 100, MAXK = 16384, MAXQ = 64 };
 
 static double now_ms(void)
 {
@@ -131,8 +132,9 @@ typedef struct {
     size_t n;
     cl_mem in, vals, idx, qout;   /* --api buffer */
     gpgpu_array *arr, *avals, *aidx;  /* --api array */
-    unsigned char values[TOPK * 8];
-    uint64_t indices[TOPK];
+    size_t k;                 /* top_k: the k largest */
+    unsigned char *values;    /* k values */
+    uint64_t *indices;        /* k indices */
     size_t nq;
     double q[MAXQ], result[MAXQ];
 } select_case;
@@ -141,11 +143,11 @@ static gpgpu_status call_top_k(void *arg)
 {
     select_case *c = arg;
     if (c->arr)
-        return gpgpu_top_k_array(c->b->ctx, c->arr, TOPK, GPGPU_DESCENDING, c->avals, c->aidx);
+        return gpgpu_top_k_array(c->b->ctx, c->arr, c->k, GPGPU_DESCENDING, c->avals, c->aidx);
     if (c->in)
-        return gpgpu_top_k_buffer(c->b->ctx, c->t, c->in, 0, c->n, TOPK, GPGPU_DESCENDING,
+        return gpgpu_top_k_buffer(c->b->ctx, c->t, c->in, 0, c->n, c->k, GPGPU_DESCENDING,
                                   c->vals, 0, c->idx, 0, 0, NULL, NULL);
-    return gpgpu_top_k(c->b->ctx, c->t, c->host, c->n, TOPK, GPGPU_DESCENDING, c->values,
+    return gpgpu_top_k(c->b->ctx, c->t, c->host, c->n, c->k, GPGPU_DESCENDING, c->values,
                        c->indices);
 }
 
@@ -166,16 +168,16 @@ static int setup(bench *b, select_case *c, int top_k)
     size_t size = gpgpu_type_size(c->t);
     if (BENCH_ON_BUFFERS(b)) {
         c->in = bench_buffer(b, c->n * size, c->host);
-        c->vals = bench_buffer(b, TOPK * size, NULL);
-        c->idx = bench_buffer(b, TOPK * 8, NULL);
+        c->vals = bench_buffer(b, (c->k ? c->k : 1) * size, NULL);
+        c->idx = bench_buffer(b, (c->k ? c->k : 1) * 8, NULL);
         c->qout = bench_buffer(b, MAXQ * 8, NULL);
         return c->in && c->vals && c->idx && c->qout ? 0 : -1;
     }
     if (BENCH_ON_ARRAYS(b)) {
         c->arr = bench_array(b, c->t, c->n, c->host);
         if (top_k) {
-            c->avals = bench_array(b, c->t, TOPK, NULL);
-            c->aidx = bench_array(b, GPGPU_U64, TOPK, NULL);
+            c->avals = bench_array(b, c->t, c->k, NULL);
+            c->aidx = bench_array(b, GPGPU_U64, c->k, NULL);
         }
         return c->arr && (!top_k || (c->avals && c->aidx)) ? 0 : -1;
     }
@@ -224,14 +226,18 @@ static int run_top_k(bench *b, gpgpu_type t, size_t n, const bench_params *p, be
 {
     size_t size = gpgpu_type_size(t);
     void *host = bench_host_alloc(b, n * size + 1);
-    select_case c = {b, t, host, n, NULL, NULL, NULL, NULL, NULL, NULL, NULL, {0}, {0}, 0,
+    const size_t k = p->bins ? p->bins : TOPK;
+    select_case c = {b, t, host, n, NULL, NULL, NULL, NULL, NULL, NULL, NULL, k, NULL, NULL, 0,
                      {0}, {0}};
-    unsigned char heap[TOPK * 8];
+    unsigned char *heap = malloc(k * 8);
     int rc = -1;
-    if (!host)
-        return -1;
-    if (n < TOPK) {
-        fprintf(stderr, "gpgpu-bench: top_k needs n >= %d\n", TOPK);
+    c.values = malloc(k * 8);
+    c.indices = malloc(k * 8);
+    if (!host || !heap || !c.values || !c.indices)
+        goto done;
+    if (n < k || k > MAXK) {
+        fprintf(stderr, "gpgpu-bench: top_k takes --bins K (default %d) up to %d and n >= K\n",
+                TOPK, MAXK);
         goto done;
     }
     bench_fill(t, host, n, b->seed, p->pattern);
@@ -240,26 +246,30 @@ static int run_top_k(bench *b, gpgpu_type t, size_t n, const bench_params *p, be
     r->ms = bench_time(b, call_top_k, &c);
     if (r->ms < 0)
         goto done;
-    if (c.vals && bench_read(b, c.vals, TOPK * size, c.values))
+    if (c.vals && bench_read(b, c.vals, k * size, c.values))
         goto done;
-    if (c.avals && gpgpu_array_read(b->ctx, c.avals, 0, c.values, TOPK))
+    if (c.avals && gpgpu_array_read(b->ctx, c.avals, 0, c.values, k))
         goto done;
     double best = -1;
     for (int i = 0; i < b->repeat && (i == 0 || best * i < BASELINE_MS); i++) {
         double t0 = now_ms();
-        DISPATCH(t, HEAP, host, n, heap, (size_t)TOPK)
+        DISPATCH(t, HEAP, host, n, heap, k)
         t0 = now_ms() - t0;
         best = best < 0 || t0 < best ? t0 : best;
     }
-    sort_desc(t, heap, TOPK);
+    sort_desc(t, heap, k);
     r->bytes = (double)n * (double)size;
-    r->verified = memcmp(heap, c.values, TOPK * size) == 0;
-    snprintf(r->note, sizeof r->note, "k = %d largest; serial heap, best run %.3f ms (library %.2fx)",
-             TOPK, best, best / r->ms);
+    r->verified = memcmp(heap, c.values, k * size) == 0;
+    snprintf(r->note, sizeof r->note, "k = %zu largest; serial heap, best run %.3f ms (library %.2fx)",
+             k, best, best / r->ms);
     rc = 0;
 done:
     teardown(&c);
-    bench_host_free(b, host);
+    free(heap);
+    free(c.values);
+    free(c.indices);
+    if (host)
+        bench_host_free(b, host);
     return rc;
 }
 
@@ -268,7 +278,7 @@ static int run_quantiles(bench *b, gpgpu_type t, size_t n, const bench_params *p
 {
     size_t size = gpgpu_type_size(t);
     void *host = bench_host_alloc(b, n * size + 1), *copy = malloc(n * size + 1);
-    select_case c = {b, t, host, n, NULL, NULL, NULL, NULL, NULL, NULL, NULL, {0}, {0}, 1,
+    select_case c = {b, t, host, n, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, 1,
                      {0.5}, {0}};
     double want[MAXQ];
     int rc = -1;
