@@ -174,6 +174,18 @@ static inline void status_store(__global ulong *p, ulong v)
 }
 #endif
 
+/* Orders this work item's global accesses before and after it for every
+   work item of the device: between a group's last words and the atomic
+   that says they are out, or that atomic and the reads that follow. */
+static inline void gpu_fence(void)
+{
+#if NV_PTX
+    asm volatile("fence.acq_rel.gpu;" ::: "memory");
+#else
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
+#endif
+}
+
 /* NVIDIA warp collectives through inline PTX, for every lane of a full
    warp (the kernels that use them keep whole warps converged there). */
 #if NV_PTX

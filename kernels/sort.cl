@@ -83,90 +83,6 @@ __kernel void sort_bits(__global const KT *keys, ulong koff, ulong n, ulong chun
     bits[3 * i + 1] = b < e ? every : ~(ulong)0;
     bits[3 * i + 2] = descents;
 }
-#else
-/* The GPU form also counts every digit of every key (hist[d * RADIX + v],
-   zeroed by the host): the passes' global digit starts. Each item takes
-   eight consecutive keys a round, in two vector loads (both in flight
-   before the counting) when the keys are aligned to them, and checks them
-   for a descent in registers; only the key after them is loaded again,
-   until a descent is found. (Four keys a grid apart with a second load
-   each ran 0.68 ms at 2^28 on an H200; taking the next key from the next
-   lane by a shuffle, 0.80; four consecutive keys a round, 0.586.) */
-#if KEY_BITS == 64
-typedef ulong4 KT4;
-#else
-typedef uint4 KT4;
-#endif
-__kernel void sort_bits(__global const KT *keys, ulong koff, ulong n, ulong chunk, KT m0,
-                        KT m1, __global ulong *bits, __global uint *hist)
-{
-    __local KT lany[TILE_WG], lall[TILE_WG], ldesc[TILE_WG];
-    __local uint lh[DIGITS * RADIX];
-    uint lid = get_local_id(0);
-    ulong grid = get_global_size(0);
-    KT some = 0, every = ~(KT)0, descents = 0;
-
-    for (uint j = lid; j < DIGITS * RADIX; j += TILE_WG)
-        lh[j] = 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    keys += koff;
-    int aligned = (ulong)keys % sizeof(KT4) == 0;
-    for (ulong j = 8 * get_global_id(0); j < n; j += 8 * grid) {
-        KT x[8];
-        if (aligned && j + 8 <= n) {
-            KT4 v = ((__global const KT4 *)keys)[j / 4];
-            KT4 w = ((__global const KT4 *)keys)[j / 4 + 1];
-            x[0] = v.s0;
-            x[1] = v.s1;
-            x[2] = v.s2;
-            x[3] = v.s3;
-            x[4] = w.s0;
-            x[5] = w.s1;
-            x[6] = w.s2;
-            x[7] = w.s3;
-        } else {
-            for (uint u = 0; u < 8; u++)
-                x[u] = j + u < n ? keys[j + u] : 0;
-        }
-        /* One descent is enough: random keys stop loading after a round. */
-        KT after = !descents && j + 8 < n ? keys[j + 8] : 0;
-#pragma unroll
-        for (uint u = 0; u < 8; u++) {
-            if (j + u < n) {
-                KT y = sort_xf(x[u], m0, m1);
-                if (j + u + 1 < n)
-                    descents |= sort_xf(u < 7 ? x[u + 1] : after, m0, m1) < y;
-                some |= y;
-                every &= y;
-                for (uint d = 0; d < DIGITS; d++)
-                    atomic_add(&lh[d * RADIX + sort_digit(y, d)], 1u);
-            }
-        }
-    }
-    lany[lid] = some;
-    lall[lid] = every;
-    ldesc[lid] = descents;
-    for (uint width = TILE_WG / 2; width > 0; width /= 2) {
-        barrier(CLK_LOCAL_MEM_FENCE);
-        if (lid < width) {
-            lany[lid] |= lany[lid + width];
-            lall[lid] &= lall[lid + width];
-            ldesc[lid] |= ldesc[lid + width];
-        }
-    }
-    if (lid == 0) {
-        ulong g = get_group_id(0);
-        bits[3 * g] = lany[0];
-        bits[3 * g + 1] = lall[0];
-        bits[3 * g + 2] = ldesc[0];
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    /* 64-bit counts from 32-bit atomics: a carry out of the low word
-       (hist[j]) goes to the high word (hist[DIGITS * RADIX + j]). */
-    for (uint j = lid; j < DIGITS * RADIX; j += TILE_WG)
-        if (lh[j] && atomic_add(&hist[j], lh[j]) + lh[j] < lh[j])
-            atomic_inc(&hist[DIGITS * RADIX + j]);
-}
 #endif
 
 /* The digits that differ between keys (none when the keys are already in
@@ -192,16 +108,26 @@ inline ulong sort_live(__global const ulong *bits, uint nbits)
     return sort_live_of(some, every, descents);
 }
 
+/* The tiled layout's plan is made by the counting read's last group from
+   what the other groups wrote: it reads their words atomically. */
+#if CHUNKED
+#define PLAN_BITS(p) (*(p))
+#define PLAN_COUNT(p) (*(p))
+#else
+#define PLAN_BITS(p) status_load(p)
+#define PLAN_COUNT(p) atomic_or((p), 0u)
+#endif
+
 /* The same, the RADIX items of a group sharing the reading (lr: 3 * RADIX
    words); every item gets the answer. */
-inline ulong sort_live_group(__global const ulong *bits, uint nbits, __local ulong *lr)
+inline ulong sort_live_group(__global ulong *bits, uint nbits, __local ulong *lr)
 {
     uint v = get_local_id(0);
     ulong some = 0, every = ~0ul, descents = 0;
     for (uint i = v; i < nbits; i += RADIX) {
-        some |= bits[3 * i];
-        every &= bits[3 * i + 1];
-        descents |= bits[3 * i + 2];
+        some |= PLAN_BITS(&bits[3 * i]);
+        every &= PLAN_BITS(&bits[3 * i + 1]);
+        descents |= PLAN_BITS(&bits[3 * i + 2]);
     }
     lr[v] = some;
     lr[RADIX + v] = every;
@@ -308,14 +234,14 @@ inline void sort_exclusive_rows(__local ulong *ls, uint rows)
 /* One group of RADIX items, item v owning digit value v: the live digits,
    the route of the tiled passes and, in the chunked layout, the MSD
    buckets and each chunk's first output position per value (digit-major,
-   then chunk order: the scatter is stable). */
-__kernel void sort_plan(__global const ulong *bits, __global const uint *hist, uint nchunks,
-                        __global ulong *plan)
+   then chunk order: the scatter is stable); in the tiled layout every
+   digit's global starts. start: DIGITS * RADIX words, lr: 3 * RADIX. */
+inline void sort_plan_make(__global ulong *bits, __global uint *hist, uint nchunks,
+                           __global ulong *plan, __local ulong *start, __local ulong *lr)
 {
     __global ulong *offsets = plan + PLAN_WORDS;
-    __local ulong start[DIGITS * RADIX], lr[3 * RADIX];
     uint v = get_local_id(0);
-    ulong live = sort_live_group(bits, nchunks, lr), size = 0;
+    ulong live = sort_live_group(bits, nchunks, lr);
     int msd = live ? 63 - (int)clz(live) : -1;
 
     if (v == 0) {
@@ -324,14 +250,13 @@ __kernel void sort_plan(__global const ulong *bits, __global const uint *hist, u
         sort_route(plan, live);
     }
 #if CHUNKED
+    ulong size = 0;
     for (uint i = 0; i < nchunks && live; i++)
         size += hist[i * RADIX + v];
-#endif
     start[v] = size;
     sort_exclusive_rows(start, 1);
     plan[PLAN_START + v] = start[v];
     plan[PLAN_SIZE + v] = size;
-#if CHUNKED
     ulong pos = start[v];
     for (uint i = 0; i < nchunks && live; i++) {
         offsets[i * RADIX + v] = pos;
@@ -340,12 +265,124 @@ __kernel void sort_plan(__global const ulong *bits, __global const uint *hist, u
 #else
     /* each digit's global starts: offsets[d * RADIX + v] */
     for (uint d = 0; d < DIGITS; d++)
-        start[d * RADIX + v] = (ulong)hist[(DIGITS + d) * RADIX + v] << 32 | hist[d * RADIX + v];
+        start[d * RADIX + v] = (ulong)PLAN_COUNT(&hist[(DIGITS + d) * RADIX + v]) << 32 |
+                               PLAN_COUNT(&hist[d * RADIX + v]);
     sort_exclusive_rows(start, DIGITS);
     for (uint d = 0; d < DIGITS; d++)
         offsets[d * RADIX + v] = start[d * RADIX + v];
 #endif
 }
+
+#if CHUNKED
+__kernel void sort_plan(__global ulong *bits, __global uint *hist, uint nchunks,
+                        __global ulong *plan)
+{
+    __local ulong start[DIGITS * RADIX], lr[3 * RADIX];
+    sort_plan_make(bits, hist, nchunks, plan, start, lr);
+}
+#else
+/* The GPU form also counts every digit of every key (hist[d * RADIX + v],
+   zeroed by the host): the passes' global digit starts. Each item takes
+   eight consecutive keys a round, in two vector loads (both in flight
+   before the counting) when the keys are aligned to them, and checks them
+   for a descent in registers; only the key after them is loaded again,
+   until a descent is found. (Four keys a grid apart with a second load
+   each ran 0.68 ms at 2^28 on an H200; taking the next key from the next
+   lane by a shuffle, 0.80; four consecutive keys a round, 0.586.)
+   The last group to finish (the one that takes the last number from a
+   counter after hist's counts, hist[2 * DIGITS * RADIX]) then makes the
+   plan from every group's words, which saves sort_plan's launch (7 us of
+   a 92 us sort of 2^20 keys on an H200). */
+#if KEY_BITS == 64
+typedef ulong4 KT4;
+#else
+typedef uint4 KT4;
+#endif
+__kernel void sort_bits(__global const KT *keys, ulong koff, ulong n, ulong chunk, KT m0,
+                        KT m1, __global ulong *bits, __global uint *hist,
+                        __global ulong *plan)
+{
+    /* the plan's __local space holds the reduction's and the counts' */
+    __local ulong lstart[DIGITS * RADIX], lr[3 * RADIX];
+    __local KT *lany = (__local KT *)lr, *lall = lany + TILE_WG, *ldesc = lall + TILE_WG;
+    __local uint *lh = (__local uint *)lstart;
+    __local uint last;
+    uint lid = get_local_id(0);
+    ulong grid = get_global_size(0);
+    KT some = 0, every = ~(KT)0, descents = 0;
+
+    for (uint j = lid; j < DIGITS * RADIX; j += TILE_WG)
+        lh[j] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    keys += koff;
+    int aligned = (ulong)keys % sizeof(KT4) == 0;
+    for (ulong j = 8 * get_global_id(0); j < n; j += 8 * grid) {
+        KT x[8];
+        if (aligned && j + 8 <= n) {
+            KT4 v = ((__global const KT4 *)keys)[j / 4];
+            KT4 w = ((__global const KT4 *)keys)[j / 4 + 1];
+            x[0] = v.s0;
+            x[1] = v.s1;
+            x[2] = v.s2;
+            x[3] = v.s3;
+            x[4] = w.s0;
+            x[5] = w.s1;
+            x[6] = w.s2;
+            x[7] = w.s3;
+        } else {
+            for (uint u = 0; u < 8; u++)
+                x[u] = j + u < n ? keys[j + u] : 0;
+        }
+        /* One descent is enough: random keys stop loading after a round. */
+        KT after = !descents && j + 8 < n ? keys[j + 8] : 0;
+#pragma unroll
+        for (uint u = 0; u < 8; u++) {
+            if (j + u < n) {
+                KT y = sort_xf(x[u], m0, m1);
+                if (j + u + 1 < n)
+                    descents |= sort_xf(u < 7 ? x[u + 1] : after, m0, m1) < y;
+                some |= y;
+                every &= y;
+                for (uint d = 0; d < DIGITS; d++)
+                    atomic_add(&lh[d * RADIX + sort_digit(y, d)], 1u);
+            }
+        }
+    }
+    lany[lid] = some;
+    lall[lid] = every;
+    ldesc[lid] = descents;
+    for (uint width = TILE_WG / 2; width > 0; width /= 2) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid < width) {
+            lany[lid] |= lany[lid + width];
+            lall[lid] &= lall[lid + width];
+            ldesc[lid] |= ldesc[lid + width];
+        }
+    }
+    if (lid == 0) {
+        ulong g = get_group_id(0);
+        status_store(&bits[3 * g], lany[0]);
+        status_store(&bits[3 * g + 1], lall[0]);
+        status_store(&bits[3 * g + 2], ldesc[0]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* 64-bit counts from 32-bit atomics: a carry out of the low word
+       (hist[j]) goes to the high word (hist[DIGITS * RADIX + j]). */
+    for (uint j = lid; j < DIGITS * RADIX; j += TILE_WG)
+        if (lh[j] && atomic_add(&hist[j], lh[j]) + lh[j] < lh[j])
+            atomic_inc(&hist[DIGITS * RADIX + j]);
+    /* Every item's atomics have returned: this group's counts are in. */
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    if (lid == 0) {
+        gpu_fence();
+        last = atomic_inc(&hist[2 * DIGITS * RADIX]) == get_num_groups(0) - 1;
+        gpu_fence();
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (last)
+        sort_plan_make(bits, hist, (uint)get_num_groups(0), plan, lstart, lr);
+}
+#endif
 
 /* ---- chunked layout (CPUs) ---------------------------------------------- */
 #if CHUNKED

@@ -133,8 +133,8 @@ static gpgpu_status enqueue_chunked(gpgpu_context *ctx, const sort_job *j, sort_
                       MASK_ARGS(r->m), GPGPU__ARG(r->plan), GPGPU__END);
 }
 
-/* GPUs: the bits and every digit's counts in one read, the plan, an LSD
-   pass per digit over tiles (a no-op on the device when the plan says
+/* GPUs: the bits and every digit's counts in one read, whose last group
+   makes the plan, then an LSD pass per digit over tiles (a no-op on the device when the plan says
    every key shares the digit); the pass of the top digit, the last
    command, writes the caller's buffer (kernels/sort.cl: sort_route). The
    passes share one set of look-back words, zeroed once (their words are
@@ -150,7 +150,7 @@ static gpgpu_status enqueue_tiled(gpgpu_context *ctx, const sort_job *j, sort_ru
     size_t ntiles = (j->n + tile - 1) / tile;
     size_t status_bytes = (r->digits + ntiles * SORT_RADIX) * sizeof(cl_ulong);
     cl_ulong chunk = 0;
-    cl_uint ngroups = (cl_uint)g, zero = 0;
+    cl_uint zero = 0;
     cl_mem status;
     cl_kernel k;
 
@@ -159,8 +159,9 @@ static gpgpu_status enqueue_tiled(gpgpu_context *ctx, const sort_job *j, sort_ru
     GPGPU__TRY(gpgpu__kernel_get(ctx, r->prog, "sort_tile_scatter", &k));
 
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS2, 3 * g * sizeof(cl_ulong), &r->bits));
-    /* each digit value's count as two words: low, then high (sort_bits) */
-    size_t hist_bytes = 2 * r->digits * SORT_RADIX * sizeof(cl_uint);
+    /* each digit value's count as two words: low, then high, then the
+       counter that finds sort_bits' last group (which makes the plan) */
+    size_t hist_bytes = (2 * r->digits * SORT_RADIX + 1) * sizeof(cl_uint);
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS, hist_bytes, &r->hist));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_COUNTS, status_bytes, &status));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_AUX,
@@ -170,9 +171,6 @@ static gpgpu_status enqueue_tiled(gpgpu_context *ctx, const sort_job *j, sort_ru
     GPGPU__TRY(gpgpu__run(ctx, r->prog, "sort_bits", g * TILE_WG, TILE_WG, GPGPU__ARG(j->keys),
                           GPGPU__ARG(r->koff), GPGPU__ARG(r->n), GPGPU__ARG(chunk),
                           MASK_ARGS(r->m), GPGPU__ARG(r->bits), GPGPU__ARG(r->hist),
-                          GPGPU__END));
-    GPGPU__TRY(gpgpu__run(ctx, r->prog, "sort_plan", SORT_RADIX, SORT_RADIX,
-                          GPGPU__ARG(r->bits), GPGPU__ARG(r->hist), GPGPU__ARG(ngroups),
                           GPGPU__ARG(r->plan), GPGPU__END));
     for (cl_uint d = 0; d < r->digits; d++) {
         GPGPU__TRY(gpgpu__run(ctx, r->prog, "sort_tile_scatter", ntiles * TILE_WG, TILE_WG,
