@@ -22,9 +22,10 @@
  *                 sorted by its remaining live digits, LSD, between A and B,
  *                 the last pass writing the caller's buffer; a bucket too
  *                 big for the cache is split by its next digit first
- * Tiled layout (CHUNKED=0, GPUs): the same sort_bits / sort_plan decisions,
- * sort_bits also counting every digit of every key (each pass's global
- * digit starts), then per live digit one LSD pass over tiles of TILE keys:
+ * Tiled layout (CHUNKED=0, GPUs): the same decisions, sort_bits also
+ * counting every digit of every key (each pass's global digit starts), its
+ * last group making the plan (sort_plan_make), then per live digit one LSD
+ * pass over tiles of TILE keys:
  *   sort_tile_scatter ranks each key in its tile by warp (ballots on
  *                     NVIDIA), finds the tile's offsets by a decoupled
  *                     look-back over earlier tiles' digit counts, reorders
