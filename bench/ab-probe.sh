@@ -15,8 +15,7 @@ set -u
 o=${OUT:-.}
 . bench/probe-lib.sh
 probe_device "$o/device.txt"
-(nvcc -O3 -arch=sm_90 -std=c++17 bench/cub_sort_scan_histogram.cu -o /tmp/cub > "$o/nvcc.txt" 2>&1) &
-cp=$!
+probe_cub_start "$o"
 [ -n "${TESTS:-}" ] && probe_tests "$o/tests.txt" $TESTS
 row() { # lib op type lg [VAR=value ...] [--option value ...]
     lib=$1 op=$2 type=$3 lg=$4 vars= opts=
@@ -44,5 +43,4 @@ echo "${PROFILE:-}" | tr ';' '\n' | while read -r r; do
     env GPGPU_PROFILE=1 "$@" timeout 120 gpgpu-bench --repeat 1 --op "$op" --type "$type" \
         --n $((1 << lg)) >> "$o/profile.txt" 2>&1
 done
-wait $cp
-/tmp/cub ${CUB_LG:-20 24 28} > "$o/cub.jsonl" 2>&1
+probe_cub_run "$o" ${CUB_LG:-20 24 28}

@@ -22,3 +22,18 @@ probe_tests() {
         done
     )
 }
+# probe_cub_start DIR: native CUB's sort, scan and histogram program
+# (bench/cub_sort_scan_histogram.cu) built in the background, nvcc's
+# messages to DIR/nvcc.txt; probe_cub_run DIR LG...: waits for it, then
+# runs it at n = 2^LG each, its lines to DIR/cub.jsonl.
+probe_cub_start() {
+    (nvcc -O3 -arch=sm_90 -std=c++17 bench/cub_sort_scan_histogram.cu -o /tmp/cub \
+        > "$1/nvcc.txt" 2>&1) &
+    probe_cub_pid=$!
+}
+probe_cub_run() {
+    cub_dir=$1
+    shift
+    wait "$probe_cub_pid"
+    /tmp/cub "$@" > "$cub_dir/cub.jsonl" 2>&1
+}

@@ -10,8 +10,7 @@ set -u
 o=${OUT:-.}
 . bench/probe-lib.sh
 probe_device "$o/device.txt"
-(nvcc -O3 -arch=sm_90 -std=c++17 bench/cub_sort_scan_histogram.cu -o /tmp/cub > "$o/nvcc.txt" 2>&1) &
-cp=$!
+probe_cub_start "$o"
 probe_tests "$o/tests.txt" ${TESTS:-test_sort}
 b() { timeout 120 gpgpu-bench --json --repeat 20 "$@" >> "$o/ours.jsonl" 2>> "$o/err.txt"; }
 for lg in 18 20 22 24; do
@@ -25,5 +24,4 @@ for lg in 20 28; do
     GPGPU_PROFILE=1 timeout 120 gpgpu-bench --repeat 1 --op sort --type u32 --n $((1 << lg)) \
         >> "$o/profile.txt" 2>&1
 done
-wait $cp
-/tmp/cub 18 20 22 24 28 > "$o/cub.jsonl" 2>&1
+probe_cub_run "$o" 18 20 22 24 28
