@@ -679,8 +679,8 @@ inline ulong sort_lookback(__global ulong *st, uint t, uint v, uint d)
    over earlier ones for its offsets (status, zeroed by the host once per
    call: DIGITS tickets, one per pass, then RADIX words per tile), the
    tile is reordered in __local memory and written so that the keys of
-   one digit go to consecutive addresses. A pass whose route says copy moves the group's tile as it is
-   (sort_route). */
+   one digit go to consecutive addresses. A pass whose route says copy
+   moves the group's tile as it is (sort_route). */
 __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global KT *ak,
                                 __global VT *av, __global KT *bk, __global VT *bv,
                                 ulong koff, ulong voff, ulong n, uint d,
@@ -705,6 +705,12 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
     __global VT *sv = SORT_PICK(route & 3, vals + voff, av, bv);
     __global KT *dk = SORT_PICK((route >> 2) & 3, keys + koff, ak, bk);
     __global VT *dv = SORT_PICK((route >> 2) & 3, vals + voff, av, bv);
+#if VAL_BYTES
+    /* VALS_IOTA: the values this pass reads are the caller's, so their
+       positions; VALS_WIDE: those it writes go home, as ulongs to wide */
+    int iota_src = VALS_IOTA && (route & 3) == 0;
+    int wide_dst = VALS_WIDE && ((route >> 2) & 3) == 0;
+#endif
 
     if (route & ROUTE_COPY) {
         ulong base = (ulong)get_group_id(0) * TILE;
@@ -713,8 +719,8 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
             if (p < n) {
                 dk[p] = sk[p];
 #if VAL_BYTES
-                VT x = VALS_IOTA && (route & 3) == 0 ? (VT)p : sv[p];
-                if (VALS_WIDE && ((route >> 2) & 3) == 0)
+                VT x = iota_src ? (VT)p : sv[p];
+                if (wide_dst)
                     wide[woff + p] = x;
                 else
                     dv[p] = x;
@@ -756,7 +762,7 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
     /* The tile's values are read after its keys are written: ask L2 for
        them now, a line per item, so that they arrive during the ranking
        and the look-back. */
-    if (!(VALS_IOTA && (route & 3) == 0))
+    if (!iota_src)
         for (uint q = lid * (128 / VAL_BYTES); q < valid; q += TILE_WG * (128 / VAL_BYTES))
             nv_prefetch_l2(sv + q);
 #endif
@@ -807,7 +813,7 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
     for (uint i = 0; i < TILE_ITEMS; i++) {
         uint p = first + i * 32;
         val[i] = !(valid == TILE || p < valid) ? 0
-               : VALS_IOTA && (route & 3) == 0 ? (VT)(base + p) : sv[p];
+               : iota_src ? (VT)(base + p) : sv[p];
     }
 #endif
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -841,13 +847,12 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
             lv[lc[w * RADIX + (rank[i] >> 16)] + (rank[i] & 0xffff)] = val[i];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    int home = VALS_WIDE && ((route >> 2) & 3) == 0;
 #pragma unroll
     for (uint r = 0; r < TILE_ITEMS; r++) {
         uint p = r * TILE_WG + lid;
         if (valid == TILE || p < valid) {
             ulong at = lo[(dg[r / 4] >> (8 * (r % 4))) & (RADIX - 1)] + p;
-            if (home)
+            if (wide_dst)
                 wide[woff + at] = lv[p];
             else
                 dv[at] = lv[p];
