@@ -4,10 +4,9 @@
 # rows apart by ";") with each build in turn, twice (one gpgpu-bench, the
 # first build's, with each build's library), the kernel times of the first
 # build's PROFILE rows ("op type lg [VAR=value ...]"), then native CUB on
-# the same GPU. Run on the GPU
-# machine, after ../shared/gpu/prepare --build and bench/gpu-stage-tests.sh
-# here, with the other build installed under .gpu/before (configure
-# --prefix=$PWD/.gpu/before):
+# the same GPU. Run on the GPU machine, after ../shared/gpu/prepare --build
+# and bench/gpu-stage-tests.sh here, with the other build installed under
+# .gpu/before (configure --prefix=$PWD/.gpu/before):
 #   source .gpu/env.sh; ROWS="scan u32 28 GPGPU_SCAN_SINGLE_MAX=0" sh bench/ab-probe.sh
 # -> $OUT/device.txt, tests.txt (the suites in TESTS), ours.jsonl (each
 #    line tagged with "lib" and the row's variables), profile.txt, cub.jsonl

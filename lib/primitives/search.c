@@ -179,7 +179,7 @@ static gpgpu_status argsort_scratch(gpgpu_context *ctx, gpgpu_type t, cl_mem kc,
     GPGPU__TRY(gpgpu__sort_words_ok(ctx, "gpgpu_argsort", t, ib));
     /* GPUs: the sort computes the indices and writes them home as
        cl_ulongs, with no buffer of indices to fill and widen. */
-    if (ib == 4 && gpgpu__sort_index_direct(ctx))
+    if (gpgpu__sort_index_direct(ctx, n))
         return gpgpu__sort_index_enqueue(ctx, t, kc, 0, n, flags, dst, dst_off);
     GPGPU__TRY(search_program(ctx, ib, &prog));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_OUT, n * ib, &ic));

@@ -134,9 +134,10 @@ static gpgpu_status enqueue_chunked(gpgpu_context *ctx, const sort_job *j, sort_
 }
 
 /* GPUs: the bits and every digit's counts in one read, whose last group
-   makes the plan, then an LSD pass per digit over tiles (a no-op on the device when the plan says
-   every key shares the digit); the pass of the top digit, the last
-   command, writes the caller's buffer (kernels/sort.cl: sort_route). The
+   makes the plan, then an LSD pass per digit over tiles (a no-op on the
+   device when the plan says every key shares the digit); the pass of the
+   top digit, the last command, writes the caller's buffer
+   (kernels/sort.cl: sort_route). The
    passes share one set of look-back words, zeroed once (their words are
    tagged with the pass). The counting read takes a group per 8192 keys
    up to the plan's groups: at small n every group would otherwise merge
@@ -254,9 +255,9 @@ gpgpu_status gpgpu__sort_iota_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem k
     return n < 2 ? GPGPU_SUCCESS : sort_enqueue(ctx, &j);
 }
 
-int gpgpu__sort_index_direct(const gpgpu_context *ctx)
+int gpgpu__sort_index_direct(const gpgpu_context *ctx, size_t n)
 {
-    return !ctx->tune.chunked;
+    return !ctx->tune.chunked && n <= UINT32_MAX;
 }
 
 gpgpu_status gpgpu__sort_index_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem keys,
