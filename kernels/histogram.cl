@@ -796,6 +796,73 @@ __kernel void hist_cells_direct(HIST_CELLS_ARGS, __global OUT *out, ulong out_of
     }
 }
 
+
+/* Counts over more cells than __local memory holds as 32-bit counters
+   (GPUs): the cells are split into nbands bands of band_cells, each small
+   enough as 16-bit counters, and the samples into parts; group g counts
+   part g / nbands into band g % nbands, so that the nbands groups that
+   read one part run side by side and all but the first find it in L2.
+   Each band then adds its nonzero counts to out with one 64-bit atomic
+   per cell, instead of one per sample (which the L2's atomic units bound,
+   whatever the loads do: on an H200, 256 x 256 cells at 2^28 samples
+   take 3.04 ms with one sample's loads in flight per item and 3.04 with
+   four).
+   The 16-bit counters share 32-bit words. The item whose increment takes
+   a counter from 0x7fff to 0x8000 moves 0x8000 of it to out at once, and
+   a barrier after every `items` samples per item bounds what a counter
+   gains meanwhile to the group's size times items, at most 16384: a
+   counter starts each round below 0x8000 and stays below 0x8000 + 16384
+   within it, so it never carries into its neighbour. Groups of any size
+   up to 4096 / HIST_BAND_LOADS. */
+#ifndef HIST_BAND_LOADS
+#define HIST_BAND_LOADS 4   /* samples an item loads before it counts them */
+#endif
+#if !HIST_PRIVATE && !WT_ID
+__kernel void hist_cells_banded(HIST_CELLS_ARGS, uint band_cells, uint nbands, ulong part,
+                                __global OUT *out, ulong out_off, __local uint *halves)
+{
+    uint g = get_group_id(0), lid = get_local_id(0), wg = get_local_size(0);
+    uint items = 16384 / wg / HIST_BAND_LOADS * HIST_BAND_LOADS;
+    uint first = g % nbands * band_cells, cn = min(band_cells, ncells - first);
+    ulong begin = min(n, g / nbands * part), end = min(n, begin + part);
+    volatile __global ulong *dst = (volatile __global ulong *)(out + out_off + first);
+    HIST_CELLS_START();
+    for (uint j = lid; j < band_cells / 2; j += wg)
+        halves[j] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (ulong r = begin; r < end; r += (ulong)wg * items) {
+        /* HIST_BAND_LOADS samples' loads in flight before their counts */
+        for (uint k = 0; k < items; k += HIST_BAND_LOADS) {
+            T xs[HIST_BAND_LOADS], ys[HIST_BAND_LOADS];
+#pragma unroll
+            for (uint u = 0; u < HIST_BAND_LOADS; u++) {
+                ulong i = min(r + (ulong)(k + u) * wg + lid, end - 1);
+                xs[u] = x[i];
+                ys[u] = y[i];
+            }
+#pragma unroll
+            for (uint u = 0; u < HIST_BAND_LOADS; u++) {
+                uint c = hist_cell(xs[u], ys[u], HIST_RULE, HIST_Y_RULE, ncells) - first;
+                if (r + (ulong)(k + u) * wg + lid < end && c < cn) {
+                    uint sh = 16 * (c & 1);
+                    uint old = atomic_add(&halves[c / 2], 1u << sh);
+                    if ((old >> sh & 0xffff) == 0x7fff) {
+                        atomic_sub(&halves[c / 2], 0x8000u << sh);
+                        atom_add(dst + c, 0x8000ul);
+                    }
+                }
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    for (uint c = lid; c < cn; c += wg) {
+        uint v = halves[c / 2] >> 16 * (c & 1) & 0xffff;
+        if (v)
+            atom_add(dst + c, (ulong)v);
+    }
+}
+#endif
+
 #endif
 
 /* ---- the chunks' bins into the result -------------------------------------- */

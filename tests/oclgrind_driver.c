@@ -733,6 +733,28 @@ static void case_histogram2d(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, size
     histogram2d_run(ctx, t, n, 200, 200, 1);
 }
 
+/* Counts by bands of 16-bit counters: a context whose plan sees 4 KiB of
+   __local memory and takes bands from one sample per cell, so that 64 x 64
+   cells go in three bands (the last one shorter) at the largest size. */
+static void case_histogram2d_banded(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, size_t n)
+{
+    gpgpu_context *small;
+    (void)ctx;
+    (void)op;
+    if (n < 64 * 64)
+        return;
+    setenv("GPGPU_HIST_BANDED", "1", 1);
+    setenv("GPGPU_LOCAL_MEM", "4096", 1);
+    gpgpu_status s = gpgpu_context_create(&small, NULL);
+    unsetenv("GPGPU_HIST_BANDED");
+    unsetenv("GPGPU_LOCAL_MEM");
+    check(s == GPGPU_SUCCESS, "gpgpu_context_create", t, n, NULL);
+    if (s != GPGPU_SUCCESS)
+        return;
+    histogram2d_run(small, t, n, 64, 64, 0);
+    gpgpu_context_destroy(small);
+}
+
 /* Small integers as floats: their exact sum is the integer sum. */
 static void case_sum_exact(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, size_t n)
 {
@@ -1012,6 +1034,7 @@ static const struct {
     {"partition", case_partition, FIRST, 0},
     {"histogram_edges", case_histogram_edges, 0x9, 0},
     {"histogram2d", case_histogram2d, 0x9, 0},
+    {"histogram2d_banded", case_histogram2d_banded, 0x9, 0},
     {"sum_exact", case_sum_exact, 0xa, 0},
     {"segmented", case_segmented, 0x9, 0},
     {"by_key", case_by_key, 0x9, 0},

@@ -421,6 +421,55 @@ TU_TEST(gpu_layout_forced)
 }
 END_TEST
 
+/* ---- counts by bands of 16-bit counters (GPUs: cells beyond __local) ---- */
+
+/* The plan of a device with 48 KiB of __local memory, whatever this one
+   has, and bands from one sample per cell: 256 x 256 cells go in three
+   bands (the last one shorter), 97 x 500 in three of another size, and
+   samples beyond 8 per cell in several parts. */
+TU_TEST(counts_by_bands)
+{
+    if (!tu_force("GPGPU_CHUNKED=0 GPGPU_HIST=local GPGPU_HIST_BANDED=1 GPGPU_LOCAL_MEM=49152"))
+        return;
+    static const gpgpu_type types[] = { GPGPU_F32, GPGPU_U32, GPGPU_I64 };
+    static const size_t ns[] = { 65537, 100003, 1100009 };
+    for (size_t k = 0; k < 3; k++) {
+        gpgpu_type t = types[k];
+        size_t n = ns[k];
+        uint64_t seed = tu_seed_for(777, n);
+        void *x = random_samples(t, n, seed), *y = random_samples(t, n, seed + 1);
+        check_counts(t, x, y, n, 256, 256, seed);
+        check_counts(t, x, y, n, 97, 500, seed);
+        free(x);
+        free(y);
+    }
+    /* Counts past 2^15 in one group: most samples in the two cells of one
+       32-bit word of __local counters (and a neighbour's word), which
+       carry into 0x8000 many times; some out of range and NaN. */
+    double xlo, xhi, ylo, yhi;
+    ref_histogram_cutting_range(GPGPU_F32, &xlo, &xhi);
+    range_y(GPGPU_F32, &ylo, &yhi);
+    const size_t n = 200003;
+    float *x = tu_alloc(n * sizeof *x), *y = tu_alloc(n * sizeof *y);
+    uint64_t seed = tu_seed_for(778, n), r = seed;
+    for (size_t i = 0; i < n; i++) {
+        r = r * 6364136223846793005ull + 1442695040888963407ull;
+        unsigned pick = (unsigned)(r >> 33) % 100;
+        size_t iy = pick < 60 ? 6 : pick < 90 ? 7 : pick < 98 ? 8 : 9;
+        x[i] = (float)(xlo + (xhi - xlo) * (100 + 0.5) / 256);
+        y[i] = (float)(ylo + (yhi - ylo) * (iy + 0.5) / 256);
+        if (pick == 98)
+            y[i] = (float)(yhi + 1.0);
+        if (pick == 99)
+            x[i] = (i & 1) ? NAN : -NAN;
+    }
+    check_counts(GPGPU_F32, x, y, n, 256, 256, seed);
+    free(x);
+    free(y);
+    tu_restore_ctx();
+}
+END_TEST
+
 int main(void)
 {
     return tu_run("histogram2d", 600, NULL);

@@ -167,6 +167,10 @@ typedef struct {
                            __local memory (0: none) */
     int segsort_host;   /* host-memory segmented sorts on the host's threads */
     int hist_local;     /* 1: privatised __local bins with local atomics */
+    size_t hist_banded; /* local-atomics plans: counts over more cells than
+                           __local memory holds go by bands of 16-bit
+                           counters from this many samples per cell
+                           (histogram2d.c; 0: never, atomics per sample) */
     int edges_check;    /* histogram_edges on CPUs: 1 the kernels check the
                            host's lookup table against the cuts, 0 they
                            trust it, -1 check where the device may flush

@@ -12,7 +12,12 @@
      many elements or more read them after a sample, top_k once and
      quantiles twice; 0: never), GPGPU_SEARCH_TREE (coalesced layout:
      levels of search_sorted's tree in __local memory; 0: none),
-     GPGPU_SEGSORT=host|device, GPGPU_HIST=local|private, GPGPU_PTX=0|1,
+     GPGPU_SEGSORT=host|device, GPGPU_HIST=local|private,
+     GPGPU_LOCAL_MEM (bytes of __local memory the plans assume, at most the
+     device's; lower only to test a small device's plans on a big one),
+     GPGPU_HIST_BANDED (local-atomics plans: counts over more cells than
+     __local memory holds go by bands from this many samples per cell;
+     0: never), GPGPU_PTX=0|1,
      GPGPU_EDGES_CHECK=0|1 (histogram_edges' CPU kernels check the host's
      lookup table; default: only where the device may flush subnormals),
      GPGPU_ZERO_COPY=0|1 (host calls use the caller's arrays in place),
@@ -147,6 +152,7 @@ void gpgpu__plan_init(gpgpu_context *ctx)
         t->scan_lb = 1;
         t->scan_single_max = 0;
         t->hist_local = 0;
+        t->hist_banded = 0;
     } else {
         /* GPUs: enough groups of 256 to fill every compute unit several
            times over, adjacent items reading adjacent words. */
@@ -175,6 +181,7 @@ void gpgpu__plan_init(gpgpu_context *ctx)
            against 28.7). */
         t->sort_match = 1;
         t->hist_local = 1;
+        t->hist_banded = 1024; /* histogram2d.c, plan(), has the figures */
     }
     t->nv_ptx = ctx->vendor_nvidia;
     /* NVIDIA starts groups in id order, so the single-pass scan and the
@@ -327,6 +334,10 @@ void gpgpu__plan_init(gpgpu_context *ctx)
     if (t->scan_lb < 1)
         t->scan_lb = 1;
     t->sort_tile = env_size("GPGPU_SORT_TILE", t->sort_tile);
+    size_t local_mem = env_size("GPGPU_LOCAL_MEM", ctx->local_mem);
+    if (local_mem < ctx->local_mem)
+        ctx->local_mem = local_mem;
+    t->hist_banded = env_size_or_0("GPGPU_HIST_BANDED", t->hist_banded); /* 0: never */
     t->chunked = env_flag("GPGPU_CHUNKED", t->chunked);
     t->sort_bits = (int)env_size("GPGPU_SORT_BITS", (size_t)t->sort_bits);
     t->sort_match = env_flag("GPGPU_SORT_MATCH", t->sort_match);

@@ -3,8 +3,9 @@
  *
  * Each axis bins by gpgpu_histogram's rule (gpgpu__histogram_rule; the
  * kernels' hist_bin), a 2-D sample lands in cell bx * ny + by. A call:
- * argument checks -> the rules -> plan (cells in __local memory per group,
- * or atomics straight into the result when they do not fit) -> program ->
+ * argument checks -> the rules -> plan (cells in __local memory per group;
+ * counts over more cells by bands of 16-bit counters in __local memory;
+ * else atomics straight into the result) -> program ->
  * per launch of at most 2^31 samples: bin into per-group chunks, merge the
  * chunks cell by cell in group order (kernels/histogram.cl, hist_cells*).
  * Weights are summed in double: with groups of one work item (CPUs) every
@@ -40,8 +41,20 @@ typedef struct {
 /* Most copies of the cells a GPU group keeps (kernels/histogram.cl). */
 #define CELLS_COPIES_MAX ((size_t)16)
 
+/* Most bands of 16-bit counters a count takes (kernels/histogram.cl,
+   hist_cells_banded): each band's groups read every sample again (from
+   L2 when they run beside the band before them). */
+#define CELLS_BANDS_MAX ((size_t)4)
+/* Samples per cell at least in each part of a banded count, so that its
+   bands' adds to the result (one per cell) stay few beside its samples. */
+#define CELLS_BAND_PART ((size_t)8)
+
 typedef struct {
     int local;      /* cells in __local memory, one chunk per group */
+    size_t bands;   /* 0, or counts by bands of band_cells 16-bit counters
+                       over parts of `part` samples (groups: parts * bands) */
+    size_t band_cells;
+    size_t part;
     size_t copies;  /* of the cells in __local memory, one per warp at most */
     size_t wg;      /* work-group size */
     size_t groups;
@@ -121,6 +134,33 @@ static cells_plan plan(const gpgpu_context *ctx, const cells_spec *c, size_t n)
     pl.chunk = (n + pl.groups - 1) / pl.groups;
     if (private_bins)
         pl.groups = (n + pl.chunk - 1) / pl.chunk;
+    /* Banded counts (kernels/histogram.cl, hist_cells_banded) against
+       atomics per sample, on an H200 (2026-11-26, f32 samples, ms,
+       gpgpu-bench --op histogram2d --api buffer [--bins B] with
+       GPGPU_HIST_BANDED=1 and =0): 256 x 256 cells (three bands) 0.500 /
+       0.199 at 2^24, 0.535 / 0.388 at 2^25, 0.640 / 0.768 at 2^26, 1.16 /
+       1.52 at 2^27, 2.07 / 3.04 at 2^28; 128 x 128 (one band) 0.088 /
+       0.069 at 2^22, 0.125 / 0.134 at 2^23, 0.130 / 0.261 at 2^24, 0.809 /
+       4.01 at 2^28; 100 x 100 0.056 / 0.030 at 2^20, 0.091 / 0.317 at
+       2^24: from about 1024 samples a cell (the plan's hist_banded).
+       Groups of 512
+       took 2^28 samples into 256 x 256 cells in 1.94 ms and into 128 x 128
+       in 0.69 (groups of 256: 2.07 and 0.81). */
+    pl.bands = 0;
+    if (!pl.local && !private_bins && c->wt < 0 && ctx->tune.hist_banded &&
+        n / ctx->tune.hist_banded >= c->ncells) {
+        size_t fit = (ctx->local_mem - 1024) / 2 & ~(size_t)1; /* 16-bit counters */
+        size_t bands = gpgpu__div_up(c->ncells, fit);
+        if (bands <= CELLS_BANDS_MAX) {
+            size_t part = gpgpu__div_up(n, ctx->tune.groups);
+            pl.bands = bands;
+            pl.band_cells = (gpgpu__div_up(c->ncells, bands) + 1) & ~(size_t)1;
+            pl.part = part > CELLS_BAND_PART * c->ncells ? part : CELLS_BAND_PART * c->ncells;
+            pl.groups = gpgpu__div_up(n, pl.part) * bands;
+            if (2 * pl.wg <= 512 && 2 * pl.wg <= ctx->max_wg)
+                pl.wg *= 2;
+        }
+    }
     return pl;
 }
 
@@ -185,6 +225,17 @@ static gpgpu_status launch(gpgpu_context *ctx, gpgpu__program *prog, const cells
             GPGPU__TRY(gpgpu__fill(ctx, out, out_off * sizeof zero, c->ncells * sizeof zero,
                                    &zero, sizeof zero));
         }
+        cl_uint band_cells = (cl_uint)pl.band_cells, nbands = (cl_uint)pl.bands;
+        cl_ulong part = pl.part;
+        if (pl.bands)
+            return gpgpu__run(ctx, prog, "hist_cells_banded", pl.groups * pl.wg, pl.wg,
+                              GPGPU__ARG(x), GPGPU__ARG(xo), GPGPU__ARG(y), GPGPU__ARG(yo),
+                              GPGPU__ARG(w), GPGPU__ARG(wo), GPGPU__ARG(n_),
+                              GPGPU__ARG(chunk), RULE_ARGS(&c->px, ts, xnbm1),
+                              RULE_ARGS(py, ts, ynbm1), GPGPU__ARG(ncells),
+                              GPGPU__ARG(band_cells), GPGPU__ARG(nbands), GPGPU__ARG(part),
+                              GPGPU__ARG(out), GPGPU__ARG(oo),
+                              GPGPU__LOCAL(pl.band_cells * sizeof(cl_ushort)), GPGPU__END);
         return gpgpu__run(ctx, prog, "hist_cells_direct", pl.groups * pl.wg, pl.wg,
                           GPGPU__ARG(x), GPGPU__ARG(xo), GPGPU__ARG(y), GPGPU__ARG(yo),
                           GPGPU__ARG(w), GPGPU__ARG(wo), GPGPU__ARG(n_), GPGPU__ARG(chunk),
