@@ -491,6 +491,283 @@ done:
     free(a);
 }
 
+/* ---- the primitives scientists reach for next -------------------------------- */
+
+/* A pseudo-random index in [0, n) for position i (gather). */
+static size_t rand_index(size_t i)
+{
+    return (size_t)(mix(i ^ 0x5bd1e995ull) % n);
+}
+
+typedef struct {
+    const uint64_t *idx;
+    const uint32_t *vals;
+} indexed;
+
+/* acc[0]: elements of a that are no longer val() */
+static void check_fill_val(void *a, size_t lo, size_t hi, uint64_t *acc)
+{
+    for (size_t i = lo; i < hi; i++)
+        acc[0] += ((const uint32_t *)a)[i] != val(i);
+}
+
+/* acc[0]: keys out of order, acc[1]: equal keys whose indices do not
+   increase, acc[2]: indices out of range, acc[3]: sum of mix(index) */
+static void check_argsort(void *p_, size_t lo, size_t hi, uint64_t *acc)
+{
+    const indexed *p = p_;
+    for (size_t i = lo; i < hi; i++) {
+        uint64_t j = p->idx[i];
+        if (j >= n) {
+            acc[2]++;
+            continue;
+        }
+        acc[3] += mix(j);
+        if (i && p->idx[i - 1] < n) {
+            uint32_t a = val(p->idx[i - 1]), b = val(j);
+            acc[0] += a > b;
+            acc[1] += a == b && p->idx[i - 1] >= j;
+        }
+    }
+}
+
+static void sum_mix_index(void *unused, size_t lo, size_t hi, uint64_t *acc)
+{
+    (void)unused;
+    for (size_t i = lo; i < hi; i++)
+        acc[3] += mix(i);
+}
+
+static void do_argsort(const char *name)
+{
+    uint32_t *a = alloc(n * 4);
+    uint64_t *idx = alloc(n * 8), ref[4] = { 0 }, got[4] = { 0 }, changed[4] = { 0 };
+    indexed p = { idx, NULL };
+    par(n, fill_val, a, NULL);
+    CALL(gpgpu_argsort(ctx, GPGPU_U32, a, n, GPGPU_ASCENDING, idx));
+    par(n, sum_mix_index, NULL, ref);
+    par(n, check_argsort, &p, got);
+    par(n, check_fill_val, a, changed);
+    report(name, got[0] == 0 && got[1] == 0 && got[2] == 0 && got[3] == ref[3] && !changed[0],
+           "u32 keys -> 64-bit indices: keys in order, stable, a permutation (hash), keys "
+           "unchanged");
+done:
+    free(a);
+    free(idx);
+}
+
+/* The k largest of val(): for the k-th value v and the largest index m the
+   call returned with v, acc[0] counts the elements above v and acc[1] those
+   equal to v at or before m. */
+typedef struct {
+    uint32_t v;
+    uint64_t m;
+} kth;
+
+static void count_above(void *p_, size_t lo, size_t hi, uint64_t *acc)
+{
+    const kth *p = p_;
+    for (size_t i = lo; i < hi; i++) {
+        uint32_t x = val(i);
+        acc[0] += x > p->v;
+        acc[1] += x == p->v && i <= p->m;
+    }
+}
+
+static void do_top_k(const char *name)
+{
+    enum { K = 100 };
+    uint32_t *a = alloc(n * 4), vals[K];
+    uint64_t idx[K], got[4] = { 0 }, changed[4] = { 0 };
+    size_t above = 0, equal = 0, bad = 0;
+    par(n, fill_val, a, NULL);
+    CALL(gpgpu_top_k(ctx, GPGPU_U32, a, n, K, GPGPU_DESCENDING, vals, idx));
+    kth p = { vals[K - 1], 0 };
+    for (size_t i = 0; i < K; i++) {
+        bad += idx[i] >= n || val(idx[i]) != vals[i];
+        bad += i && (vals[i - 1] < vals[i] || (vals[i - 1] == vals[i] && idx[i - 1] >= idx[i]));
+        above += vals[i] > p.v;
+        if (vals[i] == p.v) {
+            equal++;
+            p.m = idx[i];
+        }
+    }
+    par(n, count_above, &p, got);
+    par(n, check_fill_val, a, changed);
+    report(name, !bad && got[0] == above && got[1] == equal && !changed[0],
+           "u32, the 100 largest in order with their indices, ties by index");
+done:
+    free(a);
+}
+
+static void fill_rand_index(void *a, size_t lo, size_t hi, uint64_t *acc)
+{
+    (void)acc;
+    for (size_t i = lo; i < hi; i++)
+        ((uint64_t *)a)[i] = rand_index(i);
+}
+
+static void check_gather(void *a, size_t lo, size_t hi, uint64_t *acc)
+{
+    for (size_t i = lo; i < hi; i++)
+        acc[0] += ((const uint32_t *)a)[i] != val(rand_index(i));
+}
+
+static void do_gather(const char *name)
+{
+    uint32_t *in = alloc(n * 4), *out = alloc(n * 4);
+    uint64_t *idx = alloc(n * 8), bad[4] = { 0 };
+    par(n, fill_val, in, NULL);
+    par(n, fill_rand_index, idx, NULL);
+    CALL(gpgpu_gather(ctx, 4, in, n, idx, n, out));
+    par(n, check_gather, out, bad);
+    report(name, bad[0] == 0, "u32 values by n random 64-bit indices into n");
+done:
+    free(in);
+    free(out);
+    free(idx);
+}
+
+/* acc[0]: elements below v, acc[1]: elements at most v */
+static void count_rank(void *v_, size_t lo, size_t hi, uint64_t *acc)
+{
+    const double v = *(const double *)v_;
+    for (size_t i = lo; i < hi; i++) {
+        double x = val(i);
+        acc[0] += x < v;
+        acc[1] += x <= v;
+    }
+}
+
+static void do_quantiles(const char *name)
+{
+    uint32_t *a = alloc(n * 4);
+    const double q[4] = { 0, 0.25, 0.5, 1 };
+    double got[4];
+    int ok = 1;
+    par(n, fill_val, a, NULL);
+    CALL(gpgpu_quantiles(ctx, GPGPU_U32, a, n, q, 4, got));
+    for (int j = 0; j < 4; j++) {
+        /* h = (n - 1) q (exact here); with i = floor(h), the result is the
+           (i + 1)-th smallest (h whole) or between it and the next: at
+           most ceil(h) elements below it, more than i up to it */
+        double h = (double)(n - 1) * q[j];
+        uint64_t i = (uint64_t)h, c[4] = { 0 };
+        par(n, count_rank, &got[j], c);
+        ok &= c[0] <= i + ((double)i < h) && c[1] > i;
+    }
+    report(name, ok, "u32, quantiles 0, 0.25, 0.5 and 1 (ranks checked by counting)");
+done:
+    free(a);
+}
+
+static void fill_half_index(void *a, size_t lo, size_t hi, uint64_t *acc)
+{
+    (void)acc;
+    for (size_t i = lo; i < hi; i++)
+        ((uint32_t *)a)[i] = (uint32_t)(i / 2);
+}
+
+/* sorted[i] = i / 2: the elements below x are min(n, 2x). */
+static void check_search(void *pos_, size_t lo, size_t hi, uint64_t *acc)
+{
+    const uint64_t *pos = pos_;
+    for (size_t i = lo; i < hi; i++) {
+        uint64_t w = 2 * (uint64_t)val(i);
+        acc[0] += pos[i] != (w < n ? w : n);
+    }
+}
+
+static void do_search_sorted(const char *name)
+{
+    uint32_t *sorted = alloc(n * 4), *needles = alloc(n * 4);
+    uint64_t *pos = alloc(n * 8), bad[4] = { 0 };
+    par(n, fill_half_index, sorted, NULL);
+    par(n, fill_val, needles, NULL);
+    CALL(gpgpu_search_sorted(ctx, GPGPU_U32, sorted, n, needles, n, GPGPU_SEARCH_LEFT, pos));
+    par(n, check_search, pos, bad);
+    report(name, bad[0] == 0, "n u32 needles in n sorted u32 (i / 2), left side");
+done:
+    free(sorted);
+    free(needles);
+    free(pos);
+}
+
+static uint32_t val_y(size_t i) { return (uint32_t)mix(i + n); }
+static float weight(size_t i) { return (float)((int)(i % 7) - 3); }
+
+static void fill_y(void *a, size_t lo, size_t hi, uint64_t *acc)
+{
+    (void)acc;
+    for (size_t i = lo; i < hi; i++)
+        ((uint32_t *)a)[i] = val_y(i);
+}
+
+static void fill_weight(void *a, size_t lo, size_t hi, uint64_t *acc)
+{
+    (void)acc;
+    for (size_t i = lo; i < hi; i++)
+        ((float *)a)[i] = weight(i);
+}
+
+/* 256 x 256 cells of (val, val_y) over [0, 2^32)^2: cell (x >> 24, y >> 24);
+   with weights, 256 bins of val summing weight() (exact in double). */
+static void count_cells(void *b_, size_t lo, size_t hi, uint64_t *acc)
+{
+    (void)acc;
+    uint64_t *b = b_, *mine = calloc(65536, sizeof *mine);
+    int64_t sums[256] = { 0 };
+    if (!mine)
+        abort();
+    for (size_t i = lo; i < hi; i++) {
+        uint32_t x = val(i);
+        mine[(x >> 24) * 256 + (val_y(i) >> 24)]++;
+        sums[x >> 24] += (int64_t)weight(i);
+    }
+    for (int k = 0; k < 65536; k++)
+        __atomic_add_fetch(&b[k], mine[k], __ATOMIC_RELAXED);
+    for (int k = 0; k < 256; k++)
+        __atomic_add_fetch(&b[65536 + k], (uint64_t)sums[k], __ATOMIC_RELAXED);
+    free(mine);
+}
+
+static void do_histogram_cells(const char *name, int two_d)
+{
+    uint32_t *x = alloc(n * 4), *y = two_d ? alloc(n * 4) : NULL;
+    float *w = two_d ? NULL : alloc(n * 4);
+    uint64_t *got = alloc(65536 * 8), *want = calloc(65536 + 256, 8);
+    double sums[256];
+    int ok = 1;
+    if (!want)
+        abort();
+    par(n, fill_val, x, NULL);
+    if (two_d) {
+        par(n, fill_y, y, NULL);
+        CALL(gpgpu_histogram2d(ctx, GPGPU_U32, x, y, n, 256, 0.0, 4294967296.0, 256, 0.0,
+                               4294967296.0, got));
+    } else {
+        par(n, fill_weight, w, NULL);
+        CALL(gpgpu_histogram_weighted(ctx, GPGPU_U32, x, GPGPU_F32, w, n, 256, 0.0,
+                                      4294967296.0, sums));
+    }
+    par(n, count_cells, want, NULL);
+    for (int k = 0; two_d && k < 65536; k++)
+        ok &= got[k] == want[k];
+    for (int k = 0; !two_d && k < 256; k++)
+        ok &= sums[k] == (double)(int64_t)want[65536 + k];
+    report(name, ok, two_d ? "u32 pairs, 256 x 256 cells over [0, 2^32)^2"
+                           : "u32, 256 bins over [0, 2^32), f32 weights (small integers)");
+done:
+    free(x);
+    free(y);
+    free(w);
+    free(got);
+    free(want);
+}
+
+static void do_histogram2d(const char *name) { do_histogram_cells(name, 1); }
+static void do_histogram_weighted(const char *name) { do_histogram_cells(name, 0); }
+
 static const struct {
     const char *name;
     void (*run)(const char *name);
@@ -512,6 +789,13 @@ static const struct {
     { "segmented_reduce", NULL },
     { "segmented_scan", NULL },
     { "sum_exact", do_sum_exact },
+    { "argsort", do_argsort },
+    { "top_k", do_top_k },
+    { "gather", do_gather },
+    { "quantiles", do_quantiles },
+    { "search_sorted", do_search_sorted },
+    { "histogram_weighted", do_histogram_weighted },
+    { "histogram2d", do_histogram2d },
 };
 
 static void run_op(size_t k)
