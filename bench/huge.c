@@ -8,8 +8,9 @@
    the call's wall time (transfers included; kernels are built by a call at
    a small n first) and elements per second.
    Inputs come from a counter-based generator, so that a check recomputes
-   them instead of keeping a copy: the host holds at most 64 GiB at
-   2^32 + 5 (run-length encoding: input, values in place, 8-byte lengths).
+   them instead of keeping a copy: the host holds at most 68 GiB at
+   2^32 + 5 (gather: values, output and 8-byte indices; search_sorted:
+   keys, needles and 8-byte positions).
    The segmented sort runs on the device's kernels (GPGPU_SEGSORT=device,
    set here unless the caller set it). Exit status: 0 if every primitive
    passed. */

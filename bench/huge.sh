@@ -14,7 +14,7 @@
 # .gpu/install. CC: the compiler (default cc). Prints one line per primitive:
 # name, PASS/FAIL/ERROR, the call's wall time (host arrays: transfers
 # included) and elements per second; exit status 0 if all passed.
-# Memory at 2^32 + 5: at most 64 GiB on the host, and on the device at most
+# Memory at 2^32 + 5: at most 68 GiB on the host, and on the device at most
 # about 100 GiB (sort_pairs: keys, values and scratch A and B of each, 16
 # GiB apiece; scan_by_key: keys, values, 64-bit ranks and run offsets).
 # Some primitives need one buffer of 32 GiB (8-byte lengths or offsets per
