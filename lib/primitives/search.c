@@ -181,6 +181,16 @@ static gpgpu_status argsort_scratch(gpgpu_context *ctx, gpgpu_type t, cl_mem kc,
        cl_ulongs, with no buffer of indices to fill and widen. */
     if (gpgpu__sort_index_direct(ctx, n))
         return gpgpu__sort_index_enqueue(ctx, t, kc, 0, n, flags, dst, dst_off);
+    /* Past 2^32 keys the passes carry 8-byte indices: the keys and the
+       indices, each three times (in, the passes' two copies), and the
+       result. Say so at once rather than fail mid-sort. */
+    const size_t per_key = 3 * gpgpu__type(t)->size + 4 * ib;
+    if (n > ctx->global_mem / per_key)
+        return gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY,
+                           "gpgpu_argsort: %zu keys need %.1f GiB of device memory (keys "
+                           "and 8-byte indices, with the passes' copies of each); %s has "
+                           "%.1f GiB", n, (double)n * per_key / (1 << 30), ctx->name,
+                           (double)ctx->global_mem / (1 << 30));
     GPGPU__TRY(search_program(ctx, ib, &prog));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_OUT, n * ib, &ic));
     layout l = layout_for(ctx, n, 65536);
