@@ -749,17 +749,18 @@ __kernel void select_find(ulong16 ranks, uint nr, ulong cap, __global ulong *fs,
    item, the keys inside a window in its bins in __local memory, then all
    of them added to acc. Read 1 (the ranges of select_find, unless the gate
    is open): the keys of each range (raw bits) to the range's place in
-   ck. The windows (and the ranges) ascend and do not overlap, so a key's
-   place among their lower bounds (g: it is below windows g and after)
-   says all: each item counts its keys by g in its own column of __local
-   memory, summed at the end into the keys below each window, and only
-   window g - 1 can hold the key. (Each key tested against every window,
-   counting below each in registers, took 1.304 and 0.941 ms for the reads
+   ck. The windows (and the ranges) ascend and do not overlap, so one
+   comparison with each lower bound counts the key below the windows it
+   is below and finds the only window that can hold it, tested alone.
+   (Testing every window's span too took 1.304 and 0.941 ms for the reads
    of 5 quantiles of 2^28 f32 on an H200, and 0.605 and 0.555 for the
-   median.) The windows' and ranges' words stay in __local memory (every
+   median; counting each item's keys by their place among the windows in
+   a column of __local memory instead of registers, 1.045 and 0.837, and
+   0.834 and 0.654: the column cost more groups a multiprocessor than it
+   saved.) The windows' and ranges' words stay in __local memory (every
    item reads the same word: a broadcast), so that the registers hold
-   little more than the loads in flight: with the bounds in registers
-   too, an H200 took 1.645 and 1.082 ms for the reads of 5 quantiles of
+   only the counts below and the loads in flight: with the bounds in
+   registers too, an H200 took 1.645 and 1.082 ms for the reads of 5 quantiles of
    2^28 f32 (1.306 and 0.944 from __local memory) and 1.665 ms for the
    median (1.363), fewer groups fitting a multiprocessor; with the loops
    turned (each window's bounds loaded once for the SEL_LOADS keys) 1.700
@@ -769,10 +770,9 @@ __kernel void select_read(__global const KT *in, ulong off, ulong n, ulong chunk
                           __global uint *acc, __global KT *ck)
 {
     __local uint lh[SEL_BINS], lb[SEL_SLOTS + 1];
-    __local uint lgap[(SEL_SLOTS + 1) * WG];
     __local KT rlo[SEL_SLOTS], rspan[SEL_SLOTS];
     __local ulong rarg[SEL_SLOTS], rcnt[SEL_SLOTS];
-    uint nans = 0;
+    uint below[SEL_SLOTS], nans = 0;
     uint lid = get_local_id(0), lsz = get_local_size(0);
     uint nr = (uint)fs[read ? FS_NC : FS_NW], nb = (uint)fs[FS_NB];
     __global const ulong *par = fs + (read ? FS_RANGE(0) : FS_WIN(0));
@@ -783,14 +783,15 @@ __kernel void select_read(__global const KT *in, ulong off, ulong n, ulong chunk
         lh[i] = 0;
     for (uint i = lid; i <= SEL_SLOTS; i += lsz)
         lb[i] = 0;
-    for (uint g = 0; g <= SEL_SLOTS; g++)
-        lgap[g * WG + lid] = 0;
     for (uint w = lid; w < SEL_SLOTS; w += lsz) {
         rlo[w] = (KT)par[4 * w];
         rspan[w] = (KT)par[4 * w + 1];
         rarg[w] = par[4 * w + 2];
         rcnt[w] = par[4 * w + 3];
     }
+#pragma unroll
+    for (uint w = 0; w < SEL_SLOTS; w++)
+        below[w] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     sel_part(n, chunk, &lo, &hi, &step);
     in += off;
@@ -811,12 +812,11 @@ __kernel void select_read(__global const KT *in, ulong off, ulong n, ulong chunk
             for (uint w = 0; w < SEL_SLOTS; w++) {
                 if (w >= nr)
                     break;
-                g += u >= rlo[w];
+                uint above = u >= rlo[w];
+                g += above;
+                below[w] += !above;
             }
-            if (!read) {
-                nans += u < nan_lo || u > nan_hi;
-                lgap[g * WG + lid]++;
-            }
+            nans += !read && (u < nan_lo || u > nan_hi);
             if (g == 0)
                 continue;
             KT d = u - rlo[g - 1];
@@ -833,15 +833,12 @@ __kernel void select_read(__global const KT *in, ulong off, ulong n, ulong chunk
     }
     if (read)
         return;
+#pragma unroll
+    for (uint w = 0; w < SEL_SLOTS; w++)
+        if (w < nr && below[w])
+            atomic_add(&lb[w], below[w]);
     if (nans)
         atomic_add(&lb[SEL_SLOTS], nans);
-    /* keys below window w: those of every item whose g was at most w */
-    uint below = 0;
-    for (uint w = 0; w < nr; w++) {
-        below += lgap[w * WG + lid];
-        if (below)
-            atomic_add(&lb[w], below);
-    }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint i = lid; i < nr * nb; i += lsz)
         sel_add64(acc, AC_BIN(i), AC_BIN_HI(i), lh[i], n);
