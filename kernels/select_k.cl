@@ -749,29 +749,31 @@ __kernel void select_find(ulong16 ranks, uint nr, ulong cap, __global ulong *fs,
    item, the keys inside a window in its bins in __local memory, then all
    of them added to acc. Read 1 (the ranges of select_find, unless the gate
    is open): the keys of each range (raw bits) to the range's place in
-   ck. The windows (and the ranges) ascend and do not overlap, so one
-   comparison with each lower bound counts the key below the windows it
-   is below and finds the only window that can hold it, tested alone.
-   (Testing every window's span too took 1.304 and 0.941 ms for the reads
-   of 5 quantiles of 2^28 f32 on an H200, and 0.605 and 0.555 for the
-   median; counting each item's keys by their place among the windows in
-   a column of __local memory instead of registers, 1.045 and 0.837, and
-   0.834 and 0.654: the column cost more groups a multiprocessor than it
-   saved.) The windows' and ranges' words stay in __local memory (every
-   item reads the same word: a broadcast), so that the registers hold
-   only the counts below and the loads in flight: with the bounds in
-   registers too, an H200 took 1.645 and 1.082 ms for the reads of 5 quantiles of
+   ck. The windows' and ranges' words stay in __local memory (every item
+   reads the same word: a broadcast), so that the registers hold only the
+   counts below and the loads in flight: with the bounds in registers
+   too, an H200 took 1.645 and 1.082 ms for the reads of 5 quantiles of
    2^28 f32 (1.306 and 0.944 from __local memory) and 1.665 ms for the
    median (1.363), fewer groups fitting a multiprocessor; with the loops
    turned (each window's bounds loaded once for the SEL_LOADS keys) 1.700
-   and 1.420 (median 1.560). */
-__kernel void select_read(__global const KT *in, ulong off, ulong n, ulong chunk, KT m0, KT m1,
-                          KT nan_lo, KT nan_hi, uint read, __global const ulong *fs,
-                          __global uint *acc, __global KT *ck)
+   and 1.420 (median 1.560).
+   Two forms. select_read tests each key against every window (for one
+   window, the median's, the cheapest). select_read_cols (cols: several
+   quantiles) uses that the windows, and the ranges, ascend and do not
+   overlap: g, the number of lower bounds at or below the key, says which
+   windows it is below and the only one that can hold it; each item counts
+   its keys by g in its own column of __local memory (lgap), summed at the
+   end. On an H200, 2^28 f32: 5 quantiles' reads 1.304 and 0.941 ms by
+   select_read, 1.045 and 0.837 by select_read_cols; the median's 0.605
+   and 0.555 against 0.834 and 0.654 (the column costs groups a
+   multiprocessor); with the counts by g in registers instead of the
+   column, 1.145 and 1.018, and 0.808 and 0.708. */
+inline void sel_read(__global const KT *in, ulong off, ulong n, ulong chunk, KT m0, KT m1,
+                     KT nan_lo, KT nan_hi, uint read, __global const ulong *fs,
+                     __global uint *acc, __global KT *ck, __local uint *lh, __local uint *lb,
+                     __local KT *rlo, __local KT *rspan, __local ulong *rarg,
+                     __local ulong *rcnt, __local uint *lgap, const int cols)
 {
-    __local uint lh[SEL_BINS], lb[SEL_SLOTS + 1];
-    __local KT rlo[SEL_SLOTS], rspan[SEL_SLOTS];
-    __local ulong rarg[SEL_SLOTS], rcnt[SEL_SLOTS];
     uint below[SEL_SLOTS], nans = 0;
     uint lid = get_local_id(0), lsz = get_local_size(0);
     uint nr = (uint)fs[read ? FS_NC : FS_NW], nb = (uint)fs[FS_NB];
@@ -783,6 +785,8 @@ __kernel void select_read(__global const KT *in, ulong off, ulong n, ulong chunk
         lh[i] = 0;
     for (uint i = lid; i <= SEL_SLOTS; i += lsz)
         lb[i] = 0;
+    for (uint g = 0; cols && g <= SEL_SLOTS; g++)
+        lgap[g * WG + lid] = 0;
     for (uint w = lid; w < SEL_SLOTS; w += lsz) {
         rlo[w] = (KT)par[4 * w];
         rspan[w] = (KT)par[4 * w + 1];
@@ -805,38 +809,62 @@ __kernel void select_read(__global const KT *in, ulong off, ulong n, ulong chunk
             KT u = sort_xf(x[e], m0, m1);
             if (i + e * step >= hi)
                 break;
-            /* the windows (ranges) ascend and do not overlap: the key is
-               below windows g .. nr - 1 and can only be inside g - 1 */
-            uint g = 0;
+            nans += !read && (u < nan_lo || u > nan_hi);
+            if (cols) {
+                uint g = 0;
+#pragma unroll
+                for (uint w = 0; w < SEL_SLOTS; w++) {
+                    if (w >= nr)
+                        break;
+                    g += u >= rlo[w];
+                }
+                if (!read)
+                    lgap[g * WG + lid]++;
+                if (g == 0)
+                    continue;
+                KT d = u - rlo[g - 1];
+                if (d > rspan[g - 1])
+                    continue;
+                if (!read) {
+                    atomic_inc(&lh[(g - 1) * nb + (uint)(d >> rarg[g - 1])]);
+                    continue;
+                }
+                uint s = atomic_inc(&acc[AC_FILL(g - 1)]);
+                if (s < rcnt[g - 1]) /* always, unless the data changed */
+                    ck[rarg[g - 1] + s] = x[e];
+                continue;
+            }
 #pragma unroll
             for (uint w = 0; w < SEL_SLOTS; w++) {
+                KT d = u - rlo[w];
                 if (w >= nr)
                     break;
-                uint above = u >= rlo[w];
-                g += above;
-                below[w] += !above;
+                below[w] += u < rlo[w];
+                if (d > rspan[w])
+                    continue;
+                if (!read) {
+                    atomic_inc(&lh[w * nb + (uint)(d >> rarg[w])]);
+                    continue;
+                }
+                uint s = atomic_inc(&acc[AC_FILL(w)]);
+                if (s < rcnt[w]) /* always, unless the data changed */
+                    ck[rarg[w] + s] = x[e];
+                break;
             }
-            nans += !read && (u < nan_lo || u > nan_hi);
-            if (g == 0)
-                continue;
-            KT d = u - rlo[g - 1];
-            if (d > rspan[g - 1])
-                continue;
-            if (!read) {
-                atomic_inc(&lh[(g - 1) * nb + (uint)(d >> rarg[g - 1])]);
-                continue;
-            }
-            uint s = atomic_inc(&acc[AC_FILL(g - 1)]);
-            if (s < rcnt[g - 1]) /* always, unless the data changed */
-                ck[rarg[g - 1] + s] = x[e];
         }
     }
     if (read)
         return;
+    /* with cols: the keys below window w are those whose g was at most w */
+    uint sum = 0;
 #pragma unroll
-    for (uint w = 0; w < SEL_SLOTS; w++)
-        if (w < nr && below[w])
-            atomic_add(&lb[w], below[w]);
+    for (uint w = 0; w < SEL_SLOTS; w++) {
+        if (w >= nr)
+            break;
+        sum += cols ? lgap[w * WG + lid] : below[w];
+        if (cols ? sum : below[w])
+            atomic_add(&lb[w], cols ? sum : below[w]);
+    }
     if (nans)
         atomic_add(&lb[SEL_SLOTS], nans);
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -846,6 +874,30 @@ __kernel void select_read(__global const KT *in, ulong off, ulong n, ulong chunk
         sel_add64(acc, AC_BELOW(w), AC_BELOW_HI(w), lb[w], n);
     if (lid == 0)
         sel_add64(acc, AC_NANS, AC_NANS_HI, lb[SEL_SLOTS], n);
+}
+
+#define SEL_READ_LOCALS                                                            \
+    __local uint lh[SEL_BINS], lb[SEL_SLOTS + 1];                                  \
+    __local KT rlo[SEL_SLOTS], rspan[SEL_SLOTS];                                   \
+    __local ulong rarg[SEL_SLOTS], rcnt[SEL_SLOTS]
+#define SEL_READ_ARGS                                                              \
+    __global const KT *in, ulong off, ulong n, ulong chunk, KT m0, KT m1, KT nan_lo, \
+        KT nan_hi, uint read, __global const ulong *fs, __global uint *acc,       \
+        __global KT *ck
+#define SEL_READ_PASS in, off, n, chunk, m0, m1, nan_lo, nan_hi, read, fs, acc, ck, lh, lb, \
+                      rlo, rspan, rarg, rcnt
+
+__kernel void select_read(SEL_READ_ARGS)
+{
+    SEL_READ_LOCALS;
+    sel_read(SEL_READ_PASS, lh, 0);
+}
+
+__kernel void select_read_cols(SEL_READ_ARGS)
+{
+    SEL_READ_LOCALS;
+    __local uint lgap[(SEL_SLOTS + 1) * WG];
+    sel_read(SEL_READ_PASS, lgap, 1);
 }
 
 #define SEL_DL 4 /* loads of each item in flight in sel_digits and select_take */

@@ -132,13 +132,15 @@ static gpgpu_status run_init(gpgpu_context *ctx, gpgpu_type t, cl_mem in, size_t
     return gpgpu__scratch(ctx, GPGPU__SLOT_SORT_VALUES_B, r->cap * sizeof(cl_ulong), &r->cand_i);
 }
 
-/* One of the two reads (select_read). */
-static gpgpu_status read_data(gpgpu_context *ctx, sel_run *r, cl_uint read, const kt_arg *nan_lo,
-                              const kt_arg *nan_hi)
+/* One of the two reads: select_read, or with cols select_read_cols, whose
+   cost grows less with the windows (kernels/select_k.cl has the figures). */
+static gpgpu_status read_data(gpgpu_context *ctx, sel_run *r, cl_uint read, int cols,
+                              const kt_arg *nan_lo, const kt_arg *nan_hi)
 {
     const int is64 = r->ks == 8;
     kt_arg m0 = kt(is64, r->m0), m1 = kt(is64, r->m1);
-    return gpgpu__run(ctx, r->prog, "select_read", r->parts * r->local, r->local,
+    return gpgpu__run(ctx, r->prog, cols ? "select_read_cols" : "select_read",
+                      r->parts * r->local, r->local,
                       GPGPU__ARG(r->in), GPGPU__ARG(r->off), GPGPU__ARG(r->n),
                       GPGPU__ARG(r->chunk), KT_ARG(m0), KT_ARG(m1), KT_ARG(*nan_lo),
                       KT_ARG(*nan_hi), GPGPU__ARG(read), GPGPU__ARG(r->fs), GPGPU__ARG(r->acc),
@@ -158,11 +160,14 @@ static gpgpu_status run_fast(gpgpu_context *ctx, sel_run *r, const cl_ulong16 *r
                           GPGPU__ARG(r->off), GPGPU__ARG(r->n), KT_ARG(m0), KT_ARG(m1),
                           GPGPU__ARG(*rk), GPGPU__ARG(nr), GPGPU__ARG(r->fs),
                           GPGPU__ARG(r->acc), GPGPU__END));
-    GPGPU__TRY(read_data(ctx, r, 0, nan_lo, nan_hi));
+    /* one quantile (its two ranks share a window): every window tested;
+       more: the columns (measured at 1 and 5 quantiles) */
+    const int cols = nr > 2;
+    GPGPU__TRY(read_data(ctx, r, 0, cols, nan_lo, nan_hi));
     GPGPU__TRY(gpgpu__run(ctx, r->prog, "select_find", l, l, GPGPU__ARG(*rk), GPGPU__ARG(nr),
                           GPGPU__ARG(r->cap), GPGPU__ARG(r->fs), GPGPU__ARG(r->acc),
                           GPGPU__ARG(r->state), GPGPU__END));
-    GPGPU__TRY(read_data(ctx, r, 1, nan_lo, nan_hi));
+    GPGPU__TRY(read_data(ctx, r, 1, cols, nan_lo, nan_hi));
     return gpgpu__run(ctx, r->prog, "select_finish", nr * l, l, GPGPU__ARG(r->fs),
                       GPGPU__ARG(r->cand), GPGPU__ARG(r->cand_i), KT_ARG(m0), KT_ARG(m1),
                       GPGPU__ARG(ties), GPGPU__ARG(r->n), GPGPU__ARG(r->state), GPGPU__END);
