@@ -290,6 +290,18 @@ TU_TEST(gather_rejects_an_index_out_of_range_and_leaves_out)
                       gpgpu_last_error(tu_ctx));
         ck_assert(memcmp(out, out0, n * vs) == 0);
         idx[40000] = 0;
+        /* a bad one in the first part alone (the host's threads each check
+           the other's part too), its top bit set: no part writes */
+        idx[n - 5] = idx[n - 1] = 0;
+        idx[10] = (uint64_t)1 << 63;
+        ck_assert_int_eq(gpgpu_gather(tu_ctx, vs, in, n_in, idx, n, out),
+                         GPGPU_ERROR_INVALID_ARGUMENT);
+        ck_assert_msg(strstr(gpgpu_last_error(tu_ctx), "indices[10]") != NULL, "%s",
+                      gpgpu_last_error(tu_ctx));
+        ck_assert(memcmp(out, out0, n * vs) == 0);
+        idx[10] = 0;
+        idx[n - 5] = n_in;
+        idx[n - 1] = UINT64_MAX;
         /* small n (the host path on discrete devices) and n_in == 0 */
         ck_assert_int_eq(gpgpu_gather(tu_ctx, vs, in, n_in, idx + n - 5, 5, out),
                          GPGPU_ERROR_INVALID_ARGUMENT);
