@@ -10,6 +10,10 @@
 
 #include "host/host.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 typedef unsigned __int128 gpgpu__u128;
 typedef __int128 gpgpu__i128;
 
@@ -246,18 +250,15 @@ static inline gpgpu__v4i f32_bins4(const f32_rule *r, gpgpu__v4f v, gpgpu__v4i *
     const gpgpu__v4f top4 = {r->top, r->top, r->top, r->top};
     const gpgpu__v4f s4 = {r->scale, r->scale, r->scale, r->scale};
     const gpgpu__v4f last4 = {r->last, r->last, r->last, r->last};
-    const int32_t lb = (int32_t)r->lastb;
-    const gpgpu__v4i lastb4 = {lb, lb, lb, lb};
     *in = (v >= lo4) & (v < top4);
     gpgpu__v4f t = (v - lo4) * s4;
-    /* outside samples' t may be negative or NaN: 0 and last */
-    const gpgpu__v4i tb = (gpgpu__v4i)t;
-    t = (gpgpu__v4f)(tb & ~(tb >> 31));
+    /* a counted sample's t is 0 or more, or NaN (x - lo infinite times a
+       scale of 0): fmin(t, last) as f32_bin takes it is in [0, last],
+       which converts exactly to a bin in [0, lastb]; the lanes not counted
+       (any t) are masked off after the conversion */
     const gpgpu__v4i lt = t < last4;
     t = (gpgpu__v4f)(((gpgpu__v4i)t & lt) | ((gpgpu__v4i)last4 & ~lt));
-    gpgpu__v4i c = __builtin_convertvector(t, gpgpu__v4i);
-    const gpgpu__v4i gt = c > lastb4;
-    return ((c & ~gt) | (lastb4 & gt)) & *in;
+    return __builtin_convertvector(t, gpgpu__v4i) & *in;
 }
 #endif
 
@@ -468,7 +469,8 @@ typedef struct {
     int wt;
     size_t n, nparts, ncells;
     const gpgpu__hist_params *px, *py;
-    char *bins;  /* nparts * ncells cells of uint64_t or double */
+    char *bins;  /* nparts - 1 copies of the cells, of uint64_t or double */
+    void *out;   /* the result's cells */
 } cells_job;
 
 static size_t cells_of(const cells_job *j, size_t first, size_t len, uint32_t *c)
@@ -507,9 +509,12 @@ static size_t cells_of(const cells_job *j, size_t first, size_t len, uint32_t *c
 #ifdef GPGPU__V4
 /* cells_serial's 2-D counts of F32 samples, four at a time: both axes'
    bins in vector lanes, then each lane's cell counted from the register,
-   lanes not counted in cell 0 and taken off at the end. While they cannot
-   overflow the counts go to 32-bit counters, half the cache of 64-bit
-   cells (256 KiB for 256 x 256). PoCL's 2 cores, 2026-11-26, 256 x 256
+   lanes not counted in cell 0 and taken off at the end. From four samples
+   a cell, while they cannot overflow, the counts go to 32-bit counters,
+   half the cache of 64-bit cells (256 KiB for 256 x 256); fewer do not
+   pay for allocating, zeroing and adding them (2^16 samples in 256 x 256
+   cells, 2026-11-26: 0.89x the serial loop with them, 1.00x without;
+   2^18: 1.12x with them). PoCL's 2 cores, 2026-11-26, 256 x 256
    cells of [0, 1)^2 against the serial loop of bench/histogram2d: 1.0-1.1x
    at 2^10 and 2^16 (one thread), 1.4-1.7x at 2^24 (two), where one sample
    at a time into 64-bit cells ran at 0.7-1.0x. (Weighted sums the same
@@ -520,7 +525,7 @@ static void f32_cells4(const cells_job *j, const f32_rule *rx, const f32_rule *r
 {
     const float *x = (const float *)j->x, *y = (const float *)j->y;
     const gpgpu__v4i ny4 = {(int32_t)ny, (int32_t)ny, (int32_t)ny, (int32_t)ny};
-    uint32_t *c32 = n >= j->ncells ? calloc(j->ncells, sizeof *c32) : NULL;
+    uint32_t *c32 = n >= 4 * j->ncells ? calloc(j->ncells, sizeof *c32) : NULL;
     size_t i = first, end = first + n;
     while (i < end) {
         /* at most 2^32 - 1 samples into the 32-bit counters at once */
@@ -571,15 +576,16 @@ static void f32_cells4(const cells_job *j, const f32_rule *rx, const f32_rule *r
 
 /* cells_serial's weighted sums of F32 samples (weights F32 or F64), a
    block at a time: the cells of four samples at once as f32_cells4 makes
-   them, then sum[cell] += w for the counted ones in sample order (the
-   bits of the loop one sample at a time, which stays for the other
-   rules). That loop, converting each F32 weight with cvtss2sd into the
-   register that held the last sum (it writes half of it), made one chain
-   of adds through all samples: 0.69-0.71x the serial loop of
+   them, F32 weights to double four at a time (cvtps2pd, +0.0 where the
+   sample is not counted: its cell is 0, and a sum that starts at +0.0 is
+   never -0.0, so adding +0.0 leaves it as it was), then sum[cell] += w in
+   sample order: the bits of the loop one sample at a time, which stays
+   for the other rules. That loop converted each F32 weight with cvtss2sd
+   into the register that held the last sum (it writes half of it), one
+   chain of adds through all samples: 0.69-0.71x the serial loop of
    bench/histogram2d at 2^10 .. 2^18 (256 bins, one thread, 2-core EPYC,
-   2026-11-26); this, 0.86-1.02x. (Lanes not counted added as +0.0 to
-   cell 0 without a branch, their weights converted four at a time: 0.78-
-   0.82x.) */
+   2026-11-26); this, 1.01-1.31x at 2^10 .. 2^15 (with f32_bins4's two
+   clamps made one). */
 typedef double gpgpu__v2d __attribute__((vector_size(16)));
 typedef int64_t gpgpu__v2l __attribute__((vector_size(16)));
 typedef float gpgpu__v2f __attribute__((vector_size(8)));
@@ -593,6 +599,7 @@ static void f32_sums4(const cells_job *j, const f32_rule *rx, const f32_rule *ry
     const gpgpu__v4i ny4 = {(int32_t)ny, (int32_t)ny, (int32_t)ny, (int32_t)ny};
     uint32_t c[BLOCK];
     int32_t keep[BLOCK];
+    double w[BLOCK];
     for (size_t at = first; at < first + n; at += BLOCK) {
         const size_t len = first + n - at < BLOCK ? first + n - at : BLOCK;
         size_t i = 0;
@@ -610,6 +617,13 @@ static void f32_sums4(const cells_job *j, const f32_rule *rx, const f32_rule *ry
             }
             memcpy(c + i, &cell, sizeof cell);
             memcpy(keep + i, &in, sizeof in);
+#ifdef __SSE2__
+            if (j->wt == GPGPU_F32) {
+                __m128 wv = _mm_and_ps(_mm_loadu_ps(wf + at + i), _mm_castsi128_ps((__m128i)in));
+                _mm_storeu_pd(w + i, _mm_cvtps_pd(wv));
+                _mm_storeu_pd(w + i + 2, _mm_cvtps_pd(_mm_movehl_ps(wv, wv)));
+            }
+#endif
         }
         for (; i < len; i++) { /* the block's last samples */
             uint32_t cell = f32_bin(rx, x[at + i]);
@@ -620,6 +634,15 @@ static void f32_sums4(const cells_job *j, const f32_rule *rx, const f32_rule *ry
             c[i] = cell == HOST_NO_BIN ? 0 : cell;
             keep[i] = cell == HOST_NO_BIN ? 0 : -1;
         }
+#ifdef __SSE2__
+        if (j->wt == GPGPU_F32) {
+            for (i = len & ~(size_t)3; i < len; i++)
+                w[i] = keep[i] ? (double)wf[at + i] : 0.0;
+            for (i = 0; i < len; i++)
+                sum[c[i]] += w[i];
+            continue;
+        }
+#endif
         if (j->wt == GPGPU_F32) {
             const float *ws = wf + at;
             for (i = 0; i + 2 <= len; i += 2) {
@@ -693,26 +716,41 @@ static void cells_serial(const cells_job *j, size_t first, size_t n, void *cells
     }
 }
 
+/* Part i of the samples into cells: part 0 into the result, the others
+   into j->bins (nparts - 1 copies of the cells). */
 static void cells_part(void *arg, size_t i)
 {
     const cells_job *j = arg;
     size_t step = j->n / j->nparts, first = step * i;
     size_t len = i + 1 == j->nparts ? j->n - first : step;
-    cells_serial(j, first, len, j->bins + i * j->ncells * sizeof(uint64_t));
+    cells_serial(j, first, len,
+                 i ? j->bins + (i - 1) * j->ncells * sizeof(uint64_t) : (char *)j->out);
 }
+
+/* Samples per part of the host's threads: at least CELLS_PART_MIN, and
+   as many as cells (each part zeroes and adds up cells of its own).
+   2026-11-26, 2-core EPYC, load about 1, ratio to bench/histogram2d's
+   serial loops (one run of 7 x 1000 calls each, plain-C harness in the
+   style of gpgpu-bench): weighted sums into 256 bins, one thread / two
+   from 2^15 samples a part: 0.92 / 1.28 at 2^16, 0.93 / 1.50 at 2^18
+   (threads from 2^14 samples: 0.6-0.9 at 2^14, the pool's round trip);
+   256 x 256 counts, parts of 2^16 / 2^18 samples: 0.99 / 0.97 at 2^16,
+   1.28 / 0.98 at 2^17, 1.63 / 1.16 at 2^18 (parts of 2^15: 0.93 at
+   2^16). */
+enum { CELLS_PART_MIN = 1 << 15 };
 
 void gpgpu__host_histogram_cells(gpgpu_type t, const void *x, const void *y, int wt,
                                  const void *w, size_t n, const gpgpu__hist_params *px,
                                  const gpgpu__hist_params *py, void *bins)
 {
     size_t ncells = px->nbins * (py ? py->nbins : 1);
-    size_t nparts = gpgpu__host_threads();
-    cells_job j = {t, x, y, w, wt, n, 1, ncells, px, py, bins};
-    if (nparts > n / PART_MIN)
-        nparts = n / PART_MIN;
+    cells_job j = {t, x, y, w, wt, n, 1, ncells, px, py, NULL, bins};
+    size_t nparts = n / (ncells > CELLS_PART_MIN ? ncells : CELLS_PART_MIN);
+    if (nparts > 1 && nparts > gpgpu__host_threads()) /* getenv: only where it counts */
+        nparts = gpgpu__host_threads();
     /* uint64_t and double cells are both 8 bytes */
     char *parts = nparts > 1 && ncells <= PART_BINS_MAX / nparts
-                      ? malloc(nparts * ncells * sizeof(uint64_t)) : NULL;
+                      ? malloc((nparts - 1) * ncells * sizeof(uint64_t)) : NULL;
     if (!parts) { /* small, many cells, or no memory: one thread */
         cells_serial(&j, 0, n, bins);
         return;
@@ -720,20 +758,19 @@ void gpgpu__host_histogram_cells(gpgpu_type t, const void *x, const void *y, int
     j.nparts = nparts;
     j.bins = parts;
     gpgpu__parallel(nparts, cells_part, &j);
-    /* parts added in order: the same sums for the same thread count */
-    for (size_t b = 0; b < ncells; b++) {
+    /* parts added in order: the same sums for the same thread count (part
+       0 is already in bins: 0 + its sum is its sum, never -0.0) */
+    for (size_t i = 1; i < nparts; i++) {
         if (wt < 0) {
-            const uint64_t *pc = (const uint64_t *)parts;
-            uint64_t s = 0;
-            for (size_t i = 0; i < nparts; i++)
-                s += pc[i * ncells + b];
-            ((uint64_t *)bins)[b] = s;
+            const uint64_t *pc = (const uint64_t *)parts + (i - 1) * ncells;
+            uint64_t *out = bins;
+            for (size_t b = 0; b < ncells; b++)
+                out[b] += pc[b];
         } else {
-            const double *pd = (const double *)parts;
-            double s = 0;
-            for (size_t i = 0; i < nparts; i++)
-                s += pd[i * ncells + b];
-            ((double *)bins)[b] = s;
+            const double *pd = (const double *)parts + (i - 1) * ncells;
+            double *out = bins;
+            for (size_t b = 0; b < ncells; b++)
+                out[b] += pd[b];
         }
     }
     free(parts);
