@@ -290,15 +290,22 @@ static gpgpu_status cells_host_api(gpgpu_context *ctx, const cells_spec *c, cons
    0.64-0.73 at 2^24; gpgpu-bench --api host --op histogram2d --sizes
    10,16,20,24, GPGPU_HOST_BELOW=histogram=all | =0): weight 0, always the
    host's unless GPGPU_HOST_BELOW=histogram=0. Weighted sums into 256 bins
-   weigh n / 4, the host's below 2^18 at the plan's 2^16 (same machine,
-   quiet, three runs, f32 weights, host's code / kernels: 0.68-0.71 /
-   0.45-0.51 at 2^16, 0.68 / 0.58-0.82 at 2^18, 0.80-1.34 / 0.93-0.96 at
-   2^20, 0.90-1.37 / 1.49-1.89 at 2^22). */
+   weigh n / 32, the host's below 2^21 at the plan's 2^16: after the
+   host's code converted weights four at a time and took its threads from
+   2^16 samples (same machine, 2026-11-26, commit 22f1427, load 1.5-1.6
+   from another's build, two rounds, f32 weights, host's code / kernels:
+   0.99-1.07 / 0.55-0.70 at 2^16, 1.03-1.10 / 0.82-0.91 at 2^18,
+   1.14-1.15 / 0.99 at 2^20, 0.88-1.11 / 1.00-1.02 at 2^22, 0.98-1.25 /
+   1.07-1.09 at 2^24; gpgpu-bench --api host --op histogram_weighted
+   --sizes 14,16,18,20,22,24 --repeat 7, GPGPU_HOST_BELOW=histogram=all |
+   =0). Before that, n / 4 (quiet, three runs: 0.68-0.71 / 0.45-0.51 at
+   2^16, 0.68 / 0.58-0.82 at 2^18, 0.80-1.34 / 0.93-0.96 at 2^20,
+   0.90-1.37 / 1.49-1.89 at 2^22). */
 static size_t cells_weight(const gpgpu_context *ctx, const cells_spec *c, size_t n)
 {
     if (ctx->tune.hist_local)
         return n;
-    return c->ncells > 1024 ? 0 : c->wt >= 0 ? n / 4 : n;
+    return c->ncells > 1024 ? 0 : c->wt >= 0 ? n / 32 : n;
 }
 
 /* The host-memory calls after their argument checks. */
