@@ -98,9 +98,18 @@ void gpgpu__host_search_sorted(gpgpu_type t, const void *sorted, size_t n, const
    the OR of a block's indices below n_in proves them all (n_in a power of
    two and random indices: the usual case), else a compare of each; the
    gather loads eight elements before it stores them; and from
-   GATHER_PART_MIN indices the host's threads split both, in one round
-   trip of the pool (gather_part). */
-enum { GATHER_BLOCK = 1024, GATHER_PART_MIN = 1 << 15 };
+   GATHER_THREADS_MIN indices the host's threads split both in parts of
+   GATHER_PART_MIN, in one round trip of the pool (gather_part). Where
+   they start: 2026-11-26, 2-core EPYC, 39b0764 with this code, load
+   0.1-0.5, three rounds of GPGPU_DEVICE=host GPGPU_THREADS=1 | 2
+   gpgpu-bench --api host --op gather --sizes 18,19,20,21 --repeat 7,
+   ratio to the serial loop, one thread / two: 0.78-0.89 / 0.71-0.85 at
+   2^18, 0.84-0.91 / 0.88-0.96 at 2^19, 0.88-0.91 / 0.96-1.14 at 2^20,
+   0.87-0.91 / 1.71-1.82 at 2^21 (and 0.73-0.82 / 0.70-0.79 at 2^16:
+   waking the other thread costs more than half the work there, though a
+   loop of calls back to back, which keeps it awake, ran 1.1-1.3x on
+   two). */
+enum { GATHER_BLOCK = 1024, GATHER_PART_MIN = 1 << 15, GATHER_THREADS_MIN = 1 << 19 };
 
 typedef uint64_t gather_v2 __attribute__((vector_size(16)));
 
@@ -220,18 +229,21 @@ static void gather_run(size_t value_size, const void *in,
         GATHER_LOOP(uint32_t);
 }
 
-/* Parts of the indices for the host's threads: each part checks its own
-   indices and makes the answer known (1 good, 2 bad), then every other
-   part's (checking those not known yet itself, so that no part waits for
-   a thread the shared cores have not run yet), and gathers its own only
-   when all are good: out is written only if every index is. */
+/* Parts of GATHER_PART_MIN indices or more for the host's threads: each
+   thread first checks parts from a shared count, making each answer known
+   (1 good, 2 bad), then checks itself any part whose answer is not known
+   yet (taken by a thread the shared cores have not run since: no thread
+   waits for another), and gathers its own part only when every part is
+   good: out is written only if every index is. */
 typedef struct {
     size_t value_size, n, n_in, nparts;
     const void *in;
     const uint64_t *indices;
     void *out;
-    int *state;  /* per part: 0 not known, 1 good, 2 bad */
-    int bad;     /* some part found a bad index */
+    int *state;    /* per part: 0 not known, 1 good, 2 bad */
+    size_t next;   /* the next part to check */
+    int all_good;  /* every part is known good */
+    int bad;       /* some part is known bad */
 } gather_job;
 
 static void gather_range(const gather_job *j, size_t part, size_t *first, size_t *len)
@@ -241,27 +253,41 @@ static void gather_range(const gather_job *j, size_t part, size_t *first, size_t
     *len = part + 1 == j->nparts ? j->n - *first : step;
 }
 
-static int part_good(gather_job *j, size_t part)
+static int part_check(gather_job *j, size_t part)
 {
-    int s = __atomic_load_n(&j->state[part], __ATOMIC_ACQUIRE);
-    if (s == 0) {
-        size_t first, len;
-        gather_range(j, part, &first, &len);
-        s = indices_ok(j->indices + first, len, j->n_in) ? 1 : 2;
-        __atomic_store_n(&j->state[part], s, __ATOMIC_RELEASE);
+    size_t first, len;
+    gather_range(j, part, &first, &len);
+    const int s = indices_ok(j->indices + first, len, j->n_in) ? 1 : 2;
+    __atomic_store_n(&j->state[part], s, __ATOMIC_RELEASE);
+    return s;
+}
+
+/* 1 if every part is good. */
+static int parts_good(gather_job *j)
+{
+    if (__atomic_load_n(&j->all_good, __ATOMIC_ACQUIRE))
+        return 1;
+    for (size_t k; (k = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED)) < j->nparts;)
+        if (part_check(j, k) == 2)
+            break;
+    for (size_t k = 0; k < j->nparts; k++) {
+        int s = __atomic_load_n(&j->state[k], __ATOMIC_ACQUIRE);
+        if (s == 0)
+            s = part_check(j, k);
+        if (s == 2) {
+            __atomic_store_n(&j->bad, 1, __ATOMIC_RELAXED);
+            return 0;
+        }
     }
-    return s == 1;
+    __atomic_store_n(&j->all_good, 1, __ATOMIC_RELEASE);
+    return 1;
 }
 
 static void gather_part(void *arg, size_t part)
 {
     gather_job *j = arg;
-    for (size_t k = 0; k < j->nparts; k++) {
-        if (!part_good(j, (part + k) % j->nparts)) {
-            __atomic_store_n(&j->bad, 1, __ATOMIC_RELAXED);
-            return;
-        }
-    }
+    if (!parts_good(j))
+        return;
     size_t first, len;
     gather_range(j, part, &first, &len);
     gather_run(j->value_size, j->in, j->indices + first, len,
@@ -271,21 +297,21 @@ static void gather_part(void *arg, size_t part)
 size_t gpgpu__host_gather_checked(size_t value_size, const void *in, size_t n_in,
                                   const uint64_t *indices, size_t n, void *out)
 {
-    size_t nparts = n / GATHER_PART_MIN;
-    int state[64] = {0};
-    if (nparts > 1) { /* getenv, in gpgpu__host_threads, costs a small call's time */
-        const size_t threads = gpgpu__host_threads();
-        nparts = nparts < threads ? nparts : threads;
-        nparts = nparts < 64 ? nparts : 64;
-    }
-    if (nparts < 2) {
+    /* getenv, in gpgpu__host_threads, costs a small call's time */
+    const size_t nparts = n / GATHER_PART_MIN;
+    int state[64] = {0}, *st = nparts <= 64 ? state : calloc(nparts, sizeof *st);
+    if (n < GATHER_THREADS_MIN || gpgpu__host_threads() < 2 || !st) {
+        if (st != state)
+            free(st);
         if (!indices_ok(indices, n, n_in))
             return first_bad(indices, 0, n, n_in);
         gather_run(value_size, in, indices, n, out);
         return SIZE_MAX;
     }
-    gather_job j = {value_size, n, n_in, nparts, in, indices, out, state, 0};
+    gather_job j = {value_size, n, n_in, nparts, in, indices, out, st, 0, 0, 0};
     gpgpu__parallel(nparts, gather_part, &j);
+    if (st != state)
+        free(st);
     return j.bad ? first_bad(indices, 0, n, n_in) : SIZE_MAX;
 }
 
