@@ -167,13 +167,13 @@ TU_LOOP_TEST(many_cells_and_a_million_samples, 2)
 }
 END_TEST
 
-/* F32 samples and weights at the sizes where the host's code splits the
-   samples among its threads (from 2^15 samples a part for 256 bins, from
-   as many as cells for 256 x 256) and counts in 32-bit counters (four
-   samples a cell), with a block's last few samples one at a time. */
+/* F32 samples and weights at the sizes where the host's code counts in
+   32-bit counters (four samples a cell) and splits the samples among its
+   threads (from 2^19 samples a part), with a block's last few samples one
+   at a time. */
 TU_TEST(f32_weights_and_cells_on_the_hosts_threads)
 {
-    static const size_t ns[] = { 4099, 65539, 131075, 524293 };
+    static const size_t ns[] = { 4099, 262147, 1048583, 2097169 };
     for (size_t k = 0; k < 4; k++) {
         const size_t n = ns[k];
         uint64_t seed = tu_seed_for(2611, n);

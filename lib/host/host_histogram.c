@@ -728,16 +728,20 @@ static void cells_part(void *arg, size_t i)
 }
 
 /* Samples per part of the host's threads: at least CELLS_PART_MIN, and
-   as many as cells (each part zeroes and adds up cells of its own).
-   2026-11-26, 2-core EPYC, load about 1, ratio to bench/histogram2d's
-   serial loops (one run of 7 x 1000 calls each, plain-C harness in the
-   style of gpgpu-bench): weighted sums into 256 bins, one thread / two
-   from 2^15 samples a part: 0.92 / 1.28 at 2^16, 0.93 / 1.50 at 2^18
-   (threads from 2^14 samples: 0.6-0.9 at 2^14, the pool's round trip);
-   256 x 256 counts, parts of 2^16 / 2^18 samples: 0.99 / 0.97 at 2^16,
-   1.28 / 0.98 at 2^17, 1.63 / 1.16 at 2^18 (parts of 2^15: 0.93 at
-   2^16). */
-enum { CELLS_PART_MIN = 1 << 15 };
+   as many as cells (each part zeroes and adds up cells of its own). In a
+   loop of calls back to back two threads won from 2^16 samples (weighted
+   sums into 256 bins, 1.28x the serial loop against 0.92x on one), but
+   in gpgpu-bench, where the other thread has slept since the last call,
+   not below 2^20 (2026-11-26, 2-core EPYC, 39b0764 with parts of 2^15,
+   load 0.6-0.9, two rounds of GPGPU_DEVICE=host GPGPU_THREADS=1 | 2
+   gpgpu-bench --api host --op OP --sizes 14,15,16,17,18,19,20 --repeat
+   7, ratio to the serial loop, one thread / two: histogram_weighted
+   1.11-1.20 / 0.94-1.13 at 2^16, 1.13-1.16 / 0.90-1.09 at 2^18,
+   1.11-1.16 / 0.91-1.11 at 2^19, 1.16-1.18 / 1.42-1.89 at 2^20;
+   histogram2d (256 x 256) 1.21-1.46 / 1.43 at 2^16, 1.57-1.62 /
+   1.29-1.39 at 2^18, 1.64-1.72 / 1.73-2.26 at 2^19, 1.68-1.71 /
+   2.17-2.80 at 2^20). */
+enum { CELLS_PART_MIN = 1 << 19 };
 
 void gpgpu__host_histogram_cells(gpgpu_type t, const void *x, const void *y, int wt,
                                  const void *w, size_t n, const gpgpu__hist_params *px,

@@ -292,7 +292,8 @@ static gpgpu_status cells_host_api(gpgpu_context *ctx, const cells_spec *c, cons
    host's unless GPGPU_HOST_BELOW=histogram=0. Weighted sums into 256 bins
    weigh n / 32, the host's below 2^21 at the plan's 2^16: after the
    host's code converted weights four at a time and took its threads from
-   2^16 samples (same machine, 2026-11-26, commit 22f1427, load 1.5-1.6
+   2^16 samples (from 2^20 since: host_histogram.c, CELLS_PART_MIN) (same
+   machine, 2026-11-26, commit 22f1427, load 1.5-1.6
    from another's build, two rounds, f32 weights, host's code / kernels:
    0.99-1.07 / 0.55-0.70 at 2^16, 1.03-1.10 / 0.82-0.91 at 2^18,
    1.14-1.15 / 0.99 at 2^20, 0.88-1.11 / 1.00-1.02 at 2^22, 0.98-1.25 /
