@@ -574,21 +574,103 @@ static void f32_cells4(const cells_job *j, const f32_rule *rx, const f32_rule *r
     free(c32);
 }
 
-/* cells_serial's weighted sums of F32 samples (weights F32 or F64), a
-   block at a time: the cells of four samples at once as f32_cells4 makes
-   them, F32 weights to double four at a time (cvtps2pd, +0.0 where the
-   sample is not counted: its cell is 0, and a sum that starts at +0.0 is
-   never -0.0, so adding +0.0 leaves it as it was), then sum[cell] += w in
-   sample order: the bits of the loop one sample at a time, which stays
-   for the other rules. That loop converted each F32 weight with cvtss2sd
-   into the register that held the last sum (it writes half of it), one
-   chain of adds through all samples: 0.69-0.71x the serial loop of
-   bench/histogram2d at 2^10 .. 2^18 (256 bins, one thread, 2-core EPYC,
-   2026-11-26); this, 1.01-1.31x at 2^10 .. 2^15 (with f32_bins4's two
-   clamps made one). */
+/* cells_serial's weighted sums of F32 samples (F64 weights; F32 ones
+   where there is no SSE2, else f32_sums_f32w), a block at a time: the
+   cells of four samples at once as f32_cells4 makes them, then sum[cell]
+   += w for the samples counted, in sample order: the bits of the loop one
+   sample at a time, which stays for the other rules. That loop converted
+   each F32 weight with cvtss2sd into the register that held the last sum
+   (it writes half of it), one chain of adds through all samples:
+   0.69-0.71x the serial loop of bench/histogram2d at 2^10 .. 2^18 (256
+   bins, one thread, 2-core EPYC, 2026-11-26); this, 0.86-1.02x; with
+   F32 weights converted four at a time (cvtps2pd), 1.01-1.31x at 2^10 ..
+   2^15, and more with the next block binned in the loop that adds
+   (f32_sums_f32w). */
 typedef double gpgpu__v2d __attribute__((vector_size(16)));
 typedef int64_t gpgpu__v2l __attribute__((vector_size(16)));
 typedef float gpgpu__v2f __attribute__((vector_size(8)));
+
+#ifdef __SSE2__
+/* f32_sums4's bins and weights of one sample s (F32 weights) into *c
+   and *w. */
+static inline void sums_one(const f32_rule *rx, const f32_rule *ry, uint32_t ny, const float *x,
+                            const float *y, const float *wf, size_t s, uint32_t *c, double *w)
+{
+    uint32_t cell = f32_bin(rx, x[s]);
+    if (y && cell != HOST_NO_BIN) {
+        const uint32_t cy = f32_bin(ry, y[s]);
+        cell = cy == HOST_NO_BIN ? HOST_NO_BIN : cell * ny + cy;
+    }
+    *c = cell == HOST_NO_BIN ? 0 : cell;
+    *w = cell == HOST_NO_BIN ? 0.0 : (double)wf[s];
+}
+
+/* The same for samples s .. s + 3. */
+static inline void sums_four(const f32_rule *rx, const f32_rule *ry, gpgpu__v4i ny4,
+                             const float *x, const float *y, const float *wf, size_t s,
+                             uint32_t *c, double *w)
+{
+    gpgpu__v4f v;
+    gpgpu__v4i in;
+    memcpy(&v, x + s, sizeof v);
+    gpgpu__v4i cell = f32_bins4(rx, v, &in);
+    if (y) {
+        gpgpu__v4i iny;
+        memcpy(&v, y + s, sizeof v);
+        const gpgpu__v4i cy = f32_bins4(ry, v, &iny);
+        in &= iny;
+        cell = (cell * ny4 + cy) & in;
+    }
+    memcpy(c, &cell, sizeof cell);
+    const __m128 wv = _mm_and_ps(_mm_loadu_ps(wf + s), _mm_castsi128_ps((__m128i)in));
+    _mm_storeu_pd(w, _mm_cvtps_pd(wv));
+    _mm_storeu_pd(w + 2, _mm_cvtps_pd(_mm_movehl_ps(wv, wv)));
+}
+
+/* f32_sums4 for F32 weights, the next block's cells and weights made in
+   the loop that adds up this block's: the vector binning and the loads,
+   adds and stores into the sums overlap (2026-11-26, 2-core EPYC, load
+   about 2, 256 bins, one thread, three rounds of a plain-C harness
+   timing bench/histogram2d's serial loop and the call alternately, ratio
+   to the loop, f32_sums4 / this: 1.06-1.32 / 1.15-1.23 at 2^10,
+   1.10-1.16 / 1.33-1.52 at 2^12, 1.09-1.21 / 1.39-1.52 at 2^14,
+   1.09-1.21 / 1.18-1.44 at 2^16, 1.04-1.14 / 1.40-1.42 at 2^18). */
+static void f32_sums_f32w(const cells_job *j, const f32_rule *rx, const f32_rule *ry,
+                          uint32_t ny, size_t first, size_t n, double *sum)
+{
+    const float *x = (const float *)j->x, *y = (const float *)j->y;
+    const float *wf = (const float *)j->w;
+    const gpgpu__v4i ny4 = {(int32_t)ny, (int32_t)ny, (int32_t)ny, (int32_t)ny};
+    uint32_t c[2][BLOCK];
+    double w[2][BLOCK];
+    const size_t end = first + n;
+    size_t len = n < BLOCK ? n : BLOCK, k = 0;
+    for (; k + 4 <= len; k += 4)
+        sums_four(rx, ry, ny4, x, y, wf, first + k, c[0] + k, w[0] + k);
+    for (; k < len; k++)
+        sums_one(rx, ry, ny, x, y, wf, first + k, c[0] + k, w[0] + k);
+    for (size_t at = first, cur = 0; at < end; at += len, cur ^= 1) {
+        len = end - at < BLOCK ? end - at : BLOCK;
+        const size_t next = at + len, nlen = end - next < BLOCK ? end - next : BLOCK;
+        const uint32_t *cc = c[cur];
+        const double *ww = w[cur];
+        uint32_t *nc = c[cur ^ 1];
+        double *nw = w[cur ^ 1];
+        size_t i = 0;
+        for (; i + 4 <= nlen; i += 4) { /* nlen <= len */
+            sums_four(rx, ry, ny4, x, y, wf, next + i, nc + i, nw + i);
+            sum[cc[i]] += ww[i];
+            sum[cc[i + 1]] += ww[i + 1];
+            sum[cc[i + 2]] += ww[i + 2];
+            sum[cc[i + 3]] += ww[i + 3];
+        }
+        for (k = i; k < nlen; k++)
+            sums_one(rx, ry, ny, x, y, wf, next + k, nc + k, nw + k);
+        for (; i < len; i++)
+            sum[cc[i]] += ww[i];
+    }
+}
+#endif
 
 static void f32_sums4(const cells_job *j, const f32_rule *rx, const f32_rule *ry, uint32_t ny,
                       size_t first, size_t n, double *sum)
@@ -599,7 +681,6 @@ static void f32_sums4(const cells_job *j, const f32_rule *rx, const f32_rule *ry
     const gpgpu__v4i ny4 = {(int32_t)ny, (int32_t)ny, (int32_t)ny, (int32_t)ny};
     uint32_t c[BLOCK];
     int32_t keep[BLOCK];
-    double w[BLOCK];
     for (size_t at = first; at < first + n; at += BLOCK) {
         const size_t len = first + n - at < BLOCK ? first + n - at : BLOCK;
         size_t i = 0;
@@ -617,13 +698,6 @@ static void f32_sums4(const cells_job *j, const f32_rule *rx, const f32_rule *ry
             }
             memcpy(c + i, &cell, sizeof cell);
             memcpy(keep + i, &in, sizeof in);
-#ifdef __SSE2__
-            if (j->wt == GPGPU_F32) {
-                __m128 wv = _mm_and_ps(_mm_loadu_ps(wf + at + i), _mm_castsi128_ps((__m128i)in));
-                _mm_storeu_pd(w + i, _mm_cvtps_pd(wv));
-                _mm_storeu_pd(w + i + 2, _mm_cvtps_pd(_mm_movehl_ps(wv, wv)));
-            }
-#endif
         }
         for (; i < len; i++) { /* the block's last samples */
             uint32_t cell = f32_bin(rx, x[at + i]);
@@ -634,15 +708,6 @@ static void f32_sums4(const cells_job *j, const f32_rule *rx, const f32_rule *ry
             c[i] = cell == HOST_NO_BIN ? 0 : cell;
             keep[i] = cell == HOST_NO_BIN ? 0 : -1;
         }
-#ifdef __SSE2__
-        if (j->wt == GPGPU_F32) {
-            for (i = len & ~(size_t)3; i < len; i++)
-                w[i] = keep[i] ? (double)wf[at + i] : 0.0;
-            for (i = 0; i < len; i++)
-                sum[c[i]] += w[i];
-            continue;
-        }
-#endif
         if (j->wt == GPGPU_F32) {
             const float *ws = wf + at;
             for (i = 0; i + 2 <= len; i += 2) {
@@ -684,6 +749,12 @@ static void cells_serial(const cells_job *j, size_t first, size_t n, void *cells
             f32_cells4(j, &rx, &ry, ny, first, n, count);
             return;
         }
+#ifdef __SSE2__
+        if (j->wt == GPGPU_F32 && rx.lastb < (1u << 24) && ry.lastb < (1u << 24)) {
+            f32_sums_f32w(j, &rx, &ry, ny, first, n, sum);
+            return;
+        }
+#endif
         if (j->wt >= 0 && rx.lastb < (1u << 24) && ry.lastb < (1u << 24)) {
             f32_sums4(j, &rx, &ry, ny, first, n, sum);
             return;
