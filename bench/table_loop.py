@@ -7,6 +7,7 @@ over them. Two groups of files separated by "--": each cell "before -> after".
 usage: python3 bench/table_loop.py loop-pocl.jsonl [more.jsonl ...] [-- after.jsonl ...]
 """
 import json
+import re
 import statistics
 import sys
 
@@ -19,7 +20,11 @@ def cells(paths):
                 continue
             r = json.loads(line)
             if "of_serial" not in r:
-                continue
+                # search_sorted and gather give the loop ratio in the note
+                m = re.search(r"\(library ([0-9.]+)x\)", r.get("note", ""))
+                if not m:
+                    continue
+                r["of_serial"] = float(m.group(1))
             key = (r["op"], r.get("input", "random"), r["type"], r.get("bins", 0))
             out.setdefault(key, {}).setdefault(r["n"], []).append(r["of_serial"])
     return out

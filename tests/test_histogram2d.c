@@ -167,6 +167,28 @@ TU_LOOP_TEST(many_cells_and_a_million_samples, 2)
 }
 END_TEST
 
+/* F32 samples and weights at the sizes where the host's code counts in
+   32-bit counters (four samples a cell) and splits the samples among its
+   threads (from 2^19 samples a part), with a block's last few samples one
+   at a time. */
+TU_TEST(f32_weights_and_cells_on_the_hosts_threads)
+{
+    static const size_t ns[] = { 4099, 262147, 1048583, 2097169 };
+    for (size_t k = 0; k < 4; k++) {
+        const size_t n = ns[k];
+        uint64_t seed = tu_seed_for(2611, n);
+        void *x = random_samples(GPGPU_F32, n, seed), *y = random_samples(GPGPU_F32, n, seed + 1);
+        void *w = random_weights(GPGPU_F32, n, seed + 2);
+        check_weighted(GPGPU_F32, x, NULL, GPGPU_F32, w, n, 256, 0, seed);
+        check_weighted(GPGPU_F32, x, y, GPGPU_F32, w, n, 33, 17, seed);
+        check_counts(GPGPU_F32, x, y, n, 256, 256, seed);
+        free(x);
+        free(y);
+        free(w);
+    }
+}
+END_TEST
+
 /* NaN samples (either sign, either axis) and out-of-range ones are not
    counted; a NaN weight makes its own cell NaN and no other. */
 TU_TEST(nan_samples_and_nan_weights)

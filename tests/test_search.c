@@ -267,8 +267,9 @@ END_TEST
 
 TU_TEST(gather_rejects_an_index_out_of_range_and_leaves_out)
 {
-    for (size_t vs = 4; vs <= 8; vs += 4) {
-        const size_t n_in = 1000, n = 70001;
+    /* 70001: parts of the host's check; 2^19 + 7: its threads */
+    for (size_t k = 0; k < 4; k++) {
+        const size_t vs = k % 2 ? 8 : 4, n_in = 1000, n = k < 2 ? 70001 : (1u << 19) + 7;
         char *in = tu_alloc(n_in * vs), *out = tu_alloc(n * vs), *out0 = tu_alloc(n * vs);
         uint64_t *idx = tu_alloc(n * 8);
         for (size_t i = 0; i < n; i++)
@@ -279,7 +280,9 @@ TU_TEST(gather_rejects_an_index_out_of_range_and_leaves_out)
         memcpy(out0, out, n * vs);
         ck_assert_int_eq(gpgpu_gather(tu_ctx, vs, in, n_in, idx, n, out),
                          GPGPU_ERROR_INVALID_ARGUMENT);
-        ck_assert_msg(strstr(gpgpu_last_error(tu_ctx), "indices[69996]") != NULL, "%s",
+        char name[40];
+        snprintf(name, sizeof name, "indices[%zu]", n - 5);
+        ck_assert_msg(strstr(gpgpu_last_error(tu_ctx), name) != NULL, "%s",
                       gpgpu_last_error(tu_ctx));
         ck_assert(memcmp(out, out0, n * vs) == 0);
         /* bad ones in two parts of the host's check: the first named */
@@ -290,6 +293,18 @@ TU_TEST(gather_rejects_an_index_out_of_range_and_leaves_out)
                       gpgpu_last_error(tu_ctx));
         ck_assert(memcmp(out, out0, n * vs) == 0);
         idx[40000] = 0;
+        /* a bad one in the first part alone (the host's threads each check
+           the other's part too), its top bit set: no part writes */
+        idx[n - 5] = idx[n - 1] = 0;
+        idx[10] = (uint64_t)1 << 63;
+        ck_assert_int_eq(gpgpu_gather(tu_ctx, vs, in, n_in, idx, n, out),
+                         GPGPU_ERROR_INVALID_ARGUMENT);
+        ck_assert_msg(strstr(gpgpu_last_error(tu_ctx), "indices[10]") != NULL, "%s",
+                      gpgpu_last_error(tu_ctx));
+        ck_assert(memcmp(out, out0, n * vs) == 0);
+        idx[10] = 0;
+        idx[n - 5] = n_in;
+        idx[n - 1] = UINT64_MAX;
         /* small n (the host path on discrete devices) and n_in == 0 */
         ck_assert_int_eq(gpgpu_gather(tu_ctx, vs, in, n_in, idx + n - 5, 5, out),
                          GPGPU_ERROR_INVALID_ARGUMENT);

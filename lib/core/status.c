@@ -177,11 +177,15 @@ gpgpu_status gpgpu__check_array(const gpgpu_context *ctx, const char *func, cons
     if (p == NULL && n > 0)
         return gpgpu__arg_fail(ctx, func, "%s is NULL with n = %zu; it may be NULL only when "
                                           "n is 0", name, n);
-    size_t max = (size_t)PTRDIFF_MAX / copies / elem;
-    if (n > max)
+    /* n > PTRDIFF_MAX / copies / elem, without the divisions (three
+       arrays of a small host call spent 30 ns in them) */
+    size_t bytes;
+    if (__builtin_mul_overflow(n, elem, &bytes) || __builtin_mul_overflow(bytes, copies, &bytes) ||
+        bytes > (size_t)PTRDIFF_MAX)
         return gpgpu__arg_fail(ctx, func, "n is %zu; at most %zu elements of %zu bytes (the "
                                           "largest object the library can hold%s)",
-                               n, max, elem, copies > 1 ? " twice over" : "");
+                               n, (size_t)PTRDIFF_MAX / copies / elem, elem,
+                               copies > 1 ? " twice over" : "");
     if ((uintptr_t)p % align != 0)
         return gpgpu__arg_fail(ctx, func, "%s is %p; it must be aligned to %zu bytes, the size "
                                           "of one element", name, p, align);

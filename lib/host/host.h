@@ -105,11 +105,11 @@ void gpgpu__host_scan_by_key(gpgpu_type key_type, const void *keys, gpgpu_type v
    order (side GPGPU_SEARCH_LEFT: those below it; RIGHT: not above it). */
 void gpgpu__host_search_sorted(gpgpu_type t, const void *sorted, size_t n, const void *needles,
                                size_t m, unsigned side, uint64_t *pos);
-/* The first i with indices[i] >= n_in, or SIZE_MAX when there is none. */
-size_t gpgpu__host_gather_check(const uint64_t *indices, size_t n, size_t n_in);
-/* out[i] = in[indices[i]] (checked indices), value_size 4 or 8. */
-void gpgpu__host_gather(size_t value_size, const void *in, const uint64_t *indices, size_t n,
-                        void *out);
+/* out[i] = in[indices[i]] for i < n, value_size 4 or 8, when every index
+   is below n_in: then SIZE_MAX; else the first i with indices[i] >= n_in,
+   out unchanged. */
+size_t gpgpu__host_gather_checked(size_t value_size, const void *in, size_t n_in,
+                                  const uint64_t *indices, size_t n, void *out);
 /* indices = the stable order of keys (unchanged) under flags; OUT_OF_MEMORY
    is the only failure. */
 gpgpu_status gpgpu__host_argsort(gpgpu_type t, const void *keys, size_t n, unsigned flags,

@@ -10,6 +10,10 @@
 
 #include "host/host.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 typedef unsigned __int128 gpgpu__u128;
 typedef __int128 gpgpu__i128;
 
@@ -246,18 +250,15 @@ static inline gpgpu__v4i f32_bins4(const f32_rule *r, gpgpu__v4f v, gpgpu__v4i *
     const gpgpu__v4f top4 = {r->top, r->top, r->top, r->top};
     const gpgpu__v4f s4 = {r->scale, r->scale, r->scale, r->scale};
     const gpgpu__v4f last4 = {r->last, r->last, r->last, r->last};
-    const int32_t lb = (int32_t)r->lastb;
-    const gpgpu__v4i lastb4 = {lb, lb, lb, lb};
     *in = (v >= lo4) & (v < top4);
     gpgpu__v4f t = (v - lo4) * s4;
-    /* outside samples' t may be negative or NaN: 0 and last */
-    const gpgpu__v4i tb = (gpgpu__v4i)t;
-    t = (gpgpu__v4f)(tb & ~(tb >> 31));
+    /* a counted sample's t is 0 or more, or NaN (x - lo infinite times a
+       scale of 0): fmin(t, last) as f32_bin takes it is in [0, last],
+       which converts exactly to a bin in [0, lastb]; the lanes not counted
+       (any t) are masked off after the conversion */
     const gpgpu__v4i lt = t < last4;
     t = (gpgpu__v4f)(((gpgpu__v4i)t & lt) | ((gpgpu__v4i)last4 & ~lt));
-    gpgpu__v4i c = __builtin_convertvector(t, gpgpu__v4i);
-    const gpgpu__v4i gt = c > lastb4;
-    return ((c & ~gt) | (lastb4 & gt)) & *in;
+    return __builtin_convertvector(t, gpgpu__v4i) & *in;
 }
 #endif
 
@@ -468,7 +469,8 @@ typedef struct {
     int wt;
     size_t n, nparts, ncells;
     const gpgpu__hist_params *px, *py;
-    char *bins;  /* nparts * ncells cells of uint64_t or double */
+    char *bins;  /* nparts - 1 copies of the cells, of uint64_t or double */
+    void *out;   /* the result's cells */
 } cells_job;
 
 static size_t cells_of(const cells_job *j, size_t first, size_t len, uint32_t *c)
@@ -507,9 +509,12 @@ static size_t cells_of(const cells_job *j, size_t first, size_t len, uint32_t *c
 #ifdef GPGPU__V4
 /* cells_serial's 2-D counts of F32 samples, four at a time: both axes'
    bins in vector lanes, then each lane's cell counted from the register,
-   lanes not counted in cell 0 and taken off at the end. While they cannot
-   overflow the counts go to 32-bit counters, half the cache of 64-bit
-   cells (256 KiB for 256 x 256). PoCL's 2 cores, 2026-11-26, 256 x 256
+   lanes not counted in cell 0 and taken off at the end. From four samples
+   a cell, while they cannot overflow, the counts go to 32-bit counters,
+   half the cache of 64-bit cells (256 KiB for 256 x 256); fewer do not
+   pay for allocating, zeroing and adding them (2^16 samples in 256 x 256
+   cells, 2026-11-26: 0.89x the serial loop with them, 1.00x without;
+   2^18: 1.12x with them). PoCL's 2 cores, 2026-11-26, 256 x 256
    cells of [0, 1)^2 against the serial loop of bench/histogram2d: 1.0-1.1x
    at 2^10 and 2^16 (one thread), 1.4-1.7x at 2^24 (two), where one sample
    at a time into 64-bit cells ran at 0.7-1.0x. (Weighted sums the same
@@ -520,7 +525,7 @@ static void f32_cells4(const cells_job *j, const f32_rule *rx, const f32_rule *r
 {
     const float *x = (const float *)j->x, *y = (const float *)j->y;
     const gpgpu__v4i ny4 = {(int32_t)ny, (int32_t)ny, (int32_t)ny, (int32_t)ny};
-    uint32_t *c32 = n >= j->ncells ? calloc(j->ncells, sizeof *c32) : NULL;
+    uint32_t *c32 = n >= 4 * j->ncells ? calloc(j->ncells, sizeof *c32) : NULL;
     size_t i = first, end = first + n;
     while (i < end) {
         /* at most 2^32 - 1 samples into the 32-bit counters at once */
@@ -568,6 +573,162 @@ static void f32_cells4(const cells_job *j, const f32_rule *rx, const f32_rule *r
     }
     free(c32);
 }
+
+/* cells_serial's weighted sums of F32 samples (F64 weights; F32 ones
+   where there is no SSE2, else f32_sums_f32w), a block at a time: the
+   cells of four samples at once as f32_cells4 makes them, then sum[cell]
+   += w for the samples counted, in sample order: the bits of the loop one
+   sample at a time, which stays for the other rules. That loop converted
+   each F32 weight with cvtss2sd into the register that held the last sum
+   (it writes half of it), one chain of adds through all samples:
+   0.69-0.71x the serial loop of bench/histogram2d at 2^10 .. 2^18 (256
+   bins, one thread, 2-core EPYC, 2026-11-26); this, 0.86-1.02x; with
+   F32 weights converted four at a time (cvtps2pd), 1.01-1.31x at 2^10 ..
+   2^15, and more with the next block binned in the loop that adds
+   (f32_sums_f32w). */
+typedef double gpgpu__v2d __attribute__((vector_size(16)));
+typedef int64_t gpgpu__v2l __attribute__((vector_size(16)));
+typedef float gpgpu__v2f __attribute__((vector_size(8)));
+
+#ifdef __SSE2__
+/* f32_sums4's bins and weights of one sample s (F32 weights) into *c
+   and *w. */
+static inline void sums_one(const f32_rule *rx, const f32_rule *ry, uint32_t ny, const float *x,
+                            const float *y, const float *wf, size_t s, uint32_t *c, double *w)
+{
+    uint32_t cell = f32_bin(rx, x[s]);
+    if (y && cell != HOST_NO_BIN) {
+        const uint32_t cy = f32_bin(ry, y[s]);
+        cell = cy == HOST_NO_BIN ? HOST_NO_BIN : cell * ny + cy;
+    }
+    *c = cell == HOST_NO_BIN ? 0 : cell;
+    *w = cell == HOST_NO_BIN ? 0.0 : (double)wf[s];
+}
+
+/* The same for samples s .. s + 3. */
+static inline void sums_four(const f32_rule *rx, const f32_rule *ry, gpgpu__v4i ny4,
+                             const float *x, const float *y, const float *wf, size_t s,
+                             uint32_t *c, double *w)
+{
+    gpgpu__v4f v;
+    gpgpu__v4i in;
+    memcpy(&v, x + s, sizeof v);
+    gpgpu__v4i cell = f32_bins4(rx, v, &in);
+    if (y) {
+        gpgpu__v4i iny;
+        memcpy(&v, y + s, sizeof v);
+        const gpgpu__v4i cy = f32_bins4(ry, v, &iny);
+        in &= iny;
+        cell = (cell * ny4 + cy) & in;
+    }
+    memcpy(c, &cell, sizeof cell);
+    const __m128 wv = _mm_and_ps(_mm_loadu_ps(wf + s), _mm_castsi128_ps((__m128i)in));
+    _mm_storeu_pd(w, _mm_cvtps_pd(wv));
+    _mm_storeu_pd(w + 2, _mm_cvtps_pd(_mm_movehl_ps(wv, wv)));
+}
+
+/* f32_sums4 for F32 weights, the next block's cells and weights made in
+   the loop that adds up this block's: the vector binning and the loads,
+   adds and stores into the sums overlap (2026-11-26, 2-core EPYC, load
+   about 2, 256 bins, one thread, three rounds of a plain-C harness
+   timing bench/histogram2d's serial loop and the call alternately, ratio
+   to the loop, f32_sums4 / this: 1.06-1.32 / 1.15-1.23 at 2^10,
+   1.10-1.16 / 1.33-1.52 at 2^12, 1.09-1.21 / 1.39-1.52 at 2^14,
+   1.09-1.21 / 1.18-1.44 at 2^16, 1.04-1.14 / 1.40-1.42 at 2^18). */
+static void f32_sums_f32w(const cells_job *j, const f32_rule *rx, const f32_rule *ry,
+                          uint32_t ny, size_t first, size_t n, double *sum)
+{
+    const float *x = (const float *)j->x, *y = (const float *)j->y;
+    const float *wf = (const float *)j->w;
+    const gpgpu__v4i ny4 = {(int32_t)ny, (int32_t)ny, (int32_t)ny, (int32_t)ny};
+    uint32_t c[2][BLOCK];
+    double w[2][BLOCK];
+    const size_t end = first + n;
+    size_t len = n < BLOCK ? n : BLOCK, k = 0;
+    for (; k + 4 <= len; k += 4)
+        sums_four(rx, ry, ny4, x, y, wf, first + k, c[0] + k, w[0] + k);
+    for (; k < len; k++)
+        sums_one(rx, ry, ny, x, y, wf, first + k, c[0] + k, w[0] + k);
+    for (size_t at = first, cur = 0; at < end; at += len, cur ^= 1) {
+        len = end - at < BLOCK ? end - at : BLOCK;
+        const size_t next = at + len, nlen = end - next < BLOCK ? end - next : BLOCK;
+        const uint32_t *cc = c[cur];
+        const double *ww = w[cur];
+        uint32_t *nc = c[cur ^ 1];
+        double *nw = w[cur ^ 1];
+        size_t i = 0;
+        for (; i + 4 <= nlen; i += 4) { /* nlen <= len */
+            sums_four(rx, ry, ny4, x, y, wf, next + i, nc + i, nw + i);
+            sum[cc[i]] += ww[i];
+            sum[cc[i + 1]] += ww[i + 1];
+            sum[cc[i + 2]] += ww[i + 2];
+            sum[cc[i + 3]] += ww[i + 3];
+        }
+        for (k = i; k < nlen; k++)
+            sums_one(rx, ry, ny, x, y, wf, next + k, nc + k, nw + k);
+        for (; i < len; i++)
+            sum[cc[i]] += ww[i];
+    }
+}
+#endif
+
+static void f32_sums4(const cells_job *j, const f32_rule *rx, const f32_rule *ry, uint32_t ny,
+                      size_t first, size_t n, double *sum)
+{
+    const float *x = (const float *)j->x, *y = (const float *)j->y;
+    const float *wf = (const float *)j->w;
+    const double *wd = (const double *)j->w;
+    const gpgpu__v4i ny4 = {(int32_t)ny, (int32_t)ny, (int32_t)ny, (int32_t)ny};
+    uint32_t c[BLOCK];
+    int32_t keep[BLOCK];
+    for (size_t at = first; at < first + n; at += BLOCK) {
+        const size_t len = first + n - at < BLOCK ? first + n - at : BLOCK;
+        size_t i = 0;
+        for (; i + 4 <= len; i += 4) {
+            gpgpu__v4f v;
+            gpgpu__v4i in;
+            memcpy(&v, x + at + i, sizeof v);
+            gpgpu__v4i cell = f32_bins4(rx, v, &in);
+            if (y) {
+                gpgpu__v4i iny;
+                memcpy(&v, y + at + i, sizeof v);
+                const gpgpu__v4i cy = f32_bins4(ry, v, &iny);
+                in &= iny;
+                cell = (cell * ny4 + cy) & in;
+            }
+            memcpy(c + i, &cell, sizeof cell);
+            memcpy(keep + i, &in, sizeof in);
+        }
+        for (; i < len; i++) { /* the block's last samples */
+            uint32_t cell = f32_bin(rx, x[at + i]);
+            if (y && cell != HOST_NO_BIN) {
+                const uint32_t cy = f32_bin(ry, y[at + i]);
+                cell = cy == HOST_NO_BIN ? HOST_NO_BIN : cell * ny + cy;
+            }
+            c[i] = cell == HOST_NO_BIN ? 0 : cell;
+            keep[i] = cell == HOST_NO_BIN ? 0 : -1;
+        }
+        if (j->wt == GPGPU_F32) {
+            const float *ws = wf + at;
+            for (i = 0; i + 2 <= len; i += 2) {
+                gpgpu__v2f f;
+                memcpy(&f, ws + i, sizeof f);
+                const gpgpu__v2d d = __builtin_convertvector(f, gpgpu__v2d);
+                if (keep[i])
+                    sum[c[i]] += d[0];
+                if (keep[i + 1])
+                    sum[c[i + 1]] += d[1];
+            }
+            if (i < len && keep[i])
+                sum[c[i]] += (double)ws[i];
+        } else {
+            const double *ws = wd + at;
+            for (i = 0; i < len; i++)
+                if (keep[i])
+                    sum[c[i]] += ws[i];
+        }
+    }
+}
 #endif
 
 /* Samples [first, first + n) into cells (zeroed first), in order. */
@@ -586,6 +747,16 @@ static void cells_serial(const cells_job *j, size_t first, size_t n, void *cells
 #ifdef GPGPU__V4
         if (y && j->wt < 0 && rx.lastb < (1u << 24) && ry.lastb < (1u << 24)) {
             f32_cells4(j, &rx, &ry, ny, first, n, count);
+            return;
+        }
+#ifdef __SSE2__
+        if (j->wt == GPGPU_F32 && rx.lastb < (1u << 24) && ry.lastb < (1u << 24)) {
+            f32_sums_f32w(j, &rx, &ry, ny, first, n, sum);
+            return;
+        }
+#endif
+        if (j->wt >= 0 && rx.lastb < (1u << 24) && ry.lastb < (1u << 24)) {
+            f32_sums4(j, &rx, &ry, ny, first, n, sum);
             return;
         }
 #endif
@@ -616,26 +787,45 @@ static void cells_serial(const cells_job *j, size_t first, size_t n, void *cells
     }
 }
 
+/* Part i of the samples into cells: part 0 into the result, the others
+   into j->bins (nparts - 1 copies of the cells). */
 static void cells_part(void *arg, size_t i)
 {
     const cells_job *j = arg;
     size_t step = j->n / j->nparts, first = step * i;
     size_t len = i + 1 == j->nparts ? j->n - first : step;
-    cells_serial(j, first, len, j->bins + i * j->ncells * sizeof(uint64_t));
+    cells_serial(j, first, len,
+                 i ? j->bins + (i - 1) * j->ncells * sizeof(uint64_t) : (char *)j->out);
 }
+
+/* Samples per part of the host's threads: at least CELLS_PART_MIN, and
+   as many as cells (each part zeroes and adds up cells of its own). In a
+   loop of calls back to back two threads won from 2^16 samples (weighted
+   sums into 256 bins, 1.28x the serial loop against 0.92x on one), but
+   in gpgpu-bench, where the other thread has slept since the last call,
+   not below 2^20 (2026-11-26, 2-core EPYC, 39b0764 with parts of 2^15,
+   load 0.6-0.9, two rounds of GPGPU_DEVICE=host GPGPU_THREADS=1 | 2
+   gpgpu-bench --api host --op OP --sizes 14,15,16,17,18,19,20 --repeat
+   7, ratio to the serial loop, one thread / two: histogram_weighted
+   1.11-1.20 / 0.94-1.13 at 2^16, 1.13-1.16 / 0.90-1.09 at 2^18,
+   1.11-1.16 / 0.91-1.11 at 2^19, 1.16-1.18 / 1.42-1.89 at 2^20;
+   histogram2d (256 x 256) 1.21-1.46 / 1.43 at 2^16, 1.57-1.62 /
+   1.29-1.39 at 2^18, 1.64-1.72 / 1.73-2.26 at 2^19, 1.68-1.71 /
+   2.17-2.80 at 2^20). */
+enum { CELLS_PART_MIN = 1 << 19 };
 
 void gpgpu__host_histogram_cells(gpgpu_type t, const void *x, const void *y, int wt,
                                  const void *w, size_t n, const gpgpu__hist_params *px,
                                  const gpgpu__hist_params *py, void *bins)
 {
     size_t ncells = px->nbins * (py ? py->nbins : 1);
-    size_t nparts = gpgpu__host_threads();
-    cells_job j = {t, x, y, w, wt, n, 1, ncells, px, py, bins};
-    if (nparts > n / PART_MIN)
-        nparts = n / PART_MIN;
+    cells_job j = {t, x, y, w, wt, n, 1, ncells, px, py, NULL, bins};
+    size_t nparts = n / (ncells > CELLS_PART_MIN ? ncells : CELLS_PART_MIN);
+    if (nparts > 1 && nparts > gpgpu__host_threads()) /* getenv: only where it counts */
+        nparts = gpgpu__host_threads();
     /* uint64_t and double cells are both 8 bytes */
     char *parts = nparts > 1 && ncells <= PART_BINS_MAX / nparts
-                      ? malloc(nparts * ncells * sizeof(uint64_t)) : NULL;
+                      ? malloc((nparts - 1) * ncells * sizeof(uint64_t)) : NULL;
     if (!parts) { /* small, many cells, or no memory: one thread */
         cells_serial(&j, 0, n, bins);
         return;
@@ -643,20 +833,19 @@ void gpgpu__host_histogram_cells(gpgpu_type t, const void *x, const void *y, int
     j.nparts = nparts;
     j.bins = parts;
     gpgpu__parallel(nparts, cells_part, &j);
-    /* parts added in order: the same sums for the same thread count */
-    for (size_t b = 0; b < ncells; b++) {
+    /* parts added in order: the same sums for the same thread count (part
+       0 is already in bins: 0 + its sum is its sum, never -0.0) */
+    for (size_t i = 1; i < nparts; i++) {
         if (wt < 0) {
-            const uint64_t *pc = (const uint64_t *)parts;
-            uint64_t s = 0;
-            for (size_t i = 0; i < nparts; i++)
-                s += pc[i * ncells + b];
-            ((uint64_t *)bins)[b] = s;
+            const uint64_t *pc = (const uint64_t *)parts + (i - 1) * ncells;
+            uint64_t *out = bins;
+            for (size_t b = 0; b < ncells; b++)
+                out[b] += pc[b];
         } else {
-            const double *pd = (const double *)parts;
-            double s = 0;
-            for (size_t i = 0; i < nparts; i++)
-                s += pd[i * ncells + b];
-            ((double *)bins)[b] = s;
+            const double *pd = (const double *)parts + (i - 1) * ncells;
+            double *out = bins;
+            for (size_t b = 0; b < ncells; b++)
+                out[b] += pd[b];
         }
     }
     free(parts);

@@ -340,16 +340,28 @@ static gpgpu_status cells_host_api(gpgpu_context *ctx, const cells_spec *c, cons
    0.50-0.51 at 2^16, 0.78-1.11 / 0.63-1.30 at 2^20, 1.43-1.73 /
    0.64-0.73 at 2^24; gpgpu-bench --api host --op histogram2d --sizes
    10,16,20,24, GPGPU_HOST_BELOW=histogram=all | =0): weight 0, always the
-   host's unless GPGPU_HOST_BELOW=histogram=0. Weighted sums into 256 bins
-   weigh n / 4, the host's below 2^18 at the plan's 2^16 (same machine,
-   quiet, three runs, f32 weights, host's code / kernels: 0.68-0.71 /
-   0.45-0.51 at 2^16, 0.68 / 0.58-0.82 at 2^18, 0.80-1.34 / 0.93-0.96 at
-   2^20, 0.90-1.37 / 1.49-1.89 at 2^22). */
+   host's unless GPGPU_HOST_BELOW=histogram=0. Weighted sums weigh 0 too:
+   with the host's code binning the next block while it adds one's weights
+   and its threads from 2^20 samples it won at every size against the
+   kernels (256 bins, f32 weights, 2026-11-26, commit 50c3b2b, load
+   0.9-1.3, three rounds of gpgpu-bench --api host --op
+   histogram_weighted --sizes 18,20,21,22,23,24 --repeat 5, the plan of
+   n / 32 | GPGPU_HOST_BELOW=histogram=all, ratio to the serial loop,
+   kernels / host's code: 1.00 / 1.55-1.92 at 2^21, 1.27-1.99 /
+   1.64-2.78 at 2^22, 1.54-2.05 / 1.64-2.68 at 2^23, 2.11-2.16 /
+   1.82-2.98 at 2^24; the kernels' time at 2^22 alternates between 2.5
+   and 5 ms from run to run; below 2^21 the host's code already ran them).
+   Before that, n / 32 (the host's code with its threads from 2^16, load
+   1.5-1.6, commit 22f1427, two rounds, host's code / kernels: 0.99-1.07
+   / 0.55-0.70 at 2^16, 1.03-1.10 / 0.82-0.91 at 2^18, 1.14-1.15 / 0.99
+   at 2^20, 0.88-1.11 / 1.00-1.02 at 2^22), and before it n / 4 (quiet,
+   three runs: 0.68-0.71 / 0.45-0.51 at 2^16, 0.68 / 0.58-0.82 at 2^18,
+   0.80-1.34 / 0.93-0.96 at 2^20, 0.90-1.37 / 1.49-1.89 at 2^22). */
 static size_t cells_weight(const gpgpu_context *ctx, const cells_spec *c, size_t n)
 {
     if (ctx->tune.hist_local)
         return n;
-    return c->ncells > 1024 ? 0 : c->wt >= 0 ? n / 4 : n;
+    return c->ncells > 1024 || c->wt >= 0 ? 0 : n;
 }
 
 /* The host-memory calls after their argument checks. */

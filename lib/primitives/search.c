@@ -474,10 +474,9 @@ gpgpu_status gpgpu_gather(gpgpu_context *ctx, size_t value_size, const void *in,
         return GPGPU_SUCCESS;
     if (ctx->host || n_in == 0 || gpgpu__small_on_host(ctx, n) ||
         gpgpu__host_below(ctx, GPGPU__HB_GATHER, n)) {
-        size_t bad = gpgpu__host_gather_check(indices, n, n_in);
+        size_t bad = gpgpu__host_gather_checked(value_size, in, n_in, indices, n, out);
         if (bad != SIZE_MAX)
             return index_error(ctx, __func__, bad, indices[bad], n_in);
-        gpgpu__host_gather(value_size, in, indices, n, out);
         return GPGPU_SUCCESS;
     }
     gpgpu__lock(ctx);
@@ -686,10 +685,10 @@ gpgpu_status gpgpu_gather_array(gpgpu_context *ctx, const gpgpu_array *in,
     GPGPU__TRY(check_value_size(ctx, __func__, vs));
     GPGPU__TRY(need_int64(ctx, __func__));
     if (ctx->host) {
-        size_t bad = gpgpu__host_gather_check(indices->host, indices->n, in->n);
+        size_t bad = gpgpu__host_gather_checked(vs, in->host, in->n, indices->host,
+                                                indices->n, out->host);
         if (bad != SIZE_MAX)
             return index_error(ctx, __func__, bad, ((const uint64_t *)indices->host)[bad], in->n);
-        gpgpu__host_gather(vs, in->host, indices->host, indices->n, out->host);
         return GPGPU_SUCCESS;
     }
     size_t bad;
