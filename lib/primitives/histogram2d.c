@@ -350,13 +350,7 @@ static gpgpu_status cells_host_api(gpgpu_context *ctx, const cells_spec *c, cons
    kernels / host's code: 1.00 / 1.55-1.92 at 2^21, 1.27-1.99 /
    1.64-2.78 at 2^22, 1.54-2.05 / 1.64-2.68 at 2^23, 2.11-2.16 /
    1.82-2.98 at 2^24; the kernels' time at 2^22 alternates between 2.5
-   and 5 ms from run to run; below 2^21 the host's code already ran them).
-   Before that, n / 32 (the host's code with its threads from 2^16, load
-   1.5-1.6, commit 22f1427, two rounds, host's code / kernels: 0.99-1.07
-   / 0.55-0.70 at 2^16, 1.03-1.10 / 0.82-0.91 at 2^18, 1.14-1.15 / 0.99
-   at 2^20, 0.88-1.11 / 1.00-1.02 at 2^22), and before it n / 4 (quiet,
-   three runs: 0.68-0.71 / 0.45-0.51 at 2^16, 0.68 / 0.58-0.82 at 2^18,
-   0.80-1.34 / 0.93-0.96 at 2^20, 0.90-1.37 / 1.49-1.89 at 2^22). */
+   and 5 ms from run to run). */
 static size_t cells_weight(const gpgpu_context *ctx, const cells_spec *c, size_t n)
 {
     if (ctx->tune.hist_local)
