@@ -265,6 +265,19 @@ TU_TEST(gather_matches_reference)
 }
 END_TEST
 
+/* gather of n indices fails, naming indices[bad], with out as out0 */
+static void assert_gather_names(size_t vs, const char *in, size_t n_in, const uint64_t *idx,
+                                size_t n, char *out, const char *out0, size_t bad)
+{
+    char name[40];
+    ck_assert_int_eq(gpgpu_gather(tu_ctx, vs, in, n_in, idx, n, out),
+                     GPGPU_ERROR_INVALID_ARGUMENT);
+    snprintf(name, sizeof name, "indices[%zu]", bad);
+    ck_assert_msg(strstr(gpgpu_last_error(tu_ctx), name) != NULL, "%s",
+                  gpgpu_last_error(tu_ctx));
+    ck_assert(memcmp(out, out0, n * vs) == 0);
+}
+
 TU_TEST(gather_rejects_an_index_out_of_range_and_leaves_out)
 {
     /* 70001: parts of the host's check; 2^19 + 7: its threads */
@@ -278,30 +291,16 @@ TU_TEST(gather_rejects_an_index_out_of_range_and_leaves_out)
         idx[n - 1] = UINT64_MAX;
         memset(out, 0x5a, n * vs);
         memcpy(out0, out, n * vs);
-        ck_assert_int_eq(gpgpu_gather(tu_ctx, vs, in, n_in, idx, n, out),
-                         GPGPU_ERROR_INVALID_ARGUMENT);
-        char name[40];
-        snprintf(name, sizeof name, "indices[%zu]", n - 5);
-        ck_assert_msg(strstr(gpgpu_last_error(tu_ctx), name) != NULL, "%s",
-                      gpgpu_last_error(tu_ctx));
-        ck_assert(memcmp(out, out0, n * vs) == 0);
+        assert_gather_names(vs, in, n_in, idx, n, out, out0, n - 5);
         /* bad ones in two parts of the host's check: the first named */
         idx[40000] = n_in + 7;
-        ck_assert_int_eq(gpgpu_gather(tu_ctx, vs, in, n_in, idx, n, out),
-                         GPGPU_ERROR_INVALID_ARGUMENT);
-        ck_assert_msg(strstr(gpgpu_last_error(tu_ctx), "indices[40000]") != NULL, "%s",
-                      gpgpu_last_error(tu_ctx));
-        ck_assert(memcmp(out, out0, n * vs) == 0);
+        assert_gather_names(vs, in, n_in, idx, n, out, out0, 40000);
         idx[40000] = 0;
         /* a bad one in the first part alone (the host's threads each check
            the other's part too), its top bit set: no part writes */
         idx[n - 5] = idx[n - 1] = 0;
         idx[10] = (uint64_t)1 << 63;
-        ck_assert_int_eq(gpgpu_gather(tu_ctx, vs, in, n_in, idx, n, out),
-                         GPGPU_ERROR_INVALID_ARGUMENT);
-        ck_assert_msg(strstr(gpgpu_last_error(tu_ctx), "indices[10]") != NULL, "%s",
-                      gpgpu_last_error(tu_ctx));
-        ck_assert(memcmp(out, out0, n * vs) == 0);
+        assert_gather_names(vs, in, n_in, idx, n, out, out0, 10);
         idx[10] = 0;
         idx[n - 5] = n_in;
         idx[n - 1] = UINT64_MAX;
