@@ -800,8 +800,9 @@ __kernel void hist_cells_direct(HIST_CELLS_ARGS, __global OUT *out, ulong out_of
 /* Counts over more cells than __local memory holds as 32-bit counters
    (GPUs): the cells are split into nbands bands of band_cells, each small
    enough as 16-bit counters, and the samples into parts; group g counts
-   part g / nbands into band g % nbands, so that the nbands groups that
-   read one part run side by side and all but the first find it in L2.
+   part g / nbands into band g % nbands (the nbands groups of one part
+   start side by side, yet on an H200 each reads the part from memory:
+   three bands of 256 x 256 cells cost three times one band of 128 x 128).
    Each band then adds its nonzero counts to out with one 64-bit atomic
    per cell, instead of one per sample (which the L2's atomic units bound,
    whatever the loads do: on an H200, 256 x 256 cells at 2^28 samples

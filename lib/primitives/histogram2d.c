@@ -42,8 +42,8 @@ typedef struct {
 #define CELLS_COPIES_MAX ((size_t)16)
 
 /* Most bands of 16-bit counters a count takes (kernels/histogram.cl,
-   hist_cells_banded): each band's groups read every sample again (from
-   L2 when they run beside the band before them). */
+   hist_cells_banded): each band's groups read every sample again (on an
+   H200 from memory: three bands cost three times one). */
 #define CELLS_BANDS_MAX ((size_t)4)
 /* Samples per cell at least in each part of a banded count, so that its
    bands' adds to the result (one per cell) stay few beside its samples. */
@@ -143,12 +143,11 @@ static cells_plan plan(const gpgpu_context *ctx, const cells_spec *c, size_t n)
        0.069 at 2^22, 0.125 / 0.134 at 2^23, 0.130 / 0.261 at 2^24, 0.809 /
        4.01 at 2^28; 100 x 100 0.056 / 0.030 at 2^20, 0.091 / 0.317 at
        2^24: from about 1024 samples a cell (the plan's hist_banded).
-       Groups of 512
-       took 2^28 samples into 256 x 256 cells in 1.94 ms and into 128 x 128
-       in 0.69 (groups of 256: 2.07 and 0.81). */
+       Groups of 512 took 2^28 samples into 256 x 256 cells in 1.94 ms and
+       into 128 x 128 in 0.69 (groups of 256: 2.07 and 0.81). */
     pl.bands = 0;
     if (!pl.local && !private_bins && c->wt < 0 && ctx->tune.hist_banded &&
-        n / ctx->tune.hist_banded >= c->ncells) {
+        ctx->local_mem > 2048 && n / ctx->tune.hist_banded >= c->ncells) {
         size_t fit = (ctx->local_mem - 1024) / 2 & ~(size_t)1; /* 16-bit counters */
         size_t bands = gpgpu__div_up(c->ncells, fit);
         if (bands <= CELLS_BANDS_MAX) {
