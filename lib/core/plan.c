@@ -313,6 +313,15 @@ void gpgpu__plan_init(gpgpu_context *ctx)
             b[GPGPU__HB_RUNS] = SIZE_MAX;
 #endif
         b[GPGPU__HB_TOP_K] = SIZE_MAX;
+        /* quantiles: the kernels cost a few launches (0.06-0.12 ms) that
+           a small selection does not (2026-11-26, 29c9c9e, load 1.0-1.5,
+           two rounds of GPGPU_HOST_BELOW=quantiles=all | =0 gpgpu-bench
+           --api host --op quantiles --sizes 10,12,14,16 --repeat 7, median,
+           ms host's code / kernels: f32 0.0064 / 0.063-0.116 at 2^10,
+           0.039-0.041 / 0.069-0.122 at 2^12, 0.20 / 0.11-0.15 at 2^14;
+           u32 0.0067 / 0.059-0.101, 0.042-0.046 / 0.068-0.105, 0.16 /
+           0.10-0.15) */
+        b[GPGPU__HB_QUANTILES] = (size_t)1 << 14;
         /* sum-f: float sums in the kernels' own tree on the calling thread
            (the same bits), 2026-11-25, load 4-7:
              GPGPU_HOST_BELOW=sum-f=0 | sum-f=all gpgpu-bench --api host

@@ -95,34 +95,59 @@ static void sift_down(pair *h, size_t n, size_t at)
 }
 
 /* Moves the r-th smallest of a[lo .. hi) to a[r], smaller ones before it
-   and larger ones after: three-way partitions around the median of three,
-   so that runs of equal keys end the search at once. */
-static void quickselect(uint64_t *a, size_t lo, size_t hi, size_t r)
-{
-    while (hi - lo > 1) {
-        uint64_t x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi - 1];
-        uint64_t p = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
-        size_t lt = lo, i = lo, gt = hi; /* [lo, lt) < p, [lt, i) == p, [gt, hi) > p */
-        while (i < gt) {
-            uint64_t v = a[i];
-            if (v < p) {
-                a[i++] = a[lt];
-                a[lt++] = v;
-            } else if (v > p) {
-                a[i] = a[--gt];
-                a[gt] = v;
-            } else {
-                i++;
-            }
-        }
-        if (r < lt)
-            hi = lt;
-        else if (r >= gt)
-            lo = gt;
-        else
-            return;
+   and larger ones after: Hoare partitions around the middle element's
+   value (keys equal to it stop both scans, so equal keys still split the
+   range in halves), then insertion below 16 keys. One function per key
+   width: 32-bit keys move half the bytes. (A three-way partition, which
+   ends at once on runs of equal keys, took twice the serial loop's time
+   on random keys: 0.042 ms against 0.020 for a median of 4096 u32.) */
+#define QUICKSELECT(name, T)                                                           \
+    static void name(T *a, size_t lo, size_t hi, size_t r)                             \
+    {                                                                                  \
+        while (hi - lo > 16) {                                                         \
+            T p = a[lo + (hi - lo - 1) / 2];                                           \
+            size_t i = lo, j = hi - 1;                                                 \
+            for (;;) {                                                                 \
+                while (a[i] < p)                                                       \
+                    i++;                                                               \
+                while (a[j] > p)                                                       \
+                    j--;                                                               \
+                if (i >= j)                                                            \
+                    break;                                                             \
+                T v = a[i];                                                            \
+                a[i++] = a[j];                                                         \
+                a[j--] = v;                                                            \
+            }                                                                          \
+            /* [lo, j] at most p, (j, hi) at least p, lo <= j < hi - 1 */              \
+            if (r <= j)                                                                \
+                hi = j + 1;                                                            \
+            else                                                                       \
+                lo = j + 1;                                                            \
+        }                                                                              \
+        for (size_t i = lo + 1; i < hi; i++) {                                         \
+            T v = a[i];                                                                \
+            size_t k = i;                                                              \
+            for (; k > lo && a[k - 1] > v; k--)                                        \
+                a[k] = a[k - 1];                                                       \
+            a[k] = v;                                                                  \
+        }                                                                              \
     }
-}
+/* The rank after one just selected (a quantile between two keys): the
+   least of a[lo .. hi) to a[lo], one scan instead of a selection. */
+#define MIN_TO_FRONT(name, T)                                                          \
+    static void name(T *a, size_t lo, size_t hi)                                       \
+    {                                                                                  \
+        size_t at = lo;                                                                \
+        for (size_t i = lo + 1; i < hi; i++)                                           \
+            at = a[i] < a[at] ? i : at;                                                \
+        T v = a[lo];                                                                   \
+        a[lo] = a[at];                                                                 \
+        a[at] = v;                                                                     \
+    }
+MIN_TO_FRONT(min_to_front, uint64_t)
+MIN_TO_FRONT(min_to_front32, uint32_t)
+QUICKSELECT(quickselect, uint64_t)
+QUICKSELECT(quickselect32, uint32_t)
 
 /* Pushes (u, i) into the max-heap h of *m pairs (k at most): appended
    while there is room, else in place of the largest (which it beats). */
@@ -308,18 +333,42 @@ int gpgpu__host_select(gpgpu_type t, const void *in, size_t n, const size_t *ran
         nan_lo = xf(ti->is_64 ? 0xfff0000000000000ull : 0xff800000ull, ti->is_64, m0, m1);
         nan_hi = xf(ti->is_64 ? 0x7ff0000000000000ull : 0x7f800000ull, ti->is_64, m0, m1);
     }
+    /* ranks ascending: each selection narrows the range of the next, and
+       a rank right after the one before is the least key beyond it */
+    int nan = 0;
+    size_t lo = 0;
+    if (!ti->is_64) { /* 32-bit keys as 32-bit words */
+        const uint32_t *x = in;
+        uint32_t *a = malloc(n * sizeof *a), m0_ = (uint32_t)m0, dm = (uint32_t)(m0 ^ m1);
+        if (!a)
+            return -1;
+        for (size_t i = 0; i < n; i++) {
+            a[i] = x[i] ^ (m0_ ^ ((0 - (x[i] >> 31)) & dm));
+            nan |= a[i] < nan_lo || a[i] > nan_hi;
+        }
+        for (size_t j = 0; j < nr && !nan; j++) {
+            if (j && ranks[j] == lo + 1)
+                min_to_front32(a, ranks[j], n);
+            else
+                quickselect32(a, lo, n, ranks[j]);
+            keys[j] = a[ranks[j]];
+            lo = ranks[j];
+        }
+        free(a);
+        return nan;
+    }
     uint64_t *a = malloc(n * sizeof *a);
     if (!a)
         return -1;
-    int nan = 0;
     for (size_t i = 0; i < n; i++) {
         a[i] = xf(raw(in, i, ti->is_64), ti->is_64, m0, m1);
         nan |= a[i] < nan_lo || a[i] > nan_hi;
     }
-    /* ranks ascending: each selection narrows the range of the next */
-    size_t lo = 0;
     for (size_t j = 0; j < nr && !nan; j++) {
-        quickselect(a, lo, n, ranks[j]);
+        if (j && ranks[j] == lo + 1)
+            min_to_front(a, ranks[j], n);
+        else
+            quickselect(a, lo, n, ranks[j]);
         keys[j] = a[ranks[j]];
         lo = ranks[j];
     }
