@@ -3,9 +3,10 @@
  * the K largest, up to 16384) and
  * --op quantiles (the median; --bins Q: Q quantiles at once, at 1/(Q+1)
  * .. Q/(Q+1)), each beside the serial C a programmer would write, timed in
- * the same run and reported in the note: a heap of the k best for top_k,
- * a quickselect on a copy (the copy not timed) per quantile. The results
- * are checked against those baselines.
+ * the same run (median of the runs, as the library's) and reported in the
+ * note: a heap of the k best, then popped into order, for top_k (the
+ * library returns them in order); a quickselect on a copy (the copy not
+ * timed) per quantile. The results are checked against those baselines.
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <stdio.h>
@@ -26,7 +27,8 @@ static double now_ms(void)
 
 /* ---- the serial baselines, one per element type ---------------------------- */
 
-/* heap: the k largest of x in a min-heap h (h[0] the smallest kept).
+/* heap: the k largest of x in a min-heap h (h[0] the smallest kept), then
+   in order, largest first (what top_k returns).
    select: moves the r-th smallest of a[0 .. n) to a[r] (three-way
    quickselect, median-of-three pivots). */
 #define SERIAL(name, T)                                                            \
@@ -57,6 +59,12 @@ static double now_ms(void)
                 h[0] = x[i];                                                       \
                 name##_sift(h, k, 0);                                              \
             }                                                                      \
+        for (size_t m = k; m > 1; m--) { /* the k in order, largest first */       \
+            T y = h[0];                                                            \
+            h[0] = h[m - 1];                                                       \
+            h[m - 1] = y;                                                          \
+            name##_sift(h, m - 1, 0);                                              \
+        }                                                                          \
     }                                                                              \
     static void name##_select(T *a, size_t n, size_t r)                            \
     {                                                                              \
@@ -222,6 +230,21 @@ static int cmp_desc(const void *a, const void *b, void *arg)
     return (x < y) - (x > y);
 }
 
+/* The serial top_k, for bench_wall_ms. */
+typedef struct {
+    gpgpu_type t;
+    const void *x;
+    size_t n;
+    void *heap;
+    size_t k;
+} heap_case;
+
+static void run_heap(void *arg)
+{
+    heap_case *h = arg;
+    DISPATCH(h->t, HEAP, h->x, h->n, h->heap, h->k)
+}
+
 static int run_top_k(bench *b, gpgpu_type t, size_t n, const bench_params *p, bench_result *r)
 {
     size_t size = gpgpu_type_size(t);
@@ -250,18 +273,13 @@ static int run_top_k(bench *b, gpgpu_type t, size_t n, const bench_params *p, be
         goto done;
     if (c.avals && gpgpu_array_read(b->ctx, c.avals, 0, c.values, k))
         goto done;
-    double best = -1;
-    for (int i = 0; i < b->repeat && (i == 0 || best * i < BASELINE_MS); i++) {
-        double t0 = now_ms();
-        DISPATCH(t, HEAP, host, n, heap, k)
-        t0 = now_ms() - t0;
-        best = best < 0 || t0 < best ? t0 : best;
-    }
-    sort_desc(t, heap, k);
+    heap_case hc = {t, host, n, heap, k};
+    double loop = bench_wall_ms(run_heap, &hc, b->repeat);
+    sort_desc(t, heap, k); /* equal floats (both zeros) as the library orders them */
     r->bytes = (double)n * (double)size;
     r->verified = memcmp(heap, c.values, k * size) == 0;
-    snprintf(r->note, sizeof r->note, "k = %zu largest; serial heap, best run %.3f ms (library %.2fx)",
-             k, best, best / r->ms);
+    snprintf(r->note, sizeof r->note, "k = %zu largest; serial heap, %.3f ms (library %.2fx)",
+             k, loop, loop / r->ms);
     rc = 0;
 done:
     teardown(&c);
@@ -298,25 +316,40 @@ static int run_quantiles(bench *b, gpgpu_type t, size_t n, const bench_params *p
     r->ms = bench_time(b, call_quantiles, &c);
     if (r->ms < 0 || (c.qout && bench_read(b, c.qout, c.nq * 8, c.result)))
         goto done;
-    double best = -1;
-    for (int i = 0; i < b->repeat && (i == 0 || best * i < BASELINE_MS); i++) {
+    /* the median of the runs as bench_wall_ms takes it (a first run that
+       warms the caches, or alone past BASELINE_MS), each run's copy
+       untimed */
+    double runs[64], spent = 0, loop;
+    int nr = 0, reps = b->repeat < 1 ? 1 : b->repeat > 64 ? 64 : b->repeat;
+    for (int i = -1; i < reps && (i < 1 || spent < BASELINE_MS); i++) {
         memcpy(copy, host, n * size);
         double t0 = now_ms();
         for (size_t j = 0; j < c.nq; j++)
             DISPATCH(t, QUANTILE, copy, n, c.q[j], &want[j])
         t0 = now_ms() - t0;
-        best = best < 0 || t0 < best ? t0 : best;
+        if (i >= 0 || t0 > BASELINE_MS)
+            runs[nr++] = t0;
+        if (i < 0 && t0 > BASELINE_MS)
+            break;
+        spent += i >= 0 ? t0 : 0;
     }
+    for (int i = 1; i < nr; i++) /* insertion sort: a few runs */
+        for (int j = i; j > 0 && runs[j - 1] > runs[j]; j--) {
+            double y = runs[j];
+            runs[j] = runs[j - 1];
+            runs[j - 1] = y;
+        }
+    loop = runs[nr / 2];
     r->bytes = (double)n * (double)size;
     r->verified = memcmp(want, c.result, c.nq * sizeof *want) == 0;
     if (c.nq == 1)
         snprintf(r->note, sizeof r->note,
-                 "median; serial quickselect, best run %.3f ms (library %.2fx)", best,
-                 best / r->ms);
+                 "median; serial quickselect, %.3f ms (library %.2fx)", loop,
+                 loop / r->ms);
     else
         snprintf(r->note, sizeof r->note,
-                 "%zu quantiles; serial quickselect each, best run %.3f ms (library %.2fx)",
-                 c.nq, best, best / r->ms);
+                 "%zu quantiles; serial quickselect each, %.3f ms (library %.2fx)",
+                 c.nq, loop, loop / r->ms);
     rc = 0;
 done:
     teardown(&c);
