@@ -174,7 +174,7 @@ static void heap_push(pair *h, size_t *m, size_t k, uint64_t u, uint64_t i)
    after the first blocks is rare, so the parts read at the memory's pace.
    lim comes from a sample, so that an adversarial order (keys improving
    as the index grows) still enters few. */
-enum { TK_BLOCK = 64, TK_SAMPLE = 2048, TK_PART_MIN = 1 << 15 };
+enum { TK_BLOCK = 64, TK_SAMPLE = 2048, TK_PART_MIN = 1 << 15, TK_THREADS_MIN = 1 << 20 };
 
 typedef struct {
     const void *in;
@@ -211,10 +211,14 @@ static void part_range(size_t n, size_t nparts, size_t p, size_t *lo, size_t *hi
 }
 
 /* Parts for the host's threads: at least TK_PART_MIN elements each, a
-   few per thread to balance them; 1 when n is small. */
+   few per thread to balance them; 1 below TK_THREADS_MIN elements, where
+   waking the threads cost more than they saved (2 cores, 2026-11-26,
+   GPGPU_DEVICE=host gpgpu-bench --api host --op top_k --sizes 16,18,20,22
+   --repeat 9, two rounds each, ms parts / one: u32 0.060 / 0.045-0.049
+   at 2^16, 0.18-0.29 / 0.11-0.14 at 2^18; the loop 0.034 and 0.105). */
 static size_t parts_for(size_t n)
 {
-    size_t parts = n / TK_PART_MIN, most = 4 * gpgpu__host_threads();
+    size_t parts = n < TK_THREADS_MIN ? 1 : n / TK_PART_MIN, most = 4 * gpgpu__host_threads();
     return parts > most ? most : parts < 2 ? 1 : parts;
 }
 
