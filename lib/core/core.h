@@ -142,6 +142,7 @@ typedef enum {
     GPGPU__HB_SUM_F,      /* float SUM reduces computed in the kernels' own
                              combining tree (chunked layout): the same bits */
     GPGPU__HB_GATHER,     /* gather */
+    GPGPU__HB_SEARCH,     /* search_sorted (weighs its needles) */
     GPGPU__HB_COUNT
 } gpgpu__host_prim;
 

@@ -69,7 +69,7 @@ static int env_flag(const char *name, int dflt)
 static const char *const host_prim_names[GPGPU__HB_COUNT] = {
     "reduce", "reduce-f", "scan", "sort", "histogram", "edges", "sum-exact",
     "segmented", "seg-scan", "index", "by-key", "scan-by-key", "runs", "segsort",
-    "top-k", "quantiles", "sum-f", "gather"};
+    "top-k", "quantiles", "sum-f", "gather", "search"};
 
 /* A threshold of GPGPU_HOST_BELOW at v: digits, or "all" (SIZE_MAX); *end
    after it; 0 if there is neither (*end = v). */
@@ -218,7 +218,7 @@ void gpgpu__plan_init(gpgpu_context *ctx)
             t->host_below[GPGPU__HB_SORT] = t->host_below[GPGPU__HB_HISTOGRAM] =
                 t->host_below[GPGPU__HB_SEGSORT] = t->host_below[GPGPU__HB_TOP_K] =
                     t->host_below[GPGPU__HB_QUANTILES] = t->host_below[GPGPU__HB_GATHER] =
-                        t->small_host + 1;
+                        t->host_below[GPGPU__HB_SEARCH] = t->small_host + 1;
     }
     if (cpu) {
         /* CPU devices (PoCL): the crossovers measured on 2 shared cores
@@ -322,6 +322,12 @@ void gpgpu__plan_init(gpgpu_context *ctx)
            u32 0.0067 / 0.059-0.101, 0.042-0.046 / 0.068-0.105, 0.16 /
            0.10-0.15) */
         b[GPGPU__HB_QUANTILES] = (size_t)1 << 14;
+        /* search_sorted: a launch costs more than 1024 binary searches
+           (2026-11-26, 29c9c9e, load 1.2-1.7, u32 needles in as many sorted
+           keys, ratio to a loop of binary searches, bench/cpu-loop.sh: the
+           kernels 0.65x at 2^10 and 4.21x at 2^12; the host fallback's code
+           1.39x and 3.56x) */
+        b[GPGPU__HB_SEARCH] = (size_t)1 << 11;
         /* sum-f: float sums in the kernels' own tree on the calling thread
            (the same bits), 2026-11-25, load 4-7:
              GPGPU_HOST_BELOW=sum-f=0 | sum-f=all gpgpu-bench --api host

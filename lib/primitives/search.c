@@ -358,7 +358,8 @@ gpgpu_status gpgpu_search_sorted(gpgpu_context *ctx, gpgpu_type t, const void *s
     GPGPU__TRY(need_int64(ctx, __func__));
     if (m == 0)
         return GPGPU_SUCCESS;
-    if (ctx->host || n == 0 || gpgpu__small_on_host(ctx, m)) {
+    if (ctx->host || n == 0 || gpgpu__small_on_host(ctx, m) ||
+        gpgpu__host_below(ctx, GPGPU__HB_SEARCH, m)) {
         gpgpu__host_search_sorted(t, sorted, n, needles, m, side, pos);
         return GPGPU_SUCCESS;
     }
