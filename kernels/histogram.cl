@@ -796,7 +796,6 @@ __kernel void hist_cells_direct(HIST_CELLS_ARGS, __global OUT *out, ulong out_of
     }
 }
 
-
 /* Counts over more cells than __local memory holds as 32-bit counters
    (GPUs): the cells are split into nbands bands of band_cells, each small
    enough as 16-bit counters, and the samples into parts; group g counts
@@ -814,7 +813,7 @@ __kernel void hist_cells_direct(HIST_CELLS_ARGS, __global OUT *out, ulong out_of
    gains meanwhile to the group's size times items, at most 16384: a
    counter starts each round below 0x8000 and stays below 0x8000 + 16384
    within it, so it never carries into its neighbour. Groups of any size
-   up to 4096 / HIST_BAND_LOADS. */
+   up to 16384 / HIST_BAND_LOADS items. */
 #ifndef HIST_BAND_LOADS
 #define HIST_BAND_LOADS 4   /* samples an item loads before it counts them */
 #endif
