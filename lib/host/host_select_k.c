@@ -144,10 +144,42 @@ static void sift_down(pair *h, size_t n, size_t at)
         a[lo] = a[at];                                                                 \
         a[at] = v;                                                                     \
     }
-MIN_TO_FRONT(min_to_front, uint64_t)
+/* The keys of ranks[0 .. nr) (ascending) among x[0 .. n) transformed by
+   the masks into keys[]: each selection narrows the range of the next,
+   and a rank right after the one before is the least key beyond it.
+   Returns 1 if a key lies outside [nan_lo, nan_hi] (a NaN: nothing is
+   selected), -1 without memory. */
+#define SELECT_RANKS(name, T, qs, mtf)                                                 \
+    static int name(const T *x, size_t n, T m0, T m1, T nan_lo, T nan_hi,              \
+                    const size_t *ranks, size_t nr, uint64_t *keys)                    \
+    {                                                                                  \
+        const int top = (int)sizeof(T) * 8 - 1;                                        \
+        T *a = malloc(n * sizeof *a), dm = m0 ^ m1;                                    \
+        int nan = 0;                                                                   \
+        size_t lo = 0;                                                                 \
+        if (!a)                                                                        \
+            return -1;                                                                 \
+        for (size_t i = 0; i < n; i++) {                                               \
+            a[i] = x[i] ^ (m0 ^ ((0 - (x[i] >> top)) & dm));                           \
+            nan |= a[i] < nan_lo || a[i] > nan_hi;                                     \
+        }                                                                              \
+        for (size_t j = 0; j < nr && !nan; j++) {                                      \
+            if (j && ranks[j] == lo + 1)                                               \
+                mtf(a, ranks[j], n);                                                   \
+            else                                                                       \
+                qs(a, lo, n, ranks[j]);                                                \
+            keys[j] = a[ranks[j]];                                                     \
+            lo = ranks[j];                                                             \
+        }                                                                              \
+        free(a);                                                                       \
+        return nan;                                                                    \
+    }
+MIN_TO_FRONT(min_to_front64, uint64_t)
 MIN_TO_FRONT(min_to_front32, uint32_t)
-QUICKSELECT(quickselect, uint64_t)
+QUICKSELECT(quickselect64, uint64_t)
 QUICKSELECT(quickselect32, uint32_t)
+SELECT_RANKS(select_ranks64, uint64_t, quickselect64, min_to_front64)
+SELECT_RANKS(select_ranks32, uint32_t, quickselect32, min_to_front32)
 
 /* Pushes (u, i) into the max-heap h of *m pairs (k at most): appended
    while there is room, else in place of the largest (which it beats). */
@@ -264,7 +296,7 @@ static uint64_t topk_limit(const topk_job *j)
     for (size_t i = 0; i < TK_SAMPLE; i++)
         s[i] = xf(raw(j->in, (size_t)((double)i * (double)j->n / TK_SAMPLE), j->is64),
                   j->is64, j->m0, j->m1);
-    quickselect(s, 0, TK_SAMPLE, c);
+    quickselect64(s, 0, TK_SAMPLE, c);
     return s[c];
 }
 
@@ -337,45 +369,9 @@ int gpgpu__host_select(gpgpu_type t, const void *in, size_t n, const size_t *ran
         nan_lo = xf(ti->is_64 ? 0xfff0000000000000ull : 0xff800000ull, ti->is_64, m0, m1);
         nan_hi = xf(ti->is_64 ? 0x7ff0000000000000ull : 0x7f800000ull, ti->is_64, m0, m1);
     }
-    /* ranks ascending: each selection narrows the range of the next, and
-       a rank right after the one before is the least key beyond it */
-    int nan = 0;
-    size_t lo = 0;
-    if (!ti->is_64) { /* 32-bit keys as 32-bit words */
-        const uint32_t *x = in;
-        uint32_t *a = malloc(n * sizeof *a), m0_ = (uint32_t)m0, dm = (uint32_t)(m0 ^ m1);
-        if (!a)
-            return -1;
-        for (size_t i = 0; i < n; i++) {
-            a[i] = x[i] ^ (m0_ ^ ((0 - (x[i] >> 31)) & dm));
-            nan |= a[i] < nan_lo || a[i] > nan_hi;
-        }
-        for (size_t j = 0; j < nr && !nan; j++) {
-            if (j && ranks[j] == lo + 1)
-                min_to_front32(a, ranks[j], n);
-            else
-                quickselect32(a, lo, n, ranks[j]);
-            keys[j] = a[ranks[j]];
-            lo = ranks[j];
-        }
-        free(a);
-        return nan;
-    }
-    uint64_t *a = malloc(n * sizeof *a);
-    if (!a)
-        return -1;
-    for (size_t i = 0; i < n; i++) {
-        a[i] = xf(raw(in, i, ti->is_64), ti->is_64, m0, m1);
-        nan |= a[i] < nan_lo || a[i] > nan_hi;
-    }
-    for (size_t j = 0; j < nr && !nan; j++) {
-        if (j && ranks[j] == lo + 1)
-            min_to_front(a, ranks[j], n);
-        else
-            quickselect(a, lo, n, ranks[j]);
-        keys[j] = a[ranks[j]];
-        lo = ranks[j];
-    }
-    free(a);
-    return nan;
+    if (ti->is_64)
+        return select_ranks64(in, n, m0, m1, nan_lo, nan_hi, ranks, nr, keys);
+    /* 32-bit keys as 32-bit words: half the bytes */
+    return select_ranks32(in, n, (uint32_t)m0, (uint32_t)m1, (uint32_t)nan_lo,
+                          (uint32_t)nan_hi, ranks, nr, keys);
 }
