@@ -540,6 +540,90 @@ inline T lb_look_back(__global ulong *st, uint t, uint lane)
         }
     }
 }
+
+#ifndef SCAN_BLOCKS
+#define SCAN_BLOCKS 1
+#endif
+#if SCAN_BLOCKS
+/* Blocks of 32 tiles: the look-back's long walks go 32 blocks (1024
+   tiles) a round instead of 32 tiles. While memory is saturated a
+   round's loads take microseconds, and the tiles between a tile and the
+   nearest inclusive prefix are many: walked 32 at a time, they, not the
+   tile's own work, set the pace of big scans (docs/performance.md has
+   the figures). Block b's status word (bst[b]) is
+   written by the last of its tiles to publish: it folds the block's 32
+   tile words, LB_INC if one of them is (from the nearest inclusive
+   prefix on), else the block's total; the block's last tile later
+   upgrades it to the block's inclusive prefix. Either value is true
+   whenever it is read, so a late write of the total costs only speed.
+   Block 0 always ends inclusive (tile 0 publishes its prefix first). */
+inline uint lb_shfl_idx(uint x, uint from)
+{
+    uint r;
+    asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(x), "r"(from));
+    return r;
+}
+
+/* Tile t has published its status word: it counts itself into its block,
+   and the block's last tile to arrive writes the block's word (the last
+   block is never read). Every lane of the first warp calls. */
+inline void lb_block_arrive(__global ulong *st, __global ulong *bst, __global uint *bcnt,
+                            uint t, uint tiles, uint lane)
+{
+    uint b = t / 32, first = b * 32, c = 0;
+    if (first + 32 >= tiles)
+        return;
+    if (lane == 0) {
+        gpu_fence();
+        c = atomic_inc(&bcnt[b]);
+    }
+    if (lb_shfl_idx(c, 0) != 31)
+        return;
+    gpu_fence();
+    ulong s = status_load(&st[first + lane]);
+    uint incs = nv_ballot((s & LB_FLAGS) == LB_INC);
+    uint from = incs ? 31 - clz(incs) : 0;
+    T v = lane >= from ? FROM_WORDS((uint)s) : IDENTITY;
+    for (uint off = 1; off < 32; off <<= 1) {
+        T o = lb_shfl_down(v, off);
+        if (lane + off < 32)
+            v = COMBINE(v, o);
+    }
+    if (lane == 0)
+        status_store(&bst[b], lb_word(incs ? LB_INC : LB_AGG, v));
+}
+
+/* The prefix of the tiles before t (t > 0), on lane 0: the tiles of its
+   own block before it (one window), then whole blocks. */
+inline T lb_look_back_blocks(__global ulong *st, __global ulong *bst, uint t, uint lane)
+{
+    uint b = t / 32, before = t - b * 32;
+    T acc = IDENTITY;
+    if (before) {
+        int mine = lane < before;
+        ulong s = mine ? status_load(&st[t - 1 - lane]) : LB_AGG;
+        for (;;) {
+            uint silent = !(s & LB_FLAGS);
+            if (!nv_ballot(silent))
+                break;
+            if (silent)
+                s = status_load(&st[t - 1 - lane]);
+        }
+        uint incs = nv_ballot(mine && (s & LB_FLAGS) == LB_INC);
+        uint last = incs ? 31 - clz(incs & (0u - incs)) : before - 1;
+        T v = lane <= last ? FROM_WORDS((uint)s) : IDENTITY;
+        for (uint off = 1; off < 32; off <<= 1) {
+            T o = lb_shfl_down(v, off);
+            if (lane + off < 32)
+                v = COMBINE(o, v);
+        }
+        if (incs)
+            return v;
+        acc = v;
+    }
+    return COMBINE(lb_look_back(bst, b, lane), acc);
+}
+#endif
 #else
 /* The same one tile at a time, by item 0. */
 inline T lb_look_back(__global ulong *st, uint t, uint lane)
@@ -574,6 +658,11 @@ void scan_lookback(__global const T *in, ulong in_off, __global T *out, ulong ou
     __local T prefix;
     __global ulong *st = status + 1;
     uint lid = get_local_id(0);
+#if NV_PTX && SCAN_BLOCKS
+    uint tiles = (uint)((n + SCAN_TILE - 1) / SCAN_TILE), blocks = (tiles + 31) / 32;
+    __global ulong *bst = st + tiles;
+    __global uint *bcnt = (__global uint *)(bst + blocks);
+#endif
 #if SCAN_TICKET
     if (lid == 0)
         ticket = atomic_inc((__global uint *)status);
@@ -617,13 +706,28 @@ void scan_lookback(__global const T *in, ulong in_off, __global T *out, ulong ou
         T p;
         if (t == 0) {
             p = has_seed ? seed[seed_off] : IDENTITY;
+            if (lid == 0)
+                status_store(&st[t], lb_word(LB_INC, COMBINE(p, total)));
+#if NV_PTX && SCAN_BLOCKS
+            lb_block_arrive(st, bst, bcnt, t, tiles, lid);
+#endif
         } else {
             if (lid == 0)
                 status_store(&st[t], lb_word(LB_AGG, total));
+#if NV_PTX && SCAN_BLOCKS
+            lb_block_arrive(st, bst, bcnt, t, tiles, lid);
+            p = lb_look_back_blocks(st, bst, t, lid);
+#else
             p = lb_look_back(st, t, lid);
+#endif
         }
         if (lid == 0) {
-            status_store(&st[t], lb_word(LB_INC, COMBINE(p, total)));
+            if (t)
+                status_store(&st[t], lb_word(LB_INC, COMBINE(p, total)));
+#if NV_PTX && SCAN_BLOCKS
+            if (t % 32 == 31)
+                status_store(&bst[t / 32], lb_word(LB_INC, COMBINE(p, total)));
+#endif
             prefix = p;
         }
     }

@@ -160,13 +160,12 @@ void gpgpu__plan_init(gpgpu_context *ctx)
         t->wg = 256;
         t->groups = 8 * ctx->compute_units;
         /* 32-bit integers scan in one pass with a warp's look-back
-           (scan.c) up to scan_single_max elements; the rest multi-pass.
-           H200, u32, tiles of 4096, one window of 32 tiles a round:
-           single-pass 87.6 Gelem/s at 2^20 (multi-pass 27.3), 235 at
-           2^24 (234), 275 at 2^28 (342). Its published prefixes advance
-           by the tiles one round sees per memory round trip, which bounds
-           it on big arrays; GPGPU_SCAN_LB=2 and larger GPGPU_SCAN_TILE
-           widen that front (not yet measured). */
+           over tiles and blocks of 32 tiles (scan.cl) up to
+           scan_single_max elements; the rest multi-pass. u32 inclusive,
+           tiles of 4096, 2026-11-26, bench/lookback-probe.sh: H200
+           single-pass 0.0101 ms at 2^20 (multi-pass 0.034), 0.061 at
+           2^24 (0.072), 0.855 at 2^28 (0.784); H100 1.026 at 2^28
+           (1.085). */
         t->scan_tile = 256 * 16;
         t->scan_single = 1;
         t->scan_single_max = (size_t)1 << 24;
@@ -345,7 +344,7 @@ void gpgpu__plan_init(gpgpu_context *ctx)
     t->scan_tile = env_size("GPGPU_SCAN_TILE", t->scan_tile);
     t->scan_lb = (int)env_size("GPGPU_SCAN_LB", (size_t)t->scan_lb);
     t->tiles_by_group = !env_flag("GPGPU_TICKET", !t->tiles_by_group);
-    t->scan_single_max = env_size("GPGPU_SCAN_SINGLE_MAX", t->scan_single_max);
+    t->scan_single_max = env_size_or_0("GPGPU_SCAN_SINGLE_MAX", t->scan_single_max); /* 0: any */
     if (t->scan_lb < 1)
         t->scan_lb = 1;
     t->sort_tile = env_size("GPGPU_SORT_TILE", t->sort_tile);

@@ -100,12 +100,13 @@ static gpgpu_status scan_one_pass(gpgpu_context *ctx, const scan_plan *p, const 
    stored value as tainted by what it replaces, so never-written slots
    would be reported.
    GPUs, scan_lookback (32-bit integers): the ticket, then one 64-bit
-   status word per tile. */
+   status word per tile, one per block of 32 tiles, and a 32-bit counter
+   per block (NVIDIA's look-back over blocks). */
 static size_t one_pass_bytes(const gpgpu_context *ctx, const scan_plan *p, size_t size, size_t n)
 {
-    size_t tiles = tiles_of(p, n);
+    size_t tiles = tiles_of(p, n), blocks = (tiles + 31) / 32;
     if (!ctx->tune.chunked)
-        return (1 + tiles) * sizeof(cl_ulong);
+        return (1 + tiles + blocks) * sizeof(cl_ulong) + blocks * sizeof(cl_uint);
     return ((tiles + 2) & ~(size_t)1) * sizeof(cl_uint) + 2 * tiles * size;
 }
 
