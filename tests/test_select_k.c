@@ -5,7 +5,9 @@
  * k = 0, 1, a few, past the candidate sort's 1024 and n; ties in index
  * order, both zeros and both NaN signs; quantiles compared bit for bit
  * with NumPy's linear rule on the sorted reference; one NULL output; the
- * _buffer and _array forms; the GPU layout on any device; the errors.
+ * _buffer and _array forms; keys improving with the index (the host's
+ * candidate buffer cut back again and again); the GPU layout on any
+ * device; the errors.
  */
 #include <math.h>
 #include <stdio.h>
@@ -30,9 +32,11 @@ static const size_t sizes[] = { 1, 2, 3, 97, 255, 256, 257, 1009, 4095, 4096, 40
    the zeros, so the windows it places miss the ranks. PERMUTATION: the
    integers 0 .. n-1 shuffled, so that GPU bins (spans of keys) hold
    known ranks. */
-typedef enum { RANDOM, FEW_DISTINCT, ALL_EQUAL, SPECIALS, MISLEADING, PERMUTATION } pattern;
-static const char *pattern_names[] = { "random", "few-distinct", "all-equal", "specials",
-                                       "misleading", "permutation" };
+typedef enum { RANDOM, FEW_DISTINCT, ALL_EQUAL, SPECIALS, MISLEADING, PERMUTATION, RISING,
+               FALLING } pattern;
+static const char *pattern_names[] = { "random",      "few-distinct", "all-equal",
+                                       "specials",    "misleading",   "permutation",
+                                       "rising",      "falling" };
 
 /* Both zeros, both infinities, NaNs of both signs, subnormals, one. */
 static const uint32_t f32_specials[] = { 0x00000000u, 0x80000000u, 0x7f800000u, 0xff800000u,
@@ -85,6 +89,11 @@ static void make(gpgpu_type t, void *x, size_t n, pattern p, int no_nan, uint64_
         uint64_t v = i;
         memset(k + j * ks, 0, ks);
         memcpy(k + j * ks, &v, 4);
+    }
+    for (size_t i = 0; i < n && (p == RISING || p == FALLING); i++) { /* ks >= 4 */
+        uint32_t v = (uint32_t)(p == RISING ? i + 1 : n - i); /* positive in every type */
+        memset(k + i * ks, 0, ks);
+        memcpy(k + i * ks, &v, 4);
     }
 }
 
@@ -163,6 +172,30 @@ TU_TEST(top_k_of_a_million)
 {
     check_top_k(2, 1000003, 100, GPGPU_DESCENDING, RANDOM, 3, tu_seed_for(300, 0));
     check_top_k(3, 1000003, 1000, 0, FEW_DISTINCT, 3, tu_seed_for(301, 0));
+}
+END_TEST
+
+/* Keys that each beat the ones before them (rising for the largest,
+   falling for the smallest) enter the host's candidates one after
+   another, so its buffer of 2k + 64 fills and is cut back to k again and
+   again; sizes around the buffer's, k around the blocks of 64 keys. */
+TU_TEST(top_k_of_keys_improving_with_the_index)
+{
+    static const size_t ns[] = { 263, 264, 265, 329, 1021, 4099, 70001 };
+    static const size_t kk[] = { 1, 63, 64, 65, 100, 257 };
+    for (int ti = 0; ti < NTYPES; ti++)
+        for (unsigned flags = 0; flags < 2; flags++)
+            for (size_t s = 0; s < sizeof ns / sizeof ns[0]; s++) {
+                pattern p = flags ? RISING : FALLING, q = flags ? FALLING : RISING;
+                for (size_t j = 0; j < sizeof kk / sizeof kk[0]; j++) {
+                    check_top_k(ti, ns[s], kk[j], flags, p, 3, tu_seed_for(400 + ti, j));
+                    check_top_k(ti, ns[s], kk[j], flags, q, 3, tu_seed_for(410 + ti, j));
+                }
+                check_top_k(ti, ns[s], ns[s] - 1, flags, p, 3, tu_seed_for(420 + ti, s));
+                check_top_k(ti, ns[s], ns[s] / 2, flags, RANDOM, 3, tu_seed_for(430 + ti, s));
+            }
+    check_top_k(1, 1000003, 100, GPGPU_DESCENDING, RISING, 3, tu_seed_for(440, 0));
+    check_top_k(4, 1000003, 100, 0, FALLING, 3, tu_seed_for(441, 0));
 }
 END_TEST
 

@@ -71,46 +71,23 @@ double gpgpu__quantile_mix(double a, double b, double g)
     return g == 0 ? a : a + e;
 }
 
-/* (u, i) after (v, j) in the max-heap's order. */
-static int after(const pair *a, const pair *b)
-{
-    return a->u > b->u || (a->u == b->u && a->i > b->i);
-}
-
-static void sift_down(pair *h, size_t n, size_t at)
-{
-    for (;;) {
-        size_t c = 2 * at + 1;
-        if (c >= n)
-            return;
-        if (c + 1 < n && after(&h[c + 1], &h[c]))
-            c++;
-        if (!after(&h[c], &h[at]))
-            return;
-        pair x = h[at];
-        h[at] = h[c];
-        h[c] = x;
-        at = c;
-    }
-}
-
-/* Moves the r-th smallest of a[lo .. hi) to a[r], smaller ones before it
-   and larger ones after: Hoare partitions around the middle element's
+/* Moves the r-th least of a[lo .. hi) to a[r], lesser ones (LT) before it
+   and greater ones after: Hoare partitions around the middle element's
    value (keys equal to it stop both scans, so equal keys still split the
    range in halves), then insertion below 16 keys. One function per key
    width: 32-bit keys move half the bytes. (A three-way partition, which
    ends at once on runs of equal keys, took twice the serial loop's time
    on random keys: 0.042 ms against 0.020 for a median of 4096 u32.) */
-#define QUICKSELECT(name, T)                                                           \
+#define QUICKSELECT(name, T, LT)                                                       \
     static void name(T *a, size_t lo, size_t hi, size_t r)                             \
     {                                                                                  \
         while (hi - lo > 16) {                                                         \
             T p = a[lo + (hi - lo - 1) / 2];                                           \
             size_t i = lo, j = hi - 1;                                                 \
             for (;;) {                                                                 \
-                while (a[i] < p)                                                       \
+                while (LT(a[i], p))                                                    \
                     i++;                                                               \
-                while (a[j] > p)                                                       \
+                while (LT(p, a[j]))                                                    \
                     j--;                                                               \
                 if (i >= j)                                                            \
                     break;                                                             \
@@ -127,11 +104,12 @@ static void sift_down(pair *h, size_t n, size_t at)
         for (size_t i = lo + 1; i < hi; i++) {                                         \
             T v = a[i];                                                                \
             size_t k = i;                                                              \
-            for (; k > lo && a[k - 1] > v; k--)                                        \
+            for (; k > lo && LT(v, a[k - 1]); k--)                                     \
                 a[k] = a[k - 1];                                                       \
             a[k] = v;                                                                  \
         }                                                                              \
     }
+#define WORD_LT(a, b) ((a) < (b))
 /* The rank after one just selected (a quantile between two keys): the
    least of a[lo .. hi) to a[lo], one scan instead of a selection. */
 #define MIN_TO_FRONT(name, T)                                                          \
@@ -176,63 +154,149 @@ static void sift_down(pair *h, size_t n, size_t at)
     }
 MIN_TO_FRONT(min_to_front64, uint64_t)
 MIN_TO_FRONT(min_to_front32, uint32_t)
-QUICKSELECT(quickselect64, uint64_t)
-QUICKSELECT(quickselect32, uint32_t)
+QUICKSELECT(quickselect64, uint64_t, WORD_LT)
+QUICKSELECT(quickselect32, uint32_t, WORD_LT)
 SELECT_RANKS(select_ranks64, uint64_t, quickselect64, min_to_front64)
 SELECT_RANKS(select_ranks32, uint32_t, quickselect32, min_to_front32)
 
-/* Pushes (u, i) into the max-heap h of *m pairs (k at most): appended
-   while there is room, else in place of the largest (which it beats). */
-static void heap_push(pair *h, size_t *m, size_t k, uint64_t u, uint64_t i)
+/* ---- top_k ------------------------------------------------------------------ */
+
+/* top_k's candidates: (key, index), the lesser key first and of equal keys
+   the lesser index (the masks made the best keys the least). 32-bit keys
+   of arrays of at most 2^32 elements pack into one word, the key above
+   the index, so that one compare orders them; other keys go in pairs. */
+static int pair_lt(pair a, pair b)
 {
-    pair x = {u, i};
-    if (*m == k) {
-        h[0] = x;
-        sift_down(h, k, 0);
-        return;
-    }
-    size_t at = (*m)++;
-    while (at > 0 && after(&x, &h[(at - 1) / 2])) {
-        h[at] = h[(at - 1) / 2];
-        at = (at - 1) / 2;
-    }
-    h[at] = x;
+    return (a.u < b.u) | ((a.u == b.u) & (a.i < b.i));
+}
+#define PAIR_LT(a, b) pair_lt(a, b)
+static pair pair_make(uint64_t u, size_t i)
+{
+    pair c = {u, i};
+    return c;
+}
+static uint64_t pair_key(pair c)
+{
+    return c.u;
+}
+static uint64_t pair_index(pair c)
+{
+    return c.i;
+}
+static uint64_t word_make(uint64_t u, size_t i)
+{
+    return u << 32 | i;
+}
+static uint64_t word_key(uint64_t c)
+{
+    return c >> 32;
+}
+static uint64_t word_index(uint64_t c)
+{
+    return c & 0xffffffffu;
 }
 
-/* top_k on the host's threads: each part of the data keeps the k best
-   pairs among its keys at most lim in a heap. The keys are tested
-   TK_BLOCK at a time by a loop of compares the compiler vectorises; a
-   block is looked at key by key only when one of them may enter, which
-   after the first blocks is rare, so the parts read at the memory's pace.
-   lim comes from a sample, so that an adversarial order (keys improving
-   as the index grows) still enters few. */
-enum { TK_BLOCK = 64, TK_SAMPLE = 2048, TK_PART_MIN = 1 << 15, TK_THREADS_MIN = 1 << 20 };
+/* QUICKSELECT for distinct keys in random order, such as top_k's
+   candidates: Lomuto partitions around a median of three in which every
+   key is swapped whatever its compare says, so that no branch depends on
+   the keys (Hoare's scans mispredict about once a key there, which took
+   40% of top_k's time on 4096 u32). */
+#define SELECT_DISTINCT(name, T, LT)                                                   \
+    static void name(T *a, size_t lo, size_t hi, size_t r)                             \
+    {                                                                                  \
+        while (hi - lo > 16) {                                                         \
+            size_t mid = lo + (hi - lo) / 2, e = hi - 1, at;                           \
+            if (LT(a[lo], a[mid]))                                                     \
+                at = LT(a[mid], a[e]) ? mid : LT(a[lo], a[e]) ? e : lo;                \
+            else                                                                       \
+                at = LT(a[lo], a[e]) ? lo : LT(a[mid], a[e]) ? e : mid;                \
+            T p = a[at], v;                                                            \
+            a[at] = a[e];                                                              \
+            a[e] = p;                                                                  \
+            size_t w = lo;                                                             \
+            for (size_t i = lo; i < e; i++) {                                          \
+                v = a[i];                                                              \
+                a[i] = a[w];                                                           \
+                a[w] = v;                                                              \
+                w += LT(v, p);                                                         \
+            }                                                                          \
+            a[e] = a[w];                                                               \
+            a[w] = p;                                                                  \
+            if (r == w)                                                                \
+                return;                                                                \
+            if (r < w)                                                                 \
+                hi = w;                                                                \
+            else                                                                       \
+                lo = w + 1;                                                            \
+        }                                                                              \
+        for (size_t i = lo + 1; i < hi; i++) {                                         \
+            T v = a[i];                                                                \
+            size_t k = i;                                                              \
+            for (; k > lo && LT(v, a[k - 1]); k--)                                     \
+                a[k] = a[k - 1];                                                       \
+            a[k] = v;                                                                  \
+        }                                                                              \
+    }
+SELECT_DISTINCT(select_words, uint64_t, WORD_LT)
+SELECT_DISTINCT(select_pairs, pair, PAIR_LT)
+
+/* Sorts a[0 .. n) by LT through a heap: the k chosen in order in
+   O(k log k) time whatever order they came in. */
+#define HEAPSORT(name, T, LT)                                                          \
+    static void name##_sift(T *h, size_t n, size_t at)                                 \
+    {                                                                                  \
+        for (;;) {                                                                     \
+            size_t c = 2 * at + 1;                                                     \
+            if (c >= n)                                                                \
+                return;                                                                \
+            if (c + 1 < n && LT(h[c], h[c + 1]))                                       \
+                c++;                                                                   \
+            if (!LT(h[at], h[c]))                                                      \
+                return;                                                                \
+            T v = h[at];                                                               \
+            h[at] = h[c];                                                              \
+            h[c] = v;                                                                  \
+            at = c;                                                                    \
+        }                                                                              \
+    }                                                                                  \
+    static void name(T *a, size_t n)                                                   \
+    {                                                                                  \
+        for (size_t i = n / 2; i-- > 0;)                                               \
+            name##_sift(a, n, i);                                                      \
+        for (size_t m = n; m > 1; m--) {                                               \
+            T v = a[0];                                                                \
+            a[0] = a[m - 1];                                                           \
+            a[m - 1] = v;                                                              \
+            name##_sift(a, m - 1, 0);                                                  \
+        }                                                                              \
+    }
+HEAPSORT(heapsort_words, uint64_t, WORD_LT)
+HEAPSORT(heapsort_pairs, pair, PAIR_LT)
+
+/* top_k on the host's threads: each part of the data gathers the
+   candidates among its keys at most lim in a buffer of cap, and when the
+   buffer fills keeps its best k (a selection), lim becoming the k-th
+   best's key less one (a later index never beats an equal key). The keys
+   are tested TK_BLOCK at a time by a loop of compares the compiler
+   vectorises, then a hit block TK_GROUP at a time; a group that holds a
+   key at most lim is appended whole, each key's slot kept only when it is
+   at most lim (no branch). After the first blocks hits are rare, so the
+   parts read at the memory's pace. (64-bit keys take a branch a key
+   instead: below.)
+   A candidate costs a store and its share of a selection, against a heap
+   insertion's log2(k) unpredictable steps. With several parts, lim comes
+   from a sample, so that an adversarial order (keys improving as the
+   index grows) still enters few. */
+enum { TK_BLOCK = 64, TK_GROUP = 16, TK_SAMPLE = 2048, TK_PART_MIN = 1 << 15, TK_THREADS_MIN = 1 << 20 };
 
 typedef struct {
     const void *in;
-    size_t n, k, nparts;
+    size_t n, k, nparts, cap;
     int is64;
     uint64_t m0, m1, lim;
-    pair *heaps; /* k per part */
+    void *cands; /* cap per part */
     size_t *fill;
 } topk_job;
-
-/* Whether a key of x[0 .. TK_BLOCK) is at most lim (branch-free). */
-static int block_hit(const topk_job *j, size_t at, uint64_t lim)
-{
-    if (j->is64) {
-        const uint64_t *x = (const uint64_t *)j->in + at;
-        uint64_t m0 = j->m0, dm = j->m0 ^ j->m1, hit = 0;
-        for (int e = 0; e < TK_BLOCK; e++)
-            hit |= (x[e] ^ (m0 ^ ((0 - (x[e] >> 63)) & dm))) <= lim;
-        return hit != 0;
-    }
-    const uint32_t *x = (const uint32_t *)j->in + at;
-    uint32_t m0 = (uint32_t)j->m0, dm = (uint32_t)(j->m0 ^ j->m1), l = (uint32_t)lim, hit = 0;
-    for (int e = 0; e < TK_BLOCK; e++)
-        hit |= (x[e] ^ (m0 ^ ((0 - (x[e] >> 31)) & dm))) <= l;
-    return hit != 0;
-}
 
 /* Part p of n elements cut into nparts: [*lo, *hi). */
 static void part_range(size_t n, size_t nparts, size_t p, size_t *lo, size_t *hi)
@@ -254,36 +318,6 @@ static size_t parts_for(size_t n)
     return parts > most ? most : parts < 2 ? 1 : parts;
 }
 
-static void topk_part(void *arg, size_t p)
-{
-    const topk_job *j = arg;
-    size_t lo, hi;
-    part_range(j->n, j->nparts, p, &lo, &hi);
-    pair *h = j->heaps + p * j->k;
-    size_t m = 0;
-    uint64_t lim = j->lim;
-    for (size_t i = lo; i < hi;) {
-        size_t end = hi - i < TK_BLOCK ? hi : i + TK_BLOCK;
-        if (end - i == TK_BLOCK && !block_hit(j, i, lim)) {
-            i = end;
-            continue;
-        }
-        for (; i < end; i++) {
-            uint64_t u = xf(raw(j->in, i, j->is64), j->is64, j->m0, j->m1);
-            if (u > lim)
-                continue;
-            heap_push(h, &m, j->k, u, i);
-            if (m == j->k) { /* a later index never beats an equal key */
-                if (h[0].u == 0)
-                    goto done;
-                lim = h[0].u - 1;
-            }
-        }
-    }
-done:
-    j->fill[p] = m;
-}
-
 /* A key that at least k keys are likely at most: the key of a sample's
    rank a few deviations past the expected one, or the largest key. */
 static uint64_t topk_limit(const topk_job *j)
@@ -300,61 +334,156 @@ static uint64_t topk_limit(const topk_job *j)
     return s[c];
 }
 
+/* One top_k per kind of key T and candidate C (make, key and index build
+   and read one; select and sort order them): name_part scans part p,
+   name_run takes the parts' best k and writes them in order. */
+#define TOPK(name, T, C, make, key, index, select, sort)                               \
+    static inline __attribute__((always_inline)) void name##_scan(const topk_job *j,    \
+                                                                  size_t p, T dm)  \
+    {                                                                                  \
+        const int top = (int)sizeof(T) * 8 - 1;                                        \
+        const T *x = j->in, m0 = (T)j->m0;                                             \
+        T lim = (T)j->lim;                                                             \
+        C *c = (C *)j->cands + p * j->cap;                                             \
+        size_t lo, hi, m = 0, k = j->k;                                                \
+        part_range(j->n, j->nparts, p, &lo, &hi);                                      \
+        /* 64-bit keys: SSE2 has no compare of 64-bit lanes, and a branch a key  */   \
+        /* (rarely taken, as in the serial loop) costs less than a scalar test  */    \
+        /* of every key of a block */                                                 \
+        for (size_t i = lo; i < hi && sizeof(T) > 4; i++) {                            \
+            T u = x[i] ^ (m0 ^ ((0 - (x[i] >> top)) & dm));                            \
+            if (u > lim)                                                               \
+                continue;                                                              \
+            c[m++] = make(u, i);                                                       \
+            if (m == j->cap && i + 1 < hi) { /* then cap < the part: cap > k */       \
+                select(c, 0, m, k - 1);                                                \
+                m = k;                                                                 \
+                if (key(c[k - 1]) == 0)                                                \
+                    break;                                                             \
+                lim = (T)(key(c[k - 1]) - 1);                                          \
+            }                                                                          \
+        }                                                                              \
+        for (size_t i = lo; i < hi && sizeof(T) == 4; i += TK_BLOCK) {                 \
+            size_t e = hi - i < TK_BLOCK ? hi - i : TK_BLOCK;                          \
+            if (e == TK_BLOCK) {                                                       \
+                T hit = 0;                                                             \
+                for (int b = 0; b < TK_BLOCK; b++)                                     \
+                    hit |= (x[i + b] ^ (m0 ^ ((0 - (x[i + b] >> top)) & dm))) <= lim;  \
+                if (!hit)                                                              \
+                    continue;                                                          \
+            }                                                                          \
+            /* room for a block: a buffer of cap < the part holds 2k + a block */     \
+            if (m + TK_BLOCK > j->cap && m > k) {                                      \
+                select(c, 0, m, k - 1);                                                \
+                m = k;                                                                 \
+                if (key(c[k - 1]) == 0)                                                \
+                    break;                                                             \
+                lim = (T)(key(c[k - 1]) - 1);                                          \
+            }                                                                          \
+            for (size_t g = 0; g < e; g += TK_GROUP) {                                 \
+                size_t ge = e - g < TK_GROUP ? e : g + TK_GROUP;                       \
+                if (ge - g == TK_GROUP) {                                              \
+                    T hit = 0;                                                         \
+                    for (int b = 0; b < TK_GROUP; b++) {                               \
+                        T v = x[i + g + b];                                            \
+                        hit |= (v ^ (m0 ^ ((0 - (v >> top)) & dm))) <= lim;            \
+                    }                                                                  \
+                    if (!hit)                                                          \
+                        continue;                                                      \
+                }                                                                      \
+                for (size_t b = i + g; b < i + ge; b++) {                              \
+                    T u = x[b] ^ (m0 ^ ((0 - (x[b] >> top)) & dm));                    \
+                    c[m] = make(u, b);                                                 \
+                    m += u <= lim;                                                     \
+                }                                                                      \
+            }                                                                          \
+        }                                                                              \
+        ((topk_job *)j)->fill[p] = m;                                                  \
+    }                                                                                  \
+    /* integer keys (one mask for both signs) apart: a key is then one xor */         \
+    static void name##_part(void *arg, size_t p)                                       \
+    {                                                                                  \
+        const topk_job *j = arg;                                                       \
+        if (j->m0 == j->m1)                                                            \
+            name##_scan(j, p, 0);                                                      \
+        else                                                                           \
+            name##_scan(j, p, (T)(j->m0 ^ j->m1));                                     \
+    }                                                                                  \
+    static void name##_run(topk_job *j, void *values, uint64_t *indices)               \
+    {                                                                                  \
+        C *c = j->cands;                                                               \
+        const T *x = j->in;                                                            \
+        size_t k = j->k, total = 0;                                                    \
+        if (j->nparts > 1) {                                                           \
+            j->lim = topk_limit(j);                                                    \
+            gpgpu__parallel(j->nparts, name##_part, j);                                \
+            for (size_t p = 0; p < j->nparts; p++)                                     \
+                total += j->fill[p];                                                   \
+        }                                                                              \
+        if (total < k) { /* one part, or fewer than k keys at most the limit */        \
+            j->lim = UINT64_MAX;                                                       \
+            if (j->nparts > 1)                                                         \
+                gpgpu__parallel(j->nparts, name##_part, j);                            \
+            else                                                                       \
+                name##_part(j, 0);                                                     \
+        }                                                                              \
+        total = 0; /* each part's best k to the front, one after the other */          \
+        for (size_t p = 0; p < j->nparts; p++) {                                       \
+            C *q = c + p * j->cap;                                                     \
+            size_t m = j->fill[p];                                                     \
+            if (m > k) {                                                               \
+                select(q, 0, m, k - 1);                                                \
+                m = k;                                                                 \
+            }                                                                          \
+            memmove(c + total, q, m * sizeof *c);                                      \
+            total += m;                                                                \
+        }                                                                              \
+        if (total > k)                                                                 \
+            select(c, 0, total, k - 1);                                                \
+        sort(c, k);                                                                    \
+        for (size_t i = 0; i < k; i++) {                                               \
+            if (values)                                                                \
+                ((T *)values)[i] = x[index(c[i])];                                     \
+            if (indices)                                                               \
+                indices[i] = index(c[i]);                                              \
+        }                                                                              \
+    }
+TOPK(topk32, uint32_t, uint64_t, word_make, word_key, word_index, select_words,
+     heapsort_words)
+TOPK(topk32_pairs, uint32_t, pair, pair_make, pair_key, pair_index, select_pairs,
+     heapsort_pairs)
+TOPK(topk64, uint64_t, pair, pair_make, pair_key, pair_index, select_pairs,
+     heapsort_pairs)
+
 gpgpu_status gpgpu__host_top_k(gpgpu_type t, const void *in, size_t n, size_t k,
                                unsigned flags, void *values, uint64_t *indices)
 {
-    topk_job j = {in, n, k, parts_for(n), gpgpu__type(t)->is_64, 0, 0, UINT64_MAX, NULL, NULL};
+    topk_job j = {in, n, k, parts_for(n), 0, gpgpu__type(t)->is_64, 0, 0, UINT64_MAX, NULL,
+                  NULL};
     if (k == 0)
         return GPGPU_SUCCESS;
     gpgpu__sort_masks(t, flags, &j.m0, &j.m1);
-    if (k > TK_PART_MIN / 8) /* parts only where the heaps stay small beside them */
+    if (k > TK_PART_MIN / 8) /* parts only where the buffers stay small beside them */
         j.nparts = 1;
-    j.heaps = malloc(j.nparts * k * sizeof *j.heaps);
+    int words = !j.is64 && n - 1 <= UINT32_MAX;
+    size_t part = n / j.nparts + 1, csize = words ? sizeof(uint64_t) : sizeof(pair);
+    j.cap = part < 2 * k + TK_BLOCK ? part : 2 * k + TK_BLOCK;
+    if (j.cap > SIZE_MAX / csize / j.nparts)
+        return GPGPU_ERROR_OUT_OF_MEMORY;
+    j.cands = malloc(j.nparts * j.cap * csize);
     j.fill = malloc(j.nparts * sizeof *j.fill);
-    if (!j.heaps || !j.fill) {
-        free(j.heaps);
+    if (!j.cands || !j.fill) {
+        free(j.cands);
         free(j.fill);
         return GPGPU_ERROR_OUT_OF_MEMORY;
     }
-    if (j.nparts > 1) {
-        j.lim = topk_limit(&j);
-        gpgpu__parallel(j.nparts, topk_part, &j);
-    }
-    size_t total = 0;
-    for (size_t p = 0; p < j.nparts && j.nparts > 1; p++)
-        total += j.fill[p];
-    if (total < k) { /* one part, or fewer than k keys at most the sample's limit */
-        j.lim = UINT64_MAX;
-        if (j.nparts > 1)
-            gpgpu__parallel(j.nparts, topk_part, &j);
-        else
-            topk_part(&j, 0);
-        total = 0;
-        for (size_t p = 0; p < j.nparts; p++)
-            total += j.fill[p];
-    }
-    /* the other parts' pairs into the first part's heap, then a heap sort
-       puts its k (total >= k) in ascending order */
-    size_t m = j.fill[0];
-    for (size_t p = 1; p < j.nparts; p++)
-        for (const pair *x = j.heaps + p * k; x < j.heaps + p * k + j.fill[p]; x++)
-            if (m < k || after(&j.heaps[0], x))
-                heap_push(j.heaps, &m, k, x->u, x->i);
-    for (; m > 1; m--) {
-        pair x = j.heaps[0];
-        j.heaps[0] = j.heaps[m - 1];
-        j.heaps[m - 1] = x;
-        sift_down(j.heaps, m - 1, 0);
-    }
-    for (size_t i = 0; i < k; i++) {
-        if (values && j.is64)
-            ((uint64_t *)values)[i] = raw(in, j.heaps[i].i, 1);
-        else if (values)
-            ((uint32_t *)values)[i] = (uint32_t)raw(in, j.heaps[i].i, 0);
-        if (indices)
-            indices[i] = j.heaps[i].i;
-    }
-    free(j.heaps);
+    if (j.is64)
+        topk64_run(&j, values, indices);
+    else if (words)
+        topk32_run(&j, values, indices);
+    else
+        topk32_pairs_run(&j, values, indices);
+    free(j.cands);
     free(j.fill);
     return GPGPU_SUCCESS;
 }
