@@ -4,7 +4,8 @@
 # form of FORMS (environment settings, forms apart by ";"), two rounds
 # alternating; the suites in TESTS under TEST_ENV; then native CUB on the
 # same GPU. The defaults compare the scan's paths at 2^20, 2^24 and 2^28:
-# the plan's choice, multi-pass, a group per tile, persistent groups. On
+# multi-pass, the single pass whose look-back walks blocks of 32 tiles
+# (the kernel's default), and the same walking tiles only. On
 # the GPU machine, after ../shared/gpu/prepare --build and
 # bench/gpu-stage-tests.sh:
 #   source .gpu/env.sh; sh bench/lookback-probe.sh
@@ -16,7 +17,7 @@ o=${OUT:-.}
 probe_device "$o/device.txt"
 probe_cub_start "$o"
 ROWS=${ROWS:-"scan u32 20;scan u32 24;scan u32 28"}
-FORMS=${FORMS:-"GPGPU_SCAN_PERSIST=0;GPGPU_SCAN_SINGLE_MAX=1;GPGPU_SCAN_SINGLE_MAX=0;GPGPU_SCAN_SINGLE_MAX=0 GPGPU_SCAN_PERSIST=2 GPGPU_SCAN_TILE=8192"}
+FORMS=${FORMS:-"GPGPU_SCAN_SINGLE_MAX=1;GPGPU_SCAN_SINGLE_MAX=0;GPGPU_SCAN_SINGLE_MAX=0 GPGPU_CL_OPTIONS=-DSCAN_BLOCKS=0"}
 for round in 1 2; do
     echo "$ROWS" | tr ';' '\n' | while read -r op type lg; do
         [ -n "$op" ] || continue
