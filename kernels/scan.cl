@@ -422,8 +422,8 @@ void scan_single(__global const T *in, ulong in_off, __global T *out, ulong out_
                    inclusive, TILE_ARG);
 }
 
-/* ---- single pass on GPUs: 32-bit integers, decoupled look-back ---------- */
-#if !CHUNKED && T_WORDS == 1 && !T_IS_FLOAT
+/* ---- single pass on GPUs: integers, decoupled look-back ------------------ */
+#if !CHUNKED && !T_IS_FLOAT
 
 /* scan_lookback: each group takes a tile id from a ticket (status[0]'s low
    word), scans its tile in registers and __local memory, and finds the
@@ -448,7 +448,18 @@ void scan_single(__global const T *in, ulong in_off, __global T *out, ulong out_
 #define LB_LANES 1
 #endif
 
-#if NV_PTX
+#if NV_PTX && T_WORDS == 2
+inline T lb_shfl_up(T x, uint off)
+{
+    uint2 w = TO_WORDS(x);
+    return FROM_WORDS((uint2)(nv_shfl_up(w.x, off), nv_shfl_up(w.y, off)));
+}
+inline T lb_shfl_down(T x, uint off)
+{
+    uint2 w = TO_WORDS(x);
+    return FROM_WORDS((uint2)(nv_shfl_down(w.x, off), nv_shfl_down(w.y, off)));
+}
+#elif NV_PTX
 inline T lb_shfl_up(T x, uint off)
 {
     return FROM_WORDS(nv_shfl_up(TO_WORDS(x), off));
@@ -459,10 +470,43 @@ inline T lb_shfl_down(T x, uint off)
 }
 #endif
 
+#if T_WORDS == 2
+/* 64-bit integers: a tile's value does not fit beside its flag, so its
+   status word holds only the flag (LB_AGG or LB_INC), and the values go
+   to their own words (val[2 t] the total, val[2 t + 1] the inclusive
+   prefix, each written once) before it, a fence between; a reader that
+   sees the flag fences, then loads the value it names. */
+inline void lb_publish(__global ulong *st, __global ulong *val, uint t, ulong flag, T v)
+{
+    status_store(&val[2 * t + (flag == LB_INC)], (ulong)v);
+    gpu_fence();
+    status_store(&st[t], flag);
+}
+
+inline T lb_value(__global ulong *val, uint k, ulong s)
+{
+    gpu_fence();
+    return (T)status_load(&val[2 * k + ((s & LB_FLAGS) == LB_INC)]);
+}
+#else
 inline ulong lb_word(ulong flag, T v)
 {
     return flag | TO_WORDS(v);
 }
+
+inline void lb_publish(__global ulong *st, __global ulong *val, uint t, ulong flag, T v)
+{
+    (void)val;
+    status_store(&st[t], lb_word(flag, v));
+}
+
+inline T lb_value(__global ulong *val, uint k, ulong s)
+{
+    (void)val;
+    (void)k;
+    return FROM_WORDS((uint)s);
+}
+#endif
 
 #if NV_PTX
 /* Exclusive scan of one value per item over the group; *total gets the
@@ -504,7 +548,7 @@ inline T lb_group_scan(T x, __local T *ws, T *total)
    published prefixes advance by at most the tiles one round can see per
    memory round trip: wide rounds (and big tiles) keep that front ahead of
    the bandwidth. SCAN_LB = 1 is one window a round. */
-inline T lb_look_back(__global ulong *st, uint t, uint lane)
+inline T lb_look_back(__global ulong *st, __global ulong *val, uint t, uint lane)
 {
     T acc = IDENTITY;
     for (int k = (int)t - 1;; k -= 32 * SCAN_LB) {
@@ -513,7 +557,7 @@ inline T lb_look_back(__global ulong *st, uint t, uint lane)
 #pragma unroll
         for (uint j = 0; j < SCAN_LB; j++) {
             int mine = k - (int)(32 * j + lane);
-            s[j] = mine >= 0 ? status_load(&st[mine]) : (LB_INC | TO_WORDS(IDENTITY));
+            s[j] = mine >= 0 ? status_load(&st[mine]) : LB_INC;
         }
         do {
             silent = 0;
@@ -528,7 +572,8 @@ inline T lb_look_back(__global ulong *st, uint t, uint lane)
         for (uint j = 0; j < SCAN_LB; j++) {
             uint incs = nv_ballot((s[j] & LB_FLAGS) == LB_INC);
             uint last = incs ? 31 - clz(incs & (0u - incs)) : 31;
-            T v = lane <= last ? FROM_WORDS((uint)s[j]) : IDENTITY;
+            int mine = k - (int)(32 * j + lane);
+            T v = lane <= last && mine >= 0 ? lb_value(val, (uint)mine, s[j]) : IDENTITY;
             for (uint off = 1; off < 32; off <<= 1) {
                 T o = lb_shfl_down(v, off);
                 if (lane + off < 32)
@@ -543,6 +588,10 @@ inline T lb_look_back(__global ulong *st, uint t, uint lane)
 
 #ifndef SCAN_BLOCKS
 #define SCAN_BLOCKS 1
+#endif
+#if T_WORDS == 2
+#undef SCAN_BLOCKS
+#define SCAN_BLOCKS 0 /* the blocks' words hold their value beside the flag */
 #endif
 #if SCAN_BLOCKS
 /* Blocks of 32 tiles: the look-back's long walks go 32 blocks (1024
@@ -621,12 +670,12 @@ inline T lb_look_back_blocks(__global ulong *st, __global ulong *bst, uint t, ui
             return v;
         acc = v;
     }
-    return COMBINE(lb_look_back(bst, b, lane), acc);
+    return COMBINE(lb_look_back(bst, NULL, b, lane), acc);
 }
 #endif
 #else
 /* The same one tile at a time, by item 0. */
-inline T lb_look_back(__global ulong *st, uint t, uint lane)
+inline T lb_look_back(__global ulong *st, __global ulong *val, uint t, uint lane)
 {
     T acc = IDENTITY;
     (void)lane;
@@ -634,7 +683,7 @@ inline T lb_look_back(__global ulong *st, uint t, uint lane)
         ulong s = status_load(&st[k - 1]);
         if (!(s & LB_FLAGS))
             continue;
-        acc = COMBINE(FROM_WORDS((uint)s), acc);
+        acc = COMBINE(lb_value(val, k - 1, s), acc);
         if ((s & LB_FLAGS) == LB_INC)
             break;
         k--;
@@ -658,8 +707,10 @@ void scan_lookback(__global const T *in, ulong in_off, __global T *out, ulong ou
     __local T prefix;
     __global ulong *st = status + 1;
     uint lid = get_local_id(0);
+    uint tiles = (uint)((n + SCAN_TILE - 1) / SCAN_TILE);
+    __global ulong *val = st + tiles; /* 64-bit values: two words a tile */
 #if NV_PTX && SCAN_BLOCKS
-    uint tiles = (uint)((n + SCAN_TILE - 1) / SCAN_TILE), blocks = (tiles + 31) / 32;
+    uint blocks = (tiles + 31) / 32;
     __global ulong *bst = st + tiles;
     __global uint *bcnt = (__global uint *)(bst + blocks);
 #endif
@@ -707,23 +758,23 @@ void scan_lookback(__global const T *in, ulong in_off, __global T *out, ulong ou
         if (t == 0) {
             p = has_seed ? seed[seed_off] : IDENTITY;
             if (lid == 0)
-                status_store(&st[t], lb_word(LB_INC, COMBINE(p, total)));
+                lb_publish(st, val, t, LB_INC, COMBINE(p, total));
 #if NV_PTX && SCAN_BLOCKS
             lb_block_arrive(st, bst, bcnt, t, tiles, lid);
 #endif
         } else {
             if (lid == 0)
-                status_store(&st[t], lb_word(LB_AGG, total));
+                lb_publish(st, val, t, LB_AGG, total);
 #if NV_PTX && SCAN_BLOCKS
             lb_block_arrive(st, bst, bcnt, t, tiles, lid);
             p = lb_look_back_blocks(st, bst, t, lid);
 #else
-            p = lb_look_back(st, t, lid);
+            p = lb_look_back(st, val, t, lid);
 #endif
         }
         if (lid == 0) {
             if (t)
-                status_store(&st[t], lb_word(LB_INC, COMBINE(p, total)));
+                lb_publish(st, val, t, LB_INC, COMBINE(p, total));
 #if NV_PTX && SCAN_BLOCKS
             if (t % 32 == 31)
                 status_store(&bst[t / 32], lb_word(LB_INC, COMBINE(p, total)));

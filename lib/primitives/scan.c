@@ -7,10 +7,11 @@
  * GPGPU_SCAN=multipass|single overrides it):
  *   single-pass  one launch: each tile chains to its predecessors through
  *                decoupled look-back (~2n words moved). CPUs: scan_single,
- *                every type. GPUs: scan_lookback, 32-bit integers only (a
- *                warp looks back over 32 tiles at a time on NVIDIA), up
- *                to the plan's scan_single_max elements; other types and
- *                longer arrays take the multi-pass path there;
+ *                every type. GPUs: scan_lookback, integers only (a warp
+ *                looks back over 32 tiles, or 32 blocks of 32 tiles, at a
+ *                time on NVIDIA), up to the plan's scan_single_max
+ *                elements; floats and longer arrays take the multi-pass
+ *                path there;
  *   multi-pass   tile totals, a scan of the totals (recursively, into the
  *                same scratch buffer), then each tile scanned from its
  *                offset (~3n words moved).
@@ -99,12 +100,15 @@ static gpgpu_status scan_one_pass(gpgpu_context *ctx, const scan_plan *p, const 
    values is not needed for results, but oclgrind takes an atomic_xchg's
    stored value as tainted by what it replaces, so never-written slots
    would be reported.
-   GPUs, scan_lookback (32-bit integers): the ticket, then one 64-bit
-   status word per tile, one per block of 32 tiles, and a 32-bit counter
-   per block (NVIDIA's look-back over blocks). */
+   GPUs, scan_lookback (integers): the ticket, then one 64-bit status word
+   per tile; for 32-bit integers one per block of 32 tiles and a 32-bit
+   counter per block (NVIDIA's look-back over blocks), for 64-bit ones
+   two value words per tile. */
 static size_t one_pass_bytes(const gpgpu_context *ctx, const scan_plan *p, size_t size, size_t n)
 {
     size_t tiles = tiles_of(p, n), blocks = (tiles + 31) / 32;
+    if (!ctx->tune.chunked && size == 8)
+        return (1 + 3 * tiles) * sizeof(cl_ulong);
     if (!ctx->tune.chunked)
         return (1 + tiles + blocks) * sizeof(cl_ulong) + blocks * sizeof(cl_uint);
     return ((tiles + 2) & ~(size_t)1) * sizeof(cl_uint) + 2 * tiles * size;
@@ -143,10 +147,11 @@ static gpgpu_status scan_multipass(gpgpu_context *ctx, const scan_plan *p, cl_in
                       GPGPU__ARG(stride), GPGPU__ARG(seed.has), GPGPU__END);
 }
 
-/* The plan's path. On GPUs the single pass is scan_lookback, for 32-bit
-   integers only: it gathers a prefix from predecessors in whatever grouping
-   they have published, exact for integers but not for float bits, and its
-   status word holds a 32-bit value beside its flag. */
+/* The plan's path. On GPUs the single pass is scan_lookback, for integers
+   only: it gathers a prefix from predecessors in whatever grouping they
+   have published, exact for integers but not for float bits (floats keep
+   the multi-pass scan's fixed grouping, so that their bits never depend
+   on timing). */
 static int use_single(const gpgpu_context *ctx, gpgpu_type t, size_t n)
 {
     const gpgpu__type_info *ti = gpgpu__type(t);
@@ -154,8 +159,7 @@ static int use_single(const gpgpu_context *ctx, gpgpu_type t, size_t n)
         return 0;
     if (ctx->tune.chunked)
         return 1;
-    return !ti->is_float && ti->size == 4 &&
-           (!ctx->tune.scan_single_max || n <= ctx->tune.scan_single_max);
+    return !ti->is_float && (!ctx->tune.scan_single_max || n <= ctx->tune.scan_single_max);
 }
 
 gpgpu_status gpgpu__scan_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
