@@ -159,13 +159,13 @@ void gpgpu__plan_init(gpgpu_context *ctx)
         t->chunked = 0;
         t->wg = 256;
         t->groups = 8 * ctx->compute_units;
-        /* 32-bit integers scan in one pass with a warp's look-back
+        /* Integers scan in one pass with a warp's look-back
            over tiles and blocks of 32 tiles (scan.cl) up to
            scan_single_max elements; the rest multi-pass. u32 inclusive,
            tiles of 4096, 2026-11-26, bench/lookback-probe.sh: H200
            single-pass 0.0101 ms at 2^20 (multi-pass 0.034), 0.061 at
            2^24 (0.072), 0.855 at 2^28 (0.784); H100 1.026 at 2^28
-           (1.085). */
+           (1.085); i64 0.0157 at 2^20 (0.036), 0.126 at 2^24 (0.124). */
         t->scan_tile = 256 * 16;
         t->scan_single = 1;
         t->scan_single_max = (size_t)1 << 24;
