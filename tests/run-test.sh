@@ -7,14 +7,14 @@
 # says how), so that each kernel compiles once per make check.
 # The caller's environment must not change what the tests see: every
 # GPGPU_* and POCL_* variable is cleared except those that choose what to
-# test (GPGPU_DEVICE, GPGPU_TEST_DEVICES, GPGPU_TEST_SEED, and
+# test (GPGPU_DEVICE, GPGPU_TEST_DEVICES, GPGPU_TEST_SEED, GPGPU_NO_AVX2 and
 # GPGPU_HOST_BELOW); the caches are set below. GPGPU_HOST_BELOW is 0 unless
 # set: the suites test the kernels at every size, not the plan's small
 # calls on the host's own code (which the "host" device runs); set it
 # (e.g. to "all") to test the routes through the plan's host code.
 for var in $(env | sed -n 's/^\(GPGPU_[A-Za-z0-9_]*\)=.*/\1/p; s/^\(POCL_[A-Za-z0-9_]*\)=.*/\1/p'); do
     case $var in
-    GPGPU_DEVICE | GPGPU_TEST_DEVICES | GPGPU_TEST_SEED | GPGPU_HOST_BELOW) ;;
+    GPGPU_DEVICE | GPGPU_TEST_DEVICES | GPGPU_TEST_SEED | GPGPU_HOST_BELOW | GPGPU_NO_AVX2) ;;
     *) unset "$var" ;;
     esac
 done

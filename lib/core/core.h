@@ -407,6 +407,9 @@ void gpgpu__note_route(gpgpu_context *ctx, const char *route);
 /* Threads the host may use: GPGPU_THREADS, else the online cores (at most
    16). */
 size_t gpgpu__host_threads(void);
+/* 1 where the host code may take AVX2 paths: the CPU has AVX2 and
+   GPGPU_NO_AVX2 is not set to a value other than 0. */
+int gpgpu__host_avx2(void);
 /* Runs fn(arg, part) for part = 0 .. nparts - 1 on the process's worker
    threads and the caller's, returning when all are done. */
 void gpgpu__parallel(size_t nparts, void (*fn)(void *arg, size_t part), void *arg);

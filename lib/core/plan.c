@@ -308,7 +308,7 @@ void gpgpu__plan_init(gpgpu_context *ctx)
            25.4 / 13.7 at 2^24. */
         b[GPGPU__HB_RUNS] = (size_t)1 << 19;
 #if defined(__x86_64__) && defined(__GNUC__) && (defined(__clang__) || __GNUC__ >= 9)
-        if (__builtin_cpu_supports("avx2"))
+        if (gpgpu__host_avx2())
             b[GPGPU__HB_RUNS] = SIZE_MAX;
 #endif
         b[GPGPU__HB_TOP_K] = SIZE_MAX;

@@ -58,6 +58,25 @@ size_t gpgpu__host_threads(void)
     return (size_t)(n > MAX_THREADS ? MAX_THREADS : n);
 }
 
+/* 1 where the host code may take its AVX2 paths: the CPU has AVX2 and
+   GPGPU_NO_AVX2 is unset, empty or 0 (read once; for timing and testing
+   the SSE2 paths on an AVX2 machine). */
+int gpgpu__host_avx2(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__) && (defined(__clang__) || __GNUC__ >= 9)
+    static int known; /* 0: not yet read, 1: no, 2: yes */
+    int v = __atomic_load_n(&known, __ATOMIC_RELAXED);
+    if (v == 0) {
+        const char *e = getenv("GPGPU_NO_AVX2");
+        v = __builtin_cpu_supports("avx2") && !(e && *e && strcmp(e, "0") != 0) ? 2 : 1;
+        __atomic_store_n(&known, v, __ATOMIC_RELAXED);
+    }
+    return v == 2;
+#else
+    return 0;
+#endif
+}
+
 /* Set while this thread runs a part: a job started from inside a part (a
    sort of each segment, itself parallel) runs on this thread alone, since
    the pool takes one job at a time. */

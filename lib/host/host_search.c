@@ -165,7 +165,7 @@ __attribute__((target("avx2"))) static uint64_t or_of_avx2(const uint64_t *x, si
 static int indices_ok(const uint64_t *indices, size_t n, size_t n_in)
 {
 #ifdef GATHER_AVX2
-    const int avx2 = __builtin_cpu_supports("avx2");
+    const int avx2 = gpgpu__host_avx2();
 #endif
     for (size_t at = 0; at < n; at += GATHER_BLOCK) {
         const size_t len = n - at < GATHER_BLOCK ? n - at : GATHER_BLOCK;

@@ -286,7 +286,7 @@ static void runs_write_avx2(const uint32_t *x, size_t h, size_t e, size_t next, 
 /* 1 where runs_write_avx2 can take the runs. */
 static int runs_avx2(size_t size, const void *in, const void *values)
 {
-    if (size != 4 || in == values || !__builtin_cpu_supports("avx2"))
+    if (size != 4 || in == values || !gpgpu__host_avx2())
         return 0;
     pthread_once(&runs_pack_once, runs_pack_init);
     return 1;
