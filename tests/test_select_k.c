@@ -199,6 +199,25 @@ TU_TEST(top_k_of_keys_improving_with_the_index)
 }
 END_TEST
 
+/* The host's AVX2 scans (floating-point keys from 2^15 elements for 64-bit
+   keys, every size for 32-bit ones; tests/select-k-sse2.sh runs the suite
+   without them): sizes past that bound and past a vector by a few keys,
+   both zeros and NaNs, ties, keys improving with the index. */
+TU_TEST(top_k_of_floats_around_the_vector_scans)
+{
+    static const size_t ns[] = { 32768, 32771, 40005, 131079 };
+    static const size_t kk[] = { 1, 7, 100, 257 };
+    static const pattern ps[] = { RANDOM, SPECIALS, FEW_DISTINCT, RISING, FALLING };
+    for (int ti = 2; ti < NTYPES; ti += 3) /* f32, f64 */
+        for (unsigned flags = 0; flags < 2; flags++)
+            for (size_t s = 0; s < sizeof ns / sizeof ns[0]; s++)
+                for (size_t q = 0; q < sizeof ps / sizeof ps[0]; q++)
+                    for (size_t j = 0; j < sizeof kk / sizeof kk[0]; j += 1 + (q > 0))
+                        check_top_k(ti, ns[s], kk[j], flags, ps[q], 3,
+                                    tu_seed_for(1200 + ti * 8 + flags * 4 + q, ns[s] + j));
+}
+END_TEST
+
 TU_TEST(top_k_rejects_bad_arguments)
 {
     uint32_t x[4] = { 4, 3, 2, 1 }, v[4];

@@ -167,7 +167,13 @@ SELECT_RANKS(select_ranks32, uint32_t, quickselect32, min_to_front32)
    the index, so that one compare orders them; other keys go in pairs. */
 static int pair_lt(pair a, pair b)
 {
+#ifdef __SIZEOF_INT128__
+    /* one 128-bit compare: two instructions and no branch */
+    unsigned __int128 x = (unsigned __int128)a.u << 64 | a.i, y = (unsigned __int128)b.u << 64 | b.i;
+    return x < y;
+#else
     return (a.u < b.u) | ((a.u == b.u) & (a.i < b.i));
+#endif
 }
 #define PAIR_LT(a, b) pair_lt(a, b)
 static pair pair_make(uint64_t u, size_t i)
@@ -334,10 +340,219 @@ static uint64_t topk_limit(const topk_job *j)
     return s[c];
 }
 
+/* With AVX2 (gpgpu__host_avx2), 32-bit keys packed in words and 64-bit
+   keys have scans of their own (topk32_words_avx2, topk64_avx2): the
+   blocks' tests compare eight 32-bit or four 64-bit keys at a time (64-bit
+   keys thus take blocks too, instead of a branch a key), and a block that
+   holds a candidate is appended a vector at a time, the hits moved to the
+   front of each vector by a permutation: a fraction of the groups'
+   key-by-key appends where most blocks hold a candidate (the first tens of
+   thousands of keys, while the limit is loose). 32-bit keys of more than
+   2^32 elements keep TOPK's scan. */
+#if defined(__x86_64__) && defined(__GNUC__) && (defined(__clang__) || __GNUC__ >= 9)
+#include <immintrin.h>
+#define TK_AVX2_PICK(j, T, part, avx2fn)                                              \
+    ((sizeof(T) == 4 || ((j)->m0 != (j)->m1 && (j)->n >= TK_AVX2_MIN64)) &&             \
+             gpgpu__host_avx2()                                                         \
+         ? avx2fn                                                                       \
+         : part)
+
+/* For each set of four 64-bit lanes (bit j: lane j), the 32-bit lanes that
+   bring those lanes to the front in order. */
+static const int32_t tk_pack4[16][8] = {
+    {0, 1, 0, 1, 0, 1, 0, 1}, {0, 1, 0, 1, 0, 1, 0, 1}, {2, 3, 0, 1, 0, 1, 0, 1},
+    {0, 1, 2, 3, 0, 1, 0, 1}, {4, 5, 0, 1, 0, 1, 0, 1}, {0, 1, 4, 5, 0, 1, 0, 1},
+    {2, 3, 4, 5, 0, 1, 0, 1}, {0, 1, 2, 3, 4, 5, 0, 1}, {6, 7, 0, 1, 0, 1, 0, 1},
+    {0, 1, 6, 7, 0, 1, 0, 1}, {2, 3, 6, 7, 0, 1, 0, 1}, {0, 1, 2, 3, 6, 7, 0, 1},
+    {4, 5, 6, 7, 0, 1, 0, 1}, {0, 1, 4, 5, 6, 7, 0, 1}, {2, 3, 4, 5, 6, 7, 0, 1},
+    {0, 1, 2, 3, 4, 5, 6, 7}};
+
+/* Eight keys from x: transformed by the masks (m0, and dm where the sign
+   bit is set), and the mask of those at most lim. */
+__attribute__((target("avx2"))) static inline __m256i tk_keys8(const uint32_t *x, __m256i m0,
+                                                                __m256i dm, __m256i lim,
+                                                                __m256i *hit)
+{
+    __m256i v = _mm256_loadu_si256((const __m256i *)x);
+    __m256i s = _mm256_and_si256(_mm256_srai_epi32(v, 31), dm);
+    __m256i u = _mm256_xor_si256(v, _mm256_xor_si256(m0, s));
+    *hit = _mm256_cmpeq_epi32(_mm256_min_epu32(u, lim), u);
+    return u;
+}
+
+/* topk32's scan with AVX2 (words: the key above the index). Each 8-key
+   step stores 8 words at m, of which those of the hits count, so the
+   buffer is cut back before a step without room for 8 (the vector stores
+   stay inside the part's buffer), and before the part's last keys without
+   room for them. */
+__attribute__((target("avx2,popcnt"))) static void topk32_words_avx2(void *arg, size_t p)
+{
+    const topk_job *j = arg;
+    const uint32_t *x = j->in;
+    uint32_t lim = (uint32_t)j->lim;
+    uint64_t *c = (uint64_t *)j->cands + p * j->cap;
+    size_t lo, hi, m = 0, k = j->k, i;
+    const __m256i m0 = _mm256_set1_epi32((int)(uint32_t)j->m0),
+                  dm = _mm256_set1_epi32((int)(uint32_t)(j->m0 ^ j->m1)),
+                  iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    __m256i limv = _mm256_set1_epi32((int)lim), hit;
+    part_range(j->n, j->nparts, p, &lo, &hi);
+    for (i = lo; i < hi; i += TK_BLOCK) {
+        size_t e = hi - i < TK_BLOCK ? hi - i : TK_BLOCK;
+        if (e == TK_BLOCK) {
+            __m256i any = _mm256_setzero_si256();
+            for (int b = 0; b < TK_BLOCK; b += 8) {
+                tk_keys8(x + i + b, m0, dm, limv, &hit);
+                any = _mm256_or_si256(any, hit);
+            }
+            if (_mm256_testz_si256(any, any))
+                continue;
+        }
+        size_t b = 0;
+        for (; b + 8 <= e; b += 8) {
+            if (m + 8 > j->cap && m > k) {
+                select_words(c, 0, m, k - 1);
+                m = k;
+                if (word_key(c[k - 1]) == 0)
+                    goto done;
+                lim = (uint32_t)(word_key(c[k - 1]) - 1);
+                limv = _mm256_set1_epi32((int)lim);
+            }
+            __m256i u = tk_keys8(x + i + b, m0, dm, limv, &hit);
+            unsigned h = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(hit));
+            __m256i at = _mm256_add_epi32(_mm256_set1_epi32((int)(uint32_t)(i + b)), iota);
+            __m256i w0 = _mm256_unpacklo_epi32(at, u), w1 = _mm256_unpackhi_epi32(at, u);
+            unsigned h0 = (h & 3) | (h >> 2 & 12), h1 = (h >> 2 & 3) | (h >> 4 & 12);
+            __m256i q0 = _mm256_loadu_si256((const __m256i *)tk_pack4[h0]),
+                    q1 = _mm256_loadu_si256((const __m256i *)tk_pack4[h1]);
+            w0 = _mm256_permutevar8x32_epi32(w0, q0);
+            w1 = _mm256_permutevar8x32_epi32(w1, q1);
+            _mm256_storeu_si256((__m256i *)(c + m), w0);
+            m += (size_t)__builtin_popcount(h0);
+            _mm256_storeu_si256((__m256i *)(c + m), w1);
+            m += (size_t)__builtin_popcount(h1);
+        }
+        if (b < e && m + (e - b) > j->cap && m > k) { /* the part's last keys */
+            select_words(c, 0, m, k - 1);
+            m = k;
+            if (word_key(c[k - 1]) == 0)
+                break;
+            lim = (uint32_t)(word_key(c[k - 1]) - 1);
+        }
+        for (; b < e; b++) {
+            uint32_t v = x[i + b], dmv = (uint32_t)(j->m0 ^ j->m1);
+            uint32_t u = v ^ ((uint32_t)j->m0 ^ ((0 - (v >> 31)) & dmv));
+            c[m] = word_make(u, i + b);
+            m += u <= lim;
+        }
+    }
+done:
+    ((topk_job *)j)->fill[p] = m;
+}
+
+/* For each pair of 128-bit lanes (bit j: lane j), the 32-bit lanes that
+   bring those lanes to the front in order. */
+static const int32_t tk_pack2[4][8] = {
+    {0, 1, 2, 3, 0, 1, 2, 3}, {0, 1, 2, 3, 0, 1, 2, 3}, {4, 5, 6, 7, 0, 1, 2, 3},
+    {0, 1, 2, 3, 4, 5, 6, 7}};
+
+/* Four keys from x: transformed by the masks and their sign bits flipped
+   (m0s: m0 with the sign bit flipped), so that a signed compare orders
+   them; gt: those above lim (lims, flipped as well). */
+__attribute__((target("avx2"))) static inline __m256i tk_keys4(const uint64_t *x, __m256i m0s,
+                                                                __m256i dm, __m256i lims,
+                                                                __m256i *gt)
+{
+    __m256i v = _mm256_loadu_si256((const __m256i *)x);
+    __m256i s = _mm256_and_si256(_mm256_cmpgt_epi64(_mm256_setzero_si256(), v), dm);
+    __m256i u = _mm256_xor_si256(v, _mm256_xor_si256(m0s, s));
+    *gt = _mm256_cmpgt_epi64(u, lims);
+    return u;
+}
+
+/* topk64's scan with AVX2 (pairs), as topk32_words_avx2: each 4-key
+   step stores 4 pairs at m. Taken for floating-point keys of at least
+   TK_AVX2_MIN64 elements alone: where integers' keys are one xor and the
+   arrays small, TOPK's branch a key was as fast or faster (2026-11-26, 2
+   cores, load 0.9, GPGPU_DEVICE=host gpgpu-bench --api host --op top_k
+   --type T --n N --repeat 11, two rounds, ms these steps / TOPK's branches:
+   u64 0.0102 / 0.0082 at 2^12, 0.0217 / 0.0174 at 2^14, 0.047 / 0.041-0.043
+   at 2^16, 0.10-0.11 / 0.11-0.12 at 2^18, 0.41-0.45 / 0.44-0.47 at 2^20,
+   1.6-1.8 / 1.3 at 2^22; f64 0.0102 / 0.0090, 0.021 / 0.021-0.022, 0.047 /
+   0.060, 0.10 / 0.20, 0.43 / 0.80-0.85 at 2^20). */
+enum { TK_AVX2_MIN64 = 1 << 15 };
+__attribute__((target("avx2,popcnt"))) static void topk64_avx2(void *arg, size_t p)
+{
+    const topk_job *j = arg;
+    const uint64_t *x = j->in, sign = (uint64_t)1 << 63;
+    uint64_t lim = j->lim;
+    pair *c = (pair *)j->cands + p * j->cap;
+    size_t lo, hi, m = 0, k = j->k, i;
+    const __m256i sb = _mm256_set1_epi64x((long long)sign),
+                  m0s = _mm256_set1_epi64x((long long)(j->m0 ^ sign)),
+                  dm = _mm256_set1_epi64x((long long)(j->m0 ^ j->m1)),
+                  ones = _mm256_set1_epi64x(-1), iota = _mm256_setr_epi64x(0, 1, 2, 3);
+    __m256i lims = _mm256_set1_epi64x((long long)(lim ^ sign)), gt;
+    part_range(j->n, j->nparts, p, &lo, &hi);
+    for (i = lo; i < hi; i += TK_BLOCK) {
+        size_t e = hi - i < TK_BLOCK ? hi - i : TK_BLOCK;
+        if (e == TK_BLOCK) {
+            __m256i all = ones;
+            for (int b = 0; b < TK_BLOCK; b += 4) {
+                tk_keys4(x + i + b, m0s, dm, lims, &gt);
+                all = _mm256_and_si256(all, gt);
+            }
+            if (_mm256_testc_si256(all, ones))
+                continue;
+        }
+        size_t b = 0;
+        for (; b + 4 <= e; b += 4) {
+            if (m + 4 > j->cap && m > k) {
+                select_pairs(c, 0, m, k - 1);
+                m = k;
+                if (pair_key(c[k - 1]) == 0)
+                    goto done;
+                lim = pair_key(c[k - 1]) - 1;
+                lims = _mm256_set1_epi64x((long long)(lim ^ sign));
+            }
+            __m256i u = _mm256_xor_si256(tk_keys4(x + i + b, m0s, dm, lims, &gt), sb);
+            unsigned h = ~(unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(gt)) & 15;
+            __m256i at = _mm256_add_epi64(_mm256_set1_epi64x((long long)(i + b)), iota);
+            /* pairs (key, index): keys 0 and 2 in p0, 1 and 3 in p1 */
+            __m256i p0 = _mm256_unpacklo_epi64(u, at), p1 = _mm256_unpackhi_epi64(u, at);
+            unsigned h0 = (h & 1) | (h >> 1 & 2), h1 = (h >> 1 & 1) | (h >> 2 & 2);
+            __m256i q0 = _mm256_loadu_si256((const __m256i *)tk_pack2[h0]),
+                    q1 = _mm256_loadu_si256((const __m256i *)tk_pack2[h1]);
+            _mm256_storeu_si256((__m256i *)(c + m), _mm256_permutevar8x32_epi32(p0, q0));
+            m += (size_t)__builtin_popcount(h0);
+            _mm256_storeu_si256((__m256i *)(c + m), _mm256_permutevar8x32_epi32(p1, q1));
+            m += (size_t)__builtin_popcount(h1);
+        }
+        if (b < e && m + (e - b) > j->cap && m > k) { /* the part's last keys */
+            select_pairs(c, 0, m, k - 1);
+            m = k;
+            if (pair_key(c[k - 1]) == 0)
+                break;
+            lim = pair_key(c[k - 1]) - 1;
+        }
+        for (; b < e; b++) {
+            uint64_t v = x[i + b];
+            uint64_t u = v ^ (j->m0 ^ ((0 - (v >> 63)) & (j->m0 ^ j->m1)));
+            c[m] = pair_make(u, i + b);
+            m += u <= lim;
+        }
+    }
+done:
+    ((topk_job *)j)->fill[p] = m;
+}
+#else
+#define TK_AVX2_PICK(j, T, part, avx2fn) part
+#endif
+
 /* One top_k per kind of key T and candidate C (make, key and index build
    and read one; select and sort order them): name_part scans part p,
    name_run takes the parts' best k and writes them in order. */
-#define TOPK(name, T, C, make, key, index, select, sort)                               \
+#define TOPK(name, T, C, make, key, index, select, sort, avx2fn)                      \
     static inline __attribute__((always_inline)) void name##_scan(const topk_job *j,    \
                                                                   size_t p, T dm)  \
     {                                                                                  \
@@ -414,18 +629,19 @@ static uint64_t topk_limit(const topk_job *j)
         C *c = j->cands;                                                               \
         const T *x = j->in;                                                            \
         size_t k = j->k, total = 0;                                                    \
+        void (*part)(void *, size_t) = TK_AVX2_PICK(j, T, name##_part, avx2fn);        \
         if (j->nparts > 1) {                                                           \
             j->lim = topk_limit(j);                                                    \
-            gpgpu__parallel(j->nparts, name##_part, j);                                \
+            gpgpu__parallel(j->nparts, part, j);                                       \
             for (size_t p = 0; p < j->nparts; p++)                                     \
                 total += j->fill[p];                                                   \
         }                                                                              \
         if (total < k) { /* one part, or fewer than k keys at most the limit */        \
             j->lim = UINT64_MAX;                                                       \
             if (j->nparts > 1)                                                         \
-                gpgpu__parallel(j->nparts, name##_part, j);                            \
+                gpgpu__parallel(j->nparts, part, j);                                   \
             else                                                                       \
-                name##_part(j, 0);                                                     \
+                part(j, 0);                                                            \
         }                                                                              \
         total = 0; /* each part's best k to the front, one after the other */          \
         for (size_t p = 0; p < j->nparts; p++) {                                       \
@@ -449,11 +665,11 @@ static uint64_t topk_limit(const topk_job *j)
         }                                                                              \
     }
 TOPK(topk32, uint32_t, uint64_t, word_make, word_key, word_index, select_words,
-     heapsort_words)
+     heapsort_words, topk32_words_avx2)
 TOPK(topk32_pairs, uint32_t, pair, pair_make, pair_key, pair_index, select_pairs,
-     heapsort_pairs)
+     heapsort_pairs, topk32_pairs_part)
 TOPK(topk64, uint64_t, pair, pair_make, pair_key, pair_index, select_pairs,
-     heapsort_pairs)
+     heapsort_pairs, topk64_avx2)
 
 gpgpu_status gpgpu__host_top_k(gpgpu_type t, const void *in, size_t n, size_t k,
                                unsigned flags, void *values, uint64_t *indices)
