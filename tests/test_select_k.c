@@ -199,16 +199,16 @@ TU_TEST(top_k_of_keys_improving_with_the_index)
 }
 END_TEST
 
-/* The host's AVX2 scans (floating-point keys from 2^15 elements for 64-bit
-   keys, every size for 32-bit ones; tests/select-k-sse2.sh runs the suite
-   without them): sizes past that bound and past a vector by a few keys,
-   both zeros and NaNs, ties, keys improving with the index. */
-TU_TEST(top_k_of_floats_around_the_vector_scans)
+/* The host's AVX2 scans (32-bit keys at every size; 64-bit floating-point
+   keys from 2^15 elements, integers from 2^17; tests/select-k-sse2.sh runs
+   the suite without them): sizes past those bounds and past a vector by a
+   few keys, both zeros and NaNs, ties, keys improving with the index. */
+TU_TEST(top_k_around_the_vector_scans)
 {
-    static const size_t ns[] = { 32768, 32771, 40005, 131079 };
+    static const size_t ns[] = { 32771, 131079, 262147 };
     static const size_t kk[] = { 1, 7, 100, 257 };
     static const pattern ps[] = { RANDOM, SPECIALS, FEW_DISTINCT, RISING, FALLING };
-    for (int ti = 2; ti < NTYPES; ti += 3) /* f32, f64 */
+    for (int ti = 2; ti < NTYPES; ti++) /* f32, i64, u64, f64 */
         for (unsigned flags = 0; flags < 2; flags++)
             for (size_t s = 0; s < sizeof ns / sizeof ns[0]; s++)
                 for (size_t q = 0; q < sizeof ps / sizeof ps[0]; q++)

@@ -169,7 +169,8 @@ static int pair_lt(pair a, pair b)
 {
 #ifdef __SIZEOF_INT128__
     /* one 128-bit compare: two instructions and no branch */
-    unsigned __int128 x = (unsigned __int128)a.u << 64 | a.i, y = (unsigned __int128)b.u << 64 | b.i;
+    unsigned __int128 x = (unsigned __int128)a.u << 64 | a.i,
+                      y = (unsigned __int128)b.u << 64 | b.i;
     return x < y;
 #else
     return (a.u < b.u) | ((a.u == b.u) & (a.i < b.i));
@@ -343,7 +344,8 @@ static uint64_t topk_limit(const topk_job *j)
 /* With AVX2 (gpgpu__host_avx2), 32-bit keys packed in words and 64-bit
    keys have scans of their own (topk32_words_avx2, topk64_avx2): the
    blocks' tests compare eight 32-bit or four 64-bit keys at a time (64-bit
-   keys thus take blocks too, instead of a branch a key), and a block that
+   keys of large arrays thus take blocks too, instead of a branch a key),
+   and a block that
    holds a candidate is appended a vector at a time, the hits moved to the
    front of each vector by a permutation: a fraction of the groups'
    key-by-key appends where most blocks hold a candidate (the first tens of
@@ -352,7 +354,8 @@ static uint64_t topk_limit(const topk_job *j)
 #if defined(__x86_64__) && defined(__GNUC__) && (defined(__clang__) || __GNUC__ >= 9)
 #include <immintrin.h>
 #define TK_AVX2_PICK(j, T, part, avx2fn)                                              \
-    ((sizeof(T) == 4 || ((j)->m0 != (j)->m1 && (j)->n >= TK_AVX2_MIN64)) &&             \
+    ((sizeof(T) == 4 ||                                                                 \
+      (j)->n >= ((j)->m0 != (j)->m1 ? TK_AVX2_FLOAT64 : TK_AVX2_INT64)) &&              \
              gpgpu__host_avx2()                                                         \
          ? avx2fn                                                                       \
          : part)
@@ -471,16 +474,20 @@ __attribute__((target("avx2"))) static inline __m256i tk_keys4(const uint64_t *x
 }
 
 /* topk64's scan with AVX2 (pairs), as topk32_words_avx2: each 4-key
-   step stores 4 pairs at m. Taken for floating-point keys of at least
-   TK_AVX2_MIN64 elements alone: where integers' keys are one xor and the
-   arrays small, TOPK's branch a key was as fast or faster (2026-11-26, 2
-   cores, load 0.9, GPGPU_DEVICE=host gpgpu-bench --api host --op top_k
-   --type T --n N --repeat 11, two rounds, ms these steps / TOPK's branches:
-   u64 0.0102 / 0.0082 at 2^12, 0.0217 / 0.0174 at 2^14, 0.047 / 0.041-0.043
-   at 2^16, 0.10-0.11 / 0.11-0.12 at 2^18, 0.41-0.45 / 0.44-0.47 at 2^20,
-   1.6-1.8 / 1.3 at 2^22; f64 0.0102 / 0.0090, 0.021 / 0.021-0.022, 0.047 /
-   0.060, 0.10 / 0.20, 0.43 / 0.80-0.85 at 2^20). */
-enum { TK_AVX2_MIN64 = 1 << 15 };
+   step stores 4 pairs at m. Taken from TK_AVX2_FLOAT64 elements for
+   floating-point keys and TK_AVX2_INT64 for integers: below those TOPK's
+   branch a key was as fast or faster, on keys that are one xor (integers)
+   or while the limit is loose (2026-11-26, 2 cores, load 0.7-0.9,
+   GPGPU_DEVICE=host gpgpu-bench --api host --op top_k --type T --n N, two
+   or three rounds alternating, ms these steps / TOPK's branches: f64
+   0.0102 / 0.0090 at 2^12, 0.021 / 0.021-0.022 at 2^14, 0.047 / 0.060 at
+   2^16, 0.10 / 0.20 at 2^18, 0.43 / 0.80-0.85 at 2^20; u64 0.0102 /
+   0.0082 at 2^12, 0.047-0.055 / 0.041-0.047 at 2^16, 0.072-0.075 /
+   0.067-0.078 at 2^17, 0.089-0.093 / 0.088-0.099 at 3 * 2^16, 0.10-0.11 /
+   0.12-0.13 at 2^18, 0.36-0.48 / 0.47 at 2^20; i64 0.046-0.049 /
+   0.043-0.047 at 2^16, 0.067-0.068 / 0.073-0.078 at 2^17, 0.10 / 0.12 at
+   2^18, 0.40-0.41 / 0.47-0.54 at 2^20). */
+enum { TK_AVX2_FLOAT64 = 1 << 15, TK_AVX2_INT64 = 1 << 17 };
 __attribute__((target("avx2,popcnt"))) static void topk64_avx2(void *arg, size_t p)
 {
     const topk_job *j = arg;
