@@ -291,6 +291,13 @@ HEAPSORT(heapsort_pairs, pair, PAIR_LT)
    insertion's log2(k) unpredictable steps. With several parts, lim comes
    from a sample, so that an adversarial order (keys improving as the
    index grows) still enters few. */
+/* Cuts a part's candidates c[0 .. m) back to its best k (m becomes k):
+   0 when the k-th best key is 0, so that no later key can enter, else 1
+   with lim that key less 1 (a later index never beats an equal key). */
+#define TK_CUT(select, key, c, m, k, lim)                                              \
+    (select((c), 0, (m), (k) - 1), (m) = (k),                                          \
+     key((c)[(k) - 1]) == 0 ? 0 : ((lim) = key((c)[(k) - 1]) - 1, 1))
+
 enum { TK_BLOCK = 64, TK_GROUP = 16, TK_SAMPLE = 2048, TK_PART_MIN = 1 << 15, TK_THREADS_MIN = 1 << 20 };
 
 typedef struct {
@@ -411,11 +418,8 @@ __attribute__((target("avx2,popcnt"))) static void topk32_words_avx2(void *arg, 
         size_t b = 0;
         for (; b + 8 <= e; b += 8) {
             if (m + 8 > j->cap && m > k) {
-                select_words(c, 0, m, k - 1);
-                m = k;
-                if (word_key(c[k - 1]) == 0)
+                if (!TK_CUT(select_words, word_key, c, m, k, lim))
                     goto done;
-                lim = (uint32_t)(word_key(c[k - 1]) - 1);
                 limv = _mm256_set1_epi32((int)lim);
             }
             __m256i u = tk_keys8(x + i + b, m0, dm, limv, &hit);
@@ -432,13 +436,9 @@ __attribute__((target("avx2,popcnt"))) static void topk32_words_avx2(void *arg, 
             _mm256_storeu_si256((__m256i *)(c + m), w1);
             m += (size_t)__builtin_popcount(h1);
         }
-        if (b < e && m + (e - b) > j->cap && m > k) { /* the part's last keys */
-            select_words(c, 0, m, k - 1);
-            m = k;
-            if (word_key(c[k - 1]) == 0)
-                break;
-            lim = (uint32_t)(word_key(c[k - 1]) - 1);
-        }
+        if (b < e && m + (e - b) > j->cap && m > k && /* the part's last keys */
+            !TK_CUT(select_words, word_key, c, m, k, lim))
+            break;
         for (; b < e; b++) {
             uint32_t v = x[i + b], dmv = (uint32_t)(j->m0 ^ j->m1);
             uint32_t u = v ^ ((uint32_t)j->m0 ^ ((0 - (v >> 31)) & dmv));
@@ -512,11 +512,8 @@ __attribute__((target("avx2,popcnt"))) static void topk64_avx2(void *arg, size_t
         size_t b = 0;
         for (; b + 4 <= e; b += 4) {
             if (m + 4 > j->cap && m > k) {
-                select_pairs(c, 0, m, k - 1);
-                m = k;
-                if (pair_key(c[k - 1]) == 0)
+                if (!TK_CUT(select_pairs, pair_key, c, m, k, lim))
                     goto done;
-                lim = pair_key(c[k - 1]) - 1;
                 lims = _mm256_set1_epi64x((long long)(lim ^ sign));
             }
             __m256i u = _mm256_xor_si256(tk_keys4(x + i + b, m0s, dm, lims, &gt), sb);
@@ -532,13 +529,9 @@ __attribute__((target("avx2,popcnt"))) static void topk64_avx2(void *arg, size_t
             _mm256_storeu_si256((__m256i *)(c + m), _mm256_permutevar8x32_epi32(p1, q1));
             m += (size_t)__builtin_popcount(h1);
         }
-        if (b < e && m + (e - b) > j->cap && m > k) { /* the part's last keys */
-            select_pairs(c, 0, m, k - 1);
-            m = k;
-            if (pair_key(c[k - 1]) == 0)
-                break;
-            lim = pair_key(c[k - 1]) - 1;
-        }
+        if (b < e && m + (e - b) > j->cap && m > k && /* the part's last keys */
+            !TK_CUT(select_pairs, pair_key, c, m, k, lim))
+            break;
         for (; b < e; b++) {
             uint64_t v = x[i + b];
             uint64_t u = v ^ (j->m0 ^ ((0 - (v >> 63)) & (j->m0 ^ j->m1)));
@@ -574,13 +567,9 @@ done:
             if (u > lim)                                                               \
                 continue;                                                              \
             c[m++] = make(u, i);                                                       \
-            if (m == j->cap && i + 1 < hi) { /* then cap < the part: cap > k */       \
-                select(c, 0, m, k - 1);                                                \
-                m = k;                                                                 \
-                if (key(c[k - 1]) == 0)                                                \
-                    break;                                                             \
-                lim = (T)(key(c[k - 1]) - 1);                                          \
-            }                                                                          \
+            if (m == j->cap && i + 1 < hi && /* then cap < the part: cap > k */       \
+                !TK_CUT(select, key, c, m, k, lim))                                    \
+                break;                                                                 \
         }                                                                              \
         for (size_t i = lo; i < hi && sizeof(T) == 4; i += TK_BLOCK) {                 \
             size_t e = hi - i < TK_BLOCK ? hi - i : TK_BLOCK;                          \
@@ -592,13 +581,8 @@ done:
                     continue;                                                          \
             }                                                                          \
             /* room for a block: a buffer of cap < the part holds 2k + a block */     \
-            if (m + TK_BLOCK > j->cap && m > k) {                                      \
-                select(c, 0, m, k - 1);                                                \
-                m = k;                                                                 \
-                if (key(c[k - 1]) == 0)                                                \
-                    break;                                                             \
-                lim = (T)(key(c[k - 1]) - 1);                                          \
-            }                                                                          \
+            if (m + TK_BLOCK > j->cap && m > k && !TK_CUT(select, key, c, m, k, lim))  \
+                break;                                                                 \
             for (size_t g = 0; g < e; g += TK_GROUP) {                                 \
                 size_t ge = e - g < TK_GROUP ? e : g + TK_GROUP;                       \
                 if (ge - g == TK_GROUP) {                                              \
