@@ -818,6 +818,28 @@ __kernel void hist_cells_direct(HIST_CELLS_ARGS, __global OUT *out, ulong out_of
 #define HIST_BAND_LOADS 4   /* samples an item loads before it counts them */
 #endif
 #if !HIST_PRIVATE && !WT_ID
+/* One count into cell c of a band's 16-bit counters, moving 0x8000 of it to
+   dst[c] when it reaches 0x8000 (the rounds' bound above). */
+inline void hist_half_inc(__local uint *halves, uint c, volatile __global ulong *dst)
+{
+    uint sh = 16 * (c & 1);
+    uint old = atomic_add(&halves[c / 2], 1u << sh);
+    if ((old >> sh & 0xffff) == 0x7fff) {
+        atomic_sub(&halves[c / 2], 0x8000u << sh);
+        atom_add(dst + c, 0x8000ul);
+    }
+}
+
+/* The band's cn counters, where nonzero, added to dst (after a barrier). */
+inline void hist_halves_out(__local const uint *halves, uint cn, volatile __global ulong *dst)
+{
+    for (uint c = get_local_id(0); c < cn; c += get_local_size(0)) {
+        uint v = halves[c / 2] >> 16 * (c & 1) & 0xffff;
+        if (v)
+            atom_add(dst + c, (ulong)v);
+    }
+}
+
 __kernel void hist_cells_banded(HIST_CELLS_ARGS, uint band_cells, uint nbands, ulong part,
                                 __global OUT *out, ulong out_off, __local uint *halves)
 {
@@ -843,23 +865,112 @@ __kernel void hist_cells_banded(HIST_CELLS_ARGS, uint band_cells, uint nbands, u
 #pragma unroll
             for (uint u = 0; u < HIST_BAND_LOADS; u++) {
                 uint c = hist_cell(xs[u], ys[u], HIST_RULE, HIST_Y_RULE, ncells) - first;
-                if (r + (ulong)(k + u) * wg + lid < end && c < cn) {
-                    uint sh = 16 * (c & 1);
-                    uint old = atomic_add(&halves[c / 2], 1u << sh);
-                    if ((old >> sh & 0xffff) == 0x7fff) {
-                        atomic_sub(&halves[c / 2], 0x8000u << sh);
-                        atom_add(dst + c, 0x8000ul);
-                    }
-                }
+                if (r + (ulong)(k + u) * wg + lid < end && c < cn)
+                    hist_half_inc(halves, c, dst);
             }
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    for (uint c = lid; c < cn; c += wg) {
-        uint v = halves[c / 2] >> 16 * (c & 1) & 0xffff;
-        if (v)
-            atom_add(dst + c, (ulong)v);
+    hist_halves_out(halves, cn, dst);
+}
+
+/* Counts over several bands, reading the samples once: hist_cells_split
+   writes each counted sample's cell within its band as a 16-bit entry,
+   the entries of a tile grouped by band, and hist_band_count's groups for
+   a band read only that band's entries into 16-bit counters as above. Per
+   f32 sample 8 bytes read and 2 written, then 2 read, where
+   hist_cells_banded reads 8 bytes per band (on an H200, three bands of
+   256 x 256 cells cost three times one).
+   Tile g is samples [g * tile, (g + 1) * tile), tile = group size x
+   HIST_SPLIT_ITEMS (at most 16384); its entries fill ent[g * tile ..]
+   band by band, band b's from starts[g * (nbands + 1) + b] up to the next
+   start (offsets within the tile). An item's counts per band are 16-bit
+   fields of a ulong2 (bands 0-3, then 4-7), added up over the group
+   (Hillis and Steele) into each item's place within each band. */
+#define HIST_SPLIT_ITEMS 16
+
+inline ulong2 hist_split_one(uint b)
+{
+    ulong one = 1ul << 16 * (b & 3);
+    return b < 4 ? (ulong2)(one, 0) : (ulong2)(0, one);
+}
+
+inline uint hist_split_field(ulong2 v, uint b)
+{
+    return (uint)((b < 4 ? v.s0 : v.s1) >> 16 * (b & 3)) & 0xffff;
+}
+
+__kernel void hist_cells_split(HIST_CELLS_ARGS, uint band_cells, uint nbands,
+                               __global ushort *ent, __global uint *starts,
+                               __local ulong2 *sums)
+{
+    uint g = get_group_id(0), lid = get_local_id(0), wg = get_local_size(0);
+    ulong tile = (ulong)wg * HIST_SPLIT_ITEMS, base = g * tile;
+    uint cell[HIST_SPLIT_ITEMS];
+    ulong2 mine = (ulong2)(0, 0);
+    HIST_CELLS_START();
+#pragma unroll
+    for (uint k = 0; k < HIST_SPLIT_ITEMS; k++) {
+        ulong i = base + (ulong)k * wg + lid, j = min(i, n - 1);
+        uint c = hist_cell(x[j], y[j], HIST_RULE, HIST_Y_RULE, ncells);
+        cell[k] = i < n ? c : ncells;
+        if (cell[k] < ncells)
+            mine += hist_split_one(cell[k] / band_cells);
     }
+    sums[lid] = mine;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint off = 1; off < wg; off *= 2) {
+        ulong2 v = lid >= off ? sums[lid - off] : (ulong2)(0, 0);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        sums[lid] += v;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    ulong2 total = sums[wg - 1], at = sums[lid] - mine, bstart = (ulong2)(0, 0);
+    uint sum = 0;
+    for (uint b = 0; b < nbands; b++) {
+        if (lid == 0)
+            starts[(ulong)g * (nbands + 1) + b] = sum;
+        bstart += hist_split_one(b) * sum;
+        sum += hist_split_field(total, b);
+    }
+    if (lid == 0)
+        starts[(ulong)g * (nbands + 1) + nbands] = sum;
+    at += bstart;
+    ent += base;
+#pragma unroll
+    for (uint k = 0; k < HIST_SPLIT_ITEMS; k++)
+        if (cell[k] < ncells) {
+            uint b = cell[k] / band_cells;
+            ent[hist_split_field(at, b)] = (ushort)(cell[k] - b * band_cells);
+            at += hist_split_one(b);
+        }
+}
+
+/* Group g counts band g % nbands over tiles [g / nbands * per_group, ..+
+   per_group), a round of tiles of at most 16384 entries between barriers. */
+__kernel void hist_band_count(__global const ushort *ent, __global const uint *starts,
+                              ulong ntiles, uint tile, uint band_cells, uint nbands,
+                              uint ncells, ulong per_group, __global OUT *out, ulong out_off,
+                              __local uint *halves)
+{
+    uint g = get_group_id(0), lid = get_local_id(0), wg = get_local_size(0);
+    uint b = g % nbands, first = b * band_cells, cn = min(band_cells, ncells - first);
+    uint round = max(1u, 16384 / tile);
+    ulong t0 = min(ntiles, g / nbands * per_group), t1 = min(ntiles, t0 + per_group);
+    volatile __global ulong *dst = (volatile __global ulong *)(out + out_off + first);
+    for (uint j = lid; j < band_cells / 2; j += wg)
+        halves[j] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (ulong t = t0; t < t1; t += round) {
+        for (ulong u = t; u < min(t1, t + round); u++) {
+            __global const uint *st = starts + u * (nbands + 1) + b;
+            __global const ushort *src = ent + u * tile;
+            for (uint k = st[0] + lid, e = st[1]; k < e; k += wg)
+                hist_half_inc(halves, src[k], dst);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    hist_halves_out(halves, cn, dst);
 }
 #endif
 

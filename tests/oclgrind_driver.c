@@ -103,15 +103,24 @@ static cl_int real_write(cl_command_queue q, cl_mem buf, cl_bool blocking, size_
     return fn(q, buf, blocking, offset, size, host, nwait, wait, event);
 }
 
+/* The mover and the staging buffer of q's OpenCL context, made anew when a
+   case's own gpgpu context brings another one (they are used in turn). */
 static cl_int mover_init(cl_command_queue q)
 {
-    if (mover)
-        return CL_SUCCESS;
+    static cl_context made_for;
     cl_context cl;
     cl_device_id dev;
     cl_int err;
     const char *src = mover_source;
     clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof cl, &cl, NULL);
+    if (mover && cl == made_for)
+        return CL_SUCCESS;
+    if (mover) {
+        clReleaseKernel(mover);
+        clReleaseMemObject(staging);
+        mover = NULL;
+    }
+    made_for = cl;
     clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL);
     cl_program prog = clCreateProgramWithSource(cl, 1, &src, NULL, &err);
     if (!prog || clBuildProgram(prog, 1, &dev, "", NULL, NULL) != CL_SUCCESS)
@@ -733,26 +742,31 @@ static void case_histogram2d(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, size
     histogram2d_run(ctx, t, n, 200, 200, 1);
 }
 
-/* Counts by bands of 16-bit counters: a context whose plan sees 4 KiB of
+/* Counts by bands of 16-bit counters: contexts whose plan sees 4 KiB of
    __local memory and takes bands from one sample per cell, so that 64 x 64
-   cells go in three bands (the last one shorter) at the largest size. */
+   cells go in three bands (the last one shorter) at the largest size: the
+   samples split by band first (the plan's way), then read by every band. */
 static void case_histogram2d_banded(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, size_t n)
 {
-    gpgpu_context *small;
     (void)ctx;
     (void)op;
     if (n < 64 * 64)
         return;
-    setenv("GPGPU_HIST_BANDED", "1", 1);
-    setenv("GPGPU_LOCAL_MEM", "4096", 1);
-    gpgpu_status s = gpgpu_context_create(&small, NULL);
-    unsetenv("GPGPU_HIST_BANDED");
-    unsetenv("GPGPU_LOCAL_MEM");
-    check(s == GPGPU_SUCCESS, "gpgpu_context_create", t, n, NULL);
-    if (s != GPGPU_SUCCESS)
-        return;
-    histogram2d_run(small, t, n, 64, 64, 0);
-    gpgpu_context_destroy(small);
+    for (int split = 1; split >= 0; split--) {
+        gpgpu_context *small;
+        setenv("GPGPU_HIST_BANDED", "1", 1);
+        setenv("GPGPU_LOCAL_MEM", "4096", 1);
+        setenv("GPGPU_HIST_SPLIT", split ? "2" : "0", 1);
+        gpgpu_status s = gpgpu_context_create(&small, NULL);
+        unsetenv("GPGPU_HIST_BANDED");
+        unsetenv("GPGPU_LOCAL_MEM");
+        unsetenv("GPGPU_HIST_SPLIT");
+        check(s == GPGPU_SUCCESS, "gpgpu_context_create", t, n, NULL);
+        if (s != GPGPU_SUCCESS)
+            return;
+        histogram2d_run(small, t, n, 64, 64, 0);
+        gpgpu_context_destroy(small);
+    }
 }
 
 /* Small integers as floats: their exact sum is the integer sum. */

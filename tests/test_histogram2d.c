@@ -447,11 +447,19 @@ END_TEST
 
 /* The plan of a device with 48 KiB of __local memory, whatever this one
    has, and bands from one sample per cell: 256 x 256 cells go in three
-   bands (the last one shorter), 97 x 500 in three of another size, and
-   samples beyond 8 per cell in several parts. */
-TU_TEST(counts_by_bands)
+   bands (the last one shorter), 97 x 500 in three of another size, 300 x
+   300 in four, 420 x 420 in eight, and samples beyond 8 per cell in
+   several parts; first with the samples split by band (the plan's way
+   from two bands), then with every band's groups reading every sample
+   (four bands at most: 300 x 300 and 420 x 420 go by atomics). */
+TU_LOOP_TEST(counts_by_bands, 2)
 {
-    if (!tu_force("GPGPU_CHUNKED=0 GPGPU_HIST=local GPGPU_HIST_BANDED=1 GPGPU_LOCAL_MEM=49152"))
+    static const char *const ways[] = {
+        "GPGPU_CHUNKED=0 GPGPU_HIST=local GPGPU_HIST_BANDED=1 GPGPU_LOCAL_MEM=49152",
+        "GPGPU_CHUNKED=0 GPGPU_HIST=local GPGPU_HIST_BANDED=1 GPGPU_LOCAL_MEM=49152 "
+        "GPGPU_HIST_SPLIT=0",
+    };
+    if (!tu_force(ways[_i]))
         return;
     static const gpgpu_type types[] = { GPGPU_F32, GPGPU_U32, GPGPU_I64 };
     static const size_t ns[] = { 65537, 100003, 1100009 };
@@ -462,6 +470,7 @@ TU_TEST(counts_by_bands)
         void *x = random_samples(t, n, seed), *y = random_samples(t, n, seed + 1);
         check_counts(t, x, y, n, 256, 256, seed);
         check_counts(t, x, y, n, 97, 500, seed);
+        check_counts(t, x, y, n, k == 1 ? 300 : 420, k == 1 ? 300 : 420, seed);
         free(x);
         free(y);
     }

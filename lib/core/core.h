@@ -172,6 +172,8 @@ typedef struct {
                            __local memory holds go by bands of 16-bit
                            counters from this many samples per cell
                            (histogram2d.c; 0: never, atomics per sample) */
+    size_t hist_split;  /* banded counts of this many bands or more read the
+                           samples once into entries by band (0: never) */
     int edges_check;    /* histogram_edges on CPUs: 1 the kernels check the
                            host's lookup table against the cuts, 0 they
                            trust it, -1 check where the device may flush

@@ -138,6 +138,7 @@ void gpgpu__plan_init(gpgpu_context *ctx)
     /* the coalesced layout's search_sorted (whatever the device: PoCL
        runs it too when that layout is forced) */
     t->search_tree = 12;
+    t->hist_split = 2; /* histogram2d.c, plan(), has the figures */
     if (cpu) {
         /* PoCL runs a group as a loop over its items: a few items, each
            streaming its own chunk, and a few groups per core to balance. */
@@ -352,6 +353,7 @@ void gpgpu__plan_init(gpgpu_context *ctx)
     if (local_mem < ctx->local_mem)
         ctx->local_mem = local_mem;
     t->hist_banded = env_size_or_0("GPGPU_HIST_BANDED", t->hist_banded); /* 0: never */
+    t->hist_split = env_size_or_0("GPGPU_HIST_SPLIT", t->hist_split); /* 0: never */
     t->chunked = env_flag("GPGPU_CHUNKED", t->chunked);
     t->sort_bits = (int)env_size("GPGPU_SORT_BITS", (size_t)t->sort_bits);
     t->sort_match = env_flag("GPGPU_SORT_MATCH", t->sort_match);

@@ -41,10 +41,18 @@ typedef struct {
 /* Most copies of the cells a GPU group keeps (kernels/histogram.cl). */
 #define CELLS_COPIES_MAX ((size_t)16)
 
-/* Most bands of 16-bit counters a count takes (kernels/histogram.cl,
-   hist_cells_banded): each band's groups read every sample again (on an
-   H200 from memory: three bands cost three times one). */
+/* Most bands of 16-bit counters a count takes (kernels/histogram.cl):
+   hist_cells_banded's groups read every sample again for each band (on
+   an H200 from memory: three bands cost three times one); split, the
+   samples are read once into 16-bit entries by band, which each band's
+   groups read (hist_cells_split, hist_band_count; fields of a ulong2
+   count a tile's entries per band). */
 #define CELLS_BANDS_MAX ((size_t)4)
+#define CELLS_SPLIT_BANDS_MAX ((size_t)8)
+/* Samples per split launch: its entries' scratch is 2 bytes a sample. */
+#define CELLS_SPLIT_LAUNCH ((size_t)1 << 27)
+/* Samples an item of hist_cells_split bins (kernels/histogram.cl). */
+#define CELLS_SPLIT_ITEMS ((size_t)16)
 /* Samples per cell at least in each part of a banded count, so that its
    bands' adds to the result (one per cell) stay few beside its samples. */
 #define CELLS_BAND_PART ((size_t)8)
@@ -53,6 +61,7 @@ typedef struct {
     int local;      /* cells in __local memory, one chunk per group */
     size_t bands;   /* 0, or counts by bands of band_cells 16-bit counters
                        over parts of `part` samples (groups: parts * bands) */
+    int split;      /* the bands from entries split by band (bands >= 2) */
     size_t band_cells;
     size_t part;
     size_t copies;  /* of the cells in __local memory, one per warp at most */
@@ -146,11 +155,14 @@ static cells_plan plan(const gpgpu_context *ctx, const cells_spec *c, size_t n)
        Groups of 512 took 2^28 samples into 256 x 256 cells in 1.94 ms and
        into 128 x 128 in 0.69 (groups of 256: 2.07 and 0.81). */
     pl.bands = 0;
+    pl.split = 0;
     if (!pl.local && !private_bins && c->wt < 0 && ctx->tune.hist_banded &&
         ctx->local_mem > 2048 && n / ctx->tune.hist_banded >= c->ncells) {
         size_t fit = (ctx->local_mem - 1024) / 2 & ~(size_t)1; /* 16-bit counters */
         size_t bands = gpgpu__div_up(c->ncells, fit);
-        if (bands <= CELLS_BANDS_MAX) {
+        int split = ctx->tune.hist_split && bands >= ctx->tune.hist_split;
+        if (bands <= (split ? CELLS_SPLIT_BANDS_MAX : CELLS_BANDS_MAX)) {
+            pl.split = split;
             size_t part = gpgpu__div_up(n, ctx->tune.groups);
             pl.bands = bands;
             pl.band_cells = (gpgpu__div_up(c->ncells, bands) + 1) & ~(size_t)1;
@@ -205,6 +217,52 @@ static gpgpu_status program(gpgpu_context *ctx, const cells_spec *c, gpgpu__prog
         (const void *)&(p)->scale, GPGPU__ARG((p)->q0), GPGPU__ARG((p)->s0),           \
         GPGPU__ARG((p)->dm1), GPGPU__ARG((p)->m), GPGPU__ARG(nbm1)
 
+/* Split counts (pl.split), added to out: per launch of at most
+   CELLS_SPLIT_LAUNCH samples, tiles of samples into entries by band, then
+   each band's entries into its cells by groups over runs of tiles. */
+static gpgpu_status launch_split(gpgpu_context *ctx, gpgpu__program *prog, const cells_spec *c,
+                                 const cells_plan *pl, cl_mem x, size_t xoff, cl_mem y,
+                                 size_t yoff, size_t n, cl_mem out, size_t out_off)
+{
+    const size_t ts = size_of(c->t), wg = ctx->tune.wg, tile = wg * CELLS_SPLIT_ITEMS;
+    const gpgpu__hist_params *py = c->two_d ? &c->py : &c->px;
+    const size_t most = n < CELLS_SPLIT_LAUNCH ? n : CELLS_SPLIT_LAUNCH;
+    const size_t most_tiles = gpgpu__div_up(most, tile);
+    cl_uint xnbm1 = (cl_uint)(c->px.nbins - 1), ynbm1 = (cl_uint)(py->nbins - 1);
+    cl_uint ncells = (cl_uint)c->ncells, band_cells = (cl_uint)pl->band_cells;
+    cl_uint nbands = (cl_uint)pl->bands, tile_ = (cl_uint)tile;
+    cl_ulong oo = out_off, zero = 0;
+    cl_mem ent, starts;
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_KEYS, most_tiles * tile * sizeof(cl_ushort),
+                              &ent));
+    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_COUNTS,
+                              most_tiles * (pl->bands + 1) * sizeof(cl_uint), &starts));
+    for (size_t done = 0; done < n; done += most) {
+        size_t len = n - done < most ? n - done : most, ntiles = gpgpu__div_up(len, tile);
+        /* enough groups for the device, each with its band's entries from
+           CELLS_BAND_PART samples a cell, so its adds to out stay few */
+        size_t per_group = gpgpu__div_up(ntiles * pl->bands, ctx->tune.groups);
+        size_t least = gpgpu__div_up(CELLS_BAND_PART * c->ncells, tile);
+        per_group = per_group > least ? per_group : least;
+        size_t groups = gpgpu__div_up(ntiles, per_group) * pl->bands;
+        cl_ulong xo = xoff + done, yo = yoff + done, n_ = len, nt = ntiles, pg = per_group;
+        GPGPU__TRY(gpgpu__run(ctx, prog, "hist_cells_split", ntiles * wg, wg, GPGPU__ARG(x),
+                              GPGPU__ARG(xo), GPGPU__ARG(y), GPGPU__ARG(yo), GPGPU__ARG(x),
+                              GPGPU__ARG(zero), GPGPU__ARG(n_), GPGPU__ARG(zero),
+                              RULE_ARGS(&c->px, ts, xnbm1), RULE_ARGS(py, ts, ynbm1),
+                              GPGPU__ARG(ncells), GPGPU__ARG(band_cells), GPGPU__ARG(nbands),
+                              GPGPU__ARG(ent), GPGPU__ARG(starts),
+                              GPGPU__LOCAL(wg * 2 * sizeof(cl_ulong)), GPGPU__END));
+        GPGPU__TRY(gpgpu__run(ctx, prog, "hist_band_count", groups * pl->wg, pl->wg,
+                              GPGPU__ARG(ent), GPGPU__ARG(starts), GPGPU__ARG(nt),
+                              GPGPU__ARG(tile_), GPGPU__ARG(band_cells), GPGPU__ARG(nbands),
+                              GPGPU__ARG(ncells), GPGPU__ARG(pg), GPGPU__ARG(out),
+                              GPGPU__ARG(oo), GPGPU__LOCAL(pl->band_cells * sizeof(cl_ushort)),
+                              GPGPU__END));
+    }
+    return GPGPU_SUCCESS;
+}
+
 /* One launch over samples [first, first + n) of x, y and w (n <= 2^31):
    cells of out[out_off ..] overwritten, or added to when accumulate. */
 static gpgpu_status launch(gpgpu_context *ctx, gpgpu__program *prog, const cells_spec *c,
@@ -226,6 +284,8 @@ static gpgpu_status launch(gpgpu_context *ctx, gpgpu__program *prog, const cells
         }
         cl_uint band_cells = (cl_uint)pl.band_cells, nbands = (cl_uint)pl.bands;
         cl_ulong part = pl.part;
+        if (pl.split)
+            return launch_split(ctx, prog, c, &pl, x, xoff, y, yoff, n, out, out_off);
         if (pl.bands)
             return gpgpu__run(ctx, prog, "hist_cells_banded", pl.groups * pl.wg, pl.wg,
                               GPGPU__ARG(x), GPGPU__ARG(xo), GPGPU__ARG(y), GPGPU__ARG(yo),
