@@ -877,16 +877,16 @@ __kernel void hist_cells_banded(HIST_CELLS_ARGS, uint band_cells, uint nbands, u
 /* Counts over several bands, reading the samples once: hist_cells_split
    writes each counted sample's cell within its band as a 16-bit entry,
    the entries of a tile grouped by band, and hist_band_count's groups for
-   a band read only that band's entries into 16-bit counters as above. Per
-   f32 sample 8 bytes read and 2 written, then 2 read, where
-   hist_cells_banded reads 8 bytes per band (on an H200, three bands of
-   256 x 256 cells cost three times one).
+   a band read only that band's entries into 32-bit counters. Per f32
+   sample 8 bytes read and 2 written, then 2 read, where hist_cells_banded
+   reads 8 bytes per band.
    Tile g is samples [g * tile, (g + 1) * tile), tile = group size x
    HIST_SPLIT_ITEMS (at most 16384); its entries fill ent[g * tile ..]
    band by band, band b's from starts[g * (nbands + 1) + b] up to the next
    start (offsets within the tile). An item's counts per band are 16-bit
    fields of a ulong2 (bands 0-3, then 4-7), added up over the group
-   (Hillis and Steele) into each item's place within each band. */
+   (Hillis and Steele) into each item's place within each band; the
+   entries meet in __local memory and leave it in order. */
 #define HIST_SPLIT_ITEMS 16
 
 inline ulong2 hist_split_one(uint b)
@@ -900,13 +900,68 @@ inline uint hist_split_field(ulong2 v, uint b)
     return (uint)((b < 4 ? v.s0 : v.s1) >> 16 * (b & 3)) & 0xffff;
 }
 
+#if NV_PTX
+/* A warp's inclusive sums of v (fields never carry across 32-bit halves). */
+inline uint4 hist_split_warp_scan(uint4 u, uint lane)
+{
+    for (uint off = 1; off < 32; off *= 2) {
+        uint4 t = (uint4)(nv_shfl_up(u.s0, off), nv_shfl_up(u.s1, off),
+                          nv_shfl_up(u.s2, off), nv_shfl_up(u.s3, off));
+        if (lane >= off)
+            u += t;
+    }
+    return u;
+}
+#endif
+
+/* The group's inclusive sums of v in item order, and *total their sum:
+   warps' shuffles on NVIDIA (groups of whole warps), else Hillis and
+   Steele over sums (the group's size in ulong2). */
+inline ulong2 hist_split_scan(ulong2 v, __local ulong2 *sums, ulong2 *total)
+{
+    uint lid = get_local_id(0), wg = get_local_size(0);
+#if NV_PTX
+    if (wg % 32 == 0) {
+        uint lane = lid % 32, warp = lid / 32, nw = wg / 32;
+        uint4 u = hist_split_warp_scan(as_uint4(v), lane);
+        if (lane == 31)
+            sums[warp] = as_ulong2(u);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (warp == 0) {
+            uint4 w = lane < nw ? as_uint4(sums[lane]) : (uint4)(0, 0, 0, 0);
+            w = hist_split_warp_scan(w, lane);
+            if (lane < nw)
+                sums[lane] = as_ulong2(w);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        *total = sums[nw - 1];
+        return as_ulong2(u) + (warp ? sums[warp - 1] : (ulong2)(0, 0));
+    }
+#endif
+    sums[lid] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint off = 1; off < wg; off *= 2) {
+        ulong2 t = lid >= off ? sums[lid - off] : (ulong2)(0, 0);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        sums[lid] += t;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    *total = sums[wg - 1];
+    return sums[lid];
+}
+
+/* sums: the group's size x 16 bytes, then the tile's entries, 2 bytes each */
 __kernel void hist_cells_split(HIST_CELLS_ARGS, uint band_cells, uint nbands,
                                __global ushort *ent, __global uint *starts,
                                __local ulong2 *sums)
 {
     uint g = get_group_id(0), lid = get_local_id(0), wg = get_local_size(0);
     ulong tile = (ulong)wg * HIST_SPLIT_ITEMS, base = g * tile;
+    __local ushort *stage = (__local ushort *)(sums + wg);
     uint cell[HIST_SPLIT_ITEMS];
+    /* band = cell / band_cells as mul_hi(cell, magic): exact while cell *
+       band_cells < 2^32 (histogram2d.c's plan sees to it) */
+    uint magic = 0xffffffffu / band_cells + 1;
     ulong2 mine = (ulong2)(0, 0);
     HIST_CELLS_START();
 #pragma unroll
@@ -915,17 +970,9 @@ __kernel void hist_cells_split(HIST_CELLS_ARGS, uint band_cells, uint nbands,
         uint c = hist_cell(x[j], y[j], HIST_RULE, HIST_Y_RULE, ncells);
         cell[k] = i < n ? c : ncells;
         if (cell[k] < ncells)
-            mine += hist_split_one(cell[k] / band_cells);
+            mine += hist_split_one(mul_hi(cell[k], magic));
     }
-    sums[lid] = mine;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint off = 1; off < wg; off *= 2) {
-        ulong2 v = lid >= off ? sums[lid - off] : (ulong2)(0, 0);
-        barrier(CLK_LOCAL_MEM_FENCE);
-        sums[lid] += v;
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    ulong2 total = sums[wg - 1], at = sums[lid] - mine, bstart = (ulong2)(0, 0);
+    ulong2 total, at = hist_split_scan(mine, sums, &total) - mine, bstart = (ulong2)(0, 0);
     uint sum = 0;
     for (uint b = 0; b < nbands; b++) {
         if (lid == 0)
@@ -936,41 +983,53 @@ __kernel void hist_cells_split(HIST_CELLS_ARGS, uint band_cells, uint nbands,
     if (lid == 0)
         starts[(ulong)g * (nbands + 1) + nbands] = sum;
     at += bstart;
-    ent += base;
 #pragma unroll
     for (uint k = 0; k < HIST_SPLIT_ITEMS; k++)
         if (cell[k] < ncells) {
-            uint b = cell[k] / band_cells;
-            ent[hist_split_field(at, b)] = (ushort)(cell[k] - b * band_cells);
+            uint b = mul_hi(cell[k], magic);
+            stage[hist_split_field(at, b)] = (ushort)(cell[k] - b * band_cells);
             at += hist_split_one(b);
         }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint k = lid; k < sum; k += wg)
+        ent[base + k] = stage[k];
 }
 
 /* Group g counts band g % nbands over tiles [g / nbands * per_group, ..+
-   per_group), a round of tiles of at most 16384 entries between barriers. */
+   per_group), each team of up to 32 items (a warp) a tile at a time with
+   four entries' loads in flight, into 32-bit counters (a group's count
+   stays below the launch's 2^27 samples). */
 __kernel void hist_band_count(__global const ushort *ent, __global const uint *starts,
                               ulong ntiles, uint tile, uint band_cells, uint nbands,
                               uint ncells, ulong per_group, __global OUT *out, ulong out_off,
-                              __local uint *halves)
+                              __local uint *bins)
 {
     uint g = get_group_id(0), lid = get_local_id(0), wg = get_local_size(0);
+    uint w = min(32u, wg), lane = lid % w, team = lid / w, teams = wg / w;
     uint b = g % nbands, first = b * band_cells, cn = min(band_cells, ncells - first);
-    uint round = max(1u, 16384 / tile);
     ulong t0 = min(ntiles, g / nbands * per_group), t1 = min(ntiles, t0 + per_group);
     volatile __global ulong *dst = (volatile __global ulong *)(out + out_off + first);
-    for (uint j = lid; j < band_cells / 2; j += wg)
-        halves[j] = 0;
+    for (uint j = lid; j < cn; j += wg)
+        bins[j] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (ulong t = t0; t < t1; t += round) {
-        for (ulong u = t; u < min(t1, t + round); u++) {
-            __global const uint *st = starts + u * (nbands + 1) + b;
-            __global const ushort *src = ent + u * tile;
-            for (uint k = st[0] + lid, e = st[1]; k < e; k += wg)
-                hist_half_inc(halves, src[k], dst);
+    for (ulong t = t0 + team; t < t1; t += teams) {
+        __global const uint *st = starts + t * (nbands + 1) + b;
+        __global const ushort *src = ent + t * tile;
+        uint k = st[0] + lane, e = st[1];
+        for (; k + 3 * w < e; k += 4 * w) {
+            uint c0 = src[k], c1 = src[k + w], c2 = src[k + 2 * w], c3 = src[k + 3 * w];
+            atomic_inc(&bins[c0]);
+            atomic_inc(&bins[c1]);
+            atomic_inc(&bins[c2]);
+            atomic_inc(&bins[c3]);
         }
-        barrier(CLK_LOCAL_MEM_FENCE);
+        for (; k < e; k += w)
+            atomic_inc(&bins[src[k]]);
     }
-    hist_halves_out(halves, cn, dst);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint c = lid; c < cn; c += wg)
+        if (bins[c])
+            atom_add(dst + c, (ulong)bins[c]);
 }
 #endif
 

@@ -158,10 +158,18 @@ static cells_plan plan(const gpgpu_context *ctx, const cells_spec *c, size_t n)
     pl.split = 0;
     if (!pl.local && !private_bins && c->wt < 0 && ctx->tune.hist_banded &&
         ctx->local_mem > 2048 && n / ctx->tune.hist_banded >= c->ncells) {
-        size_t fit = (ctx->local_mem - 1024) / 2 & ~(size_t)1; /* 16-bit counters */
+        /* 16-bit counters; split, 32-bit ones */
+        size_t fit = (ctx->local_mem - 1024) / 2 & ~(size_t)1;
         size_t bands = gpgpu__div_up(c->ncells, fit);
-        int split = ctx->tune.hist_split && bands >= ctx->tune.hist_split;
-        if (bands <= (split ? CELLS_SPLIT_BANDS_MAX : CELLS_BANDS_MAX)) {
+        int split = ctx->tune.hist_split && bands >= ctx->tune.hist_split &&
+                    ctx->tune.wg * (16 + 2 * CELLS_SPLIT_ITEMS) <= ctx->local_mem;
+        if (split) {
+            fit /= 2;
+            bands = gpgpu__div_up(c->ncells, fit);
+        }
+        /* split: the kernel's band by multiplication is exact below 2^32 */
+        if (bands <= (split ? CELLS_SPLIT_BANDS_MAX : CELLS_BANDS_MAX) &&
+            (!split || (double)c->ncells * (double)fit < 4294967296.0)) {
             pl.split = split;
             size_t part = gpgpu__div_up(n, ctx->tune.groups);
             pl.bands = bands;
@@ -252,12 +260,13 @@ static gpgpu_status launch_split(gpgpu_context *ctx, gpgpu__program *prog, const
                               RULE_ARGS(&c->px, ts, xnbm1), RULE_ARGS(py, ts, ynbm1),
                               GPGPU__ARG(ncells), GPGPU__ARG(band_cells), GPGPU__ARG(nbands),
                               GPGPU__ARG(ent), GPGPU__ARG(starts),
-                              GPGPU__LOCAL(wg * 2 * sizeof(cl_ulong)), GPGPU__END));
+                              GPGPU__LOCAL(wg * 2 * sizeof(cl_ulong) + tile * sizeof(cl_ushort)),
+                              GPGPU__END));
         GPGPU__TRY(gpgpu__run(ctx, prog, "hist_band_count", groups * pl->wg, pl->wg,
                               GPGPU__ARG(ent), GPGPU__ARG(starts), GPGPU__ARG(nt),
                               GPGPU__ARG(tile_), GPGPU__ARG(band_cells), GPGPU__ARG(nbands),
                               GPGPU__ARG(ncells), GPGPU__ARG(pg), GPGPU__ARG(out),
-                              GPGPU__ARG(oo), GPGPU__LOCAL(pl->band_cells * sizeof(cl_ushort)),
+                              GPGPU__ARG(oo), GPGPU__LOCAL(pl->band_cells * sizeof(cl_uint)),
                               GPGPU__END));
     }
     return GPGPU_SUCCESS;
