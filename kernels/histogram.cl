@@ -991,7 +991,13 @@ __kernel void hist_cells_split(HIST_CELLS_ARGS, uint band_cells, uint nbands,
             at += hist_split_one(b);
         }
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint k = lid; k < sum; k += wg)
+    /* out four entries at a time (ent + base is 8-byte aligned), the last
+       few one by one */
+    __global ulong *ent4 = (__global ulong *)(ent + base);
+    __local const ulong *stage4 = (__local const ulong *)stage;
+    for (uint k = lid; k < sum / 4; k += wg)
+        ent4[k] = stage4[k];
+    for (uint k = sum / 4 * 4 + lid; k < sum; k += wg)
         ent[base + k] = stage[k];
 }
 
