@@ -628,7 +628,11 @@ __kernel void hist_rgba8_global(__global const uchar *px, ulong width, ulong str
                       chunk in group order.
      hist_cells_direct cells that do not fit __local memory: every sample
                       adds atomically to out (64-bit counts, or doubles by
-                      compare-and-swap; NVIDIA's red.add.f64 with NV_PTX). */
+                      compare-and-swap; NVIDIA's red.add.f64 with NV_PTX).
+     hist_cells_banded counts over such cells by bands of 16-bit __local
+                      counters, every band's groups reading every sample.
+     hist_cells_split, hist_band_count  the same from one read of the
+                      samples: entries by band, then each band's entries. */
 #if HIST_CELLS
 #ifndef HIST_2D
 #define HIST_2D 0

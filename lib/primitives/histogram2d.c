@@ -4,7 +4,8 @@
  * Each axis bins by gpgpu_histogram's rule (gpgpu__histogram_rule; the
  * kernels' hist_bin), a 2-D sample lands in cell bx * ny + by. A call:
  * argument checks -> the rules -> plan (cells in __local memory per group;
- * counts over more cells by bands of 16-bit counters in __local memory;
+ * counts over more cells by bands of counters in __local memory, from the
+ * samples split into entries by band where there are two bands or more;
  * else atomics straight into the result) -> program ->
  * per launch of at most 2^31 samples: bin into per-group chunks, merge the
  * chunks cell by cell in group order (kernels/histogram.cl, hist_cells*).
@@ -153,7 +154,12 @@ static cells_plan plan(const gpgpu_context *ctx, const cells_spec *c, size_t n)
        4.01 at 2^28; 100 x 100 0.056 / 0.030 at 2^20, 0.091 / 0.317 at
        2^24: from about 1024 samples a cell (the plan's hist_banded).
        Groups of 512 took 2^28 samples into 256 x 256 cells in 1.94 ms and
-       into 128 x 128 in 0.69 (groups of 256: 2.07 and 0.81). */
+       into 128 x 128 in 0.69 (groups of 256: 2.07 and 0.81).
+       Split by band first (hist_split bands or more; H200, 2026-11-26,
+       bench/hist2d-probe.sh, f32, ms, split / every band reading every
+       sample): 256 x 256 cells 0.376 / 0.577 at 2^26, 1.384 / 2.031 at
+       2^28; 200 x 200 (two bands of 16-bit counters) 1.339 / 1.385 at
+       2^28; 300 x 300 1.387 / 2.772; one band reads once anyway. */
     pl.bands = 0;
     pl.split = 0;
     if (!pl.local && !private_bins && c->wt < 0 && ctx->tune.hist_banded &&
