@@ -742,31 +742,28 @@ static void case_histogram2d(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, size
     histogram2d_run(ctx, t, n, 200, 200, 1);
 }
 
-/* Counts by bands of 16-bit counters: contexts whose plan sees 4 KiB of
-   __local memory and takes bands from one sample per cell, so that 64 x 64
-   cells go in three bands (the last one shorter) at the largest size: the
-   samples split by band first (the plan's way), then read by every band. */
+/* Counts by bands: a context whose plan sees 4 KiB of __local memory and
+   takes bands from one sample per cell, so that at the largest size 64 x
+   64 cells are split into six bands of 32-bit counters (the last one
+   shorter) and 32 x 32 cells go in one band of 16-bit counters. */
 static void case_histogram2d_banded(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, size_t n)
 {
+    gpgpu_context *small;
     (void)ctx;
     (void)op;
     if (n < 64 * 64)
         return;
-    for (int split = 1; split >= 0; split--) {
-        gpgpu_context *small;
-        setenv("GPGPU_HIST_BANDED", "1", 1);
-        setenv("GPGPU_LOCAL_MEM", "4096", 1);
-        setenv("GPGPU_HIST_SPLIT", split ? "2" : "0", 1);
-        gpgpu_status s = gpgpu_context_create(&small, NULL);
-        unsetenv("GPGPU_HIST_BANDED");
-        unsetenv("GPGPU_LOCAL_MEM");
-        unsetenv("GPGPU_HIST_SPLIT");
-        check(s == GPGPU_SUCCESS, "gpgpu_context_create", t, n, NULL);
-        if (s != GPGPU_SUCCESS)
-            return;
-        histogram2d_run(small, t, n, 64, 64, 0);
-        gpgpu_context_destroy(small);
-    }
+    setenv("GPGPU_HIST_BANDED", "1", 1);
+    setenv("GPGPU_LOCAL_MEM", "4096", 1);
+    gpgpu_status s = gpgpu_context_create(&small, NULL);
+    unsetenv("GPGPU_HIST_BANDED");
+    unsetenv("GPGPU_LOCAL_MEM");
+    check(s == GPGPU_SUCCESS, "gpgpu_context_create", t, n, NULL);
+    if (s != GPGPU_SUCCESS)
+        return;
+    histogram2d_run(small, t, n, 64, 64, 0);
+    histogram2d_run(small, t, n, 32, 32, 0);
+    gpgpu_context_destroy(small);
 }
 
 /* Small integers as floats: their exact sum is the integer sum. */
