@@ -548,6 +548,24 @@ inline T lb_group_scan(T x, __local T *ws, T *total)
    published prefixes advance by at most the tiles one round can see per
    memory round trip: wide rounds (and big tiles) keep that front ahead of
    the bandwidth. SCAN_LB = 1 is one window a round. */
+/* A window of status words, none of them silent: lane l holds tile k - l's
+   word s, lanes from count on none. Folds the values up to the nearest
+   inclusive prefix (earlier tiles on the left) into lane 0's result, and
+   says in *found whether there was one. */
+inline T lb_fold(__global ulong *val, int k, uint lane, uint count, ulong s, uint *found)
+{
+    uint incs = nv_ballot(lane < count && (s & LB_FLAGS) == LB_INC);
+    uint last = incs ? 31 - clz(incs & (0u - incs)) : count - 1;
+    T v = lane <= last ? lb_value(val, (uint)(k - (int)lane), s) : IDENTITY;
+    for (uint off = 1; off < 32; off <<= 1) {
+        T o = lb_shfl_down(v, off);
+        if (lane + off < 32)
+            v = COMBINE(o, v);
+    }
+    *found = incs != 0;
+    return v;
+}
+
 inline T lb_look_back(__global ulong *st, __global ulong *val, uint t, uint lane)
 {
     T acc = IDENTITY;
@@ -570,17 +588,10 @@ inline T lb_look_back(__global ulong *st, __global ulong *val, uint t, uint lane
         } while (nv_ballot(silent));
 #pragma unroll
         for (uint j = 0; j < SCAN_LB; j++) {
-            uint incs = nv_ballot((s[j] & LB_FLAGS) == LB_INC);
-            uint last = incs ? 31 - clz(incs & (0u - incs)) : 31;
-            int mine = k - (int)(32 * j + lane);
-            T v = lane <= last && mine >= 0 ? lb_value(val, (uint)mine, s[j]) : IDENTITY;
-            for (uint off = 1; off < 32; off <<= 1) {
-                T o = lb_shfl_down(v, off);
-                if (lane + off < 32)
-                    v = COMBINE(o, v);
-            }
-            acc = COMBINE(v, acc);
-            if (incs)
+            int first = k - (int)(32 * j); /* tile 0, inclusive, ends every walk */
+            uint found, count = (uint)clamp(first + 1, 0, 32);
+            acc = COMBINE(lb_fold(val, first, lane, count, s[j], &found), acc);
+            if (found)
                 return acc;
         }
     }
@@ -658,17 +669,10 @@ inline T lb_look_back_blocks(__global ulong *st, __global ulong *bst, uint t, ui
             if (silent)
                 s = status_load(&st[t - 1 - lane]);
         }
-        uint incs = nv_ballot(mine && (s & LB_FLAGS) == LB_INC);
-        uint last = incs ? 31 - clz(incs & (0u - incs)) : before - 1;
-        T v = lane <= last ? FROM_WORDS((uint)s) : IDENTITY;
-        for (uint off = 1; off < 32; off <<= 1) {
-            T o = lb_shfl_down(v, off);
-            if (lane + off < 32)
-                v = COMBINE(o, v);
-        }
-        if (incs)
-            return v;
-        acc = v;
+        uint found;
+        acc = lb_fold(NULL, (int)t - 1, lane, before, s, &found);
+        if (found)
+            return acc;
     }
     return COMBINE(lb_look_back(bst, NULL, b, lane), acc);
 }
