@@ -891,7 +891,9 @@ __kernel void hist_cells_banded(HIST_CELLS_ARGS, uint band_cells, uint nbands, u
    fields of a ulong2 (bands 0-3, then 4-7), added up over the group
    (Hillis and Steele) into each item's place within each band; the
    entries meet in __local memory and leave it in order. */
+#ifndef HIST_SPLIT_ITEMS /* histogram2d.c passes its CELLS_SPLIT_ITEMS */
 #define HIST_SPLIT_ITEMS 16
+#endif
 
 inline ulong2 hist_split_one(uint b)
 {

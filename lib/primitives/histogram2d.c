@@ -219,9 +219,10 @@ static gpgpu_status program(gpgpu_context *ctx, const cells_spec *c, gpgpu__prog
     GPGPU__TRY(gpgpu__type_op_options(ctx, c->t, GPGPU_SUM, type_opts, sizeof type_opts,
                                       &extra));
     snprintf(opts, sizeof opts,
-             "%s -D HIST_PRIVATE=%d -D HIST_WIDE=%d -D HIST_CELLS=1 -D HIST_2D=%d -D WT_ID=%d",
+             "%s -D HIST_PRIVATE=%d -D HIST_WIDE=%d -D HIST_CELLS=1 -D HIST_2D=%d -D WT_ID=%d "
+             "-D HIST_SPLIT_ITEMS=%d",
              type_opts, !ctx->tune.hist_local, c->px.wide || c->py.wide, c->two_d,
-             c->wt < 0 ? 0 : c->wt);
+             c->wt < 0 ? 0 : c->wt, (int)CELLS_SPLIT_ITEMS);
     return gpgpu__program_get(ctx, "histogram", extra, opts, prog);
 }
 
