@@ -42,7 +42,7 @@ typedef struct {
 /* Most copies of the cells a GPU group keeps (kernels/histogram.cl). */
 #define CELLS_COPIES_MAX ((size_t)16)
 
-/* Most bands of 16-bit counters a count takes (kernels/histogram.cl):
+/* Most bands a count takes (kernels/histogram.cl):
    hist_cells_banded's groups read every sample again for each band (on
    an H200 from memory: three bands cost three times one); split, the
    samples are read once into 16-bit entries by band, which each band's
@@ -175,9 +175,10 @@ static cells_plan plan(const gpgpu_context *ctx, const cells_spec *c, size_t n)
             fit /= 2;
             bands = gpgpu__div_up(c->ncells, fit);
         }
-        /* split: the kernel's band by multiplication is exact below 2^32 */
+        /* split: the kernel's band by multiplication is exact while cells
+           times band_cells (at most fit + 2) stay below 2^32 */
         if (bands <= (split ? CELLS_SPLIT_BANDS_MAX : CELLS_BANDS_MAX) &&
-            (!split || (double)c->ncells * (double)fit < 4294967296.0)) {
+            (!split || (double)c->ncells * (double)(fit + 2) < 4294967296.0)) {
             pl.split = split;
             size_t part = gpgpu__div_up(n, ctx->tune.groups);
             pl.bands = bands;
