@@ -891,7 +891,7 @@ __kernel void hist_cells_banded(HIST_CELLS_ARGS, uint band_cells, uint nbands, u
    fields of a ulong2 (bands 0-3, then 4-7), added up over the group
    (Hillis and Steele) into each item's place within each band; the
    entries meet in __local memory and leave it in order. */
-#ifndef HIST_SPLIT_ITEMS /* histogram2d.c passes its CELLS_SPLIT_ITEMS */
+#ifndef HIST_SPLIT_ITEMS /* histogram2d.c passes its CELLS_SPLIT_ITEMS (a multiple of 4) */
 #define HIST_SPLIT_ITEMS 16
 #endif
 
@@ -970,14 +970,31 @@ __kernel void hist_cells_split(HIST_CELLS_ARGS, uint band_cells, uint nbands,
     uint magic = 0xffffffffu / band_cells + 1;
     ulong2 mine = (ulong2)(0, 0);
     HIST_CELLS_START();
+    /* a whole tile of aligned samples: four adjacent samples an item and
+       load (a quarter of the load instructions), else one */
+    if (((ulong)x | (ulong)y) % sizeof(T4) == 0 && base + tile <= n) {
+        __global const T4 *x4 = (__global const T4 *)(x + base);
+        __global const T4 *y4 = (__global const T4 *)(y + base);
 #pragma unroll
-    for (uint k = 0; k < HIST_SPLIT_ITEMS; k++) {
-        ulong i = base + (ulong)k * wg + lid, j = min(i, n - 1);
-        uint c = hist_cell(x[j], y[j], HIST_RULE, HIST_Y_RULE, ncells);
-        cell[k] = i < n ? c : ncells;
+        for (uint k = 0; k < HIST_SPLIT_ITEMS; k += 4) {
+            T4 a = x4[k / 4 * wg + lid], b = y4[k / 4 * wg + lid];
+            cell[k] = hist_cell(a.s0, b.s0, HIST_RULE, HIST_Y_RULE, ncells);
+            cell[k + 1] = hist_cell(a.s1, b.s1, HIST_RULE, HIST_Y_RULE, ncells);
+            cell[k + 2] = hist_cell(a.s2, b.s2, HIST_RULE, HIST_Y_RULE, ncells);
+            cell[k + 3] = hist_cell(a.s3, b.s3, HIST_RULE, HIST_Y_RULE, ncells);
+        }
+    } else {
+#pragma unroll
+        for (uint k = 0; k < HIST_SPLIT_ITEMS; k++) {
+            ulong i = base + (ulong)k * wg + lid, j = min(i, n - 1);
+            uint c = hist_cell(x[j], y[j], HIST_RULE, HIST_Y_RULE, ncells);
+            cell[k] = i < n ? c : ncells;
+        }
+    }
+#pragma unroll
+    for (uint k = 0; k < HIST_SPLIT_ITEMS; k++)
         if (cell[k] < ncells)
             mine += hist_split_one(mul_hi(cell[k], magic));
-    }
     ulong2 total, at = hist_split_scan(mine, sums, &total) - mine, bstart = (ulong2)(0, 0);
     uint sum = 0;
     for (uint b = 0; b < nbands; b++) {
