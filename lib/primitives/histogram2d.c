@@ -161,7 +161,9 @@ static cells_plan plan(const gpgpu_context *ctx, const cells_spec *c, size_t n)
        bench/hist2d-probe.sh, f32, ms, split / every band reading every
        sample): 256 x 256 cells 0.376 / 0.577 at 2^26, 1.384 / 2.031 at
        2^28; 200 x 200 (two bands of 16-bit counters) 1.339 / 1.385 at
-       2^28; 300 x 300 1.387 / 2.772; one band reads once anyway. */
+       2^28; 300 x 300 1.387 / 2.772; one band reads once anyway. With
+       four samples a load in the split pass (aad95bd): 256 x 256 0.326
+       at 2^26, 1.177 at 2^28; 200 x 200 1.132; 300 x 300 1.178. */
     pl.bands = 0;
     pl.split = 0;
     if (!pl.local && !private_bins && c->wt < 0 && ctx->tune.hist_banded &&
