@@ -887,9 +887,12 @@ __kernel void hist_cells_banded(HIST_CELLS_ARGS, uint band_cells, uint nbands, u
    Tile g is samples [g * tile, (g + 1) * tile), tile = group size x
    HIST_SPLIT_ITEMS (at most 16384); its entries fill ent[g * tile ..]
    band by band, band b's from starts[g * (nbands + 1) + b] up to the next
-   start (offsets within the tile). An item's counts per band are 16-bit
-   fields of a ulong2 (bands 0-3, then 4-7), added up over the group
-   (Hillis and Steele) into each item's place within each band; the
+   start (offsets within the tile). An item loads four adjacent samples
+   at a time where the tile is whole and aligned (its loads, not its
+   bytes, bound the pass on an H200), else one sample a group's width
+   apart. An item's counts per band are 16-bit fields of a ulong2 (bands
+   0-3, then 4-7), added up over the group (warp shuffles on NVIDIA, else
+   Hillis and Steele) into each item's place within each band; the
    entries meet in __local memory and leave it in order. */
 #ifndef HIST_SPLIT_ITEMS /* histogram2d.c passes its CELLS_SPLIT_ITEMS (a multiple of 4) */
 #define HIST_SPLIT_ITEMS 16
