@@ -308,10 +308,8 @@ void gpgpu__plan_init(gpgpu_context *ctx)
            / 0.59 at 2^20, 3.7 / 2.8 and 3.7 / 2.6 at 2^22, 27.0 / 16.3 and
            25.4 / 13.7 at 2^24. */
         b[GPGPU__HB_RUNS] = (size_t)1 << 19;
-#if defined(__x86_64__) && defined(__GNUC__) && (defined(__clang__) || __GNUC__ >= 9)
         if (gpgpu__host_avx2())
             b[GPGPU__HB_RUNS] = SIZE_MAX;
-#endif
         b[GPGPU__HB_TOP_K] = SIZE_MAX;
         /* quantiles: the kernels cost a few launches (0.06-0.12 ms) that
            a small selection does not (2026-11-26, 29c9c9e, load 1.0-1.5,
