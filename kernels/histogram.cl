@@ -674,6 +674,9 @@ inline uint hist_cell(T x, T y, HIST_RULE_ARGS, HIST_Y_ARGS, uint spare)
     return in ? bx : spare;
 }
 
+/* weighted sums may also take the L2's atomics (hist_cells' gwarps) */
+#define HIST_WT_GLOBAL (WT_ID && NV_PTX && !HIST_PRIVATE)
+
 #if WT_ID
 inline void hist_add_local(__local ACC *bins, uint c, double v)
 {
@@ -757,17 +760,40 @@ inline void hist_cells_vec(__global const T *x, __global const T *y, __global co
 
 /* copies: the group's warps add into that many copies of the cells (warp
    w into copy w % copies), so that fewer of them queue on one cell; 1 with
-   groups of one work item. */
-__kernel void hist_cells(HIST_CELLS_ARGS, uint copies, __global ACC *part, __local ACC *all)
+   groups of one work item. gwarps (weighted sums with NV_PTX): the warps
+   below it add into the group's chunk of part instead, by the L2's
+   atomics, which then run beside the __local ones (each kind alone takes
+   about one add per clock); the group's __local sums join them there. */
+__kernel void hist_cells(HIST_CELLS_ARGS, uint copies, uint gwarps, __global ACC *part,
+                         __local ACC *all)
 {
     ulong begin, end, step;
     const uint stride = ncells + 1;
     __local ACC *bins = all + (get_local_id(0) / 32) % copies * stride;
+    __global ACC *mine = part + (ulong)get_group_id(0) * ncells;
     HIST_CELLS_START();
     hist_share(n, chunk, &begin, &end, &step);
     for (uint i = get_local_id(0); i < copies * stride; i += get_local_size(0))
         all[i] = 0;
+#if HIST_WT_GLOBAL
+    const int global_adds = get_local_id(0) / 32 < gwarps;
+    if (gwarps) {
+        for (uint i = get_local_id(0); i < ncells; i += get_local_size(0))
+            mine[i] = 0;
+        mem_fence(CLK_GLOBAL_MEM_FENCE);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    if (global_adds) {
+        for (ulong i = begin; i < end; i += step) {
+            uint c = hist_cell(x[i], y[i], HIST_RULE, HIST_Y_RULE, ncells);
+            if (c < ncells)
+                hist_add_global(mine + c, HIST_WEIGHT(i));
+        }
+        begin = end;
+    }
+#else
     barrier(CLK_LOCAL_MEM_FENCE);
+#endif
 #ifdef HIST_VEC
     if (HIST_CELLS_VEC_OK) {
         hist_cells_vec(x, y, w, begin, end, HIST_RULE, HIST_Y_RULE, ncells, bins);
@@ -778,11 +804,16 @@ __kernel void hist_cells(HIST_CELLS_ARGS, uint copies, __global ACC *part, __loc
         hist_add_local(bins, hist_cell(x[i], y[i], HIST_RULE, HIST_Y_RULE, ncells),
                        HIST_WEIGHT(i));
     barrier(CLK_LOCAL_MEM_FENCE);
-    __global ACC *mine = part + (ulong)get_group_id(0) * ncells;
     for (uint i = get_local_id(0); i < ncells; i += get_local_size(0)) {
         ACC sum = all[i];
         for (uint c = 1; c < copies; c++)
             sum += all[c * stride + i];
+#if HIST_WT_GLOBAL
+        if (gwarps) {
+            hist_add_global(mine + i, sum);
+            continue;
+        }
+#endif
         mine[i] = sum;
     }
 }
@@ -1074,16 +1105,47 @@ typedef uint ACC;  /* the 1-D histogram's counts per chunk */
 typedef ulong OUT;
 #endif
 
-/* out[i] (+)= sum over the chunks of part[c * nbins + i], chunk by chunk in
-   group order, so that sums of weights do not depend on timing. */
+/* out[i] (+)= sum over the chunks of part[c * nbins + i], in an order fixed
+   by the launch alone, so that sums of weights do not depend on timing. A
+   group takes `lanes` cells, item l cell l % lanes; the group's
+   size / lanes slices of items each sum every slices-th chunk from their
+   own (four sums in turn, so that four loads are in flight), and the
+   cell's first item adds the slices up in order. One slice (lanes = group
+   size) sums each cell's chunks alone, as a CPU's items should; on a GPU
+   (say eight cells a group of 256) a cell's 1000 chunks take a few round
+   trips to memory where one item would take hundreds. */
 __kernel void hist_merge(__global const ACC *part, uint nchunks, uint nbins,
-                         __global OUT *out, ulong out_off, uint accumulate)
+                         __global OUT *out, ulong out_off, uint accumulate, uint lanes,
+                         __local OUT *sums)
 {
-    uint i = get_global_id(0);
-    if (i >= nbins)
+    const uint lid = get_local_id(0), lane = lid % lanes, slice = lid / lanes;
+    const uint slices = get_local_size(0) / lanes, i = get_group_id(0) * lanes + lane;
+    OUT s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    if (i < nbins) {
+        __global const ACC *p = part + i;
+        const ulong step = (ulong)slices * nbins;
+        uint c = slice;
+        for (; c + 3 * slices < nchunks; c += 4 * slices) {
+            __global const ACC *q = p + (ulong)c * nbins;
+            s0 += q[0];
+            s1 += q[step];
+            s2 += q[2 * step];
+            s3 += q[3 * step];
+        }
+        for (; c < nchunks; c += slices)
+            s0 += p[(ulong)c * nbins];
+    }
+    if (slices == 1) {
+        if (i < nbins)
+            out[out_off + i] = (accumulate ? out[out_off + i] : 0) + ((s0 + s1) + (s2 + s3));
         return;
-    OUT sum = accumulate ? out[out_off + i] : 0;
-    for (uint c = 0; c < nchunks; c++)
-        sum += part[(ulong)c * nbins + i];
-    out[out_off + i] = sum;
+    }
+    sums[lid] = (s0 + s1) + (s2 + s3);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (slice == 0 && i < nbins) {
+        OUT sum = accumulate ? out[out_off + i] : 0;
+        for (uint k = 0; k < slices; k++)
+            sum += sums[k * lanes + lane];
+        out[out_off + i] = sum;
+    }
 }

@@ -190,6 +190,9 @@ void gpgpu__plan_init(gpgpu_context *ctx)
        2^24 0.0671 (0.0694), sort 2^24 0.519 (0.532), 2^28 7.139 (7.367),
        sort_pairs 2^28 10.11 (10.20), u64 keys 2^28 21.28 (21.57). */
     t->tiles_by_group = ctx->vendor_nvidia;
+    /* weighted sums in __local cells: one warp of a group adds by the L2's
+       atomics (histogram2d.c, launch(), has the figures) */
+    t->hist_wt_global = ctx->vendor_nvidia;
     /* Host memory: in place where the device shares it; else a staging
        ring for arrays of 1 MiB or more. H200, 2^28 u32 from malloc'd
        memory, 16 host threads: 8 MiB slots 26.9 GB/s for reduce; the
@@ -352,6 +355,7 @@ void gpgpu__plan_init(gpgpu_context *ctx)
         ctx->local_mem = local_mem;
     t->hist_banded = env_size_or_0("GPGPU_HIST_BANDED", t->hist_banded); /* 0: never */
     t->hist_split = env_size_or_0("GPGPU_HIST_SPLIT", t->hist_split); /* 0: never */
+    t->hist_wt_global = env_size_or_0("GPGPU_HIST_WT_GLOBAL", t->hist_wt_global);
     t->chunked = env_flag("GPGPU_CHUNKED", t->chunked);
     t->sort_bits = (int)env_size("GPGPU_SORT_BITS", (size_t)t->sort_bits);
     t->sort_match = env_flag("GPGPU_SORT_MATCH", t->sort_match);

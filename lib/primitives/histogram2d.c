@@ -56,6 +56,9 @@ typedef struct {
    H200, 2^28 f32 samples into 256 x 256 cells, 8 took 1.557 ms, 16 1.385,
    32 1.450 (bench/results/2026-11-26-h200-hist2d-split/items). */
 #define CELLS_SPLIT_ITEMS ((size_t)16)
+/* Samples a group bins at least before its warps add weights by the L2's
+   atomics too (launch()). */
+#define WT_GLOBAL_MIN_CHUNK ((size_t)1 << 17)
 /* Samples per cell at least in each part of a banded count, so that its
    bands' adds to the result (one per cell) stay few beside its samples. */
 #define CELLS_BAND_PART ((size_t)8)
@@ -295,8 +298,19 @@ static gpgpu_status launch(gpgpu_context *ctx, gpgpu__program *prog, const cells
     cells_plan pl = plan(ctx, c, n);
     cl_ulong xo = xoff, yo = yoff, wo = woff, n_ = n, chunk = pl.chunk, oo = out_off;
     cl_uint xnbm1 = (cl_uint)(c->px.nbins - 1), ynbm1 = (cl_uint)(py->nbins - 1);
-    cl_uint ncells = (cl_uint)c->ncells, nchunks = (cl_uint)pl.groups;
-    cl_uint acc = (cl_uint)accumulate, copies = (cl_uint)pl.copies;
+    cl_uint ncells = (cl_uint)c->ncells, copies = (cl_uint)pl.copies;
+    /* Weighted sums by the L2's atomics too (kernels/histogram.cl,
+       hist_cells' gwarps): H200, 2^28 f32 samples, 256 cells, ms, warps of
+       eight (GPGPU_HIST_WT_GLOBAL) 0: 1.057, 1: 1.018, 2: 1.033, 3: 1.44,
+       8: 3.27; 64 cells 1.049, 1.002, 0.992; 1024 cells 1.074, 1.039,
+       1.054 (bench/results/2026-11-26-h200-hist-wt-global); at 2^24 (a
+       chunk of 16384 samples a group) one warp lost 3% to zeroing and
+       adding the group's cells in L2. */
+    cl_uint gwarps = c->wt >= 0 && ctx->tune.nv_ptx && pl.wg > 1 &&
+                             pl.chunk >= WT_GLOBAL_MIN_CHUNK
+                         ? (cl_uint)(ctx->tune.hist_wt_global < pl.wg / 32
+                                         ? ctx->tune.hist_wt_global : pl.wg / 32)
+                         : 0;
     if (!pl.local) {
         if (!accumulate) {
             cl_ulong zero = 0;
@@ -329,13 +343,12 @@ static gpgpu_status launch(gpgpu_context *ctx, gpgpu__program *prog, const cells
                           GPGPU__ARG(xo), GPGPU__ARG(y), GPGPU__ARG(yo), GPGPU__ARG(w),
                           GPGPU__ARG(wo), GPGPU__ARG(n_), GPGPU__ARG(chunk),
                           RULE_ARGS(&c->px, ts, xnbm1), RULE_ARGS(py, ts, ynbm1),
-                          GPGPU__ARG(ncells), GPGPU__ARG(copies), GPGPU__ARG(part),
+                          GPGPU__ARG(ncells), GPGPU__ARG(copies), GPGPU__ARG(gwarps),
+                          GPGPU__ARG(part),
                           GPGPU__LOCAL(pl.copies * (c->ncells + 1) * acc_size(c)),
                           GPGPU__END));
-    size_t wg = ctx->tune.wg, global = gpgpu__div_up(c->ncells, wg) * wg;
-    return gpgpu__run(ctx, prog, "hist_merge", global, wg, GPGPU__ARG(part),
-                      GPGPU__ARG(nchunks), GPGPU__ARG(ncells), GPGPU__ARG(out),
-                      GPGPU__ARG(oo), GPGPU__ARG(acc), GPGPU__END);
+    return gpgpu__histogram_merge(ctx, prog, part, pl.groups, c->ncells, acc_size(c), out,
+                                  out_off, accumulate);
 }
 
 /* The enqueues on device data (arguments checked, ctx locked): y is x in
