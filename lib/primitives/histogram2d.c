@@ -303,9 +303,12 @@ static gpgpu_status launch(gpgpu_context *ctx, gpgpu__program *prog, const cells
        hist_cells' gwarps): H200, 2^28 f32 samples, 256 cells, ms, warps of
        eight (GPGPU_HIST_WT_GLOBAL) 0: 1.057, 1: 1.018, 2: 1.033, 3: 1.44,
        8: 3.27; 64 cells 1.049, 1.002, 0.992; 1024 cells 1.074, 1.039,
-       1.054 (bench/results/2026-11-26-h200-hist-wt-global); at 2^24 (a
+       1.054 (bench/results/2026-11-26-hist-merge/h200-warps); at 2^24 (a
        chunk of 16384 samples a group) one warp lost 3% to zeroing and
-       adding the group's cells in L2. */
+       adding the group's cells in L2. With the sliced merge, 256 cells at
+       2^28, one warp against none: H200 0.976 against 1.011 ms, H100
+       1.034 against 1.018 (h200-ab, h100-ab there): kept for the H200,
+       where weighted sums are furthest from the copy rate. */
     cl_uint gwarps = c->wt >= 0 && ctx->tune.nv_ptx && pl.wg > 1 &&
                              pl.chunk >= WT_GLOBAL_MIN_CHUNK
                          ? (cl_uint)(ctx->tune.hist_wt_global < pl.wg / 32
