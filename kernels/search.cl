@@ -170,7 +170,10 @@ __kernel void search_sorted(__global const K *sorted, ulong sorted_off, ulong n,
    host and array calls check the indices first: gather_check). On an
    H200 four reads in flight per item instead of one changed nothing (2^28
    u32, 7.74 ms either way, as torch.index_select): scattered 32-byte
-   sectors from the device's memory bound it. */
+   sectors from the device's memory bound it. Nor did cache hints (the
+   indices and out streamed with ld/st.global.cs, in read without L1
+   allocation): 7.736-7.757 ms against 7.742-7.752
+   (bench/results/2026-11-26-h200-gather-stream). */
 __kernel void gather(__global const K *in, ulong in_off, ulong n_in, __global const ulong *idx,
                      ulong idx_off, ulong n, __global K *out, ulong out_off, ulong chunk)
 {
