@@ -778,18 +778,26 @@ GPGPU_API gpgpu_status gpgpu_gather(gpgpu_context *ctx, size_t value_size, const
  */
 GPGPU_API gpgpu_status gpgpu_set_profiling(gpgpu_context *ctx, int enabled);
 
-/** One kernel launch of the last call, with its OpenCL event timestamps (ns). */
+/**
+ * One command of the last call on the device, with its OpenCL event
+ * timestamps (ns): a kernel launch, or a copy, fill or write of device
+ * memory that the call enqueued (kernel "(copy)", "(fill)" or "(write)",
+ * global_size its bytes, local_size 0). Transfers through the host-memory
+ * routes of host calls are not recorded.
+ */
 typedef struct {
-    const char *kernel;       /* kernel function name */
-    unsigned pass;            /* 0, 1, ... in launch order within the call */
+    const char *kernel;       /* kernel function name, or "(copy)" ... */
+    unsigned pass;            /* 0, 1, ... in enqueue order within the call */
     size_t global_size, local_size;
     uint64_t queued_ns, submit_ns, start_ns, end_ns;
 } gpgpu_kernel_time;
 
 /**
  * Records of the last primitive call on ctx (waiting for it to finish), valid
- * until the next call. Returns the number of records; 0 when profiling is
- * off or on the host fallback.
+ * until the next call, in enqueue order on the context's in-order queue: the
+ * first record's start_ns to the last one's end_ns is the call's device
+ * time. Returns the number of records; 0 when profiling is off or on the
+ * host fallback.
  */
 GPGPU_API size_t gpgpu_profile(const gpgpu_context *ctx, const gpgpu_kernel_time **records);
 

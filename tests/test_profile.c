@@ -39,6 +39,55 @@ TU_TEST(records_describe_each_pass)
 }
 END_TEST
 
+/* A _buffer call's records hold its copies and fills as well as its
+   kernels: argsort copies the keys before it sorts them. */
+TU_TEST(records_hold_copies_and_fills)
+{
+    enum { N = 3001 };
+    uint32_t keys[N];
+    uint64_t idx[N];
+    if (tu_is_host())
+        return;
+    tu_fill(GPGPU_U32, keys, N, 2);
+    cl_context cl;
+    cl_int err;
+    ck_assert_int_eq(clGetCommandQueueInfo(gpgpu_queue(tu_ctx), CL_QUEUE_CONTEXT, sizeof cl,
+                                           &cl, NULL), CL_SUCCESS);
+    cl_mem kb = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof keys, keys,
+                               &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+    cl_mem ib = clCreateBuffer(cl, CL_MEM_READ_WRITE, sizeof idx, NULL, &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+    tu_assert_ok(gpgpu_set_profiling(tu_ctx, 1));
+    cl_event done;
+    tu_assert_ok(gpgpu_argsort_buffer(tu_ctx, GPGPU_U32, kb, 0, N, 0, ib, 0, 0, NULL, &done));
+    ck_assert_int_eq(clWaitForEvents(1, &done), CL_SUCCESS);
+    clReleaseEvent(done);
+    const gpgpu_kernel_time *k;
+    size_t nk = gpgpu_profile(tu_ctx, &k), copies = 0, kernels = 0;
+    ck_assert_uint_ge(nk, 2);
+    for (size_t i = 0; i < nk; i++) {
+        ck_assert_uint_eq(k[i].pass, i);
+        if (k[i].kernel[0] == '(') {
+            ck_assert_uint_eq(k[i].local_size, 0);
+            ck_assert_uint_gt(k[i].global_size, 0);
+            copies += !strcmp(k[i].kernel, "(copy)") && k[i].global_size == sizeof keys;
+        } else {
+            kernels++;
+        }
+        ck_assert(k[i].start_ns <= k[i].end_ns);
+        if (i)
+            ck_assert(k[i - 1].end_ns <= k[i].start_ns);
+    }
+    ck_assert_uint_eq(copies, 1);
+    ck_assert_uint_ge(kernels, 1);
+    ck_assert_str_eq(k[0].kernel, "(copy)"); /* the keys' copy comes first */
+    tu_assert_ok(gpgpu_set_profiling(tu_ctx, 0));
+    clReleaseMemObject(kb);
+    clReleaseMemObject(ib);
+}
+END_TEST
+
 int main(void)
 {
     return tu_run("profile", 0, NULL);

@@ -451,20 +451,27 @@ START_TEST(scan_profile_shows_each_pass)
         }
         tu_assert_ok(gpgpu_set_profiling(p->ctx, 1));
         tu_assert_ok(gpgpu_scan(p->ctx, GPGPU_U32, GPGPU_SUM, GPGPU_INCLUSIVE, x, x, n));
-        size_t nrec = gpgpu_profile(p->ctx, &rec);
+        size_t nall = gpgpu_profile(p->ctx, &rec), nrec = 0;
+        /* the kernels, without the copies and fills ("(fill)", ...) */
+        const gpgpu_kernel_time *kr[8];
+        for (size_t i = 0; i < nall; i++)
+            if (rec[i].kernel[0] != '(') {
+                ck_assert_uint_lt(nrec, 8);
+                kr[nrec++] = &rec[i];
+            }
         /* u32: the plan's path on every device (on the GPU layout, while an
            item holds at most 64 elements: lib/scan.c) */
         if (p->ctx->tune.scan_single &&
             (p->ctx->tune.chunked || p->tile / p->ctx->tune.wg <= 64)) {
             ck_assert_uint_eq(nrec, 1);
-            ck_assert_str_eq(rec[0].kernel,
+            ck_assert_str_eq(kr[0]->kernel,
                              p->ctx->tune.chunked ? "scan_single" : "scan_lookback");
         } else {
             ck_assert_uint_eq(nrec, 3);
-            ck_assert_str_eq(rec[0].kernel, "scan_reduce_tiles");
-            ck_assert_str_eq(rec[1].kernel, "scan_tiles");
-            ck_assert_str_eq(rec[2].kernel, "scan_tiles");
-            ck_assert_uint_eq(rec[2].global_size, 3 * rec[2].local_size);
+            ck_assert_str_eq(kr[0]->kernel, "scan_reduce_tiles");
+            ck_assert_str_eq(kr[1]->kernel, "scan_tiles");
+            ck_assert_str_eq(kr[2]->kernel, "scan_tiles");
+            ck_assert_uint_eq(kr[2]->global_size, 3 * kr[2]->local_size);
         }
         tu_assert_ok(gpgpu_set_profiling(p->ctx, 0));
         free(x);

@@ -1,4 +1,5 @@
-/* profile.c - event timestamps -> per-kernel records of the last call. */
+/* profile.c - event timestamps -> records of the last call's commands
+   (kernels, and the copies, fills and writes of device memory). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -87,9 +88,9 @@ void gpgpu__profile_print(gpgpu_context *ctx, const char *call)
     if (!n)
         return;
     const gpgpu_kernel_time *r = ctx->records;
-    fprintf(stderr, "gpgpu: %s on %s: %zu kernel(s), %.3f ms from first start to last end\n",
+    fprintf(stderr, "gpgpu: %s on %s: %zu command(s), %.3f ms from first start to last end\n",
             call, ctx->name, n, (double)(r[n - 1].end_ns - r[0].start_ns) * 1e-6);
-    fprintf(stderr, "  pass  kernel                        global    local   queue->start ms   run ms\n");
+    fprintf(stderr, "  pass  command                       global    local   queue->start ms   run ms\n");
     for (size_t i = 0; i < n; i++)
         fprintf(stderr, "  %4u  %-28s %8zu %8zu %17.3f %8.3f\n", r[i].pass, r[i].kernel,
                 r[i].global_size, r[i].local_size, (double)(r[i].start_ns - r[i].queued_ns) * 1e-6,

@@ -37,6 +37,28 @@ static cl_event *track(gpgpu_context *ctx)
     return &ctx->last;
 }
 
+/* A command's event: where the call tracks its commands (last, from
+   track()) and, when profiling, in the call's records as `what` (a
+   kernel's name, or "(copy)", "(fill)", "(write)" with global = bytes and
+   local = 0), so that a call's records span every command it enqueued. */
+static cl_event *event_wanted(const gpgpu_context *ctx, const cl_event *last, cl_event *ev)
+{
+    *ev = NULL;
+    return ctx->profiling || last ? ev : NULL;
+}
+
+static void event_taken(gpgpu_context *ctx, cl_event *last, cl_event ev, const char *what,
+                        size_t global, size_t local)
+{
+    if (last) {
+        *last = ev;
+        if (ctx->profiling)
+            clRetainEvent(ev); /* the profile keeps its own reference */
+    }
+    if (ctx->profiling)
+        gpgpu__profile_launch(ctx, ev, what, global, local);
+}
+
 void gpgpu__begin(gpgpu_context *ctx, cl_uint num_wait, const cl_event *wait,
                   const cl_event *done)
 {
@@ -241,12 +263,14 @@ gpgpu_status gpgpu__write(gpgpu_context *ctx, cl_mem buf, size_t offset, size_t 
     cl_uint nwait = gpgpu__take_wait(ctx, &wait);
     if (bytes == 0)
         return GPGPU_SUCCESS;
+    cl_event ev, *last = track(ctx);
     cl_int err = gpgpu__fault("clEnqueueWriteBuffer")
                      ? CL_OUT_OF_RESOURCES
                      : clEnqueueWriteBuffer(ctx->queue, buf, CL_FALSE, offset, bytes, host,
-                                            nwait, wait, track(ctx));
+                                            nwait, wait, event_wanted(ctx, last, &ev));
     if (err != CL_SUCCESS)
         return gpgpu__cl_fail(ctx, err, "clEnqueueWriteBuffer");
+    event_taken(ctx, last, ev, "(write)", bytes, 0);
     return GPGPU_SUCCESS;
 }
 
@@ -270,15 +294,16 @@ gpgpu_status gpgpu__fill(gpgpu_context *ctx, cl_mem buf, size_t offset, size_t b
     const size_t piece = (size_t)GPGPU__FILL_PIECE - (size_t)GPGPU__FILL_PIECE % pattern_size;
     for (size_t done = 0; done < bytes;) {
         size_t now = bytes - done < piece ? bytes - done : piece;
-        int last = done + now == bytes;
+        cl_event ev, *last = done + now == bytes ? track(ctx) : NULL;
         cl_int err = gpgpu__fault("clEnqueueFillBuffer")
                          ? CL_OUT_OF_RESOURCES
                          : clEnqueueFillBuffer(ctx->queue, buf, pattern, pattern_size,
                                                offset + done, now, done ? 0 : nwait,
                                                done ? NULL : wait,
-                                               last ? track(ctx) : NULL);
+                                               event_wanted(ctx, last, &ev));
         if (err != CL_SUCCESS)
             return gpgpu__cl_fail(ctx, err, "clEnqueueFillBuffer");
+        event_taken(ctx, last, ev, "(fill)", now, 0);
         done += now;
     }
     return GPGPU_SUCCESS;
@@ -291,12 +316,14 @@ gpgpu_status gpgpu__copy(gpgpu_context *ctx, cl_mem src, size_t src_offset, cl_m
     cl_uint nwait = gpgpu__take_wait(ctx, &wait);
     if (bytes == 0)
         return GPGPU_SUCCESS;
+    cl_event ev, *last = track(ctx);
     cl_int err = gpgpu__fault("clEnqueueCopyBuffer")
                      ? CL_OUT_OF_RESOURCES
                      : clEnqueueCopyBuffer(ctx->queue, src, dst, src_offset, dst_offset, bytes,
-                                           nwait, wait, track(ctx));
+                                           nwait, wait, event_wanted(ctx, last, &ev));
     if (err != CL_SUCCESS)
         return gpgpu__cl_fail(ctx, err, "clEnqueueCopyBuffer");
+    event_taken(ctx, last, ev, "(copy)", bytes, 0);
     return GPGPU_SUCCESS;
 }
 
@@ -324,23 +351,17 @@ gpgpu_status gpgpu__run(gpgpu_context *ctx, gpgpu__program *prog, const char *na
 
     const cl_event *wait;
     cl_uint nwait = gpgpu__take_wait(ctx, &wait);
-    cl_event ev = NULL, *last = track(ctx);
+    cl_event ev, *last = track(ctx);
     cl_int err = gpgpu__fault("clEnqueueNDRangeKernel")
                      ? CL_OUT_OF_RESOURCES
                      : clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local, nwait,
-                                              wait, ctx->profiling || last ? &ev : NULL);
+                                              wait, event_wanted(ctx, last, &ev));
     if (err != CL_SUCCESS)
         return gpgpu__fail(ctx, err == CL_OUT_OF_RESOURCES || err == CL_MEM_OBJECT_ALLOCATION_FAILURE
                                     ? GPGPU_ERROR_OUT_OF_MEMORY : GPGPU_ERROR_OPENCL,
                            "clEnqueueNDRangeKernel(%s, global %zu, local %zu) failed: %s", name,
                            global, local, gpgpu__cl_error_name(err));
-    if (last) {
-        *last = ev;
-        if (ctx->profiling)
-            clRetainEvent(ev); /* the profile keeps its own reference */
-    }
-    if (ctx->profiling)
-        gpgpu__profile_launch(ctx, ev, name, global, local);
+    event_taken(ctx, last, ev, name, global, local);
     return GPGPU_SUCCESS;
 }
 
