@@ -34,7 +34,7 @@ typedef struct {
 } path;
 
 /* On a device: single-pass and multi-pass, each with the plan's tile and with
-   a tile of two elements per work item, small enough that the totals need
+   a tile of two elements per work item (and the plan's other way to fill), small enough that the totals need
    several levels (multi-pass) and the look-back walks long chains
    (single-pass). Floats on a GPU scan multi-pass whatever the plan says
    (lib/scan.c). On the host fallback: tu_ctx alone. */
@@ -47,8 +47,12 @@ static gpgpu_context *open_path(int single, size_t tile)
     gpgpu_status st = gpgpu_context_create(&c, strcmp(tu_device, "default") ? tu_device : NULL);
     ck_assert_msg(st == GPGPU_SUCCESS, "context for %s: %s", tu_device, gpgpu_last_error(NULL));
     c->tune.scan_single = single;
-    if (tile)
+    if (tile) {
         c->tune.scan_tile = tile;
+        /* the small tiles' state zeroed the other way (fill command or
+           kernels/fill.cl), so that both run on every device */
+        c->tune.fill_kernel = !c->tune.fill_kernel;
+    }
     return c;
 }
 

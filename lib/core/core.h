@@ -174,6 +174,7 @@ typedef struct {
                            (histogram2d.c; 0: never, atomics per sample) */
     size_t hist_split;  /* banded counts of this many bands or more read the
                            samples once into entries by band (0: never) */
+    int fill_kernel;    /* fills of device memory by a kernel (fill.cl) */
     size_t hist_wt_global; /* weighted sums in __local cells (NV_PTX): this
                            many warps of a group add by the L2's atomics */
     int edges_check;    /* histogram_edges on CPUs: 1 the kernels check the

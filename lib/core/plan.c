@@ -193,6 +193,8 @@ void gpgpu__plan_init(gpgpu_context *ctx)
     /* weighted sums in __local cells: one warp of a group adds by the L2's
        atomics (histogram2d.c, launch(), has the figures) */
     t->hist_wt_global = ctx->vendor_nvidia;
+    /* fills by a kernel where a fill command costs more than a launch */
+    t->fill_kernel = ctx->vendor_nvidia;
     /* Host memory: in place where the device shares it; else a staging
        ring for arrays of 1 MiB or more. H200, 2^28 u32 from malloc'd
        memory, 16 host threads: 8 MiB slots 26.9 GB/s for reduce; the
@@ -356,6 +358,7 @@ void gpgpu__plan_init(gpgpu_context *ctx)
     t->hist_banded = env_size_or_0("GPGPU_HIST_BANDED", t->hist_banded); /* 0: never */
     t->hist_split = env_size_or_0("GPGPU_HIST_SPLIT", t->hist_split); /* 0: never */
     t->hist_wt_global = env_size_or_0("GPGPU_HIST_WT_GLOBAL", t->hist_wt_global);
+    t->fill_kernel = env_flag("GPGPU_FILL_KERNEL", t->fill_kernel);
     t->chunked = env_flag("GPGPU_CHUNKED", t->chunked);
     t->sort_bits = (int)env_size("GPGPU_SORT_BITS", (size_t)t->sort_bits);
     t->sort_match = env_flag("GPGPU_SORT_MATCH", t->sort_match);

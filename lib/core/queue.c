@@ -284,9 +284,31 @@ gpgpu_status gpgpu__write(gpgpu_context *ctx, cl_mem buf, size_t offset, size_t 
 #define GPGPU__FILL_PIECE (1 << 30)
 #endif
 
+/* A fill of 4- or 8-byte patterns as a launch of kernels/fill.cl (the
+   plan's fill_kernel). */
+static gpgpu_status fill_by_kernel(gpgpu_context *ctx, cl_mem buf, size_t offset, size_t bytes,
+                                   const void *pattern, size_t pattern_size)
+{
+    gpgpu__program *prog;
+    GPGPU__TRY(gpgpu__program_get(ctx, "fill", NULL, "", &prog));
+    cl_ulong off = offset / 4, n = bytes / 4;
+    cl_uint v[2];
+    memcpy(v, pattern, pattern_size);
+    if (pattern_size == 4)
+        v[1] = v[0];
+    size_t wg = ctx->tune.wg, groups = gpgpu__div_up(n, 8 * wg);
+    groups = groups < ctx->tune.groups ? groups : ctx->tune.groups;
+    return gpgpu__run(ctx, prog, "fill_words", groups * wg, wg, GPGPU__ARG(buf),
+                      GPGPU__ARG(off), GPGPU__ARG(n), GPGPU__ARG(v[0]), GPGPU__ARG(v[1]),
+                      GPGPU__END);
+}
+
 gpgpu_status gpgpu__fill(gpgpu_context *ctx, cl_mem buf, size_t offset, size_t bytes,
                          const void *pattern, size_t pattern_size)
 {
+    if (bytes && ctx->tune.fill_kernel && (pattern_size == 4 || pattern_size == 8) &&
+        offset % pattern_size == 0 && bytes % pattern_size == 0)
+        return fill_by_kernel(ctx, buf, offset, bytes, pattern, pattern_size);
     const cl_event *wait;
     cl_uint nwait = gpgpu__take_wait(ctx, &wait);
     if (bytes == 0)
