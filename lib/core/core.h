@@ -450,6 +450,8 @@ void *gpgpu__malloc(size_t bytes);
    ownership of ev), drops the previous call's records. */
 void gpgpu__profile_launch(gpgpu_context *ctx, cl_event ev, const char *kernel,
                            size_t global, size_t local);
+/* The last launch recorded stands for `what` (a fill done by a kernel). */
+void gpgpu__profile_relabel(gpgpu_context *ctx, const char *what, size_t global, size_t local);
 void gpgpu__profile_clear(gpgpu_context *ctx);
 void gpgpu__profile_print(gpgpu_context *ctx, const char *call);
 

@@ -42,6 +42,16 @@ void gpgpu__profile_launch(gpgpu_context *ctx, cl_event ev, const char *kernel, 
     ctx->launches[ctx->nlaunches++] = (gpgpu__launch){ev, kernel, global, local};
 }
 
+void gpgpu__profile_relabel(gpgpu_context *ctx, const char *what, size_t global, size_t local)
+{
+    if (ctx->profiling && ctx->nlaunches) {
+        gpgpu__launch *l = &ctx->launches[ctx->nlaunches - 1];
+        l->kernel = what;
+        l->global_size = global;
+        l->local_size = local;
+    }
+}
+
 /* Turns the launches' events into records (waits for them). */
 static size_t resolve(gpgpu_context *ctx)
 {

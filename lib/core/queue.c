@@ -298,9 +298,11 @@ static gpgpu_status fill_by_kernel(gpgpu_context *ctx, cl_mem buf, size_t offset
         v[1] = v[0];
     size_t wg = ctx->tune.wg, groups = gpgpu__div_up(n, 8 * wg);
     groups = groups < ctx->tune.groups ? groups : ctx->tune.groups;
-    return gpgpu__run(ctx, prog, "fill_words", groups * wg, wg, GPGPU__ARG(buf),
-                      GPGPU__ARG(off), GPGPU__ARG(n), GPGPU__ARG(v[0]), GPGPU__ARG(v[1]),
-                      GPGPU__END);
+    GPGPU__TRY(gpgpu__run(ctx, prog, "fill_words", groups * wg, wg, GPGPU__ARG(buf),
+                          GPGPU__ARG(off), GPGPU__ARG(n), GPGPU__ARG(v[0]), GPGPU__ARG(v[1]),
+                          GPGPU__END));
+    gpgpu__profile_relabel(ctx, "(fill)", bytes, 0); /* a fill, whichever way */
+    return GPGPU_SUCCESS;
 }
 
 gpgpu_status gpgpu__fill(gpgpu_context *ctx, cl_mem buf, size_t offset, size_t bytes,
