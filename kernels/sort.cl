@@ -301,7 +301,7 @@ typedef uint4 KT4;
 #endif
 __kernel void sort_bits(__global const KT *keys, ulong koff, ulong n, ulong chunk, KT m0,
                         KT m1, __global ulong *bits, __global uint *hist,
-                        __global ulong *plan)
+                        __global ulong *plan, __global ulong *status, ulong status_words)
 {
     /* the plan's __local space holds the reduction's and the counts' */
     __local ulong lstart[DIGITS * RADIX], lr[3 * RADIX];
@@ -314,6 +314,11 @@ __kernel void sort_bits(__global const KT *keys, ulong koff, ulong n, ulong chun
 
     for (uint j = lid; j < DIGITS * RADIX; j += TILE_WG)
         lh[j] = 0;
+    /* the passes' look-back words, zeroed here rather than by a fill
+       before this launch (on an H200 a command and its gap cost about
+       10 us, as much as this kernel at 2^20 keys) */
+    for (ulong j = get_global_id(0); j < status_words; j += grid)
+        status[j] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     keys += koff;
     int aligned = (ulong)keys % sizeof(KT4) == 0;

@@ -167,12 +167,14 @@ static gpgpu_status enqueue_tiled(gpgpu_context *ctx, const sort_job *j, sort_ru
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_COUNTS, status_bytes, &status));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_AUX,
                               (PLAN_WORDS + r->digits * SORT_RADIX) * sizeof(cl_ulong), &r->plan));
+    cl_ulong status_words = status_bytes / sizeof(cl_ulong);
     GPGPU__TRY(gpgpu__fill(ctx, r->hist, 0, hist_bytes, &zero, sizeof zero));
-    GPGPU__TRY(gpgpu__fill(ctx, status, 0, status_bytes, &zero, sizeof zero));
+    /* sort_bits zeroes the status words for the passes after it */
     GPGPU__TRY(gpgpu__run(ctx, r->prog, "sort_bits", g * TILE_WG, TILE_WG, GPGPU__ARG(j->keys),
                           GPGPU__ARG(r->koff), GPGPU__ARG(r->n), GPGPU__ARG(chunk),
                           MASK_ARGS(r->m), GPGPU__ARG(r->bits), GPGPU__ARG(r->hist),
-                          GPGPU__ARG(r->plan), GPGPU__END));
+                          GPGPU__ARG(r->plan), GPGPU__ARG(status), GPGPU__ARG(status_words),
+                          GPGPU__END));
     for (cl_uint d = 0; d < r->digits; d++) {
         GPGPU__TRY(gpgpu__run(ctx, r->prog, "sort_tile_scatter", ntiles * TILE_WG, TILE_WG,
                               GPGPU__ARG(j->keys), GPGPU__ARG(r->vals), GPGPU__ARG(r->ak),
