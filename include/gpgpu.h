@@ -770,7 +770,8 @@ GPGPU_API gpgpu_status gpgpu_gather(gpgpu_context *ctx, size_t value_size, const
 /* Profiling                                                                   */
 
 /**
- * Turns per-kernel timing on or off (off by default; GPGPU_PROFILE=1 in the
+ * Turns timing of each command a call enqueues (kernels, and copies and
+ * fills of device memory) on or off (off by default; GPGPU_PROFILE=1 in the
  * environment turns it on and prints a table per call to stderr); the
  * records are read with gpgpu_profile. Errors: INVALID_ARGUMENT (ctx NULL),
  * UNSUPPORTED (turning it on for a context made from a queue without

@@ -57,8 +57,9 @@ typedef struct {
 } bench_op;
 
 /* Calls call(arg) once to warm up, then b->repeat times, each time taking
-   the device time of the call from gpgpu_profile (first kernel's start to
-   last kernel's end; host wall time on the host fallback). Returns the
+   the device time of the call from gpgpu_profile (the first command's
+   start to the last one's end, its copies and fills counted; host wall
+   time on the host fallback). Returns the
    median in ms, or a negative value if a call failed (reported to stderr). */
 double bench_time(bench *b, gpgpu_status (*call)(void *arg), void *arg);
 
