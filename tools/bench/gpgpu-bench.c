@@ -4,8 +4,9 @@
    gpgpu-bench                      the standard suite, as a table
    gpgpu-bench --op OP --type T --n N [--bins B] [--input P] [--device D]
                [--repeat R] [--json]
-   Times come from OpenCL event timestamps (first kernel start to last kernel
-   end of a call, median of R calls after a warm-up); on the host fallback
+   Times come from OpenCL event timestamps (first command's start to last
+   command's end of a call, kernels, copies and fills alike, median of R
+   calls after a warm-up); on the host fallback
    from the wall clock. GPGPU_BENCH_TRACE=1 prints each step (buffers,
    copies, calls, reads) with the time since the start on stderr, to find
    where a run that does not finish is.
@@ -536,7 +537,8 @@ static int standard_suite(bench *b, const output *o, const int *sizes, int only_
                "(plain C, one thread, same data, medians of the same run; above 1: the\n"
                "library wins).\n\n",
                gpgpu_version(), gpgpu_device_name(b->ctx));
-        printf("'buffer' times the _buffer form on device data (kernel events); 'host' the\n"
+        printf("'buffer' times the _buffer form on device data (event times of its kernels, copies\n"
+               "and fills); 'host' the\n"
                "host-memory call on malloc'd arrays (wall clock, transfers included).\n\n");
         printf("%-22s %-6s %-5s %6s %10s %9s %8s %8s %6s %6s %5s\n", "op", "api", "type", "bins",
                "n", "ms", "Gelem/s", "GB/s", "copy", "loop", "ok");
@@ -585,10 +587,11 @@ static void usage(void)
             "    at once, 1/(Q+1) .. Q/(Q+1), else the median; top_k --bins K: the K largest,\n"
             "    else 100); "
             "T: i32 u32 f32 i64 u64 f64\n"
-            "--api buffer (default): the _buffer form on device buffers, timed by kernel events;\n"
+            "--api buffer (default): the _buffer form on device buffers, timed by the events of\n"
+            "its kernels, copies and fills;\n"
             "--api host: the host-memory call on malloc'd arrays (--pinned: gpgpu_host_alloc),\n"
             "timed by the wall clock; --api array: the _array form on gpgpu_array handles,\n"
-            "timed by kernel events. With no --op: the standard suite (every primitive, u32 and\n"
+            "timed by events likewise. With no --op: the standard suite (every primitive, u32 and\n"
             "f32, n = 2^16..2^24, both APIs).\n");
 }
 
