@@ -699,7 +699,7 @@ inline T lb_look_back(__global ulong *st, __global ulong *val, uint t, uint lane
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void scan_lookback(__global const T *in, ulong in_off, __global T *out, ulong out_off, ulong n,
                    int inclusive, __global const T *seed, ulong seed_off, int has_seed,
-                   __global ulong *status)
+                   __global ulong *status, uint clean, ulong state_words)
 {
     __local T tile[TILE_AT(SCAN_TILE)];
 #if NV_PTX
@@ -787,6 +787,23 @@ void scan_lookback(__global const T *in, ulong in_off, __global T *out, ulong ou
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+
+    /* clean: the state's state_words are left zero for the next call (which
+       then needs no fill first). The last group past its look-back counts
+       itself in status[0]'s high half; every other group's look-back is
+       over, so it zeroes every word. The barrier is outside any `if
+       (clean)`: PoCL 3.1 ran a uniform barrier inside one wrongly here,
+       and the tiles' stores went to wild addresses of host memory. */
+    if (lid == 0) {
+        gpu_fence();
+        ticket = clean && atomic_inc((__global uint *)status + 1) == get_num_groups(0) - 1;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (ticket) {
+        gpu_fence();
+        for (uint i = lid; i < state_words; i += WG)
+            status_store(status + i, 0);
+    }
 
     /* Scan the item's elements from its start into the tile, then out. */
     acc = COMBINE(prefix, excl);
