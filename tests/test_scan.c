@@ -48,7 +48,7 @@ static gpgpu_context *open_path(int single, size_t tile)
     ck_assert_msg(st == GPGPU_SUCCESS, "context for %s: %s", tu_device, gpgpu_last_error(NULL));
     c->tune.scan_single = single;
     if (tile) {
-        c->tune.scan_tile = tile;
+        c->tune.scan_tile = c->tune.lookback_tile = tile;
         /* the small tiles' state zeroed the other way (fill command or
            kernels/fill.cl), so that both run on every device */
         c->tune.fill_kernel = !c->tune.fill_kernel;
@@ -66,7 +66,9 @@ static void paths_open(void)
     for (int single = 1; single >= 0; --single) {
         gpgpu_context *c = open_path(single, 0);
         size_t small = 2 * c->tune.wg;
-        paths[npaths++] = (path){ c, single ? "single-pass" : "multi-pass", c->tune.scan_tile };
+        /* the single pass on a GPU has a tile of its own (scan_lookback) */
+        size_t tile = single && !c->tune.chunked ? c->tune.lookback_tile : c->tune.scan_tile;
+        paths[npaths++] = (path){ c, single ? "single-pass" : "multi-pass", tile };
         paths[npaths++] = (path){ open_path(single, small),
                                   single ? "single-pass, small tiles" : "multi-pass, small tiles",
                                   small };
@@ -466,8 +468,8 @@ START_TEST(scan_profile_shows_each_pass)
         /* u32: the plan's path on every device (on the GPU layout, while an
            item holds at most 64 elements: lib/scan.c) */
         if (p->ctx->tune.scan_single &&
-            (p->ctx->tune.chunked || p->tile / p->ctx->tune.wg <= 64)) {
-            ck_assert_uint_eq(nrec, 1);
+            (p->ctx->tune.chunked || p->tile / p->ctx->tune.lookback_wg <= 64)) {
+            ck_assert_msg(nrec == 1, "%s: %zu kernels of %zu records", p->name, nrec, nall);
             ck_assert_str_eq(kr[0]->kernel,
                              p->ctx->tune.chunked ? "scan_single" : "scan_lookback");
         } else {

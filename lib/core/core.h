@@ -152,6 +152,8 @@ typedef struct {
     size_t wg;          /* work-group size of the bandwidth kernels */
     size_t groups;      /* work-groups of a full-device pass */
     size_t scan_tile;   /* elements per scan tile */
+    size_t lookback_wg, lookback_tile; /* GPUs: the single-pass scan's group
+                                          and tile (scan_lookback) */
     int scan_single;    /* 1: single-pass scan (decoupled look-back) */
     int scan_lb;        /* GPUs: windows of 32 tiles a look-back round reads */
     int tiles_by_group; /* GPUs: the single-pass scan's and the sort pass's tiles by

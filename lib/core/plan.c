@@ -160,17 +160,20 @@ void gpgpu__plan_init(gpgpu_context *ctx)
         t->chunked = 0;
         t->wg = 256;
         t->groups = 8 * ctx->compute_units;
-        /* Integers scan in one pass with a warp's look-back
-           over tiles and blocks of 32 tiles (scan.cl) up to
-           scan_single_max elements; the rest multi-pass. u32 inclusive,
-           tiles of 4096, 2026-11-26, bench/lookback-probe.sh: H200
-           single-pass 0.0101 ms at 2^20 (multi-pass 0.034), 0.061 at
-           2^24 (0.072), 0.855 at 2^28 (0.784); H100 1.026 at 2^28
-           (1.085); i64 0.0157 at 2^20 (0.036), 0.126 at 2^24 (0.124). */
+        /* Integers scan in one pass with a warp's look-back over tiles
+           and blocks of 32 tiles (scan.cl), by groups of 128 with tiles
+           of 8192 and two windows a look-back round; floats multi-pass,
+           by groups of 256 with tiles of 4096 (select's tiles too). u32
+           inclusive, 2026-11-27, H200, bench/results/2026-11-27-h200-scan-groups:
+           single pass 0.056-0.057 ms at 2^24 (by 256 x 4096: 0.064, CUB
+           0.055), 0.736-0.742 at 2^28 (multi-pass 0.784-0.787, CUB 0.689);
+           multi-pass f32 2^24 0.073 by 256 x 4096, 0.081 by 128 x 8192. */
         t->scan_tile = 256 * 16;
+        t->lookback_wg = 128;
+        t->lookback_tile = 8192;
         t->scan_single = 1;
-        t->scan_single_max = (size_t)1 << 24;
-        t->scan_lb = 1;
+        t->scan_single_max = 0;
+        t->scan_lb = 2;
         t->sort_bits = 8;
         /* H200, 2^28 u32 keys: 256 x 16 keys 28.9 Gkeys/s, x 24 30.4,
            x 32 33.5, x 36 25.3 (registers spill); sort.c lowers it to what
@@ -346,6 +349,15 @@ void gpgpu__plan_init(gpgpu_context *ctx)
         t->wg = pow2_floor(ctx->max_wg);
     t->groups = env_size("GPGPU_GROUPS", t->groups);
     t->scan_tile = env_size("GPGPU_SCAN_TILE", t->scan_tile);
+    /* the single pass's group and tile follow GPGPU_WG and GPGPU_SCAN_TILE
+       unless GPGPU_LOOKBACK_WG and _TILE say */
+    t->lookback_wg = getenv("GPGPU_WG") || !t->lookback_wg ? t->wg : t->lookback_wg;
+    t->lookback_wg = pow2_floor(env_size("GPGPU_LOOKBACK_WG", t->lookback_wg));
+    if (t->lookback_wg > ctx->max_wg)
+        t->lookback_wg = pow2_floor(ctx->max_wg);
+    t->lookback_tile = getenv("GPGPU_SCAN_TILE") || !t->lookback_tile ? t->scan_tile
+                                                                       : t->lookback_tile;
+    t->lookback_tile = env_size("GPGPU_LOOKBACK_TILE", t->lookback_tile);
     t->scan_lb = (int)env_size("GPGPU_SCAN_LB", (size_t)t->scan_lb);
     t->tiles_by_group = !env_flag("GPGPU_TICKET", !t->tiles_by_group);
     t->scan_single_max = env_size_or_0("GPGPU_SCAN_SINGLE_MAX", t->scan_single_max); /* 0: any */
@@ -458,10 +470,11 @@ const char *gpgpu_plan_description(const gpgpu_context *cctx)
                              used ? "," : " host-below=", host_prim_names[p], v);
         }
     snprintf(ctx->plan_text, sizeof ctx->plan_text,
-             "wg=%zu groups=%zu layout=%s scan=%s scan_tile=%zu sort_bits=%d sort_tile=%zu "
+             "wg=%zu groups=%zu layout=%s scan=%s scan_tile=%zu lookback=%zux%zu sort_bits=%d sort_tile=%zu "
              "histogram=%s ptx=%s disk-cache=%s host-arrays=%s%s",
              t->wg, t->groups, t->chunked ? "chunk-per-item" : "coalesced",
-             t->scan_single ? "single-pass" : "multipass", t->scan_tile, t->sort_bits,
+             t->scan_single ? "single-pass" : "multipass", t->scan_tile, t->lookback_wg,
+             t->lookback_tile, t->sort_bits,
              t->sort_tile, t->hist_local ? "local-atomics" : "private-bins",
              t->nv_ptx ? "yes" : "no", gpgpu__cache_enabled(t->disk_cache) ? "yes" : "no",
              arrays, below);

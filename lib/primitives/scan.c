@@ -33,13 +33,12 @@ typedef struct {
     size_t tile;    /* elements per tile */
 } scan_plan;
 
-/* Elements each work item scans serially: the plan's tile split over the
-   group. On a GPU the group holds a padded copy of its tile (one word per 32)
-   and the items' totals in __local memory, which bounds the tile. */
-static size_t scan_items(const gpgpu_context *ctx, size_t size)
+/* Elements each work item scans serially: the tile split over the group
+   of wg. On a GPU the group holds a padded copy of its tile (one word per
+   32) and the items' totals in __local memory, which bounds the tile. */
+static size_t scan_items(const gpgpu_context *ctx, size_t size, size_t wg, size_t tile)
 {
-    size_t wg = ctx->tune.wg;
-    size_t items = ctx->tune.scan_tile / wg;
+    size_t items = tile / wg;
     if (!ctx->tune.chunked) {
         size_t words = ctx->local_mem / size;
         size_t fit = words > 2 * wg + 64 ? (words - 2 * wg - 64) * 32 / 33 / wg : 1;
@@ -49,19 +48,26 @@ static size_t scan_items(const gpgpu_context *ctx, size_t size)
     return items ? items : 1;
 }
 
-/* The scan program for t and op on this device. */
-static gpgpu_status scan_plan_get(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, scan_plan *p)
+/* The scan program for t and op on this device: for GPUs' single pass
+   (lookback) with its own group and tile (tune.lookback_wg, _tile), else
+   with the plan's group and tune.scan_tile. */
+static gpgpu_status scan_plan_get(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, int lookback,
+                                  scan_plan *p)
 {
     const gpgpu__type_info *ti = gpgpu__type(t);
     const char *extra = NULL;
     char opts[512];
     GPGPU__TRY(gpgpu__type_op_options(ctx, t, op, opts, sizeof opts, &extra));
-    size_t items = scan_items(ctx, ti->size);
+    p->wg = lookback ? ctx->tune.lookback_wg : ctx->tune.wg;
+    size_t items = scan_items(ctx, ti->size, p->wg,
+                              lookback ? ctx->tune.lookback_tile : ctx->tune.scan_tile);
     size_t used = strlen(opts);
-    snprintf(opts + used, sizeof opts - used, " -D SCAN_ITEMS=%zu -D SCAN_LB=%d -D SCAN_TICKET=%d",
-             items, ctx->tune.chunked ? 1 : ctx->tune.scan_lb,
-             ctx->tune.chunked || !ctx->tune.tiles_by_group);
-    p->wg = ctx->tune.wg;
+    used += (size_t)snprintf(opts + used, sizeof opts - used,
+                             " -D SCAN_ITEMS=%zu -D SCAN_LB=%d -D SCAN_TICKET=%d", items,
+                             ctx->tune.chunked ? 1 : ctx->tune.scan_lb,
+                             ctx->tune.chunked || !ctx->tune.tiles_by_group);
+    if (p->wg != ctx->tune.wg && used < sizeof opts)
+        snprintf(opts + used, sizeof opts - used, " -D GROUP=%zu", p->wg);
     p->tile = p->wg * items;
     return gpgpu__program_get(ctx, "scan", extra, opts, &p->prog);
 }
@@ -195,17 +201,21 @@ gpgpu_status gpgpu__scan_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
     scan_plan p;
     if (n == 0)
         return GPGPU_SUCCESS;
-    GPGPU__TRY(scan_plan_get(ctx, t, op, &p));
     size_t size = gpgpu__type(t)->size;
     cl_int inclusive = kind == GPGPU_INCLUSIVE;
     scan_seed seed = { init_buf ? init_buf : in, init_off, init_buf != NULL };
-    /* scan_lookback holds an item's elements in registers: a plan with
-       more than 64 per item (a CPU's tiles forced onto the GPU layout)
-       takes the multi-pass path. */
-    if (use_single(ctx, t, n) && (ctx->tune.chunked || p.tile / p.wg <= 64))
-        return scan_one_pass(ctx, &p, ctx->tune.chunked ? "scan_single" : "scan_lookback",
-                             one_pass_bytes(ctx, &p, size, n), inclusive, in, in_off, out,
-                             out_off, n, seed);
+    if (use_single(ctx, t, n)) {
+        int lookback = !ctx->tune.chunked;
+        GPGPU__TRY(scan_plan_get(ctx, t, op, lookback, &p));
+        /* scan_lookback holds an item's elements in registers: a plan with
+           more than 64 per item (a CPU's tiles forced onto the GPU layout)
+           takes the multi-pass path. */
+        if (!lookback || p.tile / p.wg <= 64)
+            return scan_one_pass(ctx, &p, lookback ? "scan_lookback" : "scan_single",
+                                 one_pass_bytes(ctx, &p, size, n), inclusive, in, in_off, out,
+                                 out_off, n, seed);
+    }
+    GPGPU__TRY(scan_plan_get(ctx, t, op, 0, &p));
     cl_mem part = in;
     size_t parts = multipass_scratch(&p, n);
     if (parts)
