@@ -160,6 +160,7 @@ typedef struct {
                            group id (where groups start in id order), else in
                            the order groups take a ticket (GPGPU_TICKET=0|1) */
     size_t scan_single_max; /* GPUs: single pass up to this many elements (0: any) */
+    size_t scan_single_max_64; /* the same for 64-bit integers */
     int sort_bits;      /* radix digit width */
     size_t sort_tile;   /* keys per sort tile */
     int sort_match;     /* NVIDIA: rank keys through __local masks, not ballots */

@@ -9,9 +9,11 @@
  *                decoupled look-back (~2n words moved). CPUs: scan_single,
  *                every type. GPUs: scan_lookback, integers only (a warp
  *                looks back over 32 tiles, or 32 blocks of 32 tiles, at a
- *                time on NVIDIA), up to the plan's scan_single_max
- *                elements; floats and longer arrays take the multi-pass
- *                path there;
+ *                time on NVIDIA) by groups and tiles of its own
+ *                (tune.lookback_wg, _tile), at every size for 32-bit
+ *                integers and up to scan_single_max_64 elements for
+ *                64-bit ones (scan_single_max for 32-bit ones, where set);
+ *                floats and longer arrays take the multi-pass path there;
  *   multi-pass   tile totals, a scan of the totals (recursively, into the
  *                same scratch buffer), then each tile scanned from its
  *                offset (~3n words moved).
@@ -191,7 +193,8 @@ static int use_single(const gpgpu_context *ctx, gpgpu_type t, size_t n)
         return 0;
     if (ctx->tune.chunked)
         return 1;
-    return !ti->is_float && (!ctx->tune.scan_single_max || n <= ctx->tune.scan_single_max);
+    size_t max = ti->size == 8 ? ctx->tune.scan_single_max_64 : ctx->tune.scan_single_max;
+    return !ti->is_float && (!max || n <= max);
 }
 
 gpgpu_status gpgpu__scan_enqueue(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op,
