@@ -164,7 +164,7 @@ void gpgpu__plan_init(gpgpu_context *ctx)
            and blocks of 32 tiles (scan.cl), by groups of 128 with tiles
            of 8192 and two windows a look-back round; floats multi-pass,
            by groups of 256 with tiles of 4096 (select's tiles too). u32
-           inclusive, 2026-11-27, H200, bench/results/2026-11-27-h200-scan-groups:
+           inclusive, 2026-11-27, H200, bench/results/2026-11-27-scan-groups:
            single pass 0.056-0.057 ms at 2^24 (by 256 x 4096: 0.064, CUB
            0.055), 0.736-0.742 at 2^28 (multi-pass 0.784-0.787, CUB 0.689);
            multi-pass f32 2^24 0.073 by 256 x 4096, 0.081 by 128 x 8192. */
