@@ -99,8 +99,8 @@ static gpgpu_status part_buffer(gpgpu_context *ctx, const hist_plan *pl, size_t 
 #define MERGE_LANES ((size_t)8)
 
 gpgpu_status gpgpu__histogram_merge(gpgpu_context *ctx, gpgpu__program *prog, cl_mem part,
-                                    size_t nchunks, size_t ncells, size_t acc_size,
-                                    cl_mem out, size_t out_off, int accumulate)
+                                    size_t nchunks, size_t ncells, cl_mem out, size_t out_off,
+                                    int accumulate)
 {
     cl_uint nc = (cl_uint)nchunks, nb = (cl_uint)ncells, acc = (cl_uint)accumulate;
     cl_ulong off = out_off;
@@ -109,19 +109,18 @@ gpgpu_status gpgpu__histogram_merge(gpgpu_context *ctx, gpgpu__program *prog, cl
     size_t lanes = ctx->tune.chunked || nchunks < 8 * wg / MERGE_LANES || wg % MERGE_LANES
                        ? wg : MERGE_LANES;
     cl_uint l = (cl_uint)lanes;
-    size_t out_size = acc_size == sizeof(cl_double) ? sizeof(cl_double) : sizeof(cl_ulong);
     return gpgpu__run(ctx, prog, "hist_merge", gpgpu__div_up(ncells, lanes) * wg, wg,
                       GPGPU__ARG(part), GPGPU__ARG(nc), GPGPU__ARG(nb), GPGPU__ARG(out),
                       GPGPU__ARG(off), GPGPU__ARG(acc), GPGPU__ARG(l),
-                      GPGPU__LOCAL(wg * out_size), GPGPU__END);
+                      GPGPU__LOCAL(wg * sizeof(cl_ulong)), GPGPU__END);
 }
 
 static gpgpu_status merge(gpgpu_context *ctx, gpgpu__program *prog, const hist_plan *pl,
                           cl_mem part, size_t nbins_total, cl_mem out, size_t out_off,
                           int accumulate)
 {
-    return gpgpu__histogram_merge(ctx, prog, part, pl->nchunks, nbins_total, sizeof(cl_uint),
-                                  out, out_off, accumulate);
+    return gpgpu__histogram_merge(ctx, prog, part, pl->nchunks, nbins_total, out, out_off,
+                                  accumulate);
 }
 
 /* One launch: count in[off, off + n) into chunks (n <= HIST_LAUNCH_MAX). */

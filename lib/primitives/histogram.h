@@ -21,11 +21,12 @@ gpgpu_status gpgpu__histogram_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem i
                                       cl_mem bins, size_t bins_off, int accumulate);
 
 /* kernels/histogram.cl's hist_merge: out[out_off + i] (+)= the nchunks
-   chunks' cell i (part holds them chunk after chunk, acc_size bytes a
-   cell: 32-bit counts or doubles) for i < ncells. */
+   chunks' cell i for i < ncells (part holds them chunk after chunk: 32-bit
+   counts, or doubles where prog was built for weights; each item sums
+   into a 64-bit word of __local memory either way). */
 gpgpu_status gpgpu__histogram_merge(gpgpu_context *ctx, gpgpu__program *prog, cl_mem part,
-                                    size_t nchunks, size_t ncells, size_t acc_size,
-                                    cl_mem out, size_t out_off, int accumulate);
+                                    size_t nchunks, size_t ncells, cl_mem out, size_t out_off,
+                                    int accumulate);
 
 /* Host memory in, bins out, through the device in chunks. */
 gpgpu_status gpgpu__histogram_host_api(gpgpu_context *ctx, gpgpu_type t, const void *in,

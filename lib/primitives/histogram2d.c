@@ -309,8 +309,7 @@ static gpgpu_status launch(gpgpu_context *ctx, gpgpu__program *prog, const cells
        2^28, one warp against none: H200 0.976 against 1.011 ms, H100
        1.034 against 1.018 (h200-ab, h100-ab there): kept for the H200,
        where weighted sums are furthest from the copy rate. */
-    cl_uint gwarps = c->wt >= 0 && ctx->tune.nv_ptx && pl.wg > 1 &&
-                             pl.chunk >= WT_GLOBAL_MIN_CHUNK
+    cl_uint gwarps = c->wt >= 0 && ctx->tune.nv_ptx && pl.chunk >= WT_GLOBAL_MIN_CHUNK
                          ? (cl_uint)(ctx->tune.hist_wt_global < pl.wg / 32
                                          ? ctx->tune.hist_wt_global : pl.wg / 32)
                          : 0;
@@ -350,7 +349,7 @@ static gpgpu_status launch(gpgpu_context *ctx, gpgpu__program *prog, const cells
                           GPGPU__ARG(part),
                           GPGPU__LOCAL(pl.copies * (c->ncells + 1) * acc_size(c)),
                           GPGPU__END));
-    return gpgpu__histogram_merge(ctx, prog, part, pl.groups, c->ncells, acc_size(c), out,
+    return gpgpu__histogram_merge(ctx, prog, part, pl.groups, c->ncells, out,
                                   out_off, accumulate);
 }
 
