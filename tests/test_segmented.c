@@ -193,11 +193,11 @@ TU_LOOP_TEST(segmented_reduce_every_type_op_and_layout, 6)
 }
 END_TEST
 
-/* A few million elements: segments of about 1000 and of about 10, and one
-   segment of them all. */
+/* A million elements and more: segments of about 1000 and of about 10,
+   and one segment of them all. */
 TU_LOOP_TEST(segmented_reduce_millions, 6)
 {
-    const size_t n = ((size_t)1 << 21) + 3;
+    const size_t n = ((size_t)1 << 20) + 3;
     paths_open();
     for (size_t p = 0; p < npaths; p++) {
         reduce_layouts(paths[p], path_names[p], types[_i], ops[_i % 3], n, 1000);
@@ -260,7 +260,7 @@ END_TEST
 
 TU_LOOP_TEST(segmented_scan_millions, 6)
 {
-    const size_t n = ((size_t)1 << 21) + 3;
+    const size_t n = ((size_t)1 << 20) + 3;
     paths_open();
     for (size_t p = 0; p < npaths; p++) {
         check_scan(paths[p], path_names[p], types[_i], ops[_i % 3], (gpgpu_scan_kind)(_i % 2),
