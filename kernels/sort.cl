@@ -301,7 +301,8 @@ typedef uint4 KT4;
 #endif
 __kernel void sort_bits(__global const KT *keys, ulong koff, ulong n, ulong chunk, KT m0,
                         KT m1, __global ulong *bits, __global uint *hist,
-                        __global ulong *plan, __global ulong *status, ulong status_words)
+                        __global ulong *plan, __global ulong *status, ulong status_words,
+                        uint clean)
 {
     /* the plan's __local space holds the reduction's and the counts' */
     __local ulong lstart[DIGITS * RADIX], lr[3 * RADIX];
@@ -385,8 +386,16 @@ __kernel void sort_bits(__global const KT *keys, ulong koff, ulong n, ulong chun
         gpu_fence();
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (last)
+    /* clean: the last group leaves hist (counts and counter) zero for the
+       next call, which then needs no fill first. sort_plan_make's barriers
+       come after its every read of hist, so no further barrier is needed
+       (and none may stand inside this condition: see scan_lookback). */
+    if (last) {
         sort_plan_make(bits, hist, (uint)get_num_groups(0), plan, lstart, lr);
+        if (clean)
+            for (uint j = lid; j <= 2 * DIGITS * RADIX; j += TILE_WG)
+                hist[j] = 0;
+    }
 }
 #endif
 

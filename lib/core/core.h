@@ -225,7 +225,7 @@ typedef struct {
     size_t global_size, local_size;
 } gpgpu__launch;
 
-enum { GPGPU__SCRATCH_SLOTS = 12, GPGPU__STAGE_SLOTS = 3, GPGPU__ON_DESTROY_MAX = 4 };
+enum { GPGPU__SCRATCH_SLOTS = 13, GPGPU__STAGE_SLOTS = 3, GPGPU__ON_DESTROY_MAX = 4 };
 
 struct gpgpu_context {
     pthread_mutex_t lock;        /* held by every public call */
@@ -271,6 +271,7 @@ struct gpgpu_context {
     size_t scratch_size[GPGPU__SCRATCH_SLOTS];
     unsigned scratch_epoch[GPGPU__SCRATCH_SLOTS]; /* the call that last took it */
     size_t scan_state_clean; /* bytes of GPGPU__SLOT_SCAN_STATE known zero */
+    size_t sort_hist_clean;  /* bytes of GPGPU__SLOT_SORT_HIST known zero */
     unsigned epoch;              /* counts gpgpu__lock: one a public call */
 
     struct gpgpu__user_op *user_ops; /* gpgpu_op_define (userop.c) */
@@ -309,7 +310,8 @@ enum {
     GPGPU__SLOT_SORT_KEYS, GPGPU__SLOT_SORT_VALUES, GPGPU__SLOT_SORT_COUNTS,
     GPGPU__SLOT_AUX, GPGPU__SLOT_HOST_ORIG,
     GPGPU__SLOT_SORT_KEYS_B, GPGPU__SLOT_SORT_VALUES_B,
-    GPGPU__SLOT_SCAN_STATE /* scan_lookback's alone: ctx->scan_state_clean */
+    GPGPU__SLOT_SCAN_STATE, /* scan_lookback's alone: ctx->scan_state_clean */
+    GPGPU__SLOT_SORT_HIST   /* the GPU sort's counts alone: ctx->sort_hist_clean */
 };
 gpgpu_status gpgpu__scratch(gpgpu_context *ctx, int slot, size_t bytes, cl_mem *out);
 

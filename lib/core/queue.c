@@ -208,6 +208,8 @@ static void scratch_drop(gpgpu_context *ctx, int slot)
     ctx->scratch_size[slot] = 0;
     if (slot == GPGPU__SLOT_SCAN_STATE)
         ctx->scan_state_clean = 0;
+    if (slot == GPGPU__SLOT_SORT_HIST)
+        ctx->sort_hist_clean = 0;
 }
 
 gpgpu_status gpgpu__scratch(gpgpu_context *ctx, int slot, size_t bytes, cl_mem *out)
