@@ -29,8 +29,9 @@
 
 static struct {
     gpgpu_array *a[GPGPU__MPI_DEV_SLOTS];
+    gpgpu__mpi_pinned h[GPGPU__MPI_PINNED_AREAS];
     int keyval;
-} slots = {{NULL}, MPI_KEYVAL_INVALID};
+} slots = {{NULL}, {{NULL, NULL, NULL, 0}}, MPI_KEYVAL_INVALID};
 
 static void release_all(void)
 {
@@ -38,6 +39,8 @@ static void release_all(void)
         gpgpu_array_destroy(slots.a[i]);
         slots.a[i] = NULL;
     }
+    for (int i = 0; i < GPGPU__MPI_PINNED_AREAS; i++)
+        gpgpu__mpi_pinned_free(&slots.h[i]);
 }
 
 static int slots_delete(MPI_Comm comm, int keyval, void *value, void *extra)
@@ -60,6 +63,19 @@ static int of_context(gpgpu_context *ctx, const gpgpu_array *a)
            clGetMemObjectInfo(m, CL_MEM_CONTEXT, sizeof ac, &ac, NULL) == CL_SUCCESS && qc == ac;
 }
 
+/* The slots' release at MPI_Finalize, set up once. */
+static gpgpu_status slots_hooked(void)
+{
+    if (slots.keyval == MPI_KEYVAL_INVALID &&
+        (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, slots_delete, &slots.keyval, NULL) !=
+             MPI_SUCCESS ||
+         MPI_Comm_set_attr(MPI_COMM_SELF, slots.keyval, NULL) != MPI_SUCCESS)) {
+        slots.keyval = MPI_KEYVAL_INVALID;
+        return gpgpu__mpi_fail(GPGPU_ERROR_OPENCL, "%s", "MPI_Comm_set_attr failed");
+    }
+    return GPGPU_SUCCESS;
+}
+
 gpgpu_status gpgpu__mpi_dev_keep(gpgpu_context *ctx, int slot, size_t esize, size_t n,
                                  gpgpu_array **a)
 {
@@ -72,13 +88,8 @@ gpgpu_status gpgpu__mpi_dev_keep(gpgpu_context *ctx, int slot, size_t esize, siz
     }
     gpgpu_array_destroy(have);
     slots.a[slot] = NULL;
-    if (slots.keyval == MPI_KEYVAL_INVALID &&
-        (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, slots_delete, &slots.keyval, NULL) !=
-             MPI_SUCCESS ||
-         MPI_Comm_set_attr(MPI_COMM_SELF, slots.keyval, NULL) != MPI_SUCCESS)) {
-        slots.keyval = MPI_KEYVAL_INVALID;
-        return gpgpu__mpi_fail(GPGPU_ERROR_OPENCL, "%s", "MPI_Comm_set_attr failed");
-    }
+    if (slots_hooked() != GPGPU_SUCCESS)
+        return GPGPU_ERROR_OPENCL;
     gpgpu_status st = gpgpu__mpi_local(gpgpu_array_create(ctx, t, n, &slots.a[slot]), ctx,
                                        "gpgpu_array_create");
     *a = slots.a[slot];
@@ -95,4 +106,62 @@ gpgpu_status gpgpu__mpi_dev_copy(cl_command_queue q, cl_mem from, size_t from_at
     if (err == CL_SUCCESS)
         err = clFlush(q);
     return err == CL_SUCCESS ? GPGPU_SUCCESS : gpgpu__mpi_cl_fail(err, "clEnqueueCopyBuffer");
+}
+
+gpgpu_status gpgpu__mpi_pinned_alloc(gpgpu_context *ctx, size_t bytes, gpgpu__mpi_pinned *p)
+{
+    *p = (gpgpu__mpi_pinned){NULL, NULL, NULL, 0};
+    cl_command_queue q = gpgpu_queue(ctx);
+    cl_context cl = NULL;
+    cl_int err = q ? clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof cl, &cl, NULL)
+                   : CL_INVALID_COMMAND_QUEUE;
+    if (err != CL_SUCCESS)
+        return gpgpu__mpi_cl_fail(err, "clGetCommandQueueInfo");
+    cl_mem buf = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, NULL, &err);
+    if (err != CL_SUCCESS)
+        return gpgpu__mpi_cl_fail(err, "pinned host memory: clCreateBuffer");
+    void *ptr = clEnqueueMapBuffer(q, buf, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0,
+                                   NULL, NULL, &err);
+    if (err != CL_SUCCESS) {
+        clReleaseMemObject(buf);
+        return gpgpu__mpi_cl_fail(err, "pinned host memory: clEnqueueMapBuffer");
+    }
+    clRetainCommandQueue(q);
+    *p = (gpgpu__mpi_pinned){buf, q, ptr, bytes};
+    return GPGPU_SUCCESS;
+}
+
+void gpgpu__mpi_pinned_free(gpgpu__mpi_pinned *p)
+{
+    if (p->buf == NULL)
+        return;
+    if (clEnqueueUnmapMemObject(p->q, p->buf, p->ptr, 0, NULL, NULL) == CL_SUCCESS)
+        clFinish(p->q);
+    clReleaseMemObject(p->buf);
+    clReleaseCommandQueue(p->q);
+    *p = (gpgpu__mpi_pinned){NULL, NULL, NULL, 0};
+}
+
+gpgpu_status gpgpu__mpi_pinned_keep(gpgpu_context *ctx, int area, size_t bytes, void **ptr)
+{
+    gpgpu__mpi_pinned *h = &slots.h[area];
+    cl_command_queue q = gpgpu_queue(ctx);
+    cl_context qc = NULL, hc = NULL;
+    if (h->buf != NULL && h->bytes >= bytes && q != NULL &&
+        clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof qc, &qc, NULL) == CL_SUCCESS &&
+        clGetMemObjectInfo(h->buf, CL_MEM_CONTEXT, sizeof hc, &hc, NULL) == CL_SUCCESS &&
+        qc == hc) {
+        *ptr = h->ptr;
+        return GPGPU_SUCCESS;
+    }
+    gpgpu__mpi_pinned_free(h);
+    *ptr = NULL;
+    if (slots_hooked() != GPGPU_SUCCESS)
+        return GPGPU_ERROR_OPENCL;
+    size_t want = bytes + bytes / 8, huge = (size_t)1 << 21;
+    want = want < bytes ? bytes : (want + huge - 1) / huge * huge;
+    gpgpu_status st = gpgpu__mpi_pinned_alloc(ctx, want, h);
+    if (st == GPGPU_SUCCESS)
+        *ptr = h->ptr;
+    return st;
 }

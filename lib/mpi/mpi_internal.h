@@ -143,6 +143,28 @@ enum { GPGPU__MPI_DEV_SLOTS = 5 };
 gpgpu_status gpgpu__mpi_dev_keep(gpgpu_context *ctx, int slot, size_t esize, size_t n,
                                  gpgpu_array **a);
 
+/* Pinned host memory of a context: a CL_MEM_ALLOC_HOST_PTR buffer mapped
+   for as long as it lives, so that a read or write of a device buffer to
+   or from it is one DMA (pageable memory goes through the library's
+   staging ring: a CPU copy more each way, and the host's memory is what
+   several ranks on one machine share). gpgpu__mpi_pinned_alloc makes one
+   of at least bytes on ctx's queue; gpgpu__mpi_pinned_free releases it
+   (a zeroed one is a no-op). gpgpu__mpi_pinned_keep gives, to a call that
+   holds the host areas, area i (0 or 1) of ctx's context, kept from call
+   to call like the device slots and grown by an eighth more than asked so
+   that buckets a little larger than last time reuse it; MPI_Finalize
+   releases them. */
+typedef struct {
+    cl_mem buf;
+    cl_command_queue q;     /* retained: the unmap's queue */
+    void *ptr;
+    size_t bytes;
+} gpgpu__mpi_pinned;
+enum { GPGPU__MPI_PINNED_AREAS = 2 };
+gpgpu_status gpgpu__mpi_pinned_alloc(gpgpu_context *ctx, size_t bytes, gpgpu__mpi_pinned *p);
+void gpgpu__mpi_pinned_free(gpgpu__mpi_pinned *p);
+gpgpu_status gpgpu__mpi_pinned_keep(gpgpu_context *ctx, int area, size_t bytes, void **ptr);
+
 /* Elements [from_at, from_at + n) of buffer from to buffer to at to_at,
    elements of esize bytes, copied on the device: enqueued on q with no
    wait list and flushed (nothing for n = 0). OPENCL when either fails. */

@@ -91,6 +91,7 @@ typedef struct {
     pthread_t *threads;
     int *started;
     int kept;                   /* k1, k2 (and v1, v2 in them) are kept memory */
+    gpgpu__mpi_pinned pin[2];   /* k1, k2 on the device path when not kept */
     /* The device path (dev set): the part and the bucket on the device. */
     int dev;
     cl_command_queue q;
@@ -222,17 +223,31 @@ static void *alloc(gpgpu_status *st, size_t count, size_t size)
 }
 
 /* Room for count keys and values (when the sort has values) in kept area
-   `area`, or in memory of the call's own; *k and *v point into it. */
+   `area`, or in memory of the call's own; *k and *v point into it. On the
+   device path it is pinned memory (what crosses the bus then moves by one
+   DMA, not through the staging ring). */
 static void alloc_kv(gpgpu_status *st, sorter *s, int area, size_t count, void **k, void **v)
 {
     size_t kbytes = (count * s->esize + 63) & ~(size_t)63;
     size_t bytes = kbytes + (s->pairs ? count * s->vsize : 0);
     if (*st != GPGPU_SUCCESS || count == 0)
         return;
-    *k = s->kept ? gpgpu__mpi_keep(area, bytes) : malloc(bytes);
-    if (*k == NULL)
-        *st = gpgpu__mpi_fail(GPGPU_ERROR_OUT_OF_MEMORY, "out of memory for %zu bytes", bytes);
-    else if (s->pairs)
+    if (s->dev) {
+        *st = s->kept ? gpgpu__mpi_pinned_keep(s->ctx, area, bytes, k)
+                      : gpgpu__mpi_pinned_alloc(s->ctx, bytes, &s->pin[area]);
+        if (*st != GPGPU_SUCCESS)
+            return;
+        if (!s->kept)
+            *k = s->pin[area].ptr;
+    } else {
+        *k = s->kept ? gpgpu__mpi_keep(area, bytes) : malloc(bytes);
+        if (*k == NULL) {
+            *st = gpgpu__mpi_fail(GPGPU_ERROR_OUT_OF_MEMORY, "out of memory for %zu bytes",
+                                  bytes);
+            return;
+        }
+    }
+    if (s->pairs)
         *v = (char *)*k + kbytes;
 }
 
@@ -240,7 +255,10 @@ static void release(sorter *s)
 {
     if (s->kept)
         gpgpu__mpi_keep_give();
-    else {
+    else if (s->dev) {
+        gpgpu__mpi_pinned_free(&s->pin[0]);
+        gpgpu__mpi_pinned_free(&s->pin[1]);
+    } else {
         free(s->k1);
         free(s->k2);
     }
@@ -698,22 +716,8 @@ static gpgpu_status dev_copy_kv(sorter *s, gpgpu_array *fk, gpgpu_array *fv, siz
     return st;
 }
 
-/* Elements [at, at + count) of the device pair to host keys hk and values
-   hv, both indexed from the same at (read) or from them (write). */
-static gpgpu_status dev_read(sorter *s, gpgpu_array *k, gpgpu_array *v, size_t at, void *hk,
-                             void *hv, size_t count)
-{
-    if (count == 0)
-        return GPGPU_SUCCESS;
-    gpgpu_status st = gpgpu__mpi_local(
-        gpgpu_array_read(s->ctx, k, at, (char *)hk + at * s->esize, count), s->ctx,
-        "gpgpu_array_read");
-    if (st == GPGPU_SUCCESS && s->pairs)
-        st = gpgpu__mpi_local(gpgpu_array_read(s->ctx, v, at, (char *)hv + at * s->vsize, count),
-                              s->ctx, "gpgpu_array_read");
-    return st;
-}
-
+/* Elements [at, at + count) of the caller's host keys hk and values hv
+   (indexed from the same at) to the device pair. */
 static gpgpu_status dev_write(sorter *s, gpgpu_array *k, gpgpu_array *v, size_t at,
                               const void *hk, const void *hv, size_t count)
 {
@@ -727,6 +731,35 @@ static gpgpu_status dev_write(sorter *s, gpgpu_array *k, gpgpu_array *v, size_t 
             gpgpu_array_write(s->ctx, v, at, (const char *)hv + at * s->vsize, count), s->ctx,
             "gpgpu_array_write");
     return st;
+}
+
+/* The same between the device pair and the pinned k1 or k2 (hk, hv):
+   one DMA each, enqueued; the caller waits (clFinish) before the host
+   reads what came down or overwrites what goes up. */
+static gpgpu_status pin_move(sorter *s, int up, gpgpu_array *k, gpgpu_array *v, size_t at,
+                             void *hk, void *hv, size_t count)
+{
+    if (count == 0)
+        return GPGPU_SUCCESS;
+    cl_int err = CL_SUCCESS;
+    for (int i = 0; i < 1 + s->pairs && err == CL_SUCCESS; i++) {
+        size_t w = i ? s->vsize : s->esize;
+        cl_mem b = gpgpu_array_buffer(i ? v : k);
+        char *h = (char *)(i ? hv : hk) + at * w;
+        err = up ? clEnqueueWriteBuffer(s->q, b, CL_FALSE, at * w, count * w, h, 0, NULL, NULL)
+                 : clEnqueueReadBuffer(s->q, b, CL_FALSE, at * w, count * w, h, 0, NULL, NULL);
+    }
+    if (err == CL_SUCCESS)
+        err = clFlush(s->q);
+    return err == CL_SUCCESS ? GPGPU_SUCCESS
+                             : gpgpu__mpi_cl_fail(err, up ? "clEnqueueWriteBuffer"
+                                                          : "clEnqueueReadBuffer");
+}
+
+static gpgpu_status dev_finish(sorter *s)
+{
+    cl_int err = clFinish(s->q);
+    return err == CL_SUCCESS ? GPGPU_SUCCESS : gpgpu__mpi_cl_fail(err, "clFinish");
 }
 
 /* Sorts elements [0, count) of the device pair, stably (enqueued). */
@@ -883,9 +916,11 @@ static gpgpu_status dev_partition(sorter *s)
         dev_array(&st, s, 3, s->vsize == 8 ? GPGPU_U64 : GPGPU_U32, cap, &s->rv);
     size_t own = s->send.displ[me], own_end = own + s->send.count[me];
     if (st == GPGPU_SUCCESS)
-        st = dev_read(s, s->dk, s->dv, 0, s->k1, s->v1, own);
+        st = pin_move(s, 0, s->dk, s->dv, 0, s->k1, s->v1, own);
     if (st == GPGPU_SUCCESS)
-        st = dev_read(s, s->dk, s->dv, own_end, s->k1, s->v1, s->n - own_end);
+        st = pin_move(s, 0, s->dk, s->dv, own_end, s->k1, s->v1, s->n - own_end);
+    if (st == GPGPU_SUCCESS)
+        st = dev_finish(s);
     s->bytes[PH_PARTITION][1] =
         (double)((s->n - s->send.count[me]) * (s->esize + (s->pairs ? s->vsize : 0)));
     return st;
@@ -896,17 +931,15 @@ static gpgpu_status dev_partition(sorter *s)
 static gpgpu_status dev_bucket(sorter *s)
 {
     const size_t me = (size_t)s->c.rank, at = s->recv.displ[me], own = s->recv.count[me];
-    gpgpu_status st = dev_write(s, s->rk, s->rv, 0, s->k2, s->v2, at);
+    gpgpu_status st = pin_move(s, 1, s->rk, s->rv, 0, s->k2, s->v2, at);
     if (st == GPGPU_SUCCESS)
-        st = dev_write(s, s->rk, s->rv, at + own, s->k2, s->v2, s->m - at - own);
+        st = pin_move(s, 1, s->rk, s->rv, at + own, s->k2, s->v2, s->m - at - own);
     if (st == GPGPU_SUCCESS)
         st = dev_copy_kv(s, s->dk, s->dv, s->send.displ[me], s->rk, s->rv, at, own);
     if (st == GPGPU_SUCCESS)
         st = dev_sort(s, s->rk, s->rv, s->m);
-    if (st == GPGPU_SUCCESS) {  /* the step's time is the sort's (the next waits anyway) */
-        cl_int err = clFinish(s->q);
-        st = err == CL_SUCCESS ? GPGPU_SUCCESS : gpgpu__mpi_cl_fail(err, "clFinish");
-    }
+    if (st == GPGPU_SUCCESS)    /* the step's time is the sort's (the next waits anyway) */
+        st = dev_finish(s);
     s->bytes[PH_LOCAL_SORT][1] = (double)((s->m - own) * (s->esize + (s->pairs ? s->vsize : 0)));
     return st;
 }
@@ -937,9 +970,11 @@ static gpgpu_status dev_rebalance(sorter *s, int big)
     /* (an empty piece's displacements may point anywhere) */
     const size_t own = count ? s->send.displ[me] : 0, at = count ? s->recv.displ[me] : 0;
     const size_t width = s->esize + (s->pairs ? s->vsize : 0);
-    gpgpu_status st = dev_read(s, s->rk, s->rv, 0, s->k2, s->v2, own);
+    gpgpu_status st = pin_move(s, 0, s->rk, s->rv, 0, s->k2, s->v2, own);
     if (st == GPGPU_SUCCESS)
-        st = dev_read(s, s->rk, s->rv, own + count, s->k2, s->v2, s->m - own - count);
+        st = pin_move(s, 0, s->rk, s->rv, own + count, s->k2, s->v2, s->m - own - count);
+    if (st == GPGPU_SUCCESS)
+        st = dev_finish(s);
     st = gpgpu__mpi_agree(&s->c, st);
     if (st != GPGPU_SUCCESS)
         return st;
@@ -960,9 +995,9 @@ static gpgpu_status dev_rebalance(sorter *s, int big)
     }
     st = exchange_others(s, PH_REBALANCE, big, s->k2, s->v2, s->k1, s->v1);
     if (st == GPGPU_SUCCESS)
-        st = dev_write(s, s->dk, s->dv, 0, s->k1, s->v1, at);
+        st = pin_move(s, 1, s->dk, s->dv, 0, s->k1, s->v1, at);
     if (st == GPGPU_SUCCESS)
-        st = dev_write(s, s->dk, s->dv, at + count, s->k1, s->v1, s->n - at - count);
+        st = pin_move(s, 1, s->dk, s->dv, at + count, s->k1, s->v1, s->n - at - count);
     if (st == GPGPU_SUCCESS)
         st = dev_copy_kv(s, s->rk, s->rv, own, s->dk, s->dv, at, count);
     if (st == GPGPU_SUCCESS)    /* the backup, in the bucket's room */
