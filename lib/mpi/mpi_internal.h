@@ -126,8 +126,9 @@ int gpgpu__mpi_alltoallv_local(const gpgpu__mpi_call *c, gpgpu__mpi_scratch *s, 
    takes them again), gets area i (0 .. KEEP_AREAS-1) of at least bytes with
    gpgpu__mpi_keep (NULL: out of memory; earlier contents are lost when it
    grows), and gives them back with gpgpu__mpi_keep_give, once per take.
-   MPI_Finalize releases them. Areas: 0 and 1 the sort's part and bucket,
-   2 the _array forms' host copy. */
+   MPI_Finalize releases them. Areas: 0 and 1 the sort's part and bucket
+   (0 also the scan's result on the host path), 2 the _array forms' host
+   copy. */
 enum { GPGPU__MPI_KEEP_AREAS = 3 };
 int gpgpu__mpi_keep_take(void);
 void *gpgpu__mpi_keep(int area, size_t bytes);

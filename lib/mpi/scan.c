@@ -57,8 +57,12 @@ typedef struct {
                            library's fast routes (pinned staging) */
     cl_mem buf;         /* arr's buffer */
     size_t first;       /* where the device path's scan starts in buf */
-    int kept;           /* arr is kept device memory (devkeep.c), not ours */
+    int kept;           /* arr (or tmp) is kept memory (devkeep.c, exchange.c), not ours */
     void *tmp;          /* the host path: n elements */
+    int direct;         /* the host fallback on host memory: no tmp; the scan
+                           from in to out runs once every rank has agreed */
+    int folded;         /* direct: seed holds the fold of the ranks below */
+    unsigned char seed[8];
 } scan_job;
 
 /* The device path's buffer, when this rank has a device and the part fits
@@ -85,7 +89,21 @@ static gpgpu_status job_memory(scan_job *j)
             return GPGPU_SUCCESS;
         }
     }
-    if (j->n > 0 && (j->tmp = malloc(j->n * j->size)) == NULL)
+    /* The host fallback's scan of host memory cannot fail once the reduce
+       has taken the same arguments, so it may wait for the agreement and
+       write out directly: no copy, and no fresh memory whose every page
+       faults in (2 ranks of 2^26 u32 on 64 cores: 84 ms against 14 for
+       one rank, the difference the faults). */
+    if (q == NULL && j->in_arr == NULL && j->op < GPGPU_OP_USER) {
+        j->direct = 1;
+        return GPGPU_SUCCESS;
+    }
+    if (j->n == 0)
+        return GPGPU_SUCCESS;
+    if (!j->kept)   /* (a device path that could not allocate has taken them) */
+        j->kept = gpgpu__mpi_keep_take();
+    j->tmp = j->kept ? gpgpu__mpi_keep(0, j->n * j->size) : malloc(j->n * j->size);
+    if (j->tmp == NULL)
         return gpgpu__mpi_fail(GPGPU_ERROR_OUT_OF_MEMORY, "out of memory for %zu elements",
                                j->n);
     return GPGPU_SUCCESS;
@@ -180,6 +198,11 @@ static gpgpu_status scan_part(scan_job *j, const gpgpu__mpi_call *c, gpgpu__mpi_
         return st;
     if (j->q != NULL)
         return scan_on_device(j, folded ? offset : NULL);
+    if (j->direct) {
+        j->folded = folded;
+        memcpy(j->seed, offset, sizeof j->seed);
+        return GPGPU_SUCCESS;
+    }
     return gpgpu__mpi_local(gpgpu_scan_init(j->ctx, j->t, j->op, j->kind, j->in, j->tmp, j->n,
                                             folded ? offset : NULL),
                             j->ctx, "gpgpu_scan_init");
@@ -190,6 +213,10 @@ static gpgpu_status deliver(scan_job *j, void *out)
 {
     if (j->n == 0)
         return GPGPU_SUCCESS;
+    if (j->direct)
+        return gpgpu__mpi_local(gpgpu_scan_init(j->ctx, j->t, j->op, j->kind, j->in, out, j->n,
+                                                j->folded ? j->seed : NULL),
+                                j->ctx, "gpgpu_scan_init");
     if (j->q == NULL) {
         if (j->out_arr != NULL)
             return gpgpu__mpi_local(gpgpu_array_write(j->ctx, j->out_arr, 0, j->tmp, j->n),
@@ -274,9 +301,10 @@ static gpgpu_status scan_any(gpgpu_context *ctx, MPI_Comm comm, const char *f, g
         st = gpgpu__mpi_agree(&c, st);
     if (j.kept)
         gpgpu__mpi_keep_give();
-    else
+    else {
         gpgpu_array_destroy(j.arr);
-    free(j.tmp);
+        free(j.tmp);
+    }
     gpgpu__mpi_parts_free(&parts);
     return st;
 }
