@@ -26,9 +26,10 @@
  * each timed call ends when the device has finished its work.
  *
  * --model measures, with every rank at once, what the device sort's steps
- * are made of: a read of the rank's n u32 from its device into host memory
- * (gpgpu_array_read) and a write back (gpgpu_array_write), an
- * MPI_Alltoallv of (P-1)/P of them (host memory, n/P to each other rank),
+ * are made of: a read of the rank's n u32 from its device into pinned host
+ * memory (gpgpu_host_alloc, as the sort's own buffers are; gpgpu_array_read)
+ * and a write back (gpgpu_array_write), an MPI_Alltoallv of (P-1)/P of them
+ * (between two such buffers, n/P to each other rank),
  * and gpgpu_sort_array and gpgpu_sort_pairs_array of n on the device. It
  * prints those and the model of sort_array, the sum of its steps at those
  * rates: a sort, (P-1)/P of a read, the exchange, (P-1)/P of a write, and
@@ -248,8 +249,8 @@ static int bench_op(const char *op, bench_data *d, const bench_opts *o, size_t t
 /* --model: one step's median time (the slowest rank's) over repeat runs
    with every rank at once; what: 0 read, 1 write, 2 exchange, 3 sort,
    4 sort pairs. */
-static double step_ms(bench_data *d, int what, int repeat, int size, int *sc, int *sd, int *rc,
-                      int *rd)
+static double step_ms(bench_data *d, uint32_t *h0, uint32_t *h1, int what, int repeat, int size,
+                      int *sc, int *sd, int *rc, int *rd)
 {
     double *times = calloc((size_t)repeat, sizeof *times), t = 0;
     if (times == NULL)
@@ -260,12 +261,11 @@ static double step_ms(bench_data *d, int what, int repeat, int size, int *sc, in
         PMPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
         if (what == 0)
-            gpgpu_array_read(d->ctx, d->ain, 0, d->out, d->n);
+            gpgpu_array_read(d->ctx, d->ain, 0, h0, d->n);
         else if (what == 1)
-            gpgpu_array_write(d->ctx, d->aout, 0, d->keys, d->n);
+            gpgpu_array_write(d->ctx, d->aout, 0, h1, d->n);
         else if (what == 2)
-            PMPI_Alltoallv(d->keys, sc, sd, MPI_UINT32_T, d->out, rc, rd, MPI_UINT32_T,
-                           MPI_COMM_WORLD);
+            PMPI_Alltoallv(h1, sc, sd, MPI_UINT32_T, h0, rc, rd, MPI_UINT32_T, MPI_COMM_WORLD);
         else if (what == 3)
             gpgpu_sort_array(d->ctx, d->akeys, 0);
         else
@@ -296,10 +296,17 @@ static void model(bench_data *d, const bench_opts *o, int rank, int size)
         v[2 * size + r] = v[r];
         v[3 * size + r] = v[size + r];
     }
+    /* (pageable memory where pinned is refused: the host fallback) */
+    uint32_t *h0 = gpgpu_host_alloc(d->ctx, d->n * 4), *h1 = gpgpu_host_alloc(d->ctx, d->n * 4);
+    if (h1 != NULL)
+        memcpy(h1, d->pristine, d->n * 4);
     double ms[5];
     for (int w = 0; w < 5; w++)
-        ms[w] = step_ms(d, w, o->repeat, size, v, v + size, v + 2 * size, v + 3 * size);
+        ms[w] = step_ms(d, h0 ? h0 : d->out, h1 ? h1 : d->keys, w, o->repeat, size, v, v + size,
+                        v + 2 * size, v + 3 * size);
     free(v);
+    gpgpu_host_free(d->ctx, h0);
+    gpgpu_host_free(d->ctx, h1);
     double f = (double)(size - 1) / size, gb = (double)d->n * 4 * 1e-9;
     double keys = ms[3] + f * (ms[0] + ms[1]) + ms[2] + ms[3];
     double pairs = ms[4] + 2 * (f * (ms[0] + ms[1]) + ms[2]) + ms[4];
