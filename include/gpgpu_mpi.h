@@ -174,11 +174,16 @@ GPGPU_API gpgpu_status gpgpu_mpi_histogram2d_weighted(gpgpu_context *ctx, MPI_Co
  * order is the sorted global array, and each rank holds as many keys as it
  * passed in. Stable (equal keys keep their global order), ascending unless
  * GPGPU_DESCENDING; floats in IEEE 754 totalOrder, as gpgpu_sort.
- * Sample sort: splitters from samples of every rank's unsorted part, a
- * stable partition of each part by them on the host (on several threads),
- * MPI_Alltoallv of the buckets, one gpgpu_sort of what arrived, then a
- * rebalance to the original counts. Needs memory for the rank's keys plus
- * its bucket. Errors: those of gpgpu_sort, from any rank.
+ * Sample sort: splitters from samples of every rank's part, each part cut
+ * into buckets by them, an all-to-all of the buckets, one gpgpu_sort of
+ * what arrived, then a rebalance to the original counts. Where every
+ * rank's device is a GPU the part is sorted on it first and cut where the
+ * splitters fall, so only the runs for other ranks leave the device, by
+ * way of host buffers of the library's that are pinned; otherwise the
+ * part is partitioned on the host (on several threads). Needs host memory
+ * for the rank's keys plus its bucket (pinned on the GPU path), kept
+ * from call to call until MPI_Finalize (docs/mpi.md). Errors: those of
+ * gpgpu_sort, from any rank.
  */
 GPGPU_API gpgpu_status gpgpu_mpi_sort(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t,
                                       void *keys, size_t n, unsigned flags);
