@@ -27,7 +27,8 @@
 #               alone on that GPU (--efficiency)
 #       host    the host fallback: its sort of 2^26 u32 on 1 thread and on
 #               all cores (gpgpu-bench), then host ranks at 1, 2 and 4
-#               (the cores shared among them, GPGPU_THREADS), sorts
+#               (the cores shared among them, GPGPU_THREADS): sorts with
+#               their steps, then reduce, scan and histogram
 #       tests   the MPI test suite's checks at each rank count, and with a
 #               fault injected into rank 1
 #       Writes mpi.jsonl, mpi.md (bench/table_mpi.py), profile.txt,
@@ -270,7 +271,11 @@ if want host && in_time "host"; then
         [ "$th" -ge 1 ] || th=1
         (GPGPU_DEVICE=host GPGPU_THREADS=$th; export GPGPU_DEVICE GPGPU_THREADS
             launch "$p" gpgpu-mpi-bench --op sort --n "${HOST_N:-16777216}" --repeat 3 --phases \
-                --efficiency 2>/dev/null) | tee -a "$out/host.txt" || status=1
+                --efficiency 2>/dev/null
+            for op in reduce scan histogram; do
+                launch "$p" gpgpu-mpi-bench --op $op --n "${HOST_N:-16777216}" --repeat 3 \
+                    --efficiency 2>/dev/null | grep -v "^op"
+            done) | tee -a "$out/host.txt" || status=1
     done
 fi
 want tests || { echo "bench/mpi.sh: status $status, $(($(date +%s) - start)) s, results in $out"; exit $status; }
