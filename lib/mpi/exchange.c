@@ -440,6 +440,7 @@ typedef struct {
     int size, me, inject;
     size_t next;                    /* the next piece to take (atomic) */
     int err;                        /* the first failure's errno (atomic), or 0 */
+    gpgpu__mpi_landed *landed;      /* told of each piece read, or NULL */
 } cma_job;
 
 /* Reads len bytes at addr in process pid to dst: 0 or an errno. */
@@ -497,6 +498,8 @@ static void *cma_run(void *arg)
             int none = 0;
             __atomic_compare_exchange_n(&j->err, &none, err, 0, __ATOMIC_RELAXED,
                                         __ATOMIC_RELAXED);
+        } else if (j->landed != NULL) {
+            j->landed->fn(j->landed->arg, (size_t)(dst - j->recv), len);
         }
     }
 }
@@ -540,8 +543,11 @@ static int cma_read(cma_job *j, size_t nthreads)
 
 int gpgpu__mpi_alltoallv_local(const gpgpu__mpi_call *c, gpgpu__mpi_scratch *s, int big,
                                size_t esize, const void *send, gpgpu__mpi_layout *sl,
-                               void *recv, gpgpu__mpi_layout *rl, size_t nthreads)
+                               void *recv, gpgpu__mpi_layout *rl, size_t nthreads,
+                               gpgpu__mpi_landed *landed)
 {
+    if (landed != NULL)
+        landed->all = 0;
 #ifndef __linux__
     return alltoallv_mpi(c, s, big, esize, send, sl, recv, rl, nthreads);
 #else
@@ -578,12 +584,15 @@ int gpgpu__mpi_alltoallv_local(const gpgpu__mpi_call *c, gpgpu__mpi_scratch *s, 
     }
     if (all) {
         cma_job job = {from, (const char *)send + sl->displ[me] * esize, recv, rl, esize,
-                       0, 0, p, me, inject, 0, 0};
+                       0, 0, p, me, inject, 0, 0, landed};
         int mine = cma_read(&job, nthreads), failed = 0;
         /* Also the barrier: no rank leaves while a peer reads its buffer. */
         err = MPI_Allreduce(&mine, &failed, 1, MPI_INT, MPI_MAX, c->comm);
-        if (err != MPI_SUCCESS || failed == 0)
+        if (err != MPI_SUCCESS || failed == 0) {
+            if (landed != NULL)
+                landed->all = err == MPI_SUCCESS;
             return err;
+        }
         MPI_Comm_set_attr(c->comm, kv, (void *)(intptr_t)(state | CMA_FAILED));
     }
     if (required)   /* every rank knows it: none waits in MPI_Alltoallv */

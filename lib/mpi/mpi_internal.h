@@ -114,10 +114,22 @@ int gpgpu__mpi_alltoallv(const gpgpu__mpi_call *c, gpgpu__mpi_scratch *s, int bi
    memory, each rank instead reads what it receives straight from its peers'
    send buffers on up to nthreads threads (GPGPU_MPI_CMA, exchange.c); any
    count, big or not. Collective, as MPI_Alltoallv: every rank returns only
-   when no peer reads its send buffer any more. */
+   when no peer reads its send buffer any more.
+   landed (may be NULL): those reads call landed->fn(landed->arg, at,
+   bytes) for each piece as it arrives, bytes at byte offset at of recv,
+   on the reading threads (so that the caller can start moving it on);
+   on return landed->all is 1 when every piece went that way, else 0 (the
+   exchange took MPI, wholly or after a failed read: recv is right, but
+   not every piece was announced). */
+typedef struct {
+    void (*fn)(void *arg, size_t at, size_t bytes);
+    void *arg;
+    int all;
+} gpgpu__mpi_landed;
 int gpgpu__mpi_alltoallv_local(const gpgpu__mpi_call *c, gpgpu__mpi_scratch *s, int big,
                                size_t esize, const void *send, gpgpu__mpi_layout *sl,
-                               void *recv, gpgpu__mpi_layout *rl, size_t nthreads);
+                               void *recv, gpgpu__mpi_layout *rl, size_t nthreads,
+                               gpgpu__mpi_landed *landed);
 
 /* Host memory kept from call to call (GPGPU_MPI_KEEP=0: freed after each
    call), so that a large call does not fault in every page afresh. A call

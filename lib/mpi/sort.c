@@ -67,7 +67,7 @@ typedef struct {
     uint64_t key, idx;
 } bound;
 
-typedef struct {
+typedef struct sorter_ {
     gpgpu__mpi_call c;
     gpgpu_context *ctx;
     gpgpu_type t;
@@ -101,6 +101,16 @@ typedef struct {
     size_t nfine;               /* fine samples of the sorted part: */
     uint64_t *fpos, *fkey;      /* positions (nfine + 1, the last n), ordered keys */
     void *span;                 /* room for the elements between two fine samples */
+    /* The device path's exchange: each piece that arrives goes up at once
+       (landed: the exchange's announcements; up: where to). */
+    struct upload {
+        struct sorter_ *s;
+        cl_mem buf;
+        char *base;
+        int failed;             /* an enqueue's cl_int, or 0 (atomic) */
+    } up[2];
+    gpgpu__mpi_landed landed[2];
+    gpgpu__mpi_landed *land[2]; /* &landed[i] during that exchange, else NULL */
     double t0, phase[6];        /* MPI_Wtime at each step */
     double bytes[6][2];         /* each step's bytes: to other ranks, within the rank */
 } sorter;
@@ -562,11 +572,12 @@ static gpgpu_status exchange(sorter *s, int ph, int big, const void *k, const vo
     s->bytes[ph][1] = (double)(s->send.count[s->c.rank] * width);
     gpgpu_status st = gpgpu__mpi_error(
         gpgpu__mpi_alltoallv_local(&s->c, &s->scratch, big, s->esize, k, &s->send, kout,
-                                   &s->recv, s->nchunks),
+                                   &s->recv, s->nchunks, s->land[0]),
         "MPI_Alltoallv");
     if (st == GPGPU_SUCCESS && s->pairs)
         st = gpgpu__mpi_error(gpgpu__mpi_alltoallv_local(&s->c, &s->scratch, big, s->vsize, v,
-                                                         &s->send, vout, &s->recv, s->nchunks),
+                                                         &s->send, vout, &s->recv, s->nchunks,
+                                                         s->land[1]),
                               "MPI_Alltoallv");
     return st;
 }
@@ -927,12 +938,19 @@ static gpgpu_status dev_partition(sorter *s)
 }
 
 /* Step 3 after the exchange: the runs that arrived go up around this
-   rank's own run, copied on the device, and the bucket is sorted. */
+   rank's own run (unless the exchange sent every piece up as it came),
+   which is copied on the device, and the bucket is sorted. */
 static gpgpu_status dev_bucket(sorter *s)
 {
     const size_t me = (size_t)s->c.rank, at = s->recv.displ[me], own = s->recv.count[me];
-    gpgpu_status st = pin_move(s, 1, s->rk, s->rv, 0, s->k2, s->v2, at);
-    if (st == GPGPU_SUCCESS)
+    gpgpu_status st = GPGPU_SUCCESS;
+    for (int i = 0; i < 1 + s->pairs && st == GPGPU_SUCCESS; i++)
+        if (s->up[i].failed)
+            st = gpgpu__mpi_cl_fail(s->up[i].failed, "clEnqueueWriteBuffer");
+    int sent = s->landed[0].all && (!s->pairs || s->landed[1].all);
+    if (st == GPGPU_SUCCESS && !sent)
+        st = pin_move(s, 1, s->rk, s->rv, 0, s->k2, s->v2, at);
+    if (st == GPGPU_SUCCESS && !sent)
         st = pin_move(s, 1, s->rk, s->rv, at + own, s->k2, s->v2, s->m - at - own);
     if (st == GPGPU_SUCCESS)
         st = dev_copy_kv(s, s->dk, s->dv, s->send.displ[me], s->rk, s->rv, at, own);
@@ -940,7 +958,9 @@ static gpgpu_status dev_bucket(sorter *s)
         st = dev_sort(s, s->rk, s->rv, s->m);
     if (st == GPGPU_SUCCESS)    /* the step's time is the sort's (the next waits anyway) */
         st = dev_finish(s);
-    s->bytes[PH_LOCAL_SORT][1] = (double)((s->m - own) * (s->esize + (s->pairs ? s->vsize : 0)));
+    /* (what went up during the exchange counts there) */
+    s->bytes[sent ? PH_EXCHANGE : PH_LOCAL_SORT][1] +=
+        (double)((s->m - own) * (s->esize + (s->pairs ? s->vsize : 0)));
     return st;
 }
 
@@ -956,6 +976,36 @@ static gpgpu_status exchange_others(sorter *s, int ph, int big, const void *k, c
     gpgpu_status st = exchange(s, ph, big, k, v, kout, vout);
     s->send.count[me] = sc;
     s->recv.count[me] = rc;
+    return st;
+}
+
+/* Step 3's exchange on the device path: each piece of the runs for this
+   rank goes up (k2 to rk, v2 to rv, at the same byte offsets) as soon as
+   a reading thread has it, so the bus works while the threads read on.
+   Called on those threads; an enqueue that fails is kept for dev_bucket. */
+static void upload_piece(void *arg, size_t at, size_t bytes)
+{
+    struct upload *u = arg;
+    cl_int err = clEnqueueWriteBuffer(u->s->q, u->buf, CL_FALSE, at, bytes, u->base + at, 0,
+                                      NULL, NULL);
+    if (err == CL_SUCCESS)
+        err = clFlush(u->s->q);
+    int none = 0;
+    if (err != CL_SUCCESS)
+        __atomic_compare_exchange_n(&u->failed, &none, (int)err, 0, __ATOMIC_RELAXED,
+                                    __ATOMIC_RELAXED);
+}
+
+static gpgpu_status exchange_up(sorter *s, int big)
+{
+    for (int i = 0; i < 1 + s->pairs; i++) {
+        s->up[i] = (struct upload){s, gpgpu_array_buffer(i ? s->rv : s->rk),
+                                   i ? s->v2 : s->k2, 0};
+        s->landed[i] = (gpgpu__mpi_landed){upload_piece, &s->up[i], 0};
+        s->land[i] = &s->landed[i];
+    }
+    gpgpu_status st = exchange_others(s, PH_EXCHANGE, big, s->k1, s->v1, s->k2, s->v2);
+    s->land[0] = s->land[1] = NULL;
     return st;
 }
 
@@ -1055,7 +1105,7 @@ static gpgpu_status dev_distribute(sorter *s)
     st = gpgpu__mpi_agree(&s->c, dev_partition(s));
     mark(s, PH_PARTITION);
     if (st == GPGPU_SUCCESS)
-        st = exchange_others(s, PH_EXCHANGE, big, s->k1, s->v1, s->k2, s->v2);
+        st = exchange_up(s, big);
     mark(s, PH_EXCHANGE);
     if (st == GPGPU_SUCCESS)
         st = dev_bucket(s);
