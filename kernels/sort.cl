@@ -301,8 +301,7 @@ typedef uint4 KT4;
 #endif
 __kernel void sort_bits(__global const KT *keys, ulong koff, ulong n, ulong chunk, KT m0,
                         KT m1, __global ulong *bits, __global uint *hist,
-                        __global ulong *plan, __global ulong *status, ulong status_words,
-                        uint clean)
+                        __global ulong *plan, __global ulong *status, ulong status_words)
 {
     /* the plan's __local space holds the reduction's and the counts' */
     __local ulong lstart[DIGITS * RADIX], lr[3 * RADIX];
@@ -386,15 +385,14 @@ __kernel void sort_bits(__global const KT *keys, ulong koff, ulong n, ulong chun
         gpu_fence();
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    /* clean: the last group leaves hist (counts and counter) zero for the
-       next call, which then needs no fill first. sort_plan_make's barriers
-       come after its every read of hist, so no further barrier is needed
-       (and none may stand inside this condition: see scan_lookback). */
+    /* The last group leaves hist (counts and counter) zero for the next
+       call, which then needs no fill first. sort_plan_make's barriers come
+       after its every read of hist, so no further barrier is needed (and
+       none may stand inside this condition: see scan_lookback). */
     if (last) {
         sort_plan_make(bits, hist, (uint)get_num_groups(0), plan, lstart, lr);
-        if (clean)
-            for (uint j = lid; j <= 2 * DIGITS * RADIX; j += TILE_WG)
-                hist[j] = 0;
+        for (uint j = lid; j <= 2 * DIGITS * RADIX; j += TILE_WG)
+            hist[j] = 0;
     }
 }
 #endif

@@ -270,8 +270,8 @@ struct gpgpu_context {
     cl_mem scratch[GPGPU__SCRATCH_SLOTS]; /* library-managed, reused */
     size_t scratch_size[GPGPU__SCRATCH_SLOTS];
     unsigned scratch_epoch[GPGPU__SCRATCH_SLOTS]; /* the call that last took it */
-    size_t scan_state_clean; /* bytes of GPGPU__SLOT_SCAN_STATE known zero */
-    size_t sort_hist_clean;  /* bytes of GPGPU__SLOT_SORT_HIST known zero */
+    size_t scratch_zeroed[GPGPU__SCRATCH_SLOTS]; /* leading bytes known zero
+                                    (gpgpu__scratch_zeroed) */
     unsigned epoch;              /* counts gpgpu__lock: one a public call */
 
     struct gpgpu__user_op *user_ops; /* gpgpu_op_define (userop.c) */
@@ -310,10 +310,20 @@ enum {
     GPGPU__SLOT_SORT_KEYS, GPGPU__SLOT_SORT_VALUES, GPGPU__SLOT_SORT_COUNTS,
     GPGPU__SLOT_AUX, GPGPU__SLOT_HOST_ORIG,
     GPGPU__SLOT_SORT_KEYS_B, GPGPU__SLOT_SORT_VALUES_B,
-    GPGPU__SLOT_SCAN_STATE, /* scan_lookback's alone: ctx->scan_state_clean */
-    GPGPU__SLOT_SORT_HIST   /* the GPU sort's counts alone: ctx->sort_hist_clean */
+    GPGPU__SLOT_SCAN_STATE, /* scan_lookback's alone: left zero (scan.c) */
+    GPGPU__SLOT_SORT_HIST   /* the GPU sort's counts alone: left zero (sort.c) */
 };
 gpgpu_status gpgpu__scratch(gpgpu_context *ctx, int slot, size_t bytes, cl_mem *out);
+
+/* Scratch that a kernel leaves zero for the next call, which then enqueues
+   no fill first. gpgpu__scratch_zeroed gives the slot's buffer with its
+   first bytes (a multiple of 4) zero, filling them unless the slot is known
+   zero that far; the slot then counts as not known zero until its caller,
+   once it has enqueued the kernel that leaves bytes of it zero, calls
+   gpgpu__scratch_mark_zeroed. gpgpu__scratch (whose caller may write the
+   buffer), a new buffer for the slot and a failed clFinish forget it too. */
+gpgpu_status gpgpu__scratch_zeroed(gpgpu_context *ctx, int slot, size_t bytes, cl_mem *out);
+void gpgpu__scratch_mark_zeroed(gpgpu_context *ctx, int slot, size_t bytes);
 
 /* A new buffer (released by the caller). host may be NULL; with it the
    buffer is initialised from host (CL_MEM_COPY_HOST_PTR). */

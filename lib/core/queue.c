@@ -133,25 +133,35 @@ gpgpu_status gpgpu__host_call_end(gpgpu_context *ctx, const char *name, gpgpu_st
     return s;
 }
 
+/* The queue failed: the kernels that were to leave scratch zero
+   (gpgpu__scratch_mark_zeroed) may not have run to their end. */
+static void zeroed_forget(gpgpu_context *ctx)
+{
+    memset(ctx->scratch_zeroed, 0, sizeof ctx->scratch_zeroed);
+}
+
 gpgpu_status gpgpu__finish(gpgpu_context *ctx)
 {
     cl_int err = gpgpu__fault("clFinish") ? CL_OUT_OF_RESOURCES : clFinish(ctx->queue);
-    if (err != CL_SUCCESS)
+    if (err != CL_SUCCESS) {
+        zeroed_forget(ctx);
         return gpgpu__cl_fail(ctx, err, "clFinish");
+    }
     return GPGPU_SUCCESS;
 }
 
 gpgpu_status gpgpu__wait_done(gpgpu_context *ctx)
 {
     cl_int err = clFinish(ctx->queue);
-    if (err != CL_SUCCESS)
-        return gpgpu__fail(ctx, err == CL_OUT_OF_RESOURCES || err == CL_OUT_OF_HOST_MEMORY ||
-                                        err == CL_MEM_OBJECT_ALLOCATION_FAILURE
-                                    ? GPGPU_ERROR_OUT_OF_MEMORY : GPGPU_ERROR_OPENCL,
-                           "the device failed while running the call (clFinish: %s, %d); the "
-                           "arrays it writes may have changed", gpgpu__cl_error_name(err),
-                           (int)err);
-    return GPGPU_SUCCESS;
+    if (err == CL_SUCCESS)
+        return GPGPU_SUCCESS;
+    zeroed_forget(ctx);
+    return gpgpu__fail(ctx, err == CL_OUT_OF_RESOURCES || err == CL_OUT_OF_HOST_MEMORY ||
+                                    err == CL_MEM_OBJECT_ALLOCATION_FAILURE
+                                ? GPGPU_ERROR_OUT_OF_MEMORY : GPGPU_ERROR_OPENCL,
+                       "the device failed while running the call (clFinish: %s, %d); the "
+                       "arrays it writes may have changed", gpgpu__cl_error_name(err),
+                       (int)err);
 }
 
 /* PoCL's CPU drivers give a buffer its memory only when the first command
@@ -206,13 +216,12 @@ static void scratch_drop(gpgpu_context *ctx, int slot)
         clReleaseMemObject(ctx->scratch[slot]);
     ctx->scratch[slot] = NULL;
     ctx->scratch_size[slot] = 0;
-    if (slot == GPGPU__SLOT_SCAN_STATE)
-        ctx->scan_state_clean = 0;
-    if (slot == GPGPU__SLOT_SORT_HIST)
-        ctx->sort_hist_clean = 0;
+    ctx->scratch_zeroed[slot] = 0;
 }
 
-gpgpu_status gpgpu__scratch(gpgpu_context *ctx, int slot, size_t bytes, cl_mem *out)
+/* The slot's buffer, grown to bytes; what is known zero of it stays so
+   unless the buffer is replaced. */
+static gpgpu_status scratch_take(gpgpu_context *ctx, int slot, size_t bytes, cl_mem *out)
 {
     ctx->scratch_epoch[slot] = ctx->epoch;
     if (ctx->scratch[slot] && ctx->scratch_size[slot] >= bytes) {
@@ -242,6 +251,28 @@ gpgpu_status gpgpu__scratch(gpgpu_context *ctx, int slot, size_t bytes, cl_mem *
     ctx->scratch_size[slot] = grown;
     *out = ctx->scratch[slot];
     return GPGPU_SUCCESS;
+}
+
+gpgpu_status gpgpu__scratch(gpgpu_context *ctx, int slot, size_t bytes, cl_mem *out)
+{
+    ctx->scratch_zeroed[slot] = 0; /* the caller may write it */
+    return scratch_take(ctx, slot, bytes, out);
+}
+
+gpgpu_status gpgpu__scratch_zeroed(gpgpu_context *ctx, int slot, size_t bytes, cl_mem *out)
+{
+    GPGPU__TRY(scratch_take(ctx, slot, bytes, out));
+    size_t known = ctx->scratch_zeroed[slot];
+    ctx->scratch_zeroed[slot] = 0; /* until gpgpu__scratch_mark_zeroed */
+    if (known >= bytes)
+        return GPGPU_SUCCESS;
+    cl_uint zero = 0;
+    return gpgpu__fill(ctx, *out, 0, bytes, &zero, sizeof zero);
+}
+
+void gpgpu__scratch_mark_zeroed(gpgpu_context *ctx, int slot, size_t bytes)
+{
+    ctx->scratch_zeroed[slot] = bytes;
 }
 
 gpgpu_status gpgpu__read(gpgpu_context *ctx, cl_mem buf, size_t offset, size_t bytes,

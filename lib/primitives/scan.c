@@ -86,9 +86,6 @@ static size_t tiles_of(const scan_plan *p, size_t n)
     return (n + p->tile - 1) / p->tile;
 }
 
-/* The single passes: one launch of `kernel` over every tile, with its
-   look-back state in one scratch buffer of `bytes`, zeroed as a whole
-   (kernels/scan.cl says what it holds). */
 /* scan_lookback's calls of at most this many tiles leave its state zero
    for the next call, which then enqueues no fill before it: on an H200 the
    fill and the gap after it took 0.013 ms of a 2^20 scan's 0.024 (the
@@ -96,36 +93,33 @@ static size_t tiles_of(const scan_plan *p, size_t n)
    zeroing, by one group, would cost more than the fill. */
 #define CLEAN_TILES_MAX ((size_t)4096)
 
+/* The single passes: one launch of `kernel` over every tile, with its
+   look-back state in one scratch buffer of `bytes`, zero as a whole before
+   it (kernels/scan.cl says what it holds): scan_single's filled each call,
+   scan_lookback's in a slot of its own, which the kernel may leave zero. */
 static gpgpu_status scan_one_pass(gpgpu_context *ctx, const scan_plan *p, const char *kernel,
                                   size_t bytes, cl_int inclusive, cl_mem in, cl_ulong in_off,
                                   cl_mem out, cl_ulong out_off, cl_ulong n, scan_seed seed)
 {
-    cl_mem state;
-    cl_uint zero = 0;
-    size_t global = tiles_of(p, n) * p->wg;
-    if (strcmp(kernel, "scan_lookback")) {
-        GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_PARTIALS2, bytes, &state));
-        GPGPU__TRY(gpgpu__fill(ctx, state, 0, bytes, &zero, sizeof zero));
-        return gpgpu__run(ctx, p->prog, kernel, global, p->wg, GPGPU__ARG(in),
-                          GPGPU__ARG(in_off), GPGPU__ARG(out), GPGPU__ARG(out_off),
-                          GPGPU__ARG(n), GPGPU__ARG(inclusive), GPGPU__ARG(seed.buf),
-                          GPGPU__ARG(seed.off), GPGPU__ARG(seed.has), GPGPU__ARG(state),
-                          GPGPU__END);
-    }
-    /* the state's words, zero from the last call or filled now */
-    bytes = gpgpu__div_up(bytes, sizeof(cl_ulong)) * sizeof(cl_ulong);
-    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SCAN_STATE, bytes, &state));
-    if (ctx->scan_state_clean < bytes)
-        GPGPU__TRY(gpgpu__fill(ctx, state, 0, bytes, &zero, sizeof zero));
-    cl_uint clean = tiles_of(p, n) <= CLEAN_TILES_MAX;
+    int lookback = !strcmp(kernel, "scan_lookback");
+    int slot = lookback ? GPGPU__SLOT_SCAN_STATE : GPGPU__SLOT_PARTIALS2;
+    cl_uint clean = lookback && tiles_of(p, n) <= CLEAN_TILES_MAX;
+    if (lookback) /* the state's words */
+        bytes = gpgpu__div_up(bytes, sizeof(cl_ulong)) * sizeof(cl_ulong);
     cl_ulong words = bytes / sizeof(cl_ulong);
-    ctx->scan_state_clean = 0; /* until the launch is enqueued */
-    GPGPU__TRY(gpgpu__run(ctx, p->prog, kernel, global, p->wg, GPGPU__ARG(in),
-                          GPGPU__ARG(in_off), GPGPU__ARG(out), GPGPU__ARG(out_off),
-                          GPGPU__ARG(n), GPGPU__ARG(inclusive), GPGPU__ARG(seed.buf),
-                          GPGPU__ARG(seed.off), GPGPU__ARG(seed.has), GPGPU__ARG(state),
-                          GPGPU__ARG(clean), GPGPU__ARG(words), GPGPU__END));
-    ctx->scan_state_clean = clean ? bytes : 0;
+    cl_mem state;
+    GPGPU__TRY(gpgpu__scratch_zeroed(ctx, slot, bytes, &state));
+    /* scan_single's arguments end at state: an argument of size 0 ends
+       the list there */
+    size_t more = lookback ? sizeof clean : 0;
+    GPGPU__TRY(gpgpu__run(ctx, p->prog, kernel, tiles_of(p, n) * p->wg, p->wg,
+                          GPGPU__ARG(in), GPGPU__ARG(in_off), GPGPU__ARG(out),
+                          GPGPU__ARG(out_off), GPGPU__ARG(n), GPGPU__ARG(inclusive),
+                          GPGPU__ARG(seed.buf), GPGPU__ARG(seed.off), GPGPU__ARG(seed.has),
+                          GPGPU__ARG(state), more, (const void *)&clean, GPGPU__ARG(words),
+                          GPGPU__END));
+    if (clean)
+        gpgpu__scratch_mark_zeroed(ctx, slot, bytes);
     return GPGPU_SUCCESS;
 }
 

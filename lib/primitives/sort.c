@@ -151,7 +151,6 @@ static gpgpu_status enqueue_tiled(gpgpu_context *ctx, const sort_job *j, sort_ru
     size_t ntiles = (j->n + tile - 1) / tile;
     size_t status_bytes = (r->digits + ntiles * SORT_RADIX) * sizeof(cl_ulong);
     cl_ulong chunk = 0;
-    cl_uint zero = 0;
     cl_mem status;
     cl_kernel k;
 
@@ -166,22 +165,18 @@ static gpgpu_status enqueue_tiled(gpgpu_context *ctx, const sort_job *j, sort_ru
        no fill (on an H200 a command and its gap cost about 10 us, a tenth
        of a 2^20 sort) */
     size_t hist_bytes = (2 * r->digits * SORT_RADIX + 1) * sizeof(cl_uint);
-    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_HIST, hist_bytes, &r->hist));
+    GPGPU__TRY(gpgpu__scratch_zeroed(ctx, GPGPU__SLOT_SORT_HIST, hist_bytes, &r->hist));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_COUNTS, status_bytes, &status));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_AUX,
                               (PLAN_WORDS + r->digits * SORT_RADIX) * sizeof(cl_ulong), &r->plan));
     cl_ulong status_words = status_bytes / sizeof(cl_ulong);
-    if (ctx->sort_hist_clean < hist_bytes)
-        GPGPU__TRY(gpgpu__fill(ctx, r->hist, 0, hist_bytes, &zero, sizeof zero));
     /* sort_bits zeroes the status words for the passes after it */
-    cl_uint clean = 1;
-    ctx->sort_hist_clean = 0; /* until the launch is enqueued */
     GPGPU__TRY(gpgpu__run(ctx, r->prog, "sort_bits", g * TILE_WG, TILE_WG, GPGPU__ARG(j->keys),
                           GPGPU__ARG(r->koff), GPGPU__ARG(r->n), GPGPU__ARG(chunk),
                           MASK_ARGS(r->m), GPGPU__ARG(r->bits), GPGPU__ARG(r->hist),
                           GPGPU__ARG(r->plan), GPGPU__ARG(status), GPGPU__ARG(status_words),
-                          GPGPU__ARG(clean), GPGPU__END));
-    ctx->sort_hist_clean = hist_bytes;
+                          GPGPU__END));
+    gpgpu__scratch_mark_zeroed(ctx, GPGPU__SLOT_SORT_HIST, hist_bytes);
     for (cl_uint d = 0; d < r->digits; d++) {
         GPGPU__TRY(gpgpu__run(ctx, r->prog, "sort_tile_scatter", ntiles * TILE_WG, TILE_WG,
                               GPGPU__ARG(j->keys), GPGPU__ARG(r->vals), GPGPU__ARG(r->ak),
