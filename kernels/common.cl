@@ -6,7 +6,8 @@
      OP_ID    0 sum, 1 min, 2 max, 16 user (USER_COMBINE, USER_IDENTITY)
      WG       work-group size (a power of two)
      GROUP    a program's own work-group size where it is not the plan's WG
-              (the scan's, GPGPU_SCAN_WG): it replaces WG in every file
+              (the look-back scan's, GPGPU_LOOKBACK_WG): it replaces WG in
+              every file
      CHUNKED  1: each work item owns a contiguous chunk (CPUs);
               0: adjacent work items read adjacent words (GPUs)
      NV_PTX   1: NVIDIA inline PTX may be used (never on other devices)
