@@ -305,6 +305,98 @@ START_TEST(scan_float_sums_are_reproducible)
 }
 END_TEST
 
+/* Host calls of float sums that the plan's scan-f keeps on the host follow
+   the kernels' own order there (lib/host/host_scan_tree.c): the same bits
+   as the kernels of a context that keeps them on the device, inclusive and
+   exclusive, seeded or not, in place or not, on the default plan and on
+   small tiles (whole blocks of 8 per item, or not; many tiles, a partial
+   last one), for random data and data with the special values (NaN,
+   infinities, zeros of both signs, subnormals) scattered in. A NaN's
+   payload is the adder's pick. (On a GPU both contexts use the kernels.) */
+START_TEST(scan_float_sums_on_the_host_match_the_kernels)
+{
+    if (tu_is_host())
+        return;
+    const char *was = getenv("GPGPU_HOST_BELOW");
+    char keep[64];
+    snprintf(keep, sizeof keep, "%s", was ? was : "");
+    static const char *const tiles[] = {"", "GPGPU_WG=4 GPGPU_SCAN_TILE=64",
+                                        "GPGPU_WG=8 GPGPU_SCAN_TILE=40"};
+    static const size_t ns[] = {1, 5, 8, 9, 63, 64, 65, 1000, 4097, 70001, (1 << 20) + 3};
+    for (size_t pi = 0; pi < sizeof tiles / sizeof *tiles; pi++) {
+        char on[128], off[128];
+        snprintf(on, sizeof on, "GPGPU_HOST_BELOW=scan-f=all %s", tiles[pi]);
+        snprintf(off, sizeof off, "GPGPU_HOST_BELOW=scan-f=0 %s", tiles[pi]);
+        gpgpu_context *host = tu_context_with(on), *kern = tu_context_with(off);
+        for (int ti = 0; ti < 2; ti++) {
+            const gpgpu_type t = ti ? GPGPU_F64 : GPGPU_F32;
+            const size_t size = gpgpu_type_size(t);
+            if (tu_skip_type(t))
+                continue;
+            for (size_t si = 0; si < sizeof ns / sizeof *ns; si++) {
+                const size_t n = ns[si];
+                /* the million only on the default plan, each way once */
+                const int ways = n > 100000 ? 1 : 8;
+                char *x = tu_alloc(n * size), *a = tu_alloc(n * size), *b = tu_alloc(n * size);
+                for (int w = 0; w < ways; w++) {
+                    const int specials = w & 1, seeded = w >> 1 & 1, inplace = w >> 2 & 1;
+                    const gpgpu_scan_kind kind = (w + (int)si) & 1 ? GPGPU_EXCLUSIVE
+                                                                   : GPGPU_INCLUSIVE;
+                    if (n > 100000 && pi > 0)
+                        break;
+                    tu_fill(t, x, n, tu_seed_for(1800 + w, n * 4 + pi * 2 + ti));
+                    for (size_t k = 0; specials && k < TU_NSPECIALS && k < n; k++)
+                        memcpy(x + (k * 7919 % n) * size,
+                               ti ? (const void *)&tu_f64_specials[k]
+                                  : (const void *)&tu_f32_specials[k], size);
+                    const double seed64 = -1.5;
+                    const float seed32 = -1.5f;
+                    const void *init = !seeded ? NULL : ti ? (const void *)&seed64
+                                                           : (const void *)&seed32;
+                    if (inplace) {
+                        memcpy(a, x, n * size);
+                        memcpy(b, x, n * size);
+                    }
+                    tu_assert_ok(gpgpu_scan_init(host, t, GPGPU_SUM, kind, inplace ? a : x, a,
+                                                 n, init));
+                    tu_assert_ok(gpgpu_scan_init(kern, t, GPGPU_SUM, kind, inplace ? b : x, b,
+                                                 n, init));
+                    for (size_t i = 0; i < n; i++) {
+                        double av, bv;
+                        if (ti) {
+                            memcpy(&av, a + i * 8, 8);
+                            memcpy(&bv, b + i * 8, 8);
+                        } else {
+                            float af, bf;
+                            memcpy(&af, a + i * 4, 4);
+                            memcpy(&bf, b + i * 4, 4);
+                            av = af;
+                            bv = bf;
+                        }
+                        ck_assert_msg(!memcmp(a + i * size, b + i * size, size) ||
+                                          (isnan(av) && isnan(bv)),
+                                      "%s n=%zu out[%zu] host %.17g, kernels %.17g (%s, "
+                                      "specials %d, seeded %d, in place %d, plan \"%s\") "
+                                      "[device %s, seed %llu]",
+                                      ti ? "f64" : "f32", n, i, av, bv,
+                                      kind == GPGPU_INCLUSIVE ? "inclusive" : "exclusive",
+                                      specials, seeded, inplace, tiles[pi], tu_device,
+                                      (unsigned long long)tu_seed());
+                    }
+                }
+                free(x);
+                free(a);
+                free(b);
+            }
+        }
+        gpgpu_context_destroy(host);
+        gpgpu_context_destroy(kern);
+    }
+    if (was)
+        setenv("GPGPU_HOST_BELOW", keep, 1);
+}
+END_TEST
+
 /* ---- user-defined operators ----------------------------------------------- */
 
 /* Composition of affine maps x -> m x + c (mod 2^32), packed as m << 32 | c:
@@ -498,6 +590,7 @@ static Suite *scan_suite(void)
     tcase_add_test(grid, scan_init_seeds_every_output);
     tcase_add_test(grid, scan_host_input_larger_than_one_buffer);
     tcase_add_test(grid, scan_float_sums_are_reproducible);
+    tcase_add_test(grid, scan_float_sums_on_the_host_match_the_kernels);
     tcase_add_test(grid, scan_user_op_keeps_operand_order);
     tcase_add_test(grid, scan_profile_shows_each_pass);
     suite_add_tcase(s, grid);

@@ -143,6 +143,8 @@ typedef enum {
                              combining tree (chunked layout): the same bits */
     GPGPU__HB_GATHER,     /* gather */
     GPGPU__HB_SEARCH,     /* search_sorted (weighs its needles) */
+    GPGPU__HB_SCAN_F,     /* float SUM scans computed in the kernels' own
+                             order (chunked single pass) on the host */
     GPGPU__HB_COUNT
 } gpgpu__host_prim;
 

@@ -69,7 +69,7 @@ static int env_flag(const char *name, int dflt)
 static const char *const host_prim_names[GPGPU__HB_COUNT] = {
     "reduce", "reduce-f", "scan", "sort", "histogram", "edges", "sum-exact",
     "segmented", "seg-scan", "index", "by-key", "scan-by-key", "runs", "segsort",
-    "top-k", "quantiles", "sum-f", "gather", "search"};
+    "top-k", "quantiles", "sum-f", "gather", "search", "scan-f"};
 
 /* A threshold of GPGPU_HOST_BELOW at v: digits, or "all" (SIZE_MAX); *end
    after it; 0 if there is neither (*end = v). */
@@ -344,6 +344,15 @@ void gpgpu__plan_init(gpgpu_context *ctx)
            0.012 at 2^16, 0.142 / 0.044 at 2^18, 0.192 / 0.173 at 2^20,
            0.896 / 0.703 at 2^22, 3.33 / 4.99 at 2^24. */
         b[GPGPU__HB_SUM_F] = (size_t)1 << 23;
+        /* scan-f: float sum scans in the kernels' own order on the host
+           (host_scan_tree.c, the same bits), 2026-11-27, load 2.4:
+             GPGPU_HOST_BELOW=scan-f=0 | scan-f=all gpgpu-bench --api host
+               --op scan --type f32 --sizes 10,12,14,16,18,20,22,24 --repeat 5
+           ratio to the serial loop, kernels / host: 0.013 / 0.96 at 2^10,
+           0.18 / 1.22 at 2^14, 0.44 / 1.33 at 2^16, 0.89 / 1.54 at 2^18,
+           1.03 / 1.07 at 2^20, 0.90 / 0.82 at 2^22, 0.82 / 0.72 at 2^24
+           (from 2^16 the host's two passes over memory on its threads). */
+        b[GPGPU__HB_SCAN_F] = (size_t)1 << 20;
     }
 
     t->wg = pow2_floor(env_size("GPGPU_WG", t->wg));

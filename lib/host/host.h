@@ -33,6 +33,14 @@ void gpgpu__host_scan_seq(gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind, const
 enum { GPGPU__SUM_TREE_WG_MAX = 256, GPGPU__SUM_TREE_GROUPS_MAX = 1024 };
 int gpgpu__host_sum_tree(gpgpu_type t, const void *in, size_t n, size_t wg, size_t groups,
                          void *result);
+/* The SUM scan (kind) of F32 or F64 in[0 .. n) into out (which may be
+   in), seeded with *init unless NULL, that kernels/scan.cl's scan_single
+   computes with CHUNKED=1 in tiles of wg items of `items` elements each:
+   the kernels' bits, on the library's threads (host_scan_tree.c). Returns
+   0 (nothing written) for another type, a wg that is not a power of two
+   up to 1024, or no memory for the tiles' totals. */
+int gpgpu__host_scan_tree(gpgpu_type t, gpgpu_scan_kind kind, const void *in, void *out,
+                          size_t n, const void *init, size_t wg, size_t items);
 /* out[s] = the op-reduce of in[offsets[s] .. offsets[s + 1]) for s in
    [s0, s1), on the calling thread, for integer t and a built-in op
    (GPGPU_SUM_EXACT is GPGPU_SUM on integers); returns 0, writing nothing,

@@ -341,9 +341,19 @@ static gpgpu_status scan_host(gpgpu_context *ctx, const char *f, gpgpu_type t, g
     GPGPU__REQUIRE(ctx, !partial_overlap((uintptr_t)in, (uintptr_t)out, n * size), f,
                    "in (%p) and out (%p) overlap for n = %zu; they must be the same array "
                    "or apart", in, out, n);
+    /* Float sums of the chunked single pass below the plan's scan-f: the
+       kernels' own order on the host's threads, the same bits without the
+       launches. */
+    if (!ctx->host && op == GPGPU_SUM && gpgpu__type(t)->is_float && ctx->tune.chunked &&
+        ctx->tune.scan_single && gpgpu__host_below(ctx, GPGPU__HB_SCAN_F, n)) {
+        GPGPU__TRY(gpgpu__type_supported(ctx, t));
+        size_t wg = ctx->tune.wg, items = ctx->tune.scan_tile / wg;
+        if (gpgpu__host_scan_tree(t, kind, in, out, n, init, wg, items ? items : 1))
+            return GPGPU_SUCCESS;
+    }
     /* Integer scans the plan keeps on the host run there (the same bits in
-       any order); float scans only with the plan's reduce-f (their bits
-       follow the combining order). */
+       any order); other float scans only with the plan's reduce-f (their
+       bits follow the combining order). */
     if (ctx->host ||
         (op < GPGPU_OP_USER &&
          gpgpu__host_below(ctx, gpgpu__type(t)->is_float ? GPGPU__HB_REDUCE_F : GPGPU__HB_SCAN,

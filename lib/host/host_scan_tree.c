@@ -1,0 +1,260 @@
+/*
+ * host_scan_tree.c - float SUM scans on the host in the combining order of
+ * kernels/scan.cl's single pass in the chunked layout (CPU devices), so
+ * that a call the plan keeps on the host (scan-f) gives the kernels' bits
+ * without their launches.
+ *
+ * That order, for tiles of wg * items elements:
+ *   - work item i of a tile owns elements [i * items, +items) of it (fewer,
+ *     or none, in a last partial tile); its total is 8 lanes, each a left
+ *     fold of one eighth of its whole blocks of 8 (lane l takes elements
+ *     l * len .. l * len + len - 1, len = count / 8), folded in lane order
+ *     from 0, then the rest one by one;
+ *   - the items' totals are scanned across the tile by the log2(wg)-step
+ *     Hillis-Steele tree (kernels/scan.cl's group_scan); the last is the
+ *     tile's total;
+ *   - tile t's prefix is the strict chain: the seed (or 0) for tile 0, then
+ *     prefix(t) = prefix(t-1) + total(t-1), tile 0's taking the seed (or 0)
+ *     on the left;
+ *   - item i scans its elements from prefix(t) + (the items' scan before it,
+ *     0 for item 0), in blocks of 8 whose own running sums do not wait for
+ *     the running total, then the rest one by one.
+ * Every + above is one IEEE add of T in that order, 0 being +0.0 (so that
+ * 0 + -0.0 is +0.0 here as in the kernels). The tiles' totals and their
+ * scans go to the library's threads; only the chain is serial. Within a
+ * item, four blocks of 8 run side by side (their sums are independent),
+ * which hides the adds' latency that bounds a serial loop.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "host/host.h"
+
+enum { LANES = 8, WG_MAX = 1024 };
+
+/* From this many elements the tiles go to the library's threads. */
+enum { THREADS_FROM = 1 << 16 };
+
+#define SCAN_TREE(NAME, T)                                                                  \
+    /* (the eight lanes as scalars: an array kept them in memory, each add then \
+       waiting on a store) */                                                   \
+    static T NAME##_item_total(const T *x, size_t count)                                    \
+    {                                                                                       \
+        size_t len = count / LANES, k = LANES * len;                                        \
+        const T *x0 = x, *x1 = x0 + len, *x2 = x1 + len, *x3 = x2 + len, *x4 = x3 + len;    \
+        const T *x5 = x4 + len, *x6 = x5 + len, *x7 = x6 + len;                             \
+        T l0 = 0, l1 = 0, l2 = 0, l3 = 0, l4 = 0, l5 = 0, l6 = 0, l7 = 0;                   \
+        for (size_t i = 0; i < len; ++i) {                                                  \
+            l0 = l0 + x0[i], l1 = l1 + x1[i], l2 = l2 + x2[i], l3 = l3 + x3[i];             \
+            l4 = l4 + x4[i], l5 = l5 + x5[i], l6 = l6 + x6[i], l7 = l7 + x7[i];             \
+        }                                                                                   \
+        T acc = 0;                                                                          \
+        acc = acc + l0, acc = acc + l1, acc = acc + l2, acc = acc + l3;                     \
+        acc = acc + l4, acc = acc + l5, acc = acc + l6, acc = acc + l7;                     \
+        for (; k < count; ++k)                                                              \
+            acc = acc + x[k];                                                               \
+        return acc;                                                                         \
+    }                                                                                       \
+                                                                                            \
+    /* One item's scan of x[0 .. count) into y from acc (y may be x). Each    \
+       block of 8 has its own running sum p from its first element; an output  \
+       is acc + p (inclusive) or acc + the p before it (exclusive, acc first), \
+       acc the block's start. Blocks' sums do not depend on each other, so     \
+       four are run side by side (into y), their starts chained after, then    \
+       the outputs made in place: the adds of the kernels, four chains at a    \
+       time where a serial loop has one. */                                    \
+    static void NAME##_item_scan(const T *x, T *y, size_t count, T acc, int inclusive)      \
+    {                                                                                       \
+        size_t k = 0;                                                                       \
+        for (; k + 4 * LANES <= count; k += 4 * LANES) {                                    \
+            T *y0 = y + k, *y1 = y0 + LANES, *y2 = y1 + LANES, *y3 = y2 + LANES;            \
+            const T *x0 = x + k, *x1 = x0 + LANES, *x2 = x1 + LANES, *x3 = x2 + LANES;      \
+            T p0 = x0[0], p1 = x1[0], p2 = x2[0], p3 = x3[0];                               \
+            y0[0] = p0, y1[0] = p1, y2[0] = p2, y3[0] = p3;                                 \
+            for (size_t j = 1; j < LANES; ++j) {                                            \
+                p0 = p0 + x0[j], p1 = p1 + x1[j], p2 = p2 + x2[j], p3 = p3 + x3[j];         \
+                y0[j] = p0, y1[j] = p1, y2[j] = p2, y3[j] = p3;                             \
+            }                                                                               \
+            T a0 = acc, a1 = a0 + p0, a2 = a1 + p1, a3 = a2 + p2;                           \
+            acc = a3 + p3;                                                                  \
+            if (inclusive) {                                                                \
+                for (size_t j = 0; j < LANES; ++j) {                                        \
+                    y0[j] = a0 + y0[j], y1[j] = a1 + y1[j];                                 \
+                    y2[j] = a2 + y2[j], y3[j] = a3 + y3[j];                                 \
+                }                                                                           \
+            } else {                                                                        \
+                for (size_t j = LANES; --j > 0;) {                                          \
+                    y0[j] = a0 + y0[j - 1], y1[j] = a1 + y1[j - 1];                         \
+                    y2[j] = a2 + y2[j - 1], y3[j] = a3 + y3[j - 1];                         \
+                }                                                                           \
+                y0[0] = a0, y1[0] = a1, y2[0] = a2, y3[0] = a3;                             \
+            }                                                                               \
+        }                                                                                   \
+        for (; k + LANES <= count; k += LANES) {                                            \
+            T p = x[k];                                                                     \
+            y[k] = inclusive ? acc + p : acc;                                               \
+            for (size_t j = 1; j < LANES; ++j) {                                            \
+                T prev = p;                                                                 \
+                p = prev + x[k + j];                                                        \
+                y[k + j] = acc + (inclusive ? p : prev);                                    \
+            }                                                                               \
+            acc = acc + p;                                                                  \
+        }                                                                                   \
+        for (; k < count; ++k) {                                                            \
+            T v = x[k];                                                                     \
+            if (inclusive) {                                                                \
+                acc = acc + v;                                                              \
+                y[k] = acc;                                                                 \
+            } else {                                                                        \
+                y[k] = acc;                                                                 \
+                acc = acc + v;                                                              \
+            }                                                                               \
+        }                                                                                   \
+    }                                                                                       \
+                                                                                            \
+    /* Tile of len elements at x: its items' inclusive tree into sums[0 .. wg). */          \
+    static void NAME##_tile_sums(const T *x, size_t len, size_t wg, size_t items, T *sums)  \
+    {                                                                                       \
+        for (size_t i = 0; i < wg; ++i) {                                                   \
+            size_t first = i * items;                                                       \
+            size_t count = first >= len ? 0 : len - first < items ? len - first : items;    \
+            sums[i] = NAME##_item_total(x + first, count);                                  \
+        }                                                                                   \
+        for (size_t d = 1; d < wg; d <<= 1)                                                 \
+            for (size_t i = wg; i-- > d;) /* down: sums[i - d] is still the old one */      \
+                sums[i] = sums[i - d] + sums[i];                                            \
+    }                                                                                       \
+                                                                                            \
+    /* The tile's scan from prefix, its items' tree in sums. */                             \
+    static void NAME##_tile_scan(const T *x, T *y, size_t len, size_t wg, size_t items,     \
+                                 const T *sums, T prefix, int inclusive)                    \
+    {                                                                                       \
+        for (size_t i = 0; i < wg; ++i) {                                                   \
+            size_t first = i * items;                                                       \
+            size_t count = first >= len ? 0 : len - first < items ? len - first : items;    \
+            NAME##_item_scan(x + first, y + first, count, prefix + (i ? sums[i - 1] : (T)0), \
+                             inclusive);                                                    \
+        }                                                                                   \
+    }
+SCAN_TREE(f32, float)
+SCAN_TREE(f64, double)
+
+typedef struct {
+    gpgpu_type t;
+    const char *x;
+    char *y;
+    size_t n, wg, items, tiles, size, nparts;
+    int inclusive;
+    char *sums;     /* tiles * wg values: each tile's items' tree */
+    char *prefix;   /* tiles values: each tile's prefix */
+} scan_tree_job;
+
+static size_t tile_len(const scan_tree_job *j, size_t t)
+{
+    size_t tile = j->wg * j->items, rest = j->n - t * tile;
+    return rest < tile ? rest : tile;
+}
+
+/* Parts of the job: runs of whole tiles. */
+static void tiles_of_part(const scan_tree_job *j, size_t part, size_t nparts, size_t *t0,
+                          size_t *t1)
+{
+    *t0 = j->tiles * part / nparts;
+    *t1 = j->tiles * (part + 1) / nparts;
+}
+
+static void sums_part(void *arg, size_t part)
+{
+    const scan_tree_job *j = arg;
+    size_t t0, t1, tile = j->wg * j->items;
+    tiles_of_part(j, part, j->nparts, &t0, &t1);
+    for (size_t t = t0; t < t1; ++t) {
+        if (j->t == GPGPU_F32)
+            f32_tile_sums((const float *)j->x + t * tile, tile_len(j, t), j->wg, j->items,
+                          (float *)j->sums + t * j->wg);
+        else
+            f64_tile_sums((const double *)j->x + t * tile, tile_len(j, t), j->wg, j->items,
+                          (double *)j->sums + t * j->wg);
+    }
+}
+
+static void scan_part(void *arg, size_t part)
+{
+    const scan_tree_job *j = arg;
+    size_t t0, t1, tile = j->wg * j->items;
+    tiles_of_part(j, part, j->nparts, &t0, &t1);
+    for (size_t t = t0; t < t1; ++t) {
+        if (j->t == GPGPU_F32)
+            f32_tile_scan((const float *)j->x + t * tile, (float *)j->y + t * tile,
+                          tile_len(j, t), j->wg, j->items, (const float *)j->sums + t * j->wg,
+                          ((const float *)j->prefix)[t], j->inclusive);
+        else
+            f64_tile_scan((const double *)j->x + t * tile, (double *)j->y + t * tile,
+                          tile_len(j, t), j->wg, j->items, (const double *)j->sums + t * j->wg,
+                          ((const double *)j->prefix)[t], j->inclusive);
+    }
+}
+
+int gpgpu__host_scan_tree(gpgpu_type t, gpgpu_scan_kind kind, const void *in, void *out,
+                          size_t n, const void *init, size_t wg, size_t items)
+{
+    if ((t != GPGPU_F32 && t != GPGPU_F64) || wg == 0 || wg > WG_MAX || (wg & (wg - 1)) ||
+        items == 0)
+        return 0;
+    if (n == 0)
+        return 1;
+    size_t size = gpgpu__type(t)->size, tile = wg * items;
+    scan_tree_job j = {t, in, out, n, wg, items, (n + tile - 1) / tile, size, 1,
+                       kind == GPGPU_INCLUSIVE, NULL, NULL};
+    j.sums = malloc(j.tiles * (wg + 1) * size);
+    if (j.sums == NULL)
+        return 0;
+    j.prefix = j.sums + j.tiles * wg * size;
+    /* Parts of whole tiles; the pool's threads from THREADS_FROM on. (A
+       part's scan reads only its own tiles of in before writing them, so
+       an in-place scan is safe; the totals are all taken first.) */
+    size_t nparts = n < THREADS_FROM ? 1 : j.tiles < 64 ? j.tiles : 64;
+    j.nparts = nparts;
+    if (nparts == 1) {  /* tile by tile: each read twice while in cache */
+        if (t == GPGPU_F32) {
+            float p = init ? *(const float *)init : 0.0f, *s = (float *)j.sums;
+            for (size_t k = 0; k < j.tiles; ++k) {
+                size_t len = tile_len(&j, k);
+                f32_tile_sums((const float *)in + k * tile, len, wg, items, s);
+                f32_tile_scan((const float *)in + k * tile, (float *)out + k * tile, len, wg,
+                              items, s, p, j.inclusive);
+                p = p + s[wg - 1];
+            }
+        } else {
+            double p = init ? *(const double *)init : 0.0, *s = (double *)j.sums;
+            for (size_t k = 0; k < j.tiles; ++k) {
+                size_t len = tile_len(&j, k);
+                f64_tile_sums((const double *)in + k * tile, len, wg, items, s);
+                f64_tile_scan((const double *)in + k * tile, (double *)out + k * tile, len, wg,
+                              items, s, p, j.inclusive);
+                p = p + s[wg - 1];
+            }
+        }
+        free(j.sums);
+        return 1;
+    }
+    gpgpu__parallel(nparts, sums_part, &j);
+    if (t == GPGPU_F32) {
+        float p = init ? *(const float *)init : 0.0f, *pre = (float *)j.prefix;
+        const float *s = (const float *)j.sums;
+        for (size_t k = 0; k < j.tiles; ++k) {
+            pre[k] = p;
+            p = p + s[k * wg + wg - 1];
+        }
+    } else {
+        double p = init ? *(const double *)init : 0.0, *pre = (double *)j.prefix;
+        const double *s = (const double *)j.sums;
+        for (size_t k = 0; k < j.tiles; ++k) {
+            pre[k] = p;
+            p = p + s[k * wg + wg - 1];
+        }
+    }
+    gpgpu__parallel(nparts, scan_part, &j);
+    free(j.sums);
+    return 1;
+}
