@@ -19,14 +19,8 @@ out=${OUT:-.}
 debs=${OMPI_DEBS:-.gpu/ompi-debs}
 before=${BEFORE:?BEFORE: the baseline install}
 after=${AFTER:-.gpu/install}
-if ls "$debs"/openmpi-bin_*.deb >/dev/null 2>&1; then
-    mkdir -p /tmp/ompi
-    for f in "$debs"/*.deb; do dpkg -x "$f" /tmp/ompi; done
-    OPAL_PREFIX=/tmp/ompi/usr
-    PATH=/tmp/ompi/usr/bin:$PATH
-    LD_LIBRARY_PATH=/tmp/ompi/usr/lib/x86_64-linux-gnu:/tmp/ompi/usr/lib/x86_64-linux-gnu/openmpi/lib:${LD_LIBRARY_PATH:-}
-    export OPAL_PREFIX PATH LD_LIBRARY_PATH
-fi
+# shellcheck source=bench/ompi-env.sh
+. "$(dirname "$0")/ompi-env.sh"
 OMPI_ALLOW_RUN_AS_ROOT=1
 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 OMPI_MCA_btl_vader_single_copy_mechanism=${OMPI_MCA_btl_vader_single_copy_mechanism:-cma}

@@ -85,17 +85,8 @@ start=$(date +%s)
 out=${OUT:-bench/results/$(date -u +%Y-%m-%d)-mpi}
 mkdir -p "$out"
 
-# Open MPI from the carried packages (dpkg -x makes no alternatives links:
-# orterun, not mpirun); without them (a trial on a machine that has Open
-# MPI installed), the installed one.
-if ls "$debs"/openmpi-bin_*.deb >/dev/null 2>&1; then
-    mkdir -p /tmp/ompi
-    for f in "$debs"/*.deb; do dpkg -x "$f" /tmp/ompi; done
-    OPAL_PREFIX=/tmp/ompi/usr
-    PATH=/tmp/ompi/usr/bin:$PATH
-    LD_LIBRARY_PATH=/tmp/ompi/usr/lib/x86_64-linux-gnu:/tmp/ompi/usr/lib/x86_64-linux-gnu/openmpi/lib:${LD_LIBRARY_PATH:-}
-    export OPAL_PREFIX
-fi
+# shellcheck source=bench/ompi-env.sh
+. "$(dirname "$0")/ompi-env.sh"
 # Root in containers; no cross-process memory copy there either.
 OMPI_ALLOW_RUN_AS_ROOT=1
 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

@@ -362,18 +362,7 @@ START_TEST(scan_float_sums_on_the_host_match_the_kernels)
                                                  n, init));
                     for (size_t i = 0; i < n; i++) {
                         double av, bv;
-                        if (ti) {
-                            memcpy(&av, a + i * 8, 8);
-                            memcpy(&bv, b + i * 8, 8);
-                        } else {
-                            float af, bf;
-                            memcpy(&af, a + i * 4, 4);
-                            memcpy(&bf, b + i * 4, 4);
-                            av = af;
-                            bv = bf;
-                        }
-                        ck_assert_msg(!memcmp(a + i * size, b + i * size, size) ||
-                                          (isnan(av) && isnan(bv)),
+                        ck_assert_msg(tu_same_float(t, a + i * size, b + i * size, &av, &bv),
                                       "%s n=%zu out[%zu] host %.17g, kernels %.17g (%s, "
                                       "specials %d, seeded %d, in place %d, plan \"%s\") "
                                       "[device %s, seed %llu]",

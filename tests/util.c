@@ -1,5 +1,6 @@
 /* util.c - the device under test, seeded random inputs and the runner. */
 #include <fcntl.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -85,6 +86,21 @@ int tu_skip_type(gpgpu_type t)
         return 1;
     tu_assert_ok(s);
     return 0;
+}
+
+int tu_same_float(gpgpu_type t, const void *a, const void *b, double *av, double *bv)
+{
+    if (t == GPGPU_F64) {
+        memcpy(av, a, 8);
+        memcpy(bv, b, 8);
+    } else {
+        float af, bf;
+        memcpy(&af, a, 4);
+        memcpy(&bf, b, 4);
+        *av = af;
+        *bv = bf;
+    }
+    return !memcmp(a, b, gpgpu_type_size(t)) || (isnan(*av) && isnan(*bv));
 }
 
 void *tu_alloc(size_t bytes)

@@ -44,6 +44,11 @@ cl_context tu_cl_context(void);
    UNSUPPORTED), 0 when it runs t; any other failure fails the test. */
 int tu_skip_type(gpgpu_type t);
 
+/* 1 when the F32 or F64 values at a and b have the same bits, or are both
+   NaN (a sum of NaNs has the adder's pick of payload); *av and *bv get
+   them as doubles, for a message. */
+int tu_same_float(gpgpu_type t, const void *a, const void *b, double *av, double *bv);
+
 /* malloc that fails the test on NULL; size 0 gives a valid pointer. */
 void *tu_alloc(size_t bytes);
 
