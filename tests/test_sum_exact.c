@@ -277,6 +277,66 @@ TU_TEST(vector_blocks_are_exact)
 }
 END_TEST
 
+/* On every device (the host fallback too): the host's bins, by lanes and
+   (f64) blocks of 1024 whose exponent range is read first, around their
+   edges: lengths that leave a lane or a block part-full, data of few
+   exponents (floats in [0, 1), the usual case) and of exponents that grow
+   from block to block, zeros alone with a +0.0 deep inside, and NaN or
+   infinities in a late block. */
+TU_TEST(bins_lanes_blocks_and_flags)
+{
+    static const size_t ns[] = {4, 7, 1023, 1025, 2049, 3 * 1024 + 3, 65536 + 5};
+    for (int is_f32 = 0; is_f32 < 2; is_f32++) {
+        for (size_t k = 0; k < sizeof ns / sizeof *ns; k++) {
+            const size_t n = ns[k];
+            uint64_t seed = tu_seed_for(870 + is_f32, n);
+            uint64_t s = seed;
+            double *d = tu_alloc(n * 8);
+            float *f = tu_alloc(n * 4);
+            void *in = is_f32 ? (void *)f : (void *)d;
+            for (size_t i = 0; i < n; i++) { /* [0, 1), a few negatives */
+                double u = (double)(next(&s) >> 11) * 0x1p-53;
+                if (i % 13 == 5)
+                    u = -u;
+                d[i] = u;
+                f[i] = (float)u;
+            }
+            check(is_f32, in, n, "[0, 1)", seed);
+            for (size_t i = 0; i < n; i++) { /* exponents growing by block */
+                double u = ldexp((double)(next(&s) >> 11) * 0x1p-53 + 1, (int)(i / 512) - 40);
+                d[i] = i % 3 ? u : -u;
+                f[i] = (float)d[i];
+            }
+            check(is_f32, in, n, "growing exponents", seed);
+            for (size_t i = 0; i < n; i++) {
+                d[i] = -0.0;
+                f[i] = -0.0f;
+            }
+            ck_assert(same(run(tu_ctx, is_f32, in, n), -0.0));
+            d[n - 2] = 0.0;
+            f[n - 2] = 0.0f;
+            ck_assert(same(run(tu_ctx, is_f32, in, n), 0.0));
+            d[n - 3] = 0x1p-1074; /* a subnormal among the zeros */
+            f[n - 3] = 0x1p-149f;
+            check(is_f32, in, n, "zeros and a subnormal", seed);
+            d[n - 1] = -INFINITY;
+            f[n - 1] = -INFINITY;
+            ck_assert(same(run(tu_ctx, is_f32, in, n), -INFINITY));
+            d[0] = INFINITY;
+            f[0] = INFINITY;
+            ck_assert(isnan(run(tu_ctx, is_f32, in, n)));
+            d[0] = d[n - 1] = 1;
+            f[0] = f[n - 1] = 1;
+            d[n / 2 + 1] = NAN;
+            f[n / 2 + 1] = NAN;
+            ck_assert(isnan(run(tu_ctx, is_f32, in, n)));
+            free(d);
+            free(f);
+        }
+    }
+}
+END_TEST
+
 /* transform_reduce: the exact sum of the mapped values as converted to t;
    the buffer form at an offset; integers: GPGPU_SUM; scan: refused. */
 TU_TEST(maps_buffers_integers_and_scan)

@@ -124,65 +124,152 @@ static unsigned sx_special(const sx_format *f, uint64_t b)
    halves of 53-bit significands (2^30 of them below 2^62). */
 enum { SX_F32_BATCH = 1 << 30, SX_F64_BATCH = 1 << 30 };
 
+/* f32 element i of a batch goes to the bins of lane i % SX_LANES. Data of few
+   exponents (floats in [0, 1): half of them of one exponent) would make
+   one set of bins a chain of dependent read-modify-writes of the same
+   word, each waiting for the store before it (several cycles an element,
+   the serial loop's speed); four sets make four shorter chains that
+   overlap, so the loop runs at the speed of its instructions. A lane
+   holds at most a batch's worth, so its sums stay within the bounds
+   above, and so does the sum of the lanes. */
+enum { SX_LANES = 4 };
+
+/* Elements of f64 whose exponent range is read before they are binned. */
+enum { SX_F64_BLOCK = 1024 };
+
+/* An f32 element's significand with its hidden bit, in units of 2^(e - 1)
+   (2^0 for e = 0: subnormals), e its biased exponent. */
+#define SX_F32_MAG(b) (((b) & 0x7fffffu) | (((b) & 0x7f800000u) ? 0x800000u : 0))
+
+/* The flags of in[0 .. n) of t that the bins do not keep: NaN and the
+   infinities, for a batch that holds some. */
+static unsigned sx_special_flags(const sx_format *f, gpgpu_type t, const void *in, size_t n)
+{
+    unsigned fl = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (t == GPGPU_F32) {
+            const uint32_t b = ((const uint32_t *)in)[i];
+            if (((b >> 23) & 255) == 255)
+                fl |= sx_special(f, b);
+        } else {
+            const uint64_t b = ((const uint64_t *)in)[i];
+            if (((b >> 52) & 2047) == 2047)
+                fl |= sx_special(f, b);
+        }
+    }
+    return fl;
+}
+
 /* acc (canonical on entry, zero for a new sum) += in[0 .. n), flags |= what
    the elements set; acc is canonical again on return. Each element's
-   signed significand goes to a bin of its exponent (integer adds, exact),
+   significand goes to a bin of its sign and exponent (integer adds, exact),
    then each bin to the limbs at its exponent's place: the same integer as
    adding every element to the limbs itself, for a few operations an
-   element. */
+   element. Exponent-all-ones elements (NaN, infinities) go to bins that
+   are never added; a batch that has one is read again for its flags. */
 void gpgpu__exact_accumulate(gpgpu_type t, const void *in, size_t n, int64_t *acc, unsigned *flags)
 {
     const sx_format *f = sx_format_of(t);
     unsigned fl = n ? SX_SEEN : 0;
     if (t == GPGPU_F32) {
-        int64_t bin[256];
+        /* bins by sign and exponent (b >> 23) of magnitudes: no sign to
+           apply, and a bin is zero only if its elements are all zeros */
+        uint64_t bin[SX_LANES][512];
         const uint32_t *x = in;
         for (size_t i = 0; i < n;) {
-            const size_t end = n - i > SX_F32_BATCH ? i + SX_F32_BATCH : n;
-            uint32_t nonneg0 = 0; /* some element is not -0.0 */
+            const size_t first = i, end = n - i > SX_F32_BATCH ? i + SX_F32_BATCH : n;
             memset(bin, 0, sizeof bin);
-            for (; i < end; i++) {
-                const uint32_t b = x[i], e = (b >> 23) & 255;
-                const int64_t sg = -(int64_t)(b >> 31);
-                const int64_t m = (int64_t)((b & 0x7fffff) | (e ? 0x800000u : 0));
-                nonneg0 |= b ^ 0x80000000u;
-                if (e == 255)
-                    fl |= sx_special(f, b);
-                else
-                    bin[e] += (m ^ sg) - sg;
+            for (; i + SX_LANES <= end; i += SX_LANES) {
+                const uint32_t b0 = x[i], b1 = x[i + 1], b2 = x[i + 2], b3 = x[i + 3];
+                bin[0][b0 >> 23] += SX_F32_MAG(b0);
+                bin[1][b1 >> 23] += SX_F32_MAG(b1);
+                bin[2][b2 >> 23] += SX_F32_MAG(b2);
+                bin[3][b3 >> 23] += SX_F32_MAG(b3);
             }
-            fl |= nonneg0 ? SX_NOT_NEG_ZERO : 0;
-            for (unsigned e = 0; e < 255; e++)
-                if (bin[e])
-                    sx_add_at(acc, bin[e], e ? e - 1 : 0);
+            for (; i < end; i++)
+                bin[0][x[i] >> 23] += SX_F32_MAG(x[i]);
+            int any = 0; /* some element is not +-0 */
+            for (unsigned e = 0; e < 256; e++) {
+                const uint64_t p = bin[0][e] + bin[1][e] + bin[2][e] + bin[3][e];
+                const uint64_t q = bin[0][e + 256] + bin[1][e + 256] + bin[2][e + 256] +
+                                   bin[3][e + 256];
+                any |= (p | q) != 0;
+                if (e < 255 && p != q)
+                    sx_add_at(acc, (int64_t)p - (int64_t)q, e ? e - 1 : 0);
+            }
+            if (bin[0][255] | bin[1][255] | bin[2][255] | bin[3][255] | bin[0][511] |
+                bin[1][511] | bin[2][511] | bin[3][511])
+                fl |= sx_special_flags(f, t, x + first, end - first);
+            if (any)
+                fl |= SX_NOT_NEG_ZERO;
+            else /* zeros alone: is one of them +0? */
+                for (size_t k = first; k < end && !(fl & SX_NOT_NEG_ZERO); k++)
+                    fl |= x[k] != 0x80000000u ? SX_NOT_NEG_ZERO : 0;
             gpgpu__exact_carry(acc, f->limbs);
         }
     } else {
-        int64_t lo[2048], hi[2048];
+        /* By sign and exponent (b >> 52), the sums of the low 32 bits of
+           the significands with their hidden bit ([0]) and of the high 21
+           ([1]): no sign to apply. Only the exponents that a block can hold
+           are zeroed and added up: the AND and OR of a block's elements
+           bound its exponents, and data rarely spans many (4096 bins of two
+           words to zero and read would cost more than a small sum's
+           elements). The same OR and AND tell whether every element of the
+           block is -0.0; the bins of exponent 2047, whether one is NaN or
+           an infinity (their high word holds 2^20 an element). */
+        uint64_t bin[4096][2];
         const uint64_t *x = in;
         for (size_t i = 0; i < n;) {
-            const size_t end = n - i > SX_F64_BATCH ? i + SX_F64_BATCH : n;
-            uint64_t nonneg0 = 0;
-            memset(lo, 0, sizeof lo);
-            memset(hi, 0, sizeof hi);
-            for (; i < end; i++) {
-                const uint64_t b = x[i], e = (b >> 52) & 2047;
-                const int64_t sg = -(int64_t)(b >> 63);
-                const uint64_t m = (b & 0xfffffffffffffull) | (e ? (uint64_t)1 << 52 : 0);
-                nonneg0 |= b ^ ((uint64_t)1 << 63);
-                if (e == 2047) {
-                    fl |= sx_special(f, b);
+            const size_t first = i, end = n - i > SX_F64_BATCH ? i + SX_F64_BATCH : n;
+            unsigned zlo = 0, zhi = 0; /* bin[zlo .. zhi) and bin[2048 + zlo ..) are zeroed */
+            int nonneg0 = 0;           /* some element is not -0.0 */
+            while (i < end) {
+                const size_t stop = end - i > SX_F64_BLOCK ? i + SX_F64_BLOCK : end;
+                uint64_t o = 0, a = ~(uint64_t)0;
+                for (size_t k = i; k < stop; k++) {
+                    o |= x[k];
+                    a &= x[k];
+                }
+                nonneg0 |= o != a || o != (uint64_t)1 << 63;
+                /* each exponent's bits lie between a's and o's */
+                const unsigned elo = (unsigned)(a >> 52) & 2047;
+                const unsigned ehi = ((unsigned)(o >> 52) & 2047) + 1;
+                unsigned zero[2][2] = {{elo, ehi}, {0, 0}}; /* ranges to zero */
+                if (zlo == zhi) {
+                    zlo = elo;
+                    zhi = ehi;
                 } else {
-                    lo[e] += ((int64_t)(m & SX_M32) ^ sg) - sg;
-                    hi[e] += ((int64_t)(m >> 32) ^ sg) - sg;
+                    zero[0][0] = elo < zlo ? elo : zlo;
+                    zero[0][1] = zlo;
+                    zero[1][0] = zhi;
+                    zero[1][1] = ehi > zhi ? ehi : zhi;
+                    zlo = zero[0][0];
+                    zhi = zero[1][1];
+                }
+                for (int r = 0; r < 2; r++)
+                    if (zero[r][1] > zero[r][0]) {
+                        const size_t len = (zero[r][1] - zero[r][0]) * sizeof bin[0];
+                        memset(bin[zero[r][0]], 0, len);
+                        memset(bin[2048 + zero[r][0]], 0, len);
+                    }
+                for (; i < stop; i++) {
+                    const uint64_t b = x[i];
+                    const uint64_t m = (b & 0xfffffffffffffull) |
+                                       ((b & 0x7ff0000000000000ull) ? (uint64_t)1 << 52 : 0);
+                    bin[b >> 52][0] += m & SX_M32;
+                    bin[b >> 52][1] += m >> 32;
                 }
             }
             fl |= nonneg0 ? SX_NOT_NEG_ZERO : 0;
-            for (unsigned e = 0; e < 2047; e++) {
-                if (lo[e])
-                    sx_add_at(acc, lo[e], e ? e - 1 : 0);
-                if (hi[e])
-                    sx_add_at(acc, hi[e], (e ? e - 1 : 0) + 32);
+            if (zhi == 2048 && (bin[2047][1] | bin[4095][1]))
+                fl |= sx_special_flags(f, t, x + first, end - first);
+            for (unsigned e = zlo; e < zhi && e < 2047; e++) {
+                const int64_t l = (int64_t)bin[e][0] - (int64_t)bin[2048 + e][0];
+                const int64_t h = (int64_t)bin[e][1] - (int64_t)bin[2048 + e][1];
+                if (l)
+                    sx_add_at(acc, l, e ? e - 1 : 0);
+                if (h)
+                    sx_add_at(acc, h, (e ? e - 1 : 0) + 32);
             }
             gpgpu__exact_carry(acc, f->limbs);
         }
