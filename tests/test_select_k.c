@@ -273,6 +273,15 @@ TU_TEST(quantiles_of_every_type_and_size_follow_the_linear_rule)
             check_quantiles(ti, sizes[s], RANDOM, 1, NQ_RADIX, tu_seed_for(410 + ti, sizes[s]));
             check_quantiles(ti, sizes[s], RANDOM, 1, NQS, tu_seed_for(420 + ti, sizes[s]));
         }
+    /* the host's radix select of 32-bit keys: from 1024 keys, with more
+       digits from 16384 */
+    static const size_t edges[] = { 1023, 1024, 1025, 16383, 16384, 16385 };
+    for (int ti = 0; ti < NTYPES; ti++)
+        for (size_t s = 0; s < sizeof edges / sizeof *edges; s++) {
+            check_quantiles(ti, edges[s], RANDOM, 1, 1, tu_seed_for(430 + ti, edges[s]));
+            check_quantiles(ti, edges[s], RANDOM, 1, NQS, tu_seed_for(440 + ti, edges[s]));
+            check_quantiles(ti, edges[s], SPECIALS, 0, NQS, tu_seed_for(450 + ti, edges[s]));
+        }
 }
 END_TEST
 
@@ -301,6 +310,17 @@ TU_TEST(every_percentile_at_once)
     make(GPGPU_F32, x, n, FEW_DISTINCT, 1, tu_seed_for(650, n));
     ck_assert_int_eq(ref_quantiles(GPGPU_F32, x, n, q, 101, want), 0);
     tu_assert_ok(gpgpu_quantiles(tu_ctx, GPGPU_F32, x, n, q, 101, got));
+    ck_assert(memcmp(got, want, sizeof got) == 0);
+    /* random u32 keys: more digits wanted than the host's radix select
+       takes (about 200 of 2048), then a few (quantiles in 1/4 .. 1/4 + 1/400) */
+    make(GPGPU_U32, x, n, RANDOM, 1, tu_seed_for(651, n));
+    ck_assert_int_eq(ref_quantiles(GPGPU_U32, x, n, q, 101, want), 0);
+    tu_assert_ok(gpgpu_quantiles(tu_ctx, GPGPU_U32, x, n, q, 101, got));
+    ck_assert(memcmp(got, want, sizeof got) == 0);
+    for (int j = 0; j <= 100; j++)
+        q[j] = 0.25 + j / 40000.0;
+    ck_assert_int_eq(ref_quantiles(GPGPU_U32, x, n, q, 101, want), 0);
+    tu_assert_ok(gpgpu_quantiles(tu_ctx, GPGPU_U32, x, n, q, 101, got));
     ck_assert(memcmp(got, want, sizeof got) == 0);
     free(x);
 }

@@ -162,6 +162,118 @@ QUICKSELECT(quickselect32, uint32_t, WORD_LT)
 SELECT_RANKS(select_ranks64, uint64_t, quickselect64, min_to_front64)
 SELECT_RANKS(select_ranks32, uint32_t, quickselect32, min_to_front32)
 
+/* 32-bit keys of RS_MIN or more (and fewer than 2^32): a radix select.
+   One pass counts the keys by their top RS_BITS bits (in two sets of
+   counters, even and odd elements, so that runs of one digit do not
+   chain every count on the one before); the counts tell each rank's
+   digit, and a second pass copies the keys of those digits alone (about
+   n / 2^RS_BITS a digit on spread data), among which each rank is
+   selected as above. The quickselect over a copy of every key took about
+   1.5x the serial loop's time (a selection on a copy the caller made
+   beforehand, untimed): random u32 medians, 2^10 .. 2^24. A digit that
+   holds most keys (data of few values) costs one counting pass more than
+   the quickselect alone. NaN keys lie in the outermost digits of floats
+   (no finite key shares them): the keys are tested only when those
+   counts are not zero. */
+enum { RS_BITS = 11, RS_BITS_SMALL = 8, RS_SMALL = 1 << 14, RS_MIN = 1024 };
+
+static int select_radix32(const uint32_t *x, size_t n, uint32_t m0, uint32_t m1, uint32_t nan_lo,
+                          uint32_t nan_hi, const size_t *ranks, size_t nr, uint64_t *keys)
+{
+    enum { NONE = UINT32_MAX };
+    /* fewer digits for fewer keys: zeroing and reading 2^RS_BITS counts
+       costs more than n = 2^10 keys' selection */
+    const unsigned bits = n < RS_SMALL ? RS_BITS_SMALL : RS_BITS, SHIFT = 32 - bits;
+    const uint32_t D = (uint32_t)1 << bits;
+    uint32_t cnt[2][1 << RS_BITS], slot[1 << RS_BITS];
+    const uint32_t dm = m0 ^ m1;
+#define RS_KEY(v) ((v) ^ (m0 ^ ((0 - ((v) >> 31)) & dm)))
+    memset(cnt[0], 0, D * sizeof cnt[0][0]);
+    memset(cnt[1], 0, D * sizeof cnt[1][0]);
+    size_t i = 0;
+    for (; i + 2 <= n; i += 2) {
+        cnt[0][RS_KEY(x[i]) >> SHIFT]++;
+        cnt[1][RS_KEY(x[i + 1]) >> SHIFT]++;
+    }
+    if (i < n)
+        cnt[0][RS_KEY(x[i]) >> SHIFT]++;
+    for (uint32_t d = 0; d < D; d++)
+        cnt[0][d] += cnt[1][d];
+    /* NaNs: keys below nan_lo or above nan_hi, all in the digits of those */
+    int outer = 0;
+    for (uint32_t d = 0; d <= (nan_lo >> SHIFT); d++)
+        outer |= cnt[0][d] != 0;
+    for (uint32_t d = nan_hi >> SHIFT; d < D; d++)
+        outer |= cnt[0][d] != 0;
+    if (outer && (nan_lo != 0 || nan_hi != UINT32_MAX))
+        for (size_t k = 0; k < n; k++) {
+            const uint32_t v = RS_KEY(x[k]);
+            if (v < nan_lo || v > nan_hi)
+                return 1;
+        }
+    /* each rank's digit: wd[w] the w-th wanted digit, rd[w] where its keys
+       start in a, base_rank[w] the rank of its least key; slot[d] the w of
+       digit d (NONE: not wanted) */
+    size_t want = 0, rd[2 * 64], base_rank[2 * 64];
+    uint32_t wd[2 * 64];
+    size_t nw = 0, cum = 0, j = 0;
+    for (uint32_t d = 0; d < D; d++) {
+        slot[d] = NONE;
+        if (j < nr && ranks[j] < cum + cnt[0][d]) {
+            if (nw == sizeof wd / sizeof *wd)
+                return -2; /* too many digits: the caller selects on a copy */
+            slot[d] = (uint32_t)nw;
+            wd[nw] = d;
+            base_rank[nw] = cum;
+            rd[nw] = want;
+            nw++;
+            want += cnt[0][d];
+            while (j < nr && ranks[j] < cum + cnt[0][d])
+                j++;
+        }
+        cum += cnt[0][d];
+    }
+    uint32_t *a = malloc(want * sizeof *a);
+    if (!a)
+        return -1;
+    size_t fill[2 * 64];
+    memcpy(fill, rd, nw * sizeof *fill);
+    if (nw == 1) {
+        const uint32_t d0 = wd[0];
+        size_t m = 0;
+        for (size_t k = 0; k < n; k++) {
+            const uint32_t v = RS_KEY(x[k]);
+            if ((v >> SHIFT) == d0)
+                a[m++] = v;
+        }
+    } else {
+        for (size_t k = 0; k < n; k++) {
+            const uint32_t v = RS_KEY(x[k]), sl = slot[v >> SHIFT];
+            if (sl != NONE)
+                a[fill[sl]++] = v;
+        }
+    }
+#undef RS_KEY
+    /* each rank within its digit's keys a[rd[w] .. + cnt), shifted by the
+       digit's first rank */
+    size_t w = 0, prev = SIZE_MAX;
+    for (j = 0; j < nr; j++) {
+        while (ranks[j] >= base_rank[w] + cnt[0][wd[w]]) {
+            w++;
+            prev = SIZE_MAX;
+        }
+        const size_t off = rd[w], len = cnt[0][wd[w]], r = ranks[j] - base_rank[w];
+        if (prev != SIZE_MAX && r == prev + 1)
+            min_to_front32(a + off, r, len);
+        else
+            quickselect32(a + off, prev == SIZE_MAX ? 0 : prev, len, r);
+        keys[j] = a[off + r];
+        prev = r;
+    }
+    free(a);
+    return 0;
+}
+
 /* ---- top_k ------------------------------------------------------------------ */
 
 /* top_k's candidates: (key, index), the lesser key first and of equal keys
@@ -705,6 +817,12 @@ int gpgpu__host_select(gpgpu_type t, const void *in, size_t n, const size_t *ran
     if (ti->is_64)
         return select_ranks64(in, n, m0, m1, nan_lo, nan_hi, ranks, nr, keys);
     /* 32-bit keys as 32-bit words: half the bytes */
+    if (n >= RS_MIN && n < ((size_t)1 << 32) - 1) {
+        const int r = select_radix32(in, n, (uint32_t)m0, (uint32_t)m1, (uint32_t)nan_lo,
+                                     (uint32_t)nan_hi, ranks, nr, keys);
+        if (r != -2)
+            return r;
+    }
     return select_ranks32(in, n, (uint32_t)m0, (uint32_t)m1, (uint32_t)nan_lo,
                           (uint32_t)nan_hi, ranks, nr, keys);
 }
