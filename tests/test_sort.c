@@ -29,11 +29,12 @@ static const size_t sizes[] = { 0,    1,    2,    3,    97,   255,   256,   257,
    so that only some radix digits differ (the GPU passes' routes). */
 typedef enum {
     RANDOM, SORTED, REVERSED, ALL_EQUAL, FEW_DISTINCT, NARROW, SORTED_RUNS,
-    TOP_BYTE, LOW_BYTE, END_BYTES, SPECIALS
+    TOP_BYTE, LOW_BYTE, END_BYTES, SPECIALS, LOW_3_BYTES
 } pattern;
 static const char *pattern_names[] = { "random",      "sorted",   "reversed",  "all-equal",
                                        "few-distinct", "narrow",  "sorted-runs", "top-byte",
-                                       "low-byte",     "end-bytes", "specials" };
+                                       "low-byte",     "end-bytes", "specials",
+                                       "low-3-bytes" };
 enum { RUN = 4099 }; /* SORTED_RUNS: sorted pieces, out of order only where they meet */
 
 
@@ -67,7 +68,8 @@ static void make_keys(gpgpu_type t, void *keys, size_t n, pattern p, uint64_t se
         }
     }
     uint64_t top = (uint64_t)0xff << (8 * ks - 8);
-    uint64_t mask = p == TOP_BYTE ? top : p == LOW_BYTE ? 0xff : p == END_BYTES ? top | 0xff : 0;
+    uint64_t mask = p == TOP_BYTE ? top : p == LOW_BYTE ? 0xff : p == END_BYTES ? top | 0xff
+                  : p == LOW_3_BYTES ? 0xffffff : 0;
     for (size_t i = 0; i < n && mask; i++) {
         uint64_t v = 0;
         memcpy(&v, k + i * ks, ks); /* little-endian: the low bytes */
@@ -180,6 +182,26 @@ TU_TEST(input_patterns_are_sorted_stably)
                 for (size_t s = 0; s < 3; s++)
                     check_case(ti, ns[s], flags, s == 1 ? 0 : p % 2 ? 8 : 4, p,
                                tu_seed_for(100 + p * 16 + ti * 2 + flags, ns[s]));
+}
+END_TEST
+
+/* The host's sort from 2^17 keys: the top digit's pass first, then each
+   of its buckets by the digits left, which differ from bucket to bucket:
+   all of them (random), one (narrow, end bytes), two (low 3 bytes), none
+   (few distinct keys: a bucket of equal keys), mixed (float specials). */
+TU_TEST(top_digit_buckets_are_sorted_stably)
+{
+    static const pattern ps[] = { RANDOM, FEW_DISTINCT, NARROW, END_BYTES, LOW_3_BYTES,
+                                  SPECIALS };
+    const size_t n = ((size_t)1 << 17) + 7;
+    for (size_t p = 0; p < sizeof ps / sizeof *ps; p++)
+        for (int ti = 0; ti < NTYPES; ti++)
+            for (unsigned flags = 0; flags < 2; flags++) {
+                if (ps[p] == SPECIALS && types[ti] != GPGPU_F32 && types[ti] != GPGPU_F64)
+                    continue;
+                check_case(ti, n, flags, (size_t)(p + ti + flags) % 3 * 4, ps[p],
+                           tu_seed_for(700 + p * 16 + ti * 2 + flags, n));
+            }
 }
 END_TEST
 

@@ -439,6 +439,12 @@ int gpgpu__host_avx2(void);
 void gpgpu__parallel(size_t nparts, void (*fn)(void *arg, size_t part), void *arg);
 /* memcpy by several threads (one for small sizes). */
 void gpgpu__parallel_copy(void *dst, const void *src, size_t bytes);
+/* Host scratch of at least bytes (NULL without memory), perhaps the block
+   an earlier call gave back, its pages already mapped; give it back with
+   gpgpu__host_scratch_done (which keeps one block of up to 32 MiB for the
+   next call, freed with the last context). */
+void *gpgpu__host_scratch(size_t bytes);
+void gpgpu__host_scratch_done(void *p);
 /* Every context holds the pool while it lives (retain at creation, release
    at destruction): the workers end with the last context. */
 void gpgpu__pool_retain(void);

@@ -46,6 +46,7 @@ void gpgpu__sort_masks(gpgpu_type t, unsigned flags, uint64_t *m0, uint64_t *m1)
 }
 
 enum { MIN_PART = 1 << 16 };    /* elements a thread at least */
+enum { BUCKETS_MIN = 1 << 17 }; /* keys from which the top digit goes first (below) */
 
 typedef struct {
     int digits;                 /* sizeof the key words */
@@ -66,6 +67,10 @@ typedef struct {
     const unsigned char *vsrc;
     unsigned char *vdst;
     size_t vsize;
+    /* the buckets of the top pass (bucket_*): bucket v is [bstart[v],
+       bstart[v + 1]) of the scratch after that pass; the digits left */
+    size_t bstart[RADIX + 1];
+    int rest[MAX_DIGITS], nrest;
 } sort_job;
 
 static size_t part_first(const sort_job *j, size_t i)
@@ -181,6 +186,94 @@ static size_t part_first(const sort_job *j, size_t i)
         } else { /* keys as they are: middle passes, unsigned ascending keys */         \
             SCATTER_KEYS(W, (void)0, x);                                                \
         }                                                                               \
+    }                                                                                   \
+    /* Bucket v of the top pass, in the scratch (keys transformed), sorted */          \
+    /* by the digits left into the caller's arrays at the same place. */               \
+    static void bucket_##SUF(void *arg, size_t v)                                       \
+    {                                                                                   \
+        sort_job *j = arg;                                                              \
+        const size_t first = j->bstart[v], len = j->bstart[v + 1] - first;              \
+        if (len == 0)                                                                   \
+            return;                                                                     \
+        const size_t z = j->vsize;                                                      \
+        const unsigned top = (unsigned)j->top;                                          \
+        const W if_set = (W)j->if_set, if_clear = (W)j->if_clear;                       \
+        const int out_t = (if_set || if_clear);                                         \
+        W *s0 = (W *)j->scratch + first, *s1 = (W *)j->keys + first;                    \
+        unsigned char *w0 = j->vscratch ? j->vscratch + first * z : NULL;               \
+        unsigned char *w1 = j->values ? j->values + first * z : NULL;                   \
+        size_t cnt[MAX_DIGITS][RADIX];                                                  \
+        int need[MAX_DIGITS], nneed = 0;                                                \
+        /* every digit counted (unrolled), those left used */                         \
+        memset(cnt, 0, sizeof(W) * sizeof cnt[0]);                                      \
+        for (size_t i = 0; i < len; i++) {                                              \
+            const W x = s0[i];                                                          \
+            _Pragma("GCC unroll 8")                                                     \
+            for (int d = 0; d < (int)sizeof(W); d++)                                    \
+                cnt[d][(x >> (d * RADIX_BITS)) & (RADIX - 1)]++;                        \
+        }                                                                               \
+        for (int r = 0; r < j->nrest; r++) {                                            \
+            const int d = j->rest[r];                                                   \
+            if (cnt[d][(s0[0] >> (d * RADIX_BITS)) & (RADIX - 1)] != len)               \
+                need[nneed++] = d;                                                      \
+        }                                                                               \
+        /* the last pass must write s1: an even number of passes (none */             \
+        /* too) starts from a copy there, the last copy untransforming */              \
+        /* when no pass is left */                                                      \
+        if (nneed % 2 == 0) {                                                           \
+            if (nneed == 0 && out_t)                                                    \
+                for (size_t i = 0; i < len; i++)                                        \
+                    s1[i] = s0[i] ^ ((s0[i] >> top) ? if_set : if_clear);               \
+            else                                                                        \
+                memcpy(s1, s0, len * sizeof *s1);                                       \
+            if (w0)                                                                     \
+                memcpy(w1, w0, len * z);                                                \
+            W *t_ = s0;                                                                 \
+            s0 = s1;                                                                    \
+            s1 = t_;                                                                    \
+            unsigned char *u_ = w0;                                                     \
+            w0 = w1;                                                                    \
+            w1 = u_;                                                                    \
+        }                                                                               \
+        for (int q = 0; q < nneed; q++) {                                               \
+            const int shift = need[q] * RADIX_BITS;                                     \
+            size_t at[RADIX], sum = 0;                                                  \
+            for (int u = 0; u < RADIX; u++) {                                           \
+                at[u] = sum;                                                            \
+                sum += cnt[need[q]][u];                                                 \
+            }                                                                           \
+            const W *k = s0;                                                            \
+            W *k2 = s1;                                                                 \
+            const size_t a = 0, b = len;                                                \
+            const int last = q == nneed - 1 && out_t;                                   \
+            const uint32_t *v4 = (const uint32_t *)(const void *)w0;                    \
+            uint32_t *d4 = (uint32_t *)(void *)w1;                                      \
+            const uint64_t *v8 = (const uint64_t *)(const void *)w0;                    \
+            uint64_t *d8 = (uint64_t *)(void *)w1;                                      \
+            if (!w0 && last)                                                            \
+                SCATTER_KEYS(W, (void)0, x ^ ((x >> top) ? if_set : if_clear))          \
+            else if (!w0)                                                               \
+                SCATTER_KEYS(W, (void)0, x)                                             \
+            else if (z == 4 && last)                                                    \
+                SCATTER_PAIRS(W, (void)0, x ^ ((x >> top) ? if_set : if_clear),         \
+                              d4[p] = v4[i])                                            \
+            else if (z == 4)                                                            \
+                SCATTER_PAIRS(W, (void)0, x, d4[p] = v4[i])                             \
+            else if (z == 8 && last)                                                    \
+                SCATTER_PAIRS(W, (void)0, x ^ ((x >> top) ? if_set : if_clear),         \
+                              d8[p] = v8[i])                                            \
+            else if (z == 8)                                                            \
+                SCATTER_PAIRS(W, (void)0, x, d8[p] = v8[i])                             \
+            else                                                                        \
+                SCATTER_PAIRS(W, (void)0, last ? x ^ ((x >> top) ? if_set : if_clear) : x, \
+                              memcpy(w1 + p * z, w0 + i * z, z))                        \
+            W *t_ = s0;                                                                 \
+            s0 = s1;                                                                    \
+            s1 = t_;                                                                    \
+            unsigned char *u_ = w0;                                                     \
+            w0 = w1;                                                                    \
+            w1 = u_;                                                                    \
+        }                                                                               \
     }
 SORT_FUNCS(uint32_t, 32)
 SORT_FUNCS(uint64_t, 64)
@@ -237,17 +330,64 @@ gpgpu_status gpgpu__host_sort(gpgpu_type t, void *keys, void *values, size_t val
         if (same != n) /* else every key has this digit: the pass would move nothing */
             pass_digit[passes++] = d;
     }
+    /* one block for the keys' and the values' scratch, kept between calls
+       (gpgpu__host_scratch): the values start 64-byte aligned */
+    const size_t kbytes = (n * w + 63) & ~(size_t)63;
     if (passes) {
-        j.scratch = malloc(n * w);
-        j.vscratch = values ? malloc(n * value_size) : NULL;
+        j.scratch = gpgpu__host_scratch(kbytes + (values ? n * value_size : 0));
+        j.vscratch = values && j.scratch ? (unsigned char *)j.scratch + kbytes : NULL;
     }
-    if (passes && (!j.scratch || (values && !j.vscratch))) {
-        free(j.scratch);
-        free(j.vscratch);
+    if (passes && !j.scratch) {
         free(j.count);
         free(j.pos);
         free(j.in_order);
         return GPGPU_ERROR_OUT_OF_MEMORY;
+    }
+    /* From BUCKETS_MIN keys with two passes or more, the pass of the most
+       significant digit goes first, into the scratch, and each of its
+       buckets is then sorted by the digits left on its own (bucket_*):
+       about n / 256 keys, in cache, where every pass over the whole array
+       scatters to 256 places spread over it; and the buckets are
+       independent, parts for the host's threads with no count pass
+       between the passes (the parts of the array change with every pass
+       of the whole, so their digits must be counted again). Stable: each
+       pass is. Unless one bucket holds more than half the keys (few
+       distinct top digits), which would leave its work to one thread. */
+    int buckets = passes >= 2 && n >= BUCKETS_MIN;
+    if (buckets) {
+        const int d = pass_digit[passes - 1];
+        size_t at = 0, most = 0;
+        for (int v = 0; v < RADIX; v++) {
+            size_t c = 0;
+            for (size_t p = 0; p < nparts; p++)
+                c += j.count[p][d][v];
+            j.bstart[v] = at;
+            at += c;
+            most = c > most ? c : most;
+        }
+        j.bstart[RADIX] = at;
+        buckets = most <= n / 2;
+    }
+    if (buckets) {
+        j.nrest = passes - 1;
+        memcpy(j.rest, pass_digit, (size_t)j.nrest * sizeof *j.rest);
+        j.src = keys;
+        j.dst = j.scratch;
+        j.vsrc = values;
+        j.vdst = j.vscratch;
+        j.d = pass_digit[passes - 1];
+        j.first = 1;
+        j.last = 0;
+        size_t at = 0;
+        for (int v = 0; v < RADIX; v++)
+            for (size_t p = 0; p < nparts; p++) {
+                size_t c = j.count[p][j.d][v];
+                j.pos[p][v] = at;
+                at += c;
+            }
+        gpgpu__parallel(nparts, is64 ? scatter_64 : scatter_32, &j);
+        gpgpu__parallel(RADIX, is64 ? bucket_64 : bucket_32, &j);
+        passes = 0;
     }
     /* The last pass writes the caller's arrays: an odd number of passes
        starts from a copy in the scratch. */
@@ -255,7 +395,7 @@ gpgpu_status gpgpu__host_sort(gpgpu_type t, void *keys, void *values, size_t val
     j.dst = j.scratch;
     j.vsrc = values;
     j.vdst = j.vscratch;
-    if (passes % 2) {
+    if (passes % 2) { /* (0 after the buckets) */
         memcpy(j.scratch, keys, n * w);
         j.src = j.scratch;
         j.dst = keys;
@@ -291,8 +431,7 @@ gpgpu_status gpgpu__host_sort(gpgpu_type t, void *keys, void *values, size_t val
         j.vsrc = j.vdst;
         j.vdst = (unsigned char *)vt;
     }
-    free(j.scratch);
-    free(j.vscratch);
+    gpgpu__host_scratch_done(j.scratch);
     free(j.count);
     free(j.pos);
     free(j.in_order);
