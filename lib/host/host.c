@@ -122,8 +122,83 @@ static double sum_f64(const double *x, size_t n)
 
 enum { HOST_PART = 1 << 18 };
 
+/* Integer sums in vectors of four accumulators: gcc -O2 (12) leaves a loop
+   of unknown length scalar, an add an element, where the vectors add 16
+   (SSE2) or 32 (AVX2) a step; the wrapping sums are the same bits in any
+   order. (2026-11-27, 2-core EPYC: the u32 reduce took as long as the
+   serial loop from 2^10 to 2^16, scalar both.) */
+typedef uint32_t vsum_u32x4 __attribute__((vector_size(16)));
+typedef uint64_t vsum_u64x2 __attribute__((vector_size(16)));
+#define VSUM(name, U, V, ATTR)                                              \
+    ATTR static U name(const void *in, size_t n)                            \
+    {                                                                       \
+        enum { L = sizeof(V) / sizeof(U) };                                 \
+        const unsigned char *x = in;                                        \
+        V a0 = {0}, a1 = a0, a2 = a0, a3 = a0, v0, v1, v2, v3;              \
+        size_t i = 0;                                                       \
+        for (; i + 4 * L <= n; i += 4 * L) {                                \
+            memcpy(&v0, x + i * sizeof(U), sizeof v0);                      \
+            memcpy(&v1, x + (i + L) * sizeof(U), sizeof v1);                \
+            memcpy(&v2, x + (i + 2 * L) * sizeof(U), sizeof v2);            \
+            memcpy(&v3, x + (i + 3 * L) * sizeof(U), sizeof v3);            \
+            a0 += v0;                                                       \
+            a1 += v1;                                                       \
+            a2 += v2;                                                       \
+            a3 += v3;                                                       \
+        }                                                                   \
+        a0 += a1 + a2 + a3;                                                 \
+        U s = 0, e;                                                         \
+        for (int k = 0; k < L; k++)                                         \
+            s += a0[k];                                                     \
+        for (; i < n; i++) {                                                \
+            memcpy(&e, x + i * sizeof(U), sizeof e);                        \
+            s += e;                                                         \
+        }                                                                   \
+        return s;                                                           \
+    }
+VSUM(vsum_u32, uint32_t, vsum_u32x4, )
+VSUM(vsum_u64, uint64_t, vsum_u64x2, )
+#if defined(__x86_64__) && defined(__GNUC__) && (defined(__clang__) || __GNUC__ >= 9)
+#define VSUM_AVX2 1
+typedef uint32_t vsum_u32x8 __attribute__((vector_size(32)));
+typedef uint64_t vsum_u64x4 __attribute__((vector_size(32)));
+VSUM(vsum_u32_avx2, uint32_t, vsum_u32x8, __attribute__((target("avx2"))))
+VSUM(vsum_u64_avx2, uint64_t, vsum_u64x4, __attribute__((target("avx2"))))
+#endif
+
+/* The integer sum of in[0 .. n) into result: 1, or 0 for other types and
+   operators. */
+static int reduce_int_sum(gpgpu_type t, gpgpu_op op, const void *in, size_t n, void *result)
+{
+    if (op != GPGPU_SUM || t == GPGPU_F32 || t == GPGPU_F64)
+        return 0;
+    const int is64 = gpgpu__type(t)->is_64;
+#ifdef VSUM_AVX2
+    if (gpgpu__host_avx2()) {
+        if (is64) {
+            uint64_t s = vsum_u64_avx2(in, n);
+            memcpy(result, &s, sizeof s);
+        } else {
+            uint32_t s = vsum_u32_avx2(in, n);
+            memcpy(result, &s, sizeof s);
+        }
+        return 1;
+    }
+#endif
+    if (is64) {
+        uint64_t s = vsum_u64(in, n);
+        memcpy(result, &s, sizeof s);
+    } else {
+        uint32_t s = vsum_u32(in, n);
+        memcpy(result, &s, sizeof s);
+    }
+    return 1;
+}
+
 static void reduce_serial(gpgpu_type t, gpgpu_op op, const void *in, size_t n, void *result)
 {
+    if (reduce_int_sum(t, op, in, n, result))
+        return;
     if (t == GPGPU_F32 && op == GPGPU_SUM) { /* in double: float sums stay accurate */
         float f = (float)sum4_float(in, n);
         memcpy(result, &f, sizeof f);
