@@ -330,6 +330,18 @@ TU_TEST(bins_lanes_blocks_and_flags)
             d[n / 2 + 1] = NAN;
             f[n / 2 + 1] = NAN;
             ck_assert(isnan(run(tu_ctx, is_f32, in, n)));
+            for (size_t i = 0; i < n; i++) { /* huge values of few exponents */
+                double u = (double)(next(&s) >> 11) * 0x1p-53 + 1;
+                d[i] = ldexp(i % 5 ? u : -u, 900 + (int)(i % 50));
+                f[i] = ldexpf((float)(i % 5 ? u : -u), 100 + (int)(i % 20));
+            }
+            check(is_f32, in, n, "huge", seed);
+            d[n / 2] = INFINITY; /* with an infinity among them */
+            f[n / 2] = INFINITY;
+            ck_assert(same(run(tu_ctx, is_f32, in, n), INFINITY));
+            d[n - 1] = -INFINITY;
+            f[n - 1] = -INFINITY;
+            ck_assert(isnan(run(tu_ctx, is_f32, in, n)));
             free(d);
             free(f);
         }

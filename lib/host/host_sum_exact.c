@@ -135,7 +135,7 @@ enum { SX_F32_BATCH = 1 << 30, SX_F64_BATCH = 1 << 30 };
 enum { SX_LANES = 4 };
 
 /* Elements of f64 whose exponent range is read before they are binned. */
-enum { SX_F64_BLOCK = 1024 };
+enum { SX_F64_BLOCK = 1024, SX_F64_SPAN = 512 };
 
 /* An f32 element's significand with its hidden bit, in units of 2^(e - 1)
    (2^0 for e = 0: subnormals), e its biased exponent. */
@@ -208,23 +208,30 @@ void gpgpu__exact_accumulate(gpgpu_type t, const void *in, size_t n, int64_t *ac
             gpgpu__exact_carry(acc, f->limbs);
         }
     } else {
-        /* By sign and exponent (b >> 52), the sums of the low 32 bits of
-           the significands with their hidden bit ([0]) and of the high 21
-           ([1]): no sign to apply. Only the exponents that a block can hold
-           are zeroed and added up: the AND and OR of a block's elements
-           bound its exponents, and data rarely spans many (4096 bins of two
-           words to zero and read would cost more than a small sum's
-           elements). The same OR and AND tell whether every element of the
-           block is -0.0; the bins of exponent 2047, whether one is NaN or
-           an infinity (their high word holds 2^20 an element). */
-        uint64_t bin[4096][2];
+        /* Each block of SX_F64_BLOCK elements adds its significands (with
+           the hidden bit, below 2^53) into tbl by sign and exponent (b >>
+           52): one add an element and no sign to apply, and 1024 of them
+           stay below 2^64. The block's bins are then folded into big (by
+           exponent, the signed sums of the low 32 bits, [0], and of the
+           rest, [1]) and zeroed. Only the exponents that a block can hold
+           are touched: the AND and OR of its elements bound them (data
+           rarely spans many; zeroing and reading every bin would cost more
+           than a small sum's elements). The same AND and OR tell whether
+           the block is all -0.0; a bin of exponent 2047, whether it holds a
+           NaN or an infinity. A block whose bound spans more than
+           SX_F64_SPAN exponents, where the fold would cost more than the
+           adds save, adds each element's signed halves into big at once.
+           (The bound is loose where exponents cross a power of two, as
+           values either side of 1.0 do: such data take the second loop.) */
+        uint64_t tbl[4096];
+        int64_t big[2048][2];
         const uint64_t *x = in;
         for (size_t i = 0; i < n;) {
-            const size_t first = i, end = n - i > SX_F64_BATCH ? i + SX_F64_BATCH : n;
-            unsigned zlo = 0, zhi = 0; /* bin[zlo .. zhi) and bin[2048 + zlo ..) are zeroed */
+            const size_t end = n - i > SX_F64_BATCH ? i + SX_F64_BATCH : n;
+            unsigned zlo = 0, zhi = 0; /* big[zlo .. zhi) zeroed, and tbl's */
             int nonneg0 = 0;           /* some element is not -0.0 */
             while (i < end) {
-                const size_t stop = end - i > SX_F64_BLOCK ? i + SX_F64_BLOCK : end;
+                const size_t first = i, stop = end - i > SX_F64_BLOCK ? i + SX_F64_BLOCK : end;
                 uint64_t o = 0, a = ~(uint64_t)0;
                 for (size_t k = i; k < stop; k++) {
                     o |= x[k];
@@ -248,28 +255,45 @@ void gpgpu__exact_accumulate(gpgpu_type t, const void *in, size_t n, int64_t *ac
                 }
                 for (int r = 0; r < 2; r++)
                     if (zero[r][1] > zero[r][0]) {
-                        const size_t len = (zero[r][1] - zero[r][0]) * sizeof bin[0];
-                        memset(bin[zero[r][0]], 0, len);
-                        memset(bin[2048 + zero[r][0]], 0, len);
+                        const size_t len = zero[r][1] - zero[r][0];
+                        memset(big[zero[r][0]], 0, len * sizeof *big);
+                        memset(tbl + zero[r][0], 0, len * sizeof *tbl);
+                        memset(tbl + 2048 + zero[r][0], 0, len * sizeof *tbl);
                     }
-                for (; i < stop; i++) {
-                    const uint64_t b = x[i];
-                    const uint64_t m = (b & 0xfffffffffffffull) |
-                                       ((b & 0x7ff0000000000000ull) ? (uint64_t)1 << 52 : 0);
-                    bin[b >> 52][0] += m & SX_M32;
-                    bin[b >> 52][1] += m >> 32;
+                if (ehi - elo <= SX_F64_SPAN) {
+                    for (; i < stop; i++) {
+                        const uint64_t b = x[i];
+                        tbl[b >> 52] += (b & 0xfffffffffffffull) |
+                                        ((b & 0x7ff0000000000000ull) ? (uint64_t)1 << 52 : 0);
+                    }
+                    if (ehi == 2048 && (tbl[2047] | tbl[4095]))
+                        fl |= sx_special_flags(f, t, x + first, stop - first);
+                    for (unsigned e = elo; e < ehi; e++) {
+                        const uint64_t pos = tbl[e], neg = tbl[2048 + e];
+                        big[e][0] += (int64_t)(pos & SX_M32) - (int64_t)(neg & SX_M32);
+                        big[e][1] += (int64_t)(pos >> 32) - (int64_t)(neg >> 32);
+                        tbl[e] = tbl[2048 + e] = 0;
+                    }
+                } else {
+                    uint64_t top = 0; /* bit 11: an exponent of 2047 */
+                    for (; i < stop; i++) {
+                        const uint64_t b = x[i], e = (b >> 52) & 2047;
+                        const int64_t sg = -(int64_t)(b >> 63);
+                        const uint64_t m = (b & 0xfffffffffffffull) | (e ? (uint64_t)1 << 52 : 0);
+                        big[e][0] += ((int64_t)(m & SX_M32) ^ sg) - sg;
+                        big[e][1] += ((int64_t)(m >> 32) ^ sg) - sg;
+                        top |= e + 1;
+                    }
+                    if (top & 2048)
+                        fl |= sx_special_flags(f, t, x + first, stop - first);
                 }
             }
             fl |= nonneg0 ? SX_NOT_NEG_ZERO : 0;
-            if (zhi == 2048 && (bin[2047][1] | bin[4095][1]))
-                fl |= sx_special_flags(f, t, x + first, end - first);
             for (unsigned e = zlo; e < zhi && e < 2047; e++) {
-                const int64_t l = (int64_t)bin[e][0] - (int64_t)bin[2048 + e][0];
-                const int64_t h = (int64_t)bin[e][1] - (int64_t)bin[2048 + e][1];
-                if (l)
-                    sx_add_at(acc, l, e ? e - 1 : 0);
-                if (h)
-                    sx_add_at(acc, h, (e ? e - 1 : 0) + 32);
+                if (big[e][0])
+                    sx_add_at(acc, big[e][0], e ? e - 1 : 0);
+                if (big[e][1])
+                    sx_add_at(acc, big[e][1], (e ? e - 1 : 0) + 32);
             }
             gpgpu__exact_carry(acc, f->limbs);
         }
