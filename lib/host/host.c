@@ -441,6 +441,14 @@ int gpgpu__host_scan_segments(gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind, c
 int gpgpu__host_reduce_segments(gpgpu_type t, gpgpu_op op, const void *in,
                                 const size_t *offsets, size_t s0, size_t s1, void *out)
 {
+    /* integer sums: each segment through the vector sum (reduce_int_sum) */
+    if ((op == GPGPU_SUM || op == GPGPU_SUM_EXACT) && !gpgpu__type(t)->is_float) {
+        const size_t size = gpgpu__type(t)->size;
+        for (size_t seg = s0; seg < s1; seg++)
+            reduce_int_sum(t, GPGPU_SUM, (const char *)in + offsets[seg] * size,
+                           offsets[seg + 1] - offsets[seg], (char *)out + seg * size);
+        return 1;
+    }
     BY_INT_TYPE(t, SEG_REDUCE)
 }
 
