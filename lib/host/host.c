@@ -432,9 +432,23 @@ void gpgpu__host_reduce_seq(gpgpu_type t, gpgpu_op op, const void *in, size_t n,
     default: return 0;                                                \
     }
 
+static void scan_serial(gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind, const void *in,
+                        void *out, size_t n, const void *init, void *last);
+
 int gpgpu__host_scan_segments(gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind, const void *in,
                               void *out, const size_t *offsets, size_t s0, size_t s1)
 {
+    /* integer sums: each segment through scan_serial's blocks of
+       SCAN_LANES, whose prefixes overlap (a loop an element took as long
+       as the serial loop, segments of 1024) */
+    if (op == GPGPU_SUM && !gpgpu__type(t)->is_float) {
+        const size_t size = gpgpu__type(t)->size;
+        for (size_t seg = s0; seg < s1; seg++)
+            scan_serial(t, op, kind, (const char *)in + offsets[seg] * size,
+                        (char *)out + offsets[seg] * size, offsets[seg + 1] - offsets[seg], NULL,
+                        NULL);
+        return 1;
+    }
     BY_INT_TYPE(t, SEG_SCAN)
 }
 
