@@ -110,6 +110,9 @@ static size_t first_difference(const void *a, const void *b, size_t size, size_t
     return n;
 }
 
+/* Changes the keys of a case after make_keys (NULL: none). */
+static void (*reshape)(void *keys, size_t ks, size_t n);
+
 /* Sorts one case with the library and the reference and compares bits. */
 static void check_case(int ti, size_t n, unsigned flags, size_t value_size, pattern p,
                        uint64_t seed)
@@ -121,6 +124,8 @@ static void check_case(int ti, size_t n, unsigned flags, size_t value_size, patt
     void *want_values = value_size ? tu_alloc(n * value_size) : NULL;
 
     make_keys(t, keys, n, p, seed);
+    if (reshape)
+        reshape(keys, ks, n);
     memcpy(want, keys, n * ks);
     if (value_size) {
         make_values(values, value_size, n);
@@ -185,6 +190,25 @@ TU_TEST(input_patterns_are_sorted_stably)
 }
 END_TEST
 
+/* The first 8192 keys with their top bytes zero (top and bottom: the
+   sort masks may flip them); the rest as they are. */
+static void low_first(void *keys, size_t ks, size_t n)
+{
+    for (size_t i = 0; i < n && i < 8192; i++) {
+        unsigned char *k = (unsigned char *)keys + i * ks;
+        memset(k + 1, 0, ks - 1); /* little-endian: the low byte stays */
+    }
+}
+
+/* Three keys in four with the same top byte as the first key. */
+static void mostly_one_top_byte(void *keys, size_t ks, size_t n)
+{
+    unsigned char *k = keys;
+    for (size_t i = 1; i < n; i++)
+        if (i % 4)
+            k[i * ks + ks - 1] = k[ks - 1]; /* little-endian: the top byte */
+}
+
 /* The host's sort from 2^17 keys: the top digit's pass first, then each
    of its buckets by the digits left, which differ from bucket to bucket:
    all of them (random), one (narrow, end bytes), two (low 3 bytes), none
@@ -202,6 +226,16 @@ TU_TEST(top_digit_buckets_are_sorted_stably)
                 check_case(ti, n, flags, (size_t)(p + ti + flags) % 3 * 4, ps[p],
                            tu_seed_for(700 + p * 16 + ti * 2 + flags, n));
             }
+    /* the top digit that varies, guessed from the first keys, is not the
+       array's; and one bucket of the top digit holds most keys */
+    void (*const shapes[])(void *, size_t, size_t) = { low_first, mostly_one_top_byte };
+    for (size_t k = 0; k < 2; k++) {
+        reshape = shapes[k];
+        for (int ti = 0; ti < NTYPES; ti++)
+            check_case(ti, n, (unsigned)(ti % 2), (size_t)(ti % 3) * 4, RANDOM,
+                       tu_seed_for(760 + k * 8 + ti, n));
+        reshape = NULL;
+    }
 }
 END_TEST
 

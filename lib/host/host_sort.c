@@ -47,6 +47,7 @@ void gpgpu__sort_masks(gpgpu_type t, unsigned flags, uint64_t *m0, uint64_t *m1)
 
 enum { MIN_PART = 1 << 16 };    /* elements a thread at least */
 enum { BUCKETS_MIN = 1 << 17 }; /* keys from which the top digit goes first (below) */
+enum { TOP_SAMPLE = 4096 };     /* keys that guess the top digit that varies */
 
 typedef struct {
     int digits;                 /* sizeof the key words */
@@ -61,6 +62,9 @@ typedef struct {
     size_t (*count)[MAX_DIGITS][RADIX];  /* nparts: every digit, of the input */
     size_t (*pos)[RADIX];       /* nparts: the part's counts, then its places */
     int *in_order;              /* nparts */
+    int top_only, top_d;        /* the first read counts digit top_d alone (and
+                                   writes and_or) */
+    uint64_t *and_or;           /* nparts: the AND and the OR of the keys */
     int d;                      /* the pass's digit */
     /* values, moved with their keys in every pass */
     unsigned char *values, *vscratch;
@@ -125,6 +129,24 @@ static size_t part_first(const sort_job *j, size_t i)
         int in_order = 1;                                                               \
         const W m0 = (W)j->m0, m1 = (W)j->m1;                                           \
         const unsigned top = (unsigned)j->top;                                          \
+        if (j->top_only) { /* the AND and OR of the keys, one digit's counts */        \
+            W and_ = (W)~(W)0, or_ = 0;                                                 \
+            size_t *c = count[j->top_d];                                                \
+            const int shift = j->top_d * RADIX_BITS;                                    \
+            for (size_t i = a; i < b; i++) {                                            \
+                W x = in[i];                                                            \
+                x ^= (x >> top) ? m1 : m0;                                              \
+                in_order &= i == a || x >= prev;                                        \
+                prev = x;                                                               \
+                and_ &= x;                                                              \
+                or_ |= x;                                                               \
+                c[(x >> shift) & (RADIX - 1)]++;                                        \
+            }                                                                           \
+            j->and_or[2 * part] = and_;                                                 \
+            j->and_or[2 * part + 1] = or_;                                              \
+            j->in_order[part] = in_order;                                               \
+            return;                                                                     \
+        }                                                                               \
         for (size_t i = a; i < b; i++) {                                                \
             W x = in[i];                                                                \
             x ^= (x >> top) ? m1 : m0;                                                  \
@@ -295,15 +317,35 @@ gpgpu_status gpgpu__host_sort(gpgpu_type t, void *keys, void *values, size_t val
     j.count = calloc(nparts, sizeof *j.count);
     j.pos = malloc(nparts * sizeof *j.pos);
     j.in_order = malloc(nparts * sizeof *j.in_order);
-    if (!j.count || !j.pos || !j.in_order) {
+    j.and_or = malloc(2 * nparts * sizeof *j.and_or);
+    if (!j.count || !j.pos || !j.in_order || !j.and_or) {
         free(j.count);
         free(j.pos);
         free(j.in_order);
+        free(j.and_or);
         return GPGPU_ERROR_OUT_OF_MEMORY;
     }
     gpgpu__sort_masks(t, flags, &j.m0, &j.m1);
     j.if_set = (j.m0 >> j.top) & 1 ? j.m0 : j.m1; /* the top bit after the transform */
     j.if_clear = (j.m0 >> j.top) & 1 ? j.m1 : j.m0; /* tells which mask applied */
+    /* From BUCKETS_MIN keys (the buckets below), only the most
+       significant digit that varies is counted in the first read, which
+       then also takes the AND and OR of the keys: which digits vary. The
+       digit is guessed from the first TOP_SAMPLE keys; a wrong guess, or
+       the LSD passes after all, read the keys again for every count. */
+    if (n >= BUCKETS_MIN) {
+        uint64_t sa = ~0ull, so = 0;
+        for (size_t i = 0; i < TOP_SAMPLE; i++) {
+            uint64_t x = is64 ? ((uint64_t *)keys)[i] : ((uint32_t *)keys)[i];
+            x ^= (x >> j.top) ? j.m1 : j.m0;
+            sa &= x;
+            so |= x;
+        }
+        j.top_only = 1;
+        j.top_d = j.digits - 1;
+        while (j.top_d > 0 && !(((sa ^ so) >> (j.top_d * RADIX_BITS)) & (RADIX - 1)))
+            j.top_d--;
+    }
     gpgpu__parallel(nparts, is64 ? prep_64 : prep_32, &j);
 
     /* In order: every part, and every part's last key against the next's
@@ -321,9 +363,33 @@ gpgpu_status gpgpu__host_sort(gpgpu_type t, void *keys, void *values, size_t val
         }
     }
     int pass_digit[MAX_DIGITS], passes = 0;
+    if (j.top_only && !in_order) {
+        uint64_t a = ~0ull, o = 0;
+        for (size_t p = 0; p < nparts; p++) {
+            a &= j.and_or[2 * p];
+            o |= j.and_or[2 * p + 1];
+        }
+        for (int d = 0; d < j.digits; d++)
+            if (((a ^ o) >> (d * RADIX_BITS)) & (RADIX - 1))
+                pass_digit[passes++] = d;
+        size_t most = 0;
+        for (int v = 0; v < RADIX && passes; v++) {
+            size_t c = 0;
+            for (size_t p = 0; p < nparts; p++)
+                c += j.count[p][j.top_d][v];
+            most = c > most ? c : most;
+        }
+        if (passes < 2 || pass_digit[passes - 1] != j.top_d || most > n / 2) {
+            /* no buckets after all: every digit's counts */
+            memset(j.count, 0, nparts * sizeof *j.count);
+            j.top_only = 0;
+            gpgpu__parallel(nparts, is64 ? prep_64 : prep_32, &j);
+            passes = 0;
+        }
+    }
     uint64_t x0 = is64 ? ((uint64_t *)keys)[0] : ((uint32_t *)keys)[0];
     x0 ^= (x0 >> j.top) ? j.m1 : j.m0;
-    for (int d = 0; d < j.digits && !in_order; d++) {
+    for (int d = 0; d < j.digits && !in_order && !j.top_only; d++) {
         size_t same = 0;
         for (size_t p = 0; p < nparts; p++)
             same += j.count[p][d][(x0 >> (d * RADIX_BITS)) & (RADIX - 1)];
@@ -341,6 +407,7 @@ gpgpu_status gpgpu__host_sort(gpgpu_type t, void *keys, void *values, size_t val
         free(j.count);
         free(j.pos);
         free(j.in_order);
+        free(j.and_or);
         return GPGPU_ERROR_OUT_OF_MEMORY;
     }
     /* From BUCKETS_MIN keys with two passes or more, the pass of the most
@@ -435,5 +502,6 @@ gpgpu_status gpgpu__host_sort(gpgpu_type t, void *keys, void *values, size_t val
     free(j.count);
     free(j.pos);
     free(j.in_order);
+    free(j.and_or);
     return GPGPU_SUCCESS;
 }
