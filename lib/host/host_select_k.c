@@ -5,7 +5,8 @@
  * both orders compare as integers; top_k keeps the k best (key, index)
  * pairs in a heap per part of the data, on the host's threads (CPU
  * devices' host calls come here too: plan.c); quantiles selects each rank
- * on a copy of the keys.
+ * on a copy of the keys, or for 32-bit keys from 1024 on a copy of the keys
+ * of the ranks' top digits alone (select_radix32).
  */
 #include <stdlib.h>
 #include <string.h>

@@ -5,8 +5,11 @@
  * passes whose digit is the same for every key skipped, nothing done for
  * keys already in order. The first pass transforms the keys as it reads
  * them and the last one restores them as it writes them into the caller's
- * array; values move with their keys in every pass; one scratch array each
- * for keys and values.
+ * array; values move with their keys in every pass; the scratch for keys
+ * and values is one block that the pool keeps between calls
+ * (gpgpu__host_scratch). From BUCKETS_MIN keys the most significant digit
+ * that varies goes first, and each of its 256 buckets is then sorted by
+ * the digits left on its own, in cache (bucket_*, below).
  *
  * On the library's host threads (lib/core/pool.c): the array is cut into
  * one contiguous part per thread; each part counts its digits, the counts
