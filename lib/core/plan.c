@@ -294,8 +294,18 @@ void gpgpu__plan_init(gpgpu_context *ctx)
            gpgpu-bench --api host --op gather --sizes 10,16,20,24,
            GPGPU_HOST_BELOW=gather=all | =0) */
         b[GPGPU__HB_GATHER] = SIZE_MAX;
-        b[GPGPU__HB_SUM_EXACT] = (size_t)1 << 15;
-        b[GPGPU__HB_SEGMENTED] = (size_t)1 << 17;
+        /* sum-exact and segmented again after the host's binning by
+           exponent and its vector sums (2026-11-27, load 1.2-1.6,
+           GPGPU_HOST_BELOW=sum-exact=all,segmented=all | =0 gpgpu-bench
+           --api host --op sum_exact | segmented_reduce --sizes 14..24
+           --repeat 5, ms host's code / kernels): sum_exact f32 0.051 /
+           0.125 at 2^16, 0.203 / 0.168 at 2^18, 0.698 / 0.659 at 2^20;
+           f64 0.097 / 0.179, 0.402 / 0.383, 1.342 / 1.498; segmented u32
+           (64 and 1024 a segment) 0.015 / 0.110 at 2^16, 0.066 / 0.156
+           at 2^18, 0.143 / 0.653 at 2^20, 0.571-0.880 / 1.208-2.151 at
+           2^22. */
+        b[GPGPU__HB_SUM_EXACT] = (size_t)1 << 18;
+        b[GPGPU__HB_SEGMENTED] = (size_t)1 << 23;
         b[GPGPU__HB_SEG_SCAN] = SIZE_MAX;
         b[GPGPU__HB_INDEX] = (size_t)1 << 15;
         b[GPGPU__HB_BY_KEY] = (size_t)1 << 17;
@@ -328,8 +338,12 @@ void gpgpu__plan_init(gpgpu_context *ctx)
            ms host's code / kernels: f32 0.0064 / 0.063-0.116 at 2^10,
            0.039-0.041 / 0.069-0.122 at 2^12, 0.20 / 0.11-0.15 at 2^14;
            u32 0.0067 / 0.059-0.101, 0.042-0.046 / 0.068-0.105, 0.16 /
-           0.10-0.15) */
-        b[GPGPU__HB_QUANTILES] = (size_t)1 << 14;
+           0.10-0.15); again after the host's radix select (2026-11-27,
+           load 1.2-1.6, --sizes 14..24 --repeat 5, the median): f32 0.061
+           / 0.187 at 2^14, 0.154 / 0.506 at 2^16, 1.08 / 1.41 at 2^18,
+           2.62 / 4.26 at 2^20, 17.8 / 11.6 at 2^22; u32 0.047 / 0.172,
+           0.104 / 0.550, 0.858 / 1.010, 2.17 / 3.31, 13.5 / 13.1 */
+        b[GPGPU__HB_QUANTILES] = (size_t)1 << 22;
         /* search_sorted: a launch costs more than 1024 binary searches
            (2026-11-26, 29c9c9e, load 1.2-1.7, u32 needles in as many sorted
            keys, ratio to a loop of binary searches, bench/cpu-loop.sh: the
