@@ -20,10 +20,11 @@
  *     0 for item 0), in blocks of 8 whose own running sums do not wait for
  *     the running total, then the rest one by one.
  * Every + above is one IEEE add of T in that order, 0 being +0.0 (so that
- * 0 + -0.0 is +0.0 here as in the kernels). The tiles' totals and their
- * scans go to the library's threads; only the chain is serial. Within a
- * item, four blocks of 8 run side by side (their sums are independent),
- * which hides the adds' latency that bounds a serial loop.
+ * 0 + -0.0 is +0.0 here as in the kernels). Tile by tile on the calling
+ * thread, or from THREADS_FROM the tiles' totals and then their scans on
+ * the library's threads (only the chain serial). Within an item, four
+ * blocks of 8 run side by side (their sums are independent), which hides
+ * the adds' latency that bounds a serial loop.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -62,7 +62,7 @@ typedef struct {
     int direct;         /* the host fallback on host memory: no tmp; the scan
                            from in to out runs once every rank has agreed */
     int folded;         /* direct: seed holds the fold of the ranks below */
-    unsigned char seed[8];
+    uint64_t seed;      /* (a word: gpgpu_scan_init wants init aligned) */
 } scan_job;
 
 /* The device path's buffer, when this rank has a device and the part fits
@@ -191,7 +191,7 @@ static gpgpu_status scan_part(scan_job *j, const gpgpu__mpi_call *c, gpgpu__mpi_
                                        "MPI_Allgather");
     if (st != GPGPU_SUCCESS)
         return st;
-    unsigned char offset[8];
+    uint64_t offset[1];     /* (a word: an init must be aligned) */
     int folded;
     st = gpgpu__mpi_parts_fold(j->ctx, j->t, j->op, parts, c->rank, offset, &folded);
     if (st != GPGPU_SUCCESS || j->n == 0)
@@ -200,7 +200,7 @@ static gpgpu_status scan_part(scan_job *j, const gpgpu__mpi_call *c, gpgpu__mpi_
         return scan_on_device(j, folded ? offset : NULL);
     if (j->direct) {
         j->folded = folded;
-        memcpy(j->seed, offset, sizeof j->seed);
+        memcpy(&j->seed, offset, sizeof j->seed);
         return GPGPU_SUCCESS;
     }
     return gpgpu__mpi_local(gpgpu_scan_init(j->ctx, j->t, j->op, j->kind, j->in, j->tmp, j->n,
@@ -215,7 +215,7 @@ static gpgpu_status deliver(scan_job *j, void *out)
         return GPGPU_SUCCESS;
     if (j->direct)
         return gpgpu__mpi_local(gpgpu_scan_init(j->ctx, j->t, j->op, j->kind, j->in, out, j->n,
-                                                j->folded ? j->seed : NULL),
+                                                j->folded ? &j->seed : NULL),
                                 j->ctx, "gpgpu_scan_init");
     if (j->q == NULL) {
         if (j->out_arr != NULL)
