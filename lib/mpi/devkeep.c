@@ -52,12 +52,12 @@ static int slots_delete(MPI_Comm comm, int keyval, void *value, void *extra)
     return MPI_SUCCESS;
 }
 
-/* 1 if a is an array of ctx's OpenCL context. */
-static int of_context(gpgpu_context *ctx, const gpgpu_array *a)
+/* 1 if buffer m (an array's, or a pinned area's) is of ctx's OpenCL
+   context. */
+static int of_context(gpgpu_context *ctx, cl_mem m)
 {
     cl_command_queue q = gpgpu_queue(ctx);
     cl_context qc = NULL, ac = NULL;
-    cl_mem m = gpgpu_array_buffer(a);
     return q != NULL && m != NULL &&
            clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof qc, &qc, NULL) == CL_SUCCESS &&
            clGetMemObjectInfo(m, CL_MEM_CONTEXT, sizeof ac, &ac, NULL) == CL_SUCCESS && qc == ac;
@@ -82,7 +82,7 @@ gpgpu_status gpgpu__mpi_dev_keep(gpgpu_context *ctx, int slot, size_t esize, siz
     gpgpu_type t = esize == 8 ? GPGPU_U64 : GPGPU_U32;
     gpgpu_array *have = slots.a[slot];
     if (have != NULL && gpgpu_array_type(have) == t && gpgpu_array_length(have) >= n &&
-        of_context(ctx, have)) {
+        of_context(ctx, gpgpu_array_buffer(have))) {
         *a = have;
         return GPGPU_SUCCESS;
     }
@@ -145,12 +145,7 @@ void gpgpu__mpi_pinned_free(gpgpu__mpi_pinned *p)
 gpgpu_status gpgpu__mpi_pinned_keep(gpgpu_context *ctx, int area, size_t bytes, void **ptr)
 {
     gpgpu__mpi_pinned *h = &slots.h[area];
-    cl_command_queue q = gpgpu_queue(ctx);
-    cl_context qc = NULL, hc = NULL;
-    if (h->buf != NULL && h->bytes >= bytes && q != NULL &&
-        clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof qc, &qc, NULL) == CL_SUCCESS &&
-        clGetMemObjectInfo(h->buf, CL_MEM_CONTEXT, sizeof hc, &hc, NULL) == CL_SUCCESS &&
-        qc == hc) {
+    if (h->buf != NULL && h->bytes >= bytes && of_context(ctx, h->buf)) {
         *ptr = h->ptr;
         return GPGPU_SUCCESS;
     }

@@ -67,7 +67,7 @@ typedef struct {
     uint64_t key, idx;
 } bound;
 
-typedef struct sorter_ {
+typedef struct {
     gpgpu__mpi_call c;
     gpgpu_context *ctx;
     gpgpu_type t;
@@ -104,7 +104,7 @@ typedef struct sorter_ {
     /* The device path's exchange: each piece that arrives goes up at once
        (landed: the exchange's announcements; up: where to). */
     struct upload {
-        struct sorter_ *s;
+        cl_command_queue q;
         cl_mem buf;
         char *base;
         int failed;             /* an enqueue's cl_int, or 0 (atomic) */
@@ -986,10 +986,10 @@ static gpgpu_status exchange_others(sorter *s, int ph, int big, const void *k, c
 static void upload_piece(void *arg, size_t at, size_t bytes)
 {
     struct upload *u = arg;
-    cl_int err = clEnqueueWriteBuffer(u->s->q, u->buf, CL_FALSE, at, bytes, u->base + at, 0,
-                                      NULL, NULL);
+    cl_int err = clEnqueueWriteBuffer(u->q, u->buf, CL_FALSE, at, bytes, u->base + at, 0, NULL,
+                                      NULL);
     if (err == CL_SUCCESS)
-        err = clFlush(u->s->q);
+        err = clFlush(u->q);
     int none = 0;
     if (err != CL_SUCCESS)
         __atomic_compare_exchange_n(&u->failed, &none, (int)err, 0, __ATOMIC_RELAXED,
@@ -999,7 +999,7 @@ static void upload_piece(void *arg, size_t at, size_t bytes)
 static gpgpu_status exchange_up(sorter *s, int big)
 {
     for (int i = 0; i < 1 + s->pairs; i++) {
-        s->up[i] = (struct upload){s, gpgpu_array_buffer(i ? s->rv : s->rk),
+        s->up[i] = (struct upload){s->q, gpgpu_array_buffer(i ? s->rv : s->rk),
                                    i ? s->v2 : s->k2, 0};
         s->landed[i] = (gpgpu__mpi_landed){upload_piece, &s->up[i], 0};
         s->land[i] = &s->landed[i];
@@ -1055,10 +1055,8 @@ static gpgpu_status dev_rebalance(sorter *s, int big)
     int touched = st == GPGPU_SUCCESS && s->n > 0;
     if (st == GPGPU_SUCCESS)
         st = dev_copy_kv(s, s->dk, s->dv, 0, s->ka, s->va, 0, s->n);
-    if (st == GPGPU_SUCCESS) {
-        cl_int err = clFinish(s->q);
-        st = err == CL_SUCCESS ? GPGPU_SUCCESS : gpgpu__mpi_cl_fail(err, "clFinish");
-    }
+    if (st == GPGPU_SUCCESS)
+        st = dev_finish(s);
     s->bytes[PH_REBALANCE][1] += (double)((s->m - count + s->n - count) * width);
     st = gpgpu__mpi_agree(&s->c, st);
     if (st != GPGPU_SUCCESS && touched) {  /* every rank puts its input back */
