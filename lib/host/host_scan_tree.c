@@ -140,6 +140,30 @@ enum { THREADS_FROM = 1 << 20 };
             NAME##_item_scan(x + first, y + first, count, prefix + (i ? sums[i - 1] : (T)0), \
                              inclusive);                                                    \
         }                                                                                   \
+    }                                                                                       \
+                                                                                            \
+    /* The whole scan tile by tile on the calling thread, each tile read twice              \
+       while it is in cache; s: room for one tile's tree. */                                \
+    static void NAME##_serial(const T *x, T *y, size_t n, const T *init, size_t wg,         \
+                              size_t items, int inclusive, T *s)                            \
+    {                                                                                       \
+        T p = init ? *init : (T)0;                                                          \
+        for (size_t at = 0, tile = wg * items; at < n; at += tile) {                        \
+            size_t len = n - at < tile ? n - at : tile;                                     \
+            NAME##_tile_sums(x + at, len, wg, items, s);                                    \
+            NAME##_tile_scan(x + at, y + at, len, wg, items, s, p, inclusive);              \
+            p = p + s[wg - 1];                                                              \
+        }                                                                                   \
+    }                                                                                       \
+                                                                                            \
+    /* Each tile's prefix from the tiles' trees (sums, wg a tile): the chain. */            \
+    static void NAME##_chain(const T *sums, T *pre, size_t tiles, size_t wg, const T *init) \
+    {                                                                                       \
+        T p = init ? *init : (T)0;                                                          \
+        for (size_t k = 0; k < tiles; ++k) {                                                \
+            pre[k] = p;                                                                     \
+            p = p + sums[k * wg + wg - 1];                                                  \
+        }                                                                                   \
     }
 SCAN_TREE(f32, float)
 SCAN_TREE(f64, double)
@@ -216,28 +240,15 @@ int gpgpu__host_scan_tree(gpgpu_type t, gpgpu_scan_kind kind, const void *in, vo
        an in-place scan is safe; the totals are all taken first.) */
     size_t nparts = n < THREADS_FROM ? 1 : j.tiles < 64 ? j.tiles : 64;
     j.nparts = nparts;
-    if (nparts == 1) {  /* tile by tile: each read twice while in cache */
-        double one[WG_MAX]; /* one tile's tree (no allocation in a small call) */
-        j.sums = (char *)one;
-        if (t == GPGPU_F32) {
-            float p = init ? *(const float *)init : 0.0f, *s = (float *)j.sums;
-            for (size_t k = 0; k < j.tiles; ++k) {
-                size_t len = tile_len(&j, k);
-                f32_tile_sums((const float *)in + k * tile, len, wg, items, s);
-                f32_tile_scan((const float *)in + k * tile, (float *)out + k * tile, len, wg,
-                              items, s, p, j.inclusive);
-                p = p + s[wg - 1];
-            }
-        } else {
-            double p = init ? *(const double *)init : 0.0, *s = (double *)j.sums;
-            for (size_t k = 0; k < j.tiles; ++k) {
-                size_t len = tile_len(&j, k);
-                f64_tile_sums((const double *)in + k * tile, len, wg, items, s);
-                f64_tile_scan((const double *)in + k * tile, (double *)out + k * tile, len, wg,
-                              items, s, p, j.inclusive);
-                p = p + s[wg - 1];
-            }
-        }
+    if (nparts == 1) {
+        union {
+            float f[WG_MAX];
+            double d[WG_MAX];
+        } one; /* one tile's tree (no allocation in a small call) */
+        if (t == GPGPU_F32)
+            f32_serial(in, out, n, init, wg, items, j.inclusive, one.f);
+        else
+            f64_serial(in, out, n, init, wg, items, j.inclusive, one.d);
         return 1;
     }
     j.sums = malloc(j.tiles * (wg + 1) * size);
@@ -245,21 +256,10 @@ int gpgpu__host_scan_tree(gpgpu_type t, gpgpu_scan_kind kind, const void *in, vo
         return 0;
     j.prefix = j.sums + j.tiles * wg * size;
     gpgpu__parallel(nparts, sums_part, &j);
-    if (t == GPGPU_F32) {
-        float p = init ? *(const float *)init : 0.0f, *pre = (float *)j.prefix;
-        const float *s = (const float *)j.sums;
-        for (size_t k = 0; k < j.tiles; ++k) {
-            pre[k] = p;
-            p = p + s[k * wg + wg - 1];
-        }
-    } else {
-        double p = init ? *(const double *)init : 0.0, *pre = (double *)j.prefix;
-        const double *s = (const double *)j.sums;
-        for (size_t k = 0; k < j.tiles; ++k) {
-            pre[k] = p;
-            p = p + s[k * wg + wg - 1];
-        }
-    }
+    if (t == GPGPU_F32)
+        f32_chain((const float *)j.sums, (float *)j.prefix, j.tiles, wg, init);
+    else
+        f64_chain((const double *)j.sums, (double *)j.prefix, j.tiles, wg, init);
     gpgpu__parallel(nparts, scan_part, &j);
     free(j.sums);
     return 1;
