@@ -121,6 +121,17 @@ static size_t part_first(const sort_job *j, size_t i)
 /* Keys are read as they are and transformed on the fly (prep, the first
    pass), and untransformed as the last pass writes them: no pass of its
    own for either. */
+/* After a pass: its output (s1, w1) becomes the next one's input. */
+#define SWAP_PASS(W)                                                                    \
+    do {                                                                                \
+        W *t_ = s0;                                                                     \
+        s0 = s1;                                                                        \
+        s1 = t_;                                                                        \
+        unsigned char *u_ = w0;                                                         \
+        w0 = w1;                                                                        \
+        w1 = u_;                                                                        \
+    } while (0)
+
 #define SORT_FUNCS(W, SUF)                                                              \
     static void prep_##SUF(void *arg, size_t part)                                      \
     {                                                                                   \
@@ -253,12 +264,7 @@ static size_t part_first(const sort_job *j, size_t i)
                 memcpy(s1, s0, len * sizeof *s1);                                       \
             if (w0)                                                                     \
                 memcpy(w1, w0, len * z);                                                \
-            W *t_ = s0;                                                                 \
-            s0 = s1;                                                                    \
-            s1 = t_;                                                                    \
-            unsigned char *u_ = w0;                                                     \
-            w0 = w1;                                                                    \
-            w1 = u_;                                                                    \
+            SWAP_PASS(W);                                                               \
         }                                                                               \
         for (int q = 0; q < nneed; q++) {                                               \
             const int shift = need[q] * RADIX_BITS;                                     \
@@ -292,12 +298,7 @@ static size_t part_first(const sort_job *j, size_t i)
             else                                                                        \
                 SCATTER_PAIRS(W, (void)0, last ? x ^ ((x >> top) ? if_set : if_clear) : x, \
                               memcpy(w1 + p * z, w0 + i * z, z))                        \
-            W *t_ = s0;                                                                 \
-            s0 = s1;                                                                    \
-            s1 = t_;                                                                    \
-            unsigned char *u_ = w0;                                                     \
-            w0 = w1;                                                                    \
-            w1 = u_;                                                                    \
+            SWAP_PASS(W);                                                               \
         }                                                                               \
     }
 SORT_FUNCS(uint32_t, 32)
