@@ -637,20 +637,41 @@ __kernel void sort_buckets(__global KT *ak, __global VT *av, ulong n, __global K
 #define LB_TAGS (63ul << 56)
 #define LB_COUNT ((1ul << 56) - 1)
 
+/* Words of the look-back loaded at once: a tile's counts go out before
+   its ranking, so a look-back after the ranking mostly walks over counts
+   of tiles still running, SORT_LB_WINDOW of them a round trip (H200,
+   2^28 keys: 32-bit keys fastest by 4, 64-bit by 8; 16 slower for both). */
+#ifndef SORT_LB_WINDOW
+#define SORT_LB_WINDOW (KEY_BITS == 64 ? 8 : 4)
+#endif
+
 /* Item v's exclusive prefix for digit v over the tiles before t in pass
    d: their status words, latest first, until one holds an inclusive
-   prefix. */
+   prefix; a word not yet written ends a round early, and the next round
+   starts at it. */
 inline ulong sort_lookback(__global ulong *st, uint t, uint v, uint d)
 {
     ulong excl = 0;
     for (uint k = t; k > 0;) {
-        ulong s = status_load(&st[(ulong)(k - 1) * RADIX + v]);
-        if ((s & LB_TAGS) != LB_TAG(d))
-            continue;
-        excl += s & LB_COUNT;
-        if (s & LB_INC)
-            break;
-        k--;
+        ulong s[SORT_LB_WINDOW];
+#pragma unroll
+        for (uint j = 0; j < SORT_LB_WINDOW; j++)
+            s[j] = j < k ? status_load(&st[(ulong)(k - 1 - j) * RADIX + v]) : 0;
+        uint took = 0, stop = 0;
+#pragma unroll
+        for (uint j = 0; j < SORT_LB_WINDOW; j++) {
+            if (stop || j >= k || (s[j] & LB_TAGS) != LB_TAG(d)) {
+                stop = 1;
+                continue;
+            }
+            excl += s[j] & LB_COUNT;
+            took++;
+            if (s[j] & LB_INC) {
+                stop = 1;
+                took = k; /* the walk is over */
+            }
+        }
+        k -= took;
     }
     return excl;
 }
@@ -685,11 +706,13 @@ inline ulong sort_lookback(__global ulong *st, uint t, uint v, uint d)
 
 /* One LSD pass, one tile: tile t (in the order of a ticket taken at the
    start, so that every earlier tile is already running) is sorted stably
-   by digit d: each key ranked among its warp's keys of the same digit
+   by digit d: the tile's digit counts go out first for later tiles (one
+   __local atomic a key, before the ranking, so that later tiles' look-backs
+   find them), each key is ranked among its warp's keys of the same digit
    (sort_rank), a scan of the (warp, digit) counts gives its place in the
-   tile, the tile's digit counts go out for later tiles while it looks back
-   over earlier ones for its offsets (status, zeroed by the host once per
-   call: DIGITS tickets, one per pass, then RADIX words per tile), the
+   tile, it looks back over earlier tiles for its offsets (status, zeroed
+   by sort_bits once per call: DIGITS tickets, one per pass, then RADIX
+   words per tile), the
    tile is reordered in __local memory and written so that the keys of
    one digit go to consecutive addresses. A pass whose route says copy
    moves the group's tile as it is (sort_route). */
@@ -710,6 +733,7 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
     __local uint lx[SORT_LX];
     __local ulong lo[RADIX];
     __local uint lt;
+    __local uint lh[RADIX]; /* the tile's digit counts */
     ulong route = plan[PLAN_ROUTE + d];
     uint lid = get_local_id(0), total;
     uint lane = lid % 32, w = lid / 32;
@@ -757,6 +781,7 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
 #endif
     for (uint j = lid; j < RADIX * SORT_WARPS; j += TILE_WG)
         lc[j] = 0;
+    lh[lid] = 0;
 #if SORT_MATCH
     /* the warps' mask words, in the tile's space until the keys go there */
     __local uint *lm = (__local uint *)lbuf;
@@ -781,6 +806,15 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
 #pragma unroll
     for (uint i = 0; i < TILE_ITEMS; i++) {
         uint p = first + i * 32;
+        if (valid == TILE || p < valid)
+            atomic_inc(&lh[sort_digit(sort_xf(k[i], m0, m1), d)]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint sum = lh[lid];
+    status_store(&st[(ulong)t * RADIX + lid], (t ? LB_AGG : LB_INC) | LB_TAG(d) | sum);
+#pragma unroll
+    for (uint i = 0; i < TILE_ITEMS; i++) {
+        uint p = first + i * 32;
         uint v = valid == TILE || p < valid ? sort_digit(sort_xf(k[i], m0, m1), d) : RADIX;
 #if SORT_MATCH
         rank[i] = sort_rank_match(v, lane, w, lc, lm) | v << 16;
@@ -791,13 +825,11 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
     barrier(CLK_LOCAL_MEM_FENCE);
 
     /* Item v owns digit v: its warps' counts become their first places. */
-    uint sum = 0;
-    for (uint u = 0; u < SORT_WARPS; u++) {
+    for (uint u = 0, before = 0; u < SORT_WARPS; u++) {
         uint c = lc[u * RADIX + lid];
-        lc[u * RADIX + lid] = sum;
-        sum += c;
+        lc[u * RADIX + lid] = before;
+        before += c;
     }
-    status_store(&st[(ulong)t * RADIX + lid], (t ? LB_AGG : LB_INC) | LB_TAG(d) | sum);
     uint at = sort_wg_scan(sum, lx, &total);
     for (uint u = 0; u < SORT_WARPS; u++)
         lc[u * RADIX + lid] += at;

@@ -67,12 +67,12 @@ static size_t chunks_for(const gpgpu_context *ctx, size_t n)
 /* Keys per item of a tile in the tiled layout: the plan's sort_tile over
    TILE_WG, or fewer, so that a group's __local keys (then values, in the
    same place) fit the device beside its (warp, digit) counters (8 KiB),
-   64-bit digit offsets (2 KiB) and scan space (32 bytes with NVIDIA's
-   shuffles, else 2 KiB). */
+   digit counts (1 KiB), 64-bit digit offsets (2 KiB) and scan space (32
+   bytes with NVIDIA's shuffles, else 2 KiB). */
 static size_t tile_items(const gpgpu_context *ctx, size_t ks, size_t vs)
 {
     size_t items = ctx->tune.sort_tile / TILE_WG;
-    size_t fixed = (ctx->tune.nv_ptx ? 11 : 13) * 1024;
+    size_t fixed = (ctx->tune.nv_ptx ? 12 : 14) * 1024;
     size_t room = ctx->local_mem > fixed ? ctx->local_mem - fixed : 0;
     size_t fit = room / (TILE_WG * (ks > vs ? ks : vs)); /* keys, then values */
     if (items > fit)
