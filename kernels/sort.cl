@@ -26,7 +26,8 @@
  * counting every digit of every key (each pass's global digit starts), its
  * last group making the plan (sort_plan_make), then per live digit one LSD
  * pass over tiles of TILE keys:
- *   sort_tile_scatter ranks each key in its tile by warp (ballots on
+ *   sort_tile_scatter counts its tile's digits and publishes the counts,
+ *                     ranks each key in its tile by warp (ballots on
  *                     NVIDIA), finds the tile's offsets by a decoupled
  *                     look-back over earlier tiles' digit counts, reorders
  *                     the tile in __local memory and writes it so that keys
