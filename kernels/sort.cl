@@ -713,9 +713,8 @@ inline ulong sort_lookback(__global ulong *st, uint t, uint v, uint d)
    (sort_rank), a scan of the (warp, digit) counts gives its place in the
    tile, it looks back over earlier tiles for its offsets (status, zeroed
    by sort_bits once per call: DIGITS tickets, one per pass, then RADIX
-   words per tile), the
-   tile is reordered in __local memory and written so that the keys of
-   one digit go to consecutive addresses. A pass whose route says copy
+   words per tile), the tile is reordered in __local memory and written
+   so that the keys of one digit go to consecutive addresses. A pass whose route says copy
    moves the group's tile as it is (sort_route). */
 __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global KT *ak,
                                 __global VT *av, __global KT *bk, __global VT *bv,
