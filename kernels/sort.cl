@@ -27,10 +27,11 @@
  * last group making the plan (sort_plan_make), then per live digit one LSD
  * pass over tiles of TILE keys:
  *   sort_tile_scatter counts its tile's digits and publishes the counts,
- *                     ranks each key in its tile by warp (ballots on
- *                     NVIDIA), finds the tile's offsets by a decoupled
- *                     look-back over earlier tiles' digit counts, reorders
- *                     the tile in __local memory and writes it so that keys
+ *                     ranks each key in its tile by warp (on NVIDIA
+ *                     by __local peer masks or ballots), finds the
+ *                     tile's offsets by a decoupled look-back over
+ *                     earlier tiles' digit counts, reorders the tile in
+ *                     __local memory and writes it so that keys
  *                     of one digit go to consecutive addresses. The
  *                     passes go from the caller's buffer through scratch A
  *                     and B; the pass of the top digit, the call's last
@@ -629,7 +630,7 @@ __kernel void sort_buckets(__global KT *ak, __global VT *av, ulong n, __global K
 /* Status words of the decoupled look-back (status_load and status_store,
    common.cl): a tile's count of one digit (AGG) or that plus the counts of
    every earlier tile (INC), tagged with the pass that wrote it (LB_TAG:
-   d + 1). The host zeroes the words once per call, and each pass takes a
+   d + 1). sort_bits zeroes the words once per call, and each pass takes a
    word of another pass (an earlier one: the passes run in order) for "not
    yet", so the passes of a call share them without a fill between. */
 #define LB_AGG (1ul << 62)
@@ -641,9 +642,19 @@ __kernel void sort_buckets(__global KT *ak, __global VT *av, ulong n, __global K
 /* Words of the look-back loaded at once: a tile's counts go out before
    its ranking, so a look-back after the ranking mostly walks over counts
    of tiles still running, SORT_LB_WINDOW of them a round trip (H200,
-   2^28 keys: 32-bit keys fastest by 4, 64-bit by 8; 16 slower for both). */
+   2^28: 32-bit keys and u32 pairs fastest by 4, 64-bit keys by 8; 2 and
+   16 slower, and pair passes near their register limit slowed by a
+   third at some windows, so passes with values keep the measured 4).
+   Measured on NVIDIA only: elsewhere status_load is an atomic, and the
+   walk loads one word a round as before. */
 #ifndef SORT_LB_WINDOW
-#define SORT_LB_WINDOW (KEY_BITS == 64 ? 8 : 4)
+#if !NV_PTX
+#define SORT_LB_WINDOW 1
+#elif KEY_BITS == 64 && !VAL_BYTES
+#define SORT_LB_WINDOW 8
+#else
+#define SORT_LB_WINDOW 4
+#endif
 #endif
 
 /* Item v's exclusive prefix for digit v over the tiles before t in pass
@@ -714,8 +725,8 @@ inline ulong sort_lookback(__global ulong *st, uint t, uint v, uint d)
    tile, it looks back over earlier tiles for its offsets (status, zeroed
    by sort_bits once per call: DIGITS tickets, one per pass, then RADIX
    words per tile), the tile is reordered in __local memory and written
-   so that the keys of one digit go to consecutive addresses. A pass whose route says copy
-   moves the group's tile as it is (sort_route). */
+   so that the keys of one digit go to consecutive addresses. A pass
+   whose route says copy moves the group's tile as it is (sort_route). */
 __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global KT *ak,
                                 __global VT *av, __global KT *bk, __global VT *bv,
                                 ulong koff, ulong voff, ulong n, uint d,
