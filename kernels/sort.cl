@@ -286,16 +286,31 @@ __kernel void sort_plan(__global ulong *bits, __global uint *hist, uint nchunks,
 #else
 /* The GPU form also counts every digit of every key (hist[d * RADIX + v],
    zeroed by the host): the passes' global digit starts. Each item takes
-   eight consecutive keys a round, in two vector loads (both in flight
-   before the counting) when the keys are aligned to them, and checks them
-   for a descent in registers; only the key after them is loaded again,
-   until a descent is found. (Four keys a grid apart with a second load
-   each ran 0.68 ms at 2^28 on an H200; taking the next key from the next
-   lane by a shuffle, 0.80; four consecutive keys a round, 0.586.)
-   The last group to finish (the one that takes the last number from a
+   SORT_BITS_ITEMS consecutive keys a round, in vector loads when the keys
+   are aligned to them, and checks them for a descent in registers; only
+   the key after them is loaded again, until a descent is found. A whole
+   round counts without a bounds test a key. (H200, 2^28 keys: u32 0.548
+   ms with bounds tests and 8 keys a round, 0.513 without, 0.510 with 4 a
+   round, 0.567 with 16; u64 1.120, 1.117, 1.008, 1.371. With no counting
+   at all, a bound that gives wrong results, u32 0.305 and u64 0.55: the
+   rest is the __local atomics, one a digit of each key. Earlier: four
+   keys a grid apart with a second load each, 0.68; the next key from the
+   next lane by a shuffle, 0.80.) The last group to finish (the one that takes the last number from a
    counter after hist's counts, hist[2 * DIGITS * RADIX]) then makes the
    plan from every group's words, which saves sort_plan's launch (7 us of
    a 92 us sort of 2^20 keys on an H200). */
+#ifndef SORT_BITS_ITEMS
+#define SORT_BITS_ITEMS 4   /* consecutive keys an item takes a round (a multiple of 4) */
+#endif
+#ifndef SORT_BITS_FAST
+#define SORT_BITS_FAST 1    /* whole rounds count without a bounds test a key */
+#endif
+#ifndef SORT_BITS_DMAJOR
+#define SORT_BITS_DMAJOR 0  /* a round's atomics digit by digit, else key by key */
+#endif
+#ifndef SORT_BITS_PROBE
+#define SORT_BITS_PROBE 0   /* 1: whole rounds not counted (wrong results: a bound) */
+#endif
 #if KEY_BITS == 64
 typedef ulong4 KT4;
 #else
@@ -324,31 +339,62 @@ __kernel void sort_bits(__global const KT *keys, ulong koff, ulong n, ulong chun
     barrier(CLK_LOCAL_MEM_FENCE);
     keys += koff;
     int aligned = (ulong)keys % sizeof(KT4) == 0;
-    for (ulong j = 8 * get_global_id(0); j < n; j += 8 * grid) {
-        KT x[8];
-        if (aligned && j + 8 <= n) {
-            KT4 v = ((__global const KT4 *)keys)[j / 4];
-            KT4 w = ((__global const KT4 *)keys)[j / 4 + 1];
-            x[0] = v.s0;
-            x[1] = v.s1;
-            x[2] = v.s2;
-            x[3] = v.s3;
-            x[4] = w.s0;
-            x[5] = w.s1;
-            x[6] = w.s2;
-            x[7] = w.s3;
+    for (ulong j = SORT_BITS_ITEMS * get_global_id(0); j < n; j += SORT_BITS_ITEMS * grid) {
+        KT x[SORT_BITS_ITEMS];
+        int full = j + SORT_BITS_ITEMS <= n;
+        if (aligned && full) {
+#pragma unroll
+            for (uint q = 0; q < SORT_BITS_ITEMS / 4; q++) {
+                KT4 v = ((__global const KT4 *)keys)[j / 4 + q];
+                x[4 * q] = v.s0;
+                x[4 * q + 1] = v.s1;
+                x[4 * q + 2] = v.s2;
+                x[4 * q + 3] = v.s3;
+            }
         } else {
-            for (uint u = 0; u < 8; u++)
+            for (uint u = 0; u < SORT_BITS_ITEMS; u++)
                 x[u] = j + u < n ? keys[j + u] : 0;
         }
         /* One descent is enough: random keys stop loading after a round. */
-        KT after = !descents && j + 8 < n ? keys[j + 8] : 0;
+        KT after = !descents && j + SORT_BITS_ITEMS < n ? keys[j + SORT_BITS_ITEMS] : 0;
+#if SORT_BITS_FAST
+        if (full) {
+            /* a whole round: no bounds to test key by key */
+            KT y[SORT_BITS_ITEMS];
 #pragma unroll
-        for (uint u = 0; u < 8; u++) {
+            for (uint u = 0; u < SORT_BITS_ITEMS; u++) {
+                y[u] = sort_xf(x[u], m0, m1);
+                some |= y[u];
+                every &= y[u];
+                if (u)
+                    descents |= y[u] < y[u - 1];
+            }
+            if (j + SORT_BITS_ITEMS < n)
+                descents |= sort_xf(after, m0, m1) < y[SORT_BITS_ITEMS - 1];
+#if !SORT_BITS_PROBE
+#if SORT_BITS_DMAJOR
+#pragma unroll
+            for (uint d = 0; d < DIGITS; d++)
+#pragma unroll
+                for (uint u = 0; u < SORT_BITS_ITEMS; u++)
+                    atomic_add(&lh[d * RADIX + sort_digit(y[u], d)], 1u);
+#else
+#pragma unroll
+            for (uint u = 0; u < SORT_BITS_ITEMS; u++)
+#pragma unroll
+                for (uint d = 0; d < DIGITS; d++)
+                    atomic_add(&lh[d * RADIX + sort_digit(y[u], d)], 1u);
+#endif
+#endif
+            continue;
+        }
+#endif
+#pragma unroll
+        for (uint u = 0; u < SORT_BITS_ITEMS; u++) {
             if (j + u < n) {
                 KT y = sort_xf(x[u], m0, m1);
                 if (j + u + 1 < n)
-                    descents |= sort_xf(u < 7 ? x[u + 1] : after, m0, m1) < y;
+                    descents |= sort_xf(u < SORT_BITS_ITEMS - 1 ? x[u + 1] : after, m0, m1) < y;
                 some |= y;
                 every &= y;
                 for (uint d = 0; d < DIGITS; d++)
