@@ -184,6 +184,11 @@ __kernel void sort_count(__global const KT *keys, ulong koff, ulong n, ulong chu
 #ifndef VALS_WIDE
 #define VALS_WIDE 0         /* sort_tile_scatter: values go home as ulongs (wide) */
 #endif
+#ifndef KEYS_KEPT
+#define KEYS_KEPT 1         /* sort_tile_scatter: 0, the keys are not written home
+                               (argsort: only the order is wanted, and the
+                               caller's keys are read in place) */
+#endif
 inline void sort_route(__global ulong *plan, ulong live)
 {
     const uint top = DIGITS - 1;
@@ -804,13 +809,15 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
     int iota_src = VALS_IOTA && (route & 3) == 0;
     int wide_dst = VALS_WIDE && ((route >> 2) & 3) == 0;
 #endif
+    int keys_out = KEYS_KEPT || ((route >> 2) & 3) != 0;
 
     if (route & ROUTE_COPY) {
         ulong base = (ulong)get_group_id(0) * TILE;
         for (uint r = 0; r < TILE_ITEMS; r++) {
             ulong p = base + r * TILE_WG + lid;
             if (p < n) {
-                dk[p] = sk[p];
+                if (keys_out)
+                    dk[p] = sk[p];
 #if VAL_BYTES
                 VT x = iota_src ? (VT)p : sv[p];
                 if (wide_dst)
@@ -933,7 +940,8 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
         if (valid == TILE || p < valid) {
             KT x = lk[p];
             uint v = sort_digit(sort_xf(x, m0, m1), d);
-            dk[lo[v] + p] = x;
+            if (keys_out)
+                dk[lo[v] + p] = x;
 #if VAL_BYTES
             dg[r / 4] |= v << (8 * (r % 4));
 #endif

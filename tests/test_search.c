@@ -385,7 +385,7 @@ TU_TEST(buffer_forms_match_the_host_calls)
     enum { N = 5000, M = 7001, OFF = 3 };
     int64_t keys[N + OFF], needles[M];
     uint64_t pos[M], want[M + OFF], idx[N], gidx[M + OFF];
-    int64_t out[M + OFF], gwant[M];
+    int64_t out[M + OFF], gwant[M], kback[N + OFF];
     if (tu_is_host()) {
         ck_assert_int_eq(gpgpu_search_sorted_buffer(tu_ctx, GPGPU_U32, NULL, 0, 0, NULL, 0, 0,
                                                     0, NULL, 0, 0, NULL, NULL),
@@ -396,6 +396,8 @@ TU_TEST(buffer_forms_match_the_host_calls)
                                              NULL), GPGPU_ERROR_UNSUPPORTED);
         return;
     }
+    for (size_t i = 0; i < OFF; i++)
+        keys[i] = -5;
     make_keys(GPGPU_I64, keys + OFF, N, tu_seed_for(100, 0));
     make_keys(GPGPU_I64, needles, M, tu_seed_for(101, 0));
     /* argsort of keys[OFF ..] into idx */
@@ -408,6 +410,9 @@ TU_TEST(buffer_forms_match_the_host_calls)
     read_buffer(ib, 0, sizeof idx, idx);
     ck_assert_int_eq(ref_argsort(GPGPU_I64, keys + OFF, N, GPGPU_DESCENDING, want), 0);
     ck_assert(memcmp(idx, want, sizeof idx) == 0);
+    /* the keys' buffer is only read */
+    read_buffer(kb, 0, sizeof kback, kback);
+    ck_assert(memcmp(kback, keys, sizeof keys) == 0);
     /* search: sorted is keys[OFF ..] sorted ascending in place */
     ck_assert_int_eq(ref_sort(GPGPU_I64, keys + OFF, NULL, 0, N, 0), 0);
     clReleaseMemObject(kb);

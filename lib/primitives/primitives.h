@@ -99,6 +99,11 @@ int gpgpu__sort_index_direct(const gpgpu_context *ctx, size_t n);
 gpgpu_status gpgpu__sort_index_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem keys,
                                        size_t key_off, size_t n, unsigned flags, cl_mem dst,
                                        size_t dst_off);
+/* The same order, the keys only read (left as they are): no copy of them
+   first, and no pass writes them home. */
+gpgpu_status gpgpu__sort_order_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem keys,
+                                       size_t key_off, size_t n, unsigned flags, cl_mem dst,
+                                       size_t dst_off);
 /* Sorts each segment of keys[0 .. n) (with values, value_size 0 for none)
    in place, offsets a buffer of nseg + 1 cl_ulong clamped to n
    (segsort.c). */

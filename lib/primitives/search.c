@@ -5,13 +5,17 @@
  * search_sorted is one binary search per needle: keys become unsigned
  * integers through the radix sort's XOR masks, so that one program per key
  * width compares every type in gpgpu_sort's order. argsort is the radix
- * sort of a copy of the keys carrying their indices: 32-bit indices while n
- * fits them (half the bytes each sort pass moves), widened to the caller's
- * 64 bits by one last pass. gather reads its indices twice on the host and
+ * sort of the keys carrying their indices: on GPUs (up to 2^32 keys) the
+ * passes read the caller's keys in place, compute the 32-bit indices in the
+ * first pass and write them home as 64-bit ones in the last, which writes
+ * no keys; elsewhere a copy of the keys is sorted carrying 32-bit indices
+ * while n fits them (half the bytes each pass moves), widened to the
+ * caller's 64 bits by one last pass. gather reads its indices twice on the host and
  * array calls: a check (so that out is left as it was when one is out of
  * range) and the gather itself.
  *
- * Scratch slots: argsort uses IN (the keys' copy) and OUT (the indices)
+ * Scratch slots: argsort uses IN (the keys' copy, where one is made) and OUT
+ * (the indices)
  * beside the sort's own, and on a discrete device its host call brings the
  * result back from HOST_ORIG; search and gather stage host arrays in IN
  * (sorted, in), OUT (needles, out) and AUX (positions, indices: 8 bytes
@@ -169,7 +173,7 @@ static gpgpu_status gather_check(gpgpu_context *ctx, cl_mem idx, size_t idx_off,
 }
 
 /* The stable order of the keys in kc (n of them, in scratch slot IN, which
-   the sort reorders) as cl_ulongs to dst[dst_off ..]. */
+   the sort may reorder) as cl_ulongs to dst[dst_off ..]. */
 static gpgpu_status argsort_scratch(gpgpu_context *ctx, gpgpu_type t, cl_mem kc, size_t n,
                                     unsigned flags, cl_mem dst, size_t dst_off)
 {
@@ -178,9 +182,9 @@ static gpgpu_status argsort_scratch(gpgpu_context *ctx, gpgpu_type t, cl_mem kc,
     cl_mem ic;
     GPGPU__TRY(gpgpu__sort_words_ok(ctx, "gpgpu_argsort", t, ib));
     /* GPUs: the sort computes the indices and writes them home as
-       cl_ulongs, with no buffer of indices to fill and widen. */
+       cl_ulongs, with no buffer of indices to fill and widen, and no keys. */
     if (gpgpu__sort_index_direct(ctx, n))
-        return gpgpu__sort_index_enqueue(ctx, t, kc, 0, n, flags, dst, dst_off);
+        return gpgpu__sort_order_enqueue(ctx, t, kc, 0, n, flags, dst, dst_off);
     /* Past 2^32 keys the passes carry 8-byte indices: the keys and the
        indices, each three times (in, the passes' two copies), and the
        result. Say so at once rather than fail mid-sort. */
@@ -214,6 +218,11 @@ static gpgpu_status argsort_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem key
     cl_mem kc;
     if (n == 0)
         return GPGPU_SUCCESS;
+    /* GPUs read the keys where they are: the sort writes only the order. */
+    if (gpgpu__sort_index_direct(ctx, n)) {
+        GPGPU__TRY(gpgpu__sort_words_ok(ctx, "gpgpu_argsort", t, 4));
+        return gpgpu__sort_order_enqueue(ctx, t, keys, keys_off, n, flags, dst, dst_off);
+    }
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, n * ks, &kc));
     GPGPU__TRY(gpgpu__copy(ctx, keys, keys_off * ks, kc, 0, n * ks));
     return argsort_scratch(ctx, t, kc, n, flags, dst, dst_off);
@@ -371,8 +380,8 @@ gpgpu_status gpgpu_search_sorted(gpgpu_context *ctx, gpgpu_type t, const void *s
     return gpgpu__host_call_end(ctx, __func__, s);
 }
 
-/* Zero copy: the keys' view is copied to scratch and the indices written in
-   place; else the keys are uploaded straight into the scratch the sort
+/* Zero copy: the keys are read in their view (on CPUs, copied to scratch
+   first) and the indices written in place; else the keys are uploaded straight into the scratch the sort
    reorders, and the indices come back from HOST_ORIG. */
 static gpgpu_status argsort_host_api(gpgpu_context *ctx, gpgpu_type t, const void *keys,
                                      size_t n, unsigned flags, uint64_t *indices)

@@ -31,6 +31,7 @@ typedef struct {
     int iota; /* values[i] == i: the tiled layout's first pass computes them */
     cl_mem wide; /* tiled layout: the values' home, as cl_ulongs from woff */
     size_t woff;
+    int order_only; /* tiled layout: the keys are read, never written (argsort) */
 } sort_job;
 
 typedef gpgpu__key_masks sort_masks;
@@ -213,10 +214,11 @@ static gpgpu_status sort_enqueue(gpgpu_context *ctx, const sort_job *j)
     size_t items = chunked ? 1 : tile_items(ctx, r.ks, r.vs);
     snprintf(opts, sizeof opts,
              "-D KEY_BITS=%zu -D VAL_BYTES=%zu -D RADIX_BITS=%d -D TILE_WG=%d -D TILE_ITEMS=%zu"
-             " -D SORT_MATCH=%d -D SORT_BY_GROUP=%d%s%s",
+             " -D SORT_MATCH=%d -D SORT_BY_GROUP=%d%s%s%s",
              r.ks * 8, r.vs, SORT_RADIX_BITS, TILE_WG, items, ctx->tune.sort_match,
              !chunked && ctx->tune.tiles_by_group, j->iota && !chunked ? " -D VALS_IOTA=1" : "",
-             j->wide && !chunked ? " -D VALS_WIDE=1" : "");
+             j->wide && !chunked ? " -D VALS_WIDE=1" : "",
+             j->order_only && !chunked ? " -D KEYS_KEPT=0" : "");
     GPGPU__TRY(gpgpu__program_get(ctx, "sort", NULL, opts, &r.prog));
     if (chunked) { /* A and B as the halves of one buffer */
         GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_KEYS, 2 * j->n * r.ks, &r.ak));
@@ -248,14 +250,14 @@ gpgpu_status gpgpu__sort_range_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem 
                                        size_t key_offset, cl_mem values, size_t value_offset,
                                        size_t value_size, size_t n, unsigned flags)
 {
-    sort_job j = { t, keys, values, key_offset, value_offset, value_size, n, flags, 0, NULL, 0 };
+    sort_job j = { t, keys, values, key_offset, value_offset, value_size, n, flags, 0, NULL, 0, 0 };
     return n < 2 ? GPGPU_SUCCESS : sort_enqueue(ctx, &j);
 }
 
 gpgpu_status gpgpu__sort_iota_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem keys,
                                       cl_mem values, size_t value_size, size_t n, unsigned flags)
 {
-    sort_job j = { t, keys, values, 0, 0, value_size, n, flags, 1, NULL, 0 };
+    sort_job j = { t, keys, values, 0, 0, value_size, n, flags, 1, NULL, 0, 0 };
     return n < 2 ? GPGPU_SUCCESS : sort_enqueue(ctx, &j);
 }
 
@@ -264,17 +266,31 @@ int gpgpu__sort_index_direct(const gpgpu_context *ctx, size_t n)
     return !ctx->tune.chunked && n <= UINT32_MAX;
 }
 
-gpgpu_status gpgpu__sort_index_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem keys,
-                                       size_t key_off, size_t n, unsigned flags, cl_mem dst,
-                                       size_t dst_off)
+static gpgpu_status sort_index(gpgpu_context *ctx, gpgpu_type t, cl_mem keys, size_t key_off,
+                               size_t n, unsigned flags, cl_mem dst, size_t dst_off,
+                               int order_only)
 {
     /* 4-byte indices in the passes; the caller's values are never read
        (VALS_IOTA) nor written (VALS_WIDE), so dst stands in for them. */
-    sort_job j = { t, keys, dst, key_off, 0, 4, n, flags, 1, dst, dst_off };
+    sort_job j = { t, keys, dst, key_off, 0, 4, n, flags, 1, dst, dst_off, order_only };
     cl_ulong zero = 0;
     if (n == 1)
         return gpgpu__fill(ctx, dst, dst_off * sizeof zero, sizeof zero, &zero, sizeof zero);
     return n < 2 ? GPGPU_SUCCESS : sort_enqueue(ctx, &j);
+}
+
+gpgpu_status gpgpu__sort_index_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem keys,
+                                       size_t key_off, size_t n, unsigned flags, cl_mem dst,
+                                       size_t dst_off)
+{
+    return sort_index(ctx, t, keys, key_off, n, flags, dst, dst_off, 0);
+}
+
+gpgpu_status gpgpu__sort_order_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem keys,
+                                       size_t key_off, size_t n, unsigned flags, cl_mem dst,
+                                       size_t dst_off)
+{
+    return sort_index(ctx, t, keys, key_off, n, flags, dst, dst_off, 1);
 }
 
 /* ---- argument checks ----------------------------------------------------- */
@@ -362,7 +378,7 @@ gpgpu_status gpgpu_sort_buffer(gpgpu_context *ctx, gpgpu_type t, cl_mem keys, si
 {
     if (done) /* on any failure the caller has no event to release */
         *done = NULL;
-    sort_job j = { t, keys, NULL, offset, 0, 0, n, flags, 0, NULL, 0 };
+    sort_job j = { t, keys, NULL, offset, 0, 0, n, flags, 0, NULL, 0, 0 };
     return sort_buffer(ctx, __func__, &j, num_wait, wait, done);
 }
 
@@ -377,7 +393,7 @@ gpgpu_status gpgpu_sort_pairs_buffer(gpgpu_context *ctx, gpgpu_type key_type, cl
     GPGPU__REQUIRE(ctx, value_size == 4 || value_size == 8, __func__,
                    "value_size is %zu; need 4 or 8", value_size);
     sort_job j = { key_type, keys, values, key_offset, value_offset, value_size, n, flags, 0,
-                   NULL, 0 };
+                   NULL, 0, 0 };
     return sort_buffer(ctx, __func__, &j, num_wait, wait, done);
 }
 
@@ -461,7 +477,7 @@ static gpgpu_status sort_host_call(gpgpu_context *ctx, gpgpu_type t, void *keys,
         return gpgpu__host_sort(t, keys, values, value_size, n, flags) == GPGPU_SUCCESS
                    ? GPGPU_SUCCESS
                    : gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "sort: no host memory");
-    sort_job j = { t, NULL, NULL, 0, 0, value_size, n, flags, 0, NULL, 0 };
+    sort_job j = { t, NULL, NULL, 0, 0, value_size, n, flags, 0, NULL, 0, 0 };
     size_t ks = gpgpu__type(t)->size;
     gpgpu__lock(ctx);
     gpgpu__begin(ctx, 0, NULL, NULL);
