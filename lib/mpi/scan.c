@@ -200,7 +200,7 @@ static gpgpu_status scan_part(scan_job *j, const gpgpu__mpi_call *c, gpgpu__mpi_
         return scan_on_device(j, folded ? offset : NULL);
     if (j->direct) {
         j->folded = folded;
-        memcpy(&j->seed, offset, sizeof j->seed);
+        j->seed = offset[0];
         return GPGPU_SUCCESS;
     }
     return gpgpu__mpi_local(gpgpu_scan_init(j->ctx, j->t, j->op, j->kind, j->in, j->tmp, j->n,
