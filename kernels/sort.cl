@@ -296,22 +296,21 @@ __kernel void sort_plan(__global ulong *bits, __global uint *hist, uint nchunks,
    the key after them is loaded again, until a descent is found. A whole
    round counts without a bounds test a key. (H200, 2^28 keys: u32 0.548
    ms with bounds tests and 8 keys a round, 0.513 without, 0.510 with 4 a
-   round, 0.567 with 16; u64 1.120, 1.117, 1.008, 1.371. With no counting
+   round, 0.567 with 16; u64 1.120, 1.117, 1.008, 1.371; the atomics
+   digit by digit rather than key by key, no faster. With no counting
    at all, a bound that gives wrong results, u32 0.305 and u64 0.55: the
    rest is the __local atomics, one a digit of each key. Earlier: four
    keys a grid apart with a second load each, 0.68; the next key from the
-   next lane by a shuffle, 0.80.) The last group to finish (the one that takes the last number from a
-   counter after hist's counts, hist[2 * DIGITS * RADIX]) then makes the
-   plan from every group's words, which saves sort_plan's launch (7 us of
-   a 92 us sort of 2^20 keys on an H200). */
+   next lane by a shuffle, 0.80.) The last group to finish (the one that
+   takes the last number from a counter after hist's counts,
+   hist[2 * DIGITS * RADIX]) then makes the plan from every group's words,
+   which saves sort_plan's launch (7 us of a 92 us sort of 2^20 keys on an
+   H200). */
 #ifndef SORT_BITS_ITEMS
 #define SORT_BITS_ITEMS 4   /* consecutive keys an item takes a round (a multiple of 4) */
 #endif
 #ifndef SORT_BITS_FAST
 #define SORT_BITS_FAST 1    /* whole rounds count without a bounds test a key */
-#endif
-#ifndef SORT_BITS_DMAJOR
-#define SORT_BITS_DMAJOR 0  /* a round's atomics digit by digit, else key by key */
 #endif
 #ifndef SORT_BITS_PROBE
 #define SORT_BITS_PROBE 0   /* 1: whole rounds not counted (wrong results: a bound) */
@@ -377,19 +376,11 @@ __kernel void sort_bits(__global const KT *keys, ulong koff, ulong n, ulong chun
             if (j + SORT_BITS_ITEMS < n)
                 descents |= sort_xf(after, m0, m1) < y[SORT_BITS_ITEMS - 1];
 #if !SORT_BITS_PROBE
-#if SORT_BITS_DMAJOR
-#pragma unroll
-            for (uint d = 0; d < DIGITS; d++)
-#pragma unroll
-                for (uint u = 0; u < SORT_BITS_ITEMS; u++)
-                    atomic_add(&lh[d * RADIX + sort_digit(y[u], d)], 1u);
-#else
 #pragma unroll
             for (uint u = 0; u < SORT_BITS_ITEMS; u++)
 #pragma unroll
                 for (uint d = 0; d < DIGITS; d++)
                     atomic_add(&lh[d * RADIX + sort_digit(y[u], d)], 1u);
-#endif
 #endif
             continue;
         }

@@ -381,8 +381,9 @@ gpgpu_status gpgpu_search_sorted(gpgpu_context *ctx, gpgpu_type t, const void *s
 }
 
 /* Zero copy: the keys are read in their view (on CPUs, copied to scratch
-   first) and the indices written in place; else the keys are uploaded straight into the scratch the sort
-   reorders, and the indices come back from HOST_ORIG. */
+   first) and the indices written in place; else the keys are uploaded
+   straight into the scratch the sort reads, and the indices come back from
+   HOST_ORIG. */
 static gpgpu_status argsort_host_api(gpgpu_context *ctx, gpgpu_type t, const void *keys,
                                      size_t n, unsigned flags, uint64_t *indices)
 {

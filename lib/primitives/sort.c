@@ -250,7 +250,8 @@ gpgpu_status gpgpu__sort_range_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem 
                                        size_t key_offset, cl_mem values, size_t value_offset,
                                        size_t value_size, size_t n, unsigned flags)
 {
-    sort_job j = { t, keys, values, key_offset, value_offset, value_size, n, flags, 0, NULL, 0, 0 };
+    sort_job j = { t, keys, values, key_offset, value_offset, value_size, n, flags, 0,
+                   NULL, 0, 0 };
     return n < 2 ? GPGPU_SUCCESS : sort_enqueue(ctx, &j);
 }
 
