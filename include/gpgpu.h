@@ -742,7 +742,9 @@ GPGPU_API gpgpu_status gpgpu_search_sorted(gpgpu_context *ctx, gpgpu_type t, con
  * GPGPU_DESCENDING): keys[indices[0]], keys[indices[1]] ... is keys sorted,
  * and equal keys keep their index order in both directions, as gpgpu_sort
  * does. keys is not changed. Costs one gpgpu_sort_pairs of the keys with
- * 32-bit indices (64-bit from n = 2^32) in library scratch.
+ * 32-bit indices (64-bit from n = 2^32) in library scratch, or less: on
+ * GPUs, up to 2^32 keys, the sort reads the keys where they are and writes
+ * only the indices.
  * Errors: INVALID_ARGUMENT (NULL ctx, unknown flags, bad type, NULL keys or
  * indices with n > 0, misaligned arrays, indices overlapping keys),
  * UNSUPPORTED, OUT_OF_MEMORY, OPENCL, BUILD. Since 0.2.
