@@ -40,12 +40,12 @@ TU_TEST(records_describe_each_pass)
 END_TEST
 
 /* A _buffer call's records hold its copies and fills as well as its
-   kernels: argsort copies the keys before it sorts them. */
+   kernels: top_k of more than 1024 keys copies them next to their indices
+   before it sorts them (and copies the first k of each out after). */
 TU_TEST(records_hold_copies_and_fills)
 {
-    enum { N = 3001 };
+    enum { N = 3001, K = 2000 };
     uint32_t keys[N];
-    uint64_t idx[N];
     if (tu_is_host())
         return;
     tu_fill(GPGPU_U32, keys, N, 2);
@@ -56,11 +56,14 @@ TU_TEST(records_hold_copies_and_fills)
     cl_mem kb = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof keys, keys,
                                &err);
     ck_assert_int_eq(err, CL_SUCCESS);
-    cl_mem ib = clCreateBuffer(cl, CL_MEM_READ_WRITE, sizeof idx, NULL, &err);
+    cl_mem vb = clCreateBuffer(cl, CL_MEM_READ_WRITE, K * sizeof keys[0], NULL, &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+    cl_mem ib = clCreateBuffer(cl, CL_MEM_READ_WRITE, K * sizeof(uint64_t), NULL, &err);
     ck_assert_int_eq(err, CL_SUCCESS);
     tu_assert_ok(gpgpu_set_profiling(tu_ctx, 1));
     cl_event done;
-    tu_assert_ok(gpgpu_argsort_buffer(tu_ctx, GPGPU_U32, kb, 0, N, 0, ib, 0, 0, NULL, &done));
+    tu_assert_ok(gpgpu_top_k_buffer(tu_ctx, GPGPU_U32, kb, 0, N, K, 0, vb, 0, ib, 0, 0, NULL,
+                                    &done));
     ck_assert_int_eq(clWaitForEvents(1, &done), CL_SUCCESS);
     clReleaseEvent(done);
     const gpgpu_kernel_time *k;
@@ -82,8 +85,10 @@ TU_TEST(records_hold_copies_and_fills)
     ck_assert_uint_eq(copies, 1);
     ck_assert_uint_ge(kernels, 1);
     ck_assert_str_eq(k[0].kernel, "(copy)"); /* the keys' copy comes first */
+    ck_assert_str_eq(k[nk - 1].kernel, "(copy)"); /* the indices out last */
     tu_assert_ok(gpgpu_set_profiling(tu_ctx, 0));
     clReleaseMemObject(kb);
+    clReleaseMemObject(vb);
     clReleaseMemObject(ib);
 }
 END_TEST
