@@ -318,6 +318,67 @@ TU_TEST(gather_rejects_an_index_out_of_range_and_leaves_out)
 }
 END_TEST
 
+/* One bad index at a time, at the places the host's check and gather treat
+   apart (either end of the array and of the check's blocks of 1024, the
+   ends of the gather's steps of 8, the middle), with values the check
+   could miss by looking at part of an index (past n_in by one, the top bit
+   alone, a high word over in-range low bits): the call names it and out
+   is as it was; with the index put back, the gather matches the
+   reference. n_in a power of two (whose blocks the OR of their indices
+   proves) and not. */
+TU_TEST(gather_names_a_bad_index_anywhere)
+{
+    static const size_t ns[] = { 1, 9, 1023, 1025, 5003, 70001 };
+    for (size_t c = 0; c < 2 * 2 * 6; c++) {
+        const size_t vs = c % 2 ? 8 : 4, n_in = c / 2 % 2 ? 1000 : 1024, n = ns[c / 4];
+        const uint64_t seed = tu_seed_for(200 + c, n);
+        char *in = tu_alloc(n_in * vs), *out = tu_alloc(n * vs), *out0 = tu_alloc(n * vs);
+        char *want = tu_alloc(n * vs);
+        uint64_t *idx = tu_alloc(n * 8), s = seed;
+        tu_fill(vs == 4 ? GPGPU_U32 : GPGPU_U64, in, n_in, seed);
+        tu_fill(vs == 4 ? GPGPU_U32 : GPGPU_U64, out0, n, seed + 1);
+        for (size_t i = 0; i < n; i++)
+            idx[i] = tu_splitmix(&s) % n_in;
+        const size_t at[] = { 0, 1, 7, 8, 1023, 1024, 1031, n / 2, n - 9, n - 8, n - 2, n - 1 };
+        const uint64_t bad[] = { n_in, (uint64_t)1 << 63, ((uint64_t)1 << 32) | 5, UINT64_MAX };
+        for (size_t a = 0; a < sizeof at / sizeof at[0]; a++) {
+            const size_t pos = at[a];
+            if (pos >= n)
+                continue;
+            const uint64_t good = idx[pos];
+            for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+                idx[pos] = bad[b];
+                memcpy(out, out0, n * vs);
+                ck_assert_int_eq(gpgpu_gather(tu_ctx, vs, in, n_in, idx, n, out),
+                                 GPGPU_ERROR_INVALID_ARGUMENT);
+                char name[40];
+                snprintf(name, sizeof name, "indices[%zu]", pos);
+                ck_assert_msg(strstr(gpgpu_last_error(tu_ctx), name) != NULL,
+                              "gather vs=%zu n_in=%zu n=%zu bad at %zu: %s [device %s, seed %llu]",
+                              vs, n_in, n, pos, gpgpu_last_error(tu_ctx), tu_device,
+                              (unsigned long long)tu_seed());
+                const size_t d = first_difference(out, out0, vs, n);
+                ck_assert_msg(d == n,
+                              "gather vs=%zu n_in=%zu n=%zu bad at %zu: out[%zu] written "
+                              "[device %s, seed %llu]",
+                              vs, n_in, n, pos, d, tu_device, (unsigned long long)tu_seed());
+            }
+            idx[pos] = good;
+        }
+        ref_gather(vs, in, idx, n, want);
+        tu_assert_ok(gpgpu_gather(tu_ctx, vs, in, n_in, idx, n, out));
+        const size_t d = first_difference(out, want, vs, n);
+        ck_assert_msg(d == n, "gather vs=%zu n_in=%zu n=%zu: out[%zu] differs [device %s, seed %llu]",
+                      vs, n_in, n, d, tu_device, (unsigned long long)tu_seed());
+        free(in);
+        free(out);
+        free(out0);
+        free(want);
+        free(idx);
+    }
+}
+END_TEST
+
 /* ---- argument checks ------------------------------------------------------------ */
 
 TU_TEST(bad_arguments_are_rejected)
