@@ -309,9 +309,6 @@ __kernel void sort_plan(__global ulong *bits, __global uint *hist, uint nchunks,
 #ifndef SORT_BITS_ITEMS
 #define SORT_BITS_ITEMS 4   /* consecutive keys an item takes a round (a multiple of 4) */
 #endif
-#ifndef SORT_BITS_FAST
-#define SORT_BITS_FAST 1    /* whole rounds count without a bounds test a key */
-#endif
 #ifndef SORT_BITS_PROBE
 #define SORT_BITS_PROBE 0   /* 1: whole rounds not counted (wrong results: a bound) */
 #endif
@@ -361,7 +358,6 @@ __kernel void sort_bits(__global const KT *keys, ulong koff, ulong n, ulong chun
         }
         /* One descent is enough: random keys stop loading after a round. */
         KT after = !descents && j + SORT_BITS_ITEMS < n ? keys[j + SORT_BITS_ITEMS] : 0;
-#if SORT_BITS_FAST
         if (full) {
             /* a whole round: no bounds to test key by key */
             KT y[SORT_BITS_ITEMS];
@@ -384,7 +380,7 @@ __kernel void sort_bits(__global const KT *keys, ulong koff, ulong n, ulong chun
 #endif
             continue;
         }
-#endif
+        /* the last, partial round */
 #pragma unroll
         for (uint u = 0; u < SORT_BITS_ITEMS; u++) {
             if (j + u < n) {
