@@ -10,13 +10,12 @@
  * first pass and write them home as 64-bit ones in the last, which writes
  * no keys; elsewhere a copy of the keys is sorted carrying 32-bit indices
  * while n fits them (half the bytes each pass moves), widened to the
- * caller's 64 bits by one last pass. gather reads its indices twice on the host and
- * array calls: a check (so that out is left as it was when one is out of
- * range) and the gather itself.
+ * caller's 64 bits by one last pass. gather reads its indices twice on the
+ * host and array calls: a check (so that out is left as it was when one is
+ * out of range) and the gather itself.
  *
- * Scratch slots: argsort uses IN (the keys' copy, where one is made) and OUT
- * (the indices)
- * beside the sort's own, and on a discrete device its host call brings the
+ * Scratch slots: argsort uses IN (the keys' copy, where one is made) and
+ * OUT (the indices) beside the sort's own, and on a discrete device its host call brings the
  * result back from HOST_ORIG; search and gather stage host arrays in IN
  * (sorted, in), OUT (needles, out) and AUX (positions, indices: 8 bytes
  * each, so that a search and a gather of one n need no slot to grow);
@@ -172,10 +171,11 @@ static gpgpu_status gather_check(gpgpu_context *ctx, cl_mem idx, size_t idx_off,
     return s;
 }
 
-/* The stable order of the keys in kc (n of them, in scratch slot IN, which
-   the sort may reorder) as cl_ulongs to dst[dst_off ..]. */
-static gpgpu_status argsort_scratch(gpgpu_context *ctx, gpgpu_type t, cl_mem kc, size_t n,
-                                    unsigned flags, cl_mem dst, size_t dst_off)
+/* The stable order of kc[koff .. +n) as cl_ulongs to dst[dst_off ..]. On
+   GPUs (up to 2^32 keys) the keys are only read; elsewhere kc is scratch
+   slot IN with koff 0, which the sort reorders. */
+static gpgpu_status argsort_scratch(gpgpu_context *ctx, gpgpu_type t, cl_mem kc, size_t koff,
+                                    size_t n, unsigned flags, cl_mem dst, size_t dst_off)
 {
     const size_t ib = n <= UINT32_MAX ? 4 : 8;
     gpgpu__program *prog;
@@ -184,7 +184,7 @@ static gpgpu_status argsort_scratch(gpgpu_context *ctx, gpgpu_type t, cl_mem kc,
     /* GPUs: the sort computes the indices and writes them home as
        cl_ulongs, with no buffer of indices to fill and widen, and no keys. */
     if (gpgpu__sort_index_direct(ctx, n))
-        return gpgpu__sort_order_enqueue(ctx, t, kc, 0, n, flags, dst, dst_off);
+        return gpgpu__sort_order_enqueue(ctx, t, kc, koff, n, flags, dst, dst_off);
     /* Past 2^32 keys the passes carry 8-byte indices: the keys and the
        indices, each three times (in, the passes' two copies), and the
        result. Say so at once rather than fail mid-sort. */
@@ -218,14 +218,15 @@ static gpgpu_status argsort_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem key
     cl_mem kc;
     if (n == 0)
         return GPGPU_SUCCESS;
-    /* GPUs read the keys where they are: the sort writes only the order. */
-    if (gpgpu__sort_index_direct(ctx, n)) {
-        GPGPU__TRY(gpgpu__sort_words_ok(ctx, "gpgpu_argsort", t, 4));
-        return gpgpu__sort_order_enqueue(ctx, t, keys, keys_off, n, flags, dst, dst_off);
+    /* GPUs read the keys where they are (the sort writes only the order);
+       elsewhere the sort reorders a copy. */
+    if (!gpgpu__sort_index_direct(ctx, n)) {
+        GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, n * ks, &kc));
+        GPGPU__TRY(gpgpu__copy(ctx, keys, keys_off * ks, kc, 0, n * ks));
+        keys = kc;
+        keys_off = 0;
     }
-    GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, n * ks, &kc));
-    GPGPU__TRY(gpgpu__copy(ctx, keys, keys_off * ks, kc, 0, n * ks));
-    return argsort_scratch(ctx, t, kc, n, flags, dst, dst_off);
+    return argsort_scratch(ctx, t, keys, keys_off, n, flags, dst, dst_off);
 }
 
 /* ---- argument checks ----------------------------------------------------------- */
@@ -403,7 +404,7 @@ static gpgpu_status argsort_host_api(gpgpu_context *ctx, gpgpu_type t, const voi
         if (st == GPGPU_SUCCESS)
             st = arr_out(ctx, 0, GPGPU__SLOT_HOST_ORIG, indices, n, sizeof *indices, &x);
         if (st == GPGPU_SUCCESS)
-            st = argsort_scratch(ctx, t, k.buf, n, flags, x.buf, 0);
+            st = argsort_scratch(ctx, t, k.buf, 0, n, flags, x.buf, 0);
     }
     if (st == GPGPU_SUCCESS)
         st = arr_finish(ctx, zc, &x, indices, n * sizeof *indices);
