@@ -236,6 +236,18 @@ END_TEST
 
 /* ---- gather ------------------------------------------------------------------- */
 
+/* gpgpu_gather of good indices into out matches the reference (want:
+   n * vs bytes of room). */
+static void gather_check(size_t vs, const void *in, size_t n_in, const uint64_t *idx, size_t n,
+                         void *out, void *want)
+{
+    ref_gather(vs, in, idx, n, want);
+    tu_assert_ok(gpgpu_gather(tu_ctx, vs, in, n_in, idx, n, out));
+    const size_t d = first_difference(out, want, vs, n);
+    ck_assert_msg(d == n, "gather vs=%zu n_in=%zu n=%zu: out[%zu] differs [device %s, seed %llu]",
+                  vs, n_in, n, d, tu_device, (unsigned long long)tu_seed());
+}
+
 static void gather_case(size_t vs, size_t n_in, size_t n, uint64_t seed)
 {
     char *in = tu_alloc(n_in * vs), *out = tu_alloc(n * vs), *want = tu_alloc(n * vs);
@@ -243,11 +255,7 @@ static void gather_case(size_t vs, size_t n_in, size_t n, uint64_t seed)
     tu_fill(vs == 4 ? GPGPU_U32 : GPGPU_U64, in, n_in, seed);
     for (size_t i = 0; i < n; i++)
         idx[i] = i % 7 == 3 ? n_in - 1 : tu_splitmix(&s) % n_in; /* repeats too */
-    ref_gather(vs, in, idx, n, want);
-    tu_assert_ok(gpgpu_gather(tu_ctx, vs, in, n_in, idx, n, out));
-    size_t d = first_difference(out, want, vs, n);
-    ck_assert_msg(d == n, "gather vs=%zu n_in=%zu n=%zu: out[%zu] differs [device %s, seed %llu]",
-                  vs, n_in, n, d, tu_device, (unsigned long long)tu_seed());
+    gather_check(vs, in, n_in, idx, n, out, want);
     free(in);
     free(out);
     free(want);
@@ -365,11 +373,7 @@ TU_TEST(gather_names_a_bad_index_anywhere)
             }
             idx[pos] = good;
         }
-        ref_gather(vs, in, idx, n, want);
-        tu_assert_ok(gpgpu_gather(tu_ctx, vs, in, n_in, idx, n, out));
-        const size_t d = first_difference(out, want, vs, n);
-        ck_assert_msg(d == n, "gather vs=%zu n_in=%zu n=%zu: out[%zu] differs [device %s, seed %llu]",
-                      vs, n_in, n, d, tu_device, (unsigned long long)tu_seed());
+        gather_check(vs, in, n_in, idx, n, out, want);
         free(in);
         free(out);
         free(out0);
