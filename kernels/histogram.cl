@@ -910,78 +910,78 @@ __kernel void hist_cells_banded(HIST_CELLS_ARGS, uint band_cells, uint nbands, u
 }
 
 /* Counts over several bands, reading the samples once: hist_cells_split
-   writes each counted sample's cell within its band as a 16-bit entry,
-   the entries of a tile grouped by band, and hist_band_count's groups for
-   a band read only that band's entries into 32-bit counters. Per f32
-   sample 8 bytes read and 2 written, then 2 read, where hist_cells_banded
-   reads 8 bytes per band.
+   writes each counted sample's cell within its part of the cells as a
+   16-bit entry, the entries of a tile grouped by part, and each group of
+   hist_band_count counts one band of 32-bit counters from the entries of
+   the part that holds it. A part is `subs` adjacent bands (at most four
+   parts: 256 x 256 cells are six bands, three parts). Per f32 sample 8
+   bytes read and 2 written, then 2 read by each band of the part, where
+   hist_cells_banded reads 8 bytes per band.
    Tile g is samples [g * tile, (g + 1) * tile), tile = group size x
    HIST_SPLIT_ITEMS (at most 16384); its entries fill ent[g * tile ..]
-   band by band, band b's from starts[g * (nbands + 1) + b] up to the next
+   part by part, part p's from starts[g * (nparts + 1) + p] up to the next
    start (offsets within the tile). An item loads four adjacent samples
    at a time where the tile is whole and aligned (its loads, not its
    bytes, bound the pass on an H200), else one sample a group's width
-   apart. An item's counts per band are 16-bit fields of a ulong2 (bands
-   0-3, then 4-7), added up over the group (warp shuffles on NVIDIA, else
-   Hillis and Steele) into each item's place within each band; the
-   entries meet in __local memory and leave it in order. */
+   apart. An item's counts per part are the 16-bit fields of a ulong,
+   added up over the group (warp shuffles on NVIDIA, else Hillis and
+   Steele) into each item's place within each part; the entries meet in
+   __local memory and leave it in order. */
 #ifndef HIST_SPLIT_ITEMS /* histogram2d.c passes its CELLS_SPLIT_ITEMS (a multiple of 4) */
 #define HIST_SPLIT_ITEMS 16
 #endif
 
-inline ulong2 hist_split_one(uint b)
+inline ulong hist_split_one(uint p)
 {
-    ulong one = 1ul << 16 * (b & 3);
-    return b < 4 ? (ulong2)(one, 0) : (ulong2)(0, one);
+    return 1ul << 16 * p;
 }
 
-inline uint hist_split_field(ulong2 v, uint b)
+inline uint hist_split_field(ulong v, uint p)
 {
-    return (uint)((b < 4 ? v.s0 : v.s1) >> 16 * (b & 3)) & 0xffff;
+    return (uint)(v >> 16 * p) & 0xffff;
 }
 
 #if NV_PTX
 /* A warp's inclusive sums of v (fields never carry across 32-bit halves). */
-inline uint4 hist_split_warp_scan(uint4 u, uint lane)
+inline ulong hist_split_warp_scan(ulong v, uint lane)
 {
+    uint2 u = as_uint2(v);
     for (uint off = 1; off < 32; off *= 2) {
-        uint4 t = (uint4)(nv_shfl_up(u.s0, off), nv_shfl_up(u.s1, off),
-                          nv_shfl_up(u.s2, off), nv_shfl_up(u.s3, off));
+        uint2 t = (uint2)(nv_shfl_up(u.s0, off), nv_shfl_up(u.s1, off));
         if (lane >= off)
             u += t;
     }
-    return u;
+    return as_ulong(u);
 }
 #endif
 
 /* The group's inclusive sums of v in item order, and *total their sum:
    warps' shuffles on NVIDIA (groups of whole warps), else Hillis and
-   Steele over sums (the group's size in ulong2). */
-inline ulong2 hist_split_scan(ulong2 v, __local ulong2 *sums, ulong2 *total)
+   Steele over sums (the group's size in ulong). */
+inline ulong hist_split_scan(ulong v, __local ulong *sums, ulong *total)
 {
     uint lid = get_local_id(0), wg = get_local_size(0);
 #if NV_PTX
     if (wg % 32 == 0) {
         uint lane = lid % 32, warp = lid / 32, nw = wg / 32;
-        uint4 u = hist_split_warp_scan(as_uint4(v), lane);
+        ulong u = hist_split_warp_scan(v, lane);
         if (lane == 31)
-            sums[warp] = as_ulong2(u);
+            sums[warp] = u;
         barrier(CLK_LOCAL_MEM_FENCE);
         if (warp == 0) {
-            uint4 w = lane < nw ? as_uint4(sums[lane]) : (uint4)(0, 0, 0, 0);
-            w = hist_split_warp_scan(w, lane);
+            ulong w = hist_split_warp_scan(lane < nw ? sums[lane] : 0, lane);
             if (lane < nw)
-                sums[lane] = as_ulong2(w);
+                sums[lane] = w;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         *total = sums[nw - 1];
-        return as_ulong2(u) + (warp ? sums[warp - 1] : (ulong2)(0, 0));
+        return u + (warp ? sums[warp - 1] : 0);
     }
 #endif
     sums[lid] = v;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint off = 1; off < wg; off *= 2) {
-        ulong2 t = lid >= off ? sums[lid - off] : (ulong2)(0, 0);
+        ulong t = lid >= off ? sums[lid - off] : 0;
         barrier(CLK_LOCAL_MEM_FENCE);
         sums[lid] += t;
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -990,19 +990,23 @@ inline ulong2 hist_split_scan(ulong2 v, __local ulong2 *sums, ulong2 *total)
     return sums[lid];
 }
 
-/* sums: the group's size x 16 bytes, then the tile's entries, 2 bytes each */
-__kernel void hist_cells_split(HIST_CELLS_ARGS, uint band_cells, uint nbands,
+/* An entry in registers: the part above 16 bits, the cell within the part
+   below (part_cells <= 2^16); HIST_SPLIT_NONE for a sample not counted. */
+#define HIST_SPLIT_NONE 0xffffffffu
+
+/* sums: the group's size x 8 bytes, then the tile's entries, 2 bytes each */
+__kernel void hist_cells_split(HIST_CELLS_ARGS, uint part_cells, uint nparts,
                                __global ushort *ent, __global uint *starts,
-                               __local ulong2 *sums)
+                               __local ulong *sums)
 {
     uint g = get_group_id(0), lid = get_local_id(0), wg = get_local_size(0);
     ulong tile = (ulong)wg * HIST_SPLIT_ITEMS, base = g * tile;
     __local ushort *stage = (__local ushort *)(sums + wg);
-    uint cell[HIST_SPLIT_ITEMS];
-    /* band = cell / band_cells as mul_hi(cell, magic): exact while cell *
-       band_cells < 2^32 (histogram2d.c's plan sees to it) */
-    uint magic = 0xffffffffu / band_cells + 1;
-    ulong2 mine = (ulong2)(0, 0);
+    uint e[HIST_SPLIT_ITEMS];
+    /* part = cell / part_cells as mul_hi(cell, magic): exact while cell *
+       part_cells < 2^32 (histogram2d.c's plan sees to it) */
+    uint magic = 0xffffffffu / part_cells + 1;
+    ulong mine = 0;
     HIST_CELLS_START();
     /* a whole tile of aligned samples: four adjacent samples an item and
        load (a quarter of the load instructions), else one */
@@ -1012,40 +1016,43 @@ __kernel void hist_cells_split(HIST_CELLS_ARGS, uint band_cells, uint nbands,
 #pragma unroll
         for (uint k = 0; k < HIST_SPLIT_ITEMS; k += 4) {
             T4 a = x4[k / 4 * wg + lid], b = y4[k / 4 * wg + lid];
-            cell[k] = hist_cell(a.s0, b.s0, HIST_RULE, HIST_Y_RULE, ncells);
-            cell[k + 1] = hist_cell(a.s1, b.s1, HIST_RULE, HIST_Y_RULE, ncells);
-            cell[k + 2] = hist_cell(a.s2, b.s2, HIST_RULE, HIST_Y_RULE, ncells);
-            cell[k + 3] = hist_cell(a.s3, b.s3, HIST_RULE, HIST_Y_RULE, ncells);
+            e[k] = hist_cell(a.s0, b.s0, HIST_RULE, HIST_Y_RULE, ncells);
+            e[k + 1] = hist_cell(a.s1, b.s1, HIST_RULE, HIST_Y_RULE, ncells);
+            e[k + 2] = hist_cell(a.s2, b.s2, HIST_RULE, HIST_Y_RULE, ncells);
+            e[k + 3] = hist_cell(a.s3, b.s3, HIST_RULE, HIST_Y_RULE, ncells);
         }
     } else {
 #pragma unroll
         for (uint k = 0; k < HIST_SPLIT_ITEMS; k++) {
             ulong i = base + (ulong)k * wg + lid, j = min(i, n - 1);
             uint c = hist_cell(x[j], y[j], HIST_RULE, HIST_Y_RULE, ncells);
-            cell[k] = i < n ? c : ncells;
+            e[k] = i < n ? c : ncells;
         }
     }
 #pragma unroll
-    for (uint k = 0; k < HIST_SPLIT_ITEMS; k++)
-        if (cell[k] < ncells)
-            mine += hist_split_one(mul_hi(cell[k], magic));
-    ulong2 total, at = hist_split_scan(mine, sums, &total) - mine, bstart = (ulong2)(0, 0);
+    for (uint k = 0; k < HIST_SPLIT_ITEMS; k++) {
+        uint c = e[k], p = mul_hi(c, magic);
+        e[k] = c < ncells ? p << 16 | (c - p * part_cells) : HIST_SPLIT_NONE;
+        if (c < ncells)
+            mine += hist_split_one(p);
+    }
+    ulong total, at = hist_split_scan(mine, sums, &total) - mine, pstart = 0;
     uint sum = 0;
-    for (uint b = 0; b < nbands; b++) {
+    for (uint p = 0; p < nparts; p++) {
         if (lid == 0)
-            starts[(ulong)g * (nbands + 1) + b] = sum;
-        bstart += hist_split_one(b) * sum;
-        sum += hist_split_field(total, b);
+            starts[(ulong)g * (nparts + 1) + p] = sum;
+        pstart += hist_split_one(p) * sum;
+        sum += hist_split_field(total, p);
     }
     if (lid == 0)
-        starts[(ulong)g * (nbands + 1) + nbands] = sum;
-    at += bstart;
+        starts[(ulong)g * (nparts + 1) + nparts] = sum;
+    at += pstart;
 #pragma unroll
     for (uint k = 0; k < HIST_SPLIT_ITEMS; k++)
-        if (cell[k] < ncells) {
-            uint b = mul_hi(cell[k], magic);
-            stage[hist_split_field(at, b)] = (ushort)(cell[k] - b * band_cells);
-            at += hist_split_one(b);
+        if (e[k] != HIST_SPLIT_NONE) {
+            uint p = e[k] >> 16;
+            stage[hist_split_field(at, p)] = (ushort)e[k];
+            at += hist_split_one(p);
         }
     barrier(CLK_LOCAL_MEM_FENCE);
     /* out four entries at a time (ent + base is 8-byte aligned), the last
@@ -1058,36 +1065,63 @@ __kernel void hist_cells_split(HIST_CELLS_ARGS, uint band_cells, uint nbands,
         ent[base + k] = stage[k];
 }
 
+/* An entry of a band's part into the band's counters, if it is the band's */
+inline void hist_entry_inc(__local uint *bins, uint entry, uint skip, uint cn)
+{
+    uint c = entry - skip;
+    if (c < cn)
+        atomic_inc(&bins[c]);
+}
+
+inline void hist_entries_inc(__local uint *bins, ushort4 v, uint skip, uint cn)
+{
+    hist_entry_inc(bins, v.s0, skip, cn);
+    hist_entry_inc(bins, v.s1, skip, cn);
+    hist_entry_inc(bins, v.s2, skip, cn);
+    hist_entry_inc(bins, v.s3, skip, cn);
+}
+
 /* Group g counts band g % nbands over tiles [g / nbands * per_group, ..+
    per_group), each team of up to 32 items (a warp) a tile at a time with
-   four entries' loads in flight, into 32-bit counters (a group's count
-   stays below the launch's 2^27 samples). */
+   eight entries' loads in flight, into 32-bit counters (a group's count
+   stays below the launch's 2^27 samples). Band b is the (b % subs)-th of
+   part b / subs: its entries are those of the part less b % subs times
+   band_cells, below band_cells. The bands of one part are adjacent
+   groups, which read the part's entries at about the same time. */
 __kernel void hist_band_count(__global const ushort *ent, __global const uint *starts,
-                              ulong ntiles, uint tile, uint band_cells, uint nbands,
+                              ulong ntiles, uint tile, uint band_cells, uint nbands, uint subs,
                               uint ncells, ulong per_group, __global OUT *out, ulong out_off,
                               __local uint *bins)
 {
     uint g = get_group_id(0), lid = get_local_id(0), wg = get_local_size(0);
     uint w = min(32u, wg), lane = lid % w, team = lid / w, teams = wg / w;
     uint b = g % nbands, first = b * band_cells, cn = min(band_cells, ncells - first);
+    uint part = b / subs, nparts = (nbands + subs - 1) / subs, skip = b % subs * band_cells;
     ulong t0 = min(ntiles, g / nbands * per_group), t1 = min(ntiles, t0 + per_group);
     volatile __global ulong *dst = (volatile __global ulong *)(out + out_off + first);
     for (uint j = lid; j < cn; j += wg)
         bins[j] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (ulong t = t0 + team; t < t1; t += teams) {
-        __global const uint *st = starts + t * (nbands + 1) + b;
+        __global const uint *st = starts + t * (nparts + 1) + part;
         __global const ushort *src = ent + t * tile;
-        uint k = st[0] + lane, e = st[1];
-        for (; k + 3 * w < e; k += 4 * w) {
-            uint c0 = src[k], c1 = src[k + w], c2 = src[k + 2 * w], c3 = src[k + 3 * w];
-            atomic_inc(&bins[c0]);
-            atomic_inc(&bins[c1]);
-            atomic_inc(&bins[c2]);
-            atomic_inc(&bins[c3]);
+        /* the entries from the first multiple of four to the last four at
+           a time (src is 8-byte aligned: tile is a multiple of four), the
+           few before and after one by one */
+        uint s = st[0], e = st[1], a = min(e, (s + 3) & ~3u), z = max(a, e & ~3u);
+        for (uint j = s + lane; j < a; j += w)
+            hist_entry_inc(bins, src[j], skip, cn);
+        for (uint j = z + lane; j < e; j += w)
+            hist_entry_inc(bins, src[j], skip, cn);
+        __global const ushort4 *src4 = (__global const ushort4 *)src;
+        uint k = a / 4 + lane, e4 = z / 4;
+        for (; k + w < e4; k += 2 * w) {
+            ushort4 p = src4[k], q = src4[k + w]; /* both loads in flight first */
+            hist_entries_inc(bins, p, skip, cn);
+            hist_entries_inc(bins, q, skip, cn);
         }
-        for (; k < e; k += w)
-            atomic_inc(&bins[src[k]]);
+        if (k < e4)
+            hist_entries_inc(bins, src4[k], skip, cn);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint c = lid; c < cn; c += wg)

@@ -46,10 +46,12 @@ typedef struct {
    hist_cells_banded's groups read every sample again for each band (on
    an H200 from memory: three bands cost three times one); split, the
    samples are read once into 16-bit entries by band, which each band's
-   groups read (hist_cells_split, hist_band_count; fields of a ulong2
-   count a tile's entries per band). */
+   groups read (hist_cells_split, hist_band_count). */
 #define CELLS_BANDS_MAX ((size_t)4)
 #define CELLS_SPLIT_BANDS_MAX ((size_t)8)
+/* Most parts a split writes (a tile's counts per part: 16-bit fields of a
+   ulong); past four bands a part holds several. */
+#define CELLS_SPLIT_PARTS_MAX ((size_t)4)
 /* Samples per split launch: its entries' scratch is 2 bytes a sample. */
 #define CELLS_SPLIT_LAUNCH ((size_t)1 << 27)
 /* Samples an item of hist_cells_split bins (kernels/histogram.cl): on an
@@ -67,8 +69,9 @@ typedef struct {
     int local;      /* cells in __local memory, one chunk per group */
     size_t bands;   /* 0, or counts by bands of band_cells 16-bit counters
                        over parts of `part` samples (groups: parts * bands) */
-    int split;      /* the bands from entries split by band (bands >= 2) */
+    int split;      /* the bands from entries split by part (bands >= 2) */
     size_t band_cells;
+    size_t subs;    /* split: bands a part (entries' range) holds */
     size_t part;
     size_t copies;  /* of the cells in __local memory, one per warp at most */
     size_t wg;      /* work-group size */
@@ -124,6 +127,13 @@ static size_t size_of(gpgpu_type t)
     return gpgpu__type(t)->size;
 }
 
+/* Cells a band holds: 16-bit counters (banded), or 32-bit ones (split). */
+static size_t band_fit(const gpgpu_context *ctx, int split)
+{
+    size_t fit = (ctx->local_mem - 1024) / 2 & ~(size_t)1;
+    return split ? fit / 2 : fit;
+}
+
 static cells_plan plan(const gpgpu_context *ctx, const cells_spec *c, size_t n)
 {
     cells_plan pl;
@@ -169,24 +179,30 @@ static cells_plan plan(const gpgpu_context *ctx, const cells_spec *c, size_t n)
        at 2^26, 1.177 at 2^28; 200 x 200 1.132; 300 x 300 1.178. */
     pl.bands = 0;
     pl.split = 0;
+    pl.subs = 1;
     if (!pl.local && !private_bins && c->wt < 0 && ctx->tune.hist_banded &&
         ctx->local_mem > 2048 && n / ctx->tune.hist_banded >= c->ncells) {
         /* 16-bit counters; split, 32-bit ones */
-        size_t fit = (ctx->local_mem - 1024) / 2 & ~(size_t)1;
+        size_t fit = band_fit(ctx, 0);
         size_t bands = gpgpu__div_up(c->ncells, fit);
         int split = ctx->tune.hist_split && bands >= ctx->tune.hist_split &&
-                    ctx->tune.wg * (16 + 2 * CELLS_SPLIT_ITEMS) <= ctx->local_mem;
+                    ctx->tune.wg * (8 + 2 * CELLS_SPLIT_ITEMS) <= ctx->local_mem;
+        size_t subs = 1;
         if (split) {
-            fit /= 2;
+            fit = band_fit(ctx, 1);
             bands = gpgpu__div_up(c->ncells, fit);
+            subs = gpgpu__div_up(bands, CELLS_SPLIT_PARTS_MAX);
         }
-        /* split: the kernel's band by multiplication is exact while cells
-           times band_cells (at most fit + 2) stay below 2^32 */
+        /* split: entries are 16-bit, and the kernel's part by
+           multiplication is exact while cells times the part's cells (at
+           most subs * (fit + 2)) stay below 2^32 */
         if (bands <= (split ? CELLS_SPLIT_BANDS_MAX : CELLS_BANDS_MAX) &&
-            (!split || (double)c->ncells * (double)(fit + 2) < 4294967296.0)) {
+            (!split || (subs * (fit + 2) <= 65536 &&
+                        (double)c->ncells * (double)(subs * (fit + 2)) < 4294967296.0))) {
             pl.split = split;
             size_t part = gpgpu__div_up(n, ctx->tune.groups);
             pl.bands = bands;
+            pl.subs = subs;
             pl.band_cells = (gpgpu__div_up(c->ncells, bands) + 1) & ~(size_t)1;
             pl.part = part > CELLS_BAND_PART * c->ncells ? part : CELLS_BAND_PART * c->ncells;
             pl.groups = gpgpu__div_up(n, pl.part) * bands;
@@ -253,13 +269,14 @@ static gpgpu_status launch_split(gpgpu_context *ctx, gpgpu__program *prog, const
     const size_t most_tiles = gpgpu__div_up(most, tile);
     cl_uint xnbm1 = (cl_uint)(c->px.nbins - 1), ynbm1 = (cl_uint)(py->nbins - 1);
     cl_uint ncells = (cl_uint)c->ncells, band_cells = (cl_uint)pl->band_cells;
-    cl_uint nbands = (cl_uint)pl->bands, tile_ = (cl_uint)tile;
+    cl_uint nbands = (cl_uint)pl->bands, tile_ = (cl_uint)tile, subs = (cl_uint)pl->subs;
+    cl_uint nparts = (nbands + subs - 1) / subs, part_cells = subs * band_cells;
     cl_ulong oo = out_off, zero = 0;
     cl_mem ent, starts;
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_KEYS, most_tiles * tile * sizeof(cl_ushort),
                               &ent));
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_COUNTS,
-                              most_tiles * (pl->bands + 1) * sizeof(cl_uint), &starts));
+                              most_tiles * (nparts + 1) * sizeof(cl_uint), &starts));
     for (size_t done = 0; done < n; done += most) {
         size_t len = n - done < most ? n - done : most, ntiles = gpgpu__div_up(len, tile);
         /* enough groups for the device, each with its band's entries from
@@ -273,14 +290,14 @@ static gpgpu_status launch_split(gpgpu_context *ctx, gpgpu__program *prog, const
                               GPGPU__ARG(xo), GPGPU__ARG(y), GPGPU__ARG(yo), GPGPU__ARG(x),
                               GPGPU__ARG(zero), GPGPU__ARG(n_), GPGPU__ARG(zero),
                               RULE_ARGS(&c->px, ts, xnbm1), RULE_ARGS(py, ts, ynbm1),
-                              GPGPU__ARG(ncells), GPGPU__ARG(band_cells), GPGPU__ARG(nbands),
+                              GPGPU__ARG(ncells), GPGPU__ARG(part_cells), GPGPU__ARG(nparts),
                               GPGPU__ARG(ent), GPGPU__ARG(starts),
-                              GPGPU__LOCAL(wg * 2 * sizeof(cl_ulong) + tile * sizeof(cl_ushort)),
+                              GPGPU__LOCAL(wg * sizeof(cl_ulong) + tile * sizeof(cl_ushort)),
                               GPGPU__END));
         GPGPU__TRY(gpgpu__run(ctx, prog, "hist_band_count", groups * pl->wg, pl->wg,
                               GPGPU__ARG(ent), GPGPU__ARG(starts), GPGPU__ARG(nt),
                               GPGPU__ARG(tile_), GPGPU__ARG(band_cells), GPGPU__ARG(nbands),
-                              GPGPU__ARG(ncells), GPGPU__ARG(pg), GPGPU__ARG(out),
+                              GPGPU__ARG(subs), GPGPU__ARG(ncells), GPGPU__ARG(pg), GPGPU__ARG(out),
                               GPGPU__ARG(oo), GPGPU__LOCAL(pl->band_cells * sizeof(cl_uint)),
                               GPGPU__END));
     }
