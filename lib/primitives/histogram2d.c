@@ -176,7 +176,11 @@ static cells_plan plan(const gpgpu_context *ctx, const cells_spec *c, size_t n)
        2^28; 200 x 200 (two bands of 16-bit counters) 1.339 / 1.385 at
        2^28; 300 x 300 1.387 / 2.772; one band reads once anyway. With
        four samples a load in the split pass (aad95bd): 256 x 256 0.326
-       at 2^26, 1.177 at 2^28; 200 x 200 1.132; 300 x 300 1.178. */
+       at 2^26, 1.177 at 2^28; 200 x 200 1.132; 300 x 300 1.178. At most
+       four parts, two bands to a part past four (bd02cdb, 2026-11-27,
+       bench/results/2026-11-27-h200-hist2d-narrow): 256 x 256 1.106 at
+       2^28, 200 x 200 0.950, 300 x 300 1.130; a part to a group in 16-bit
+       counters instead, 1.190. */
     pl.bands = 0;
     pl.split = 0;
     pl.subs = 1;
