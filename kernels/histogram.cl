@@ -914,7 +914,8 @@ __kernel void hist_cells_banded(HIST_CELLS_ARGS, uint band_cells, uint nbands, u
    16-bit entry, the entries of a tile grouped by part, and each group of
    hist_band_count counts one band of 32-bit counters from the entries of
    the part that holds it. A part is `subs` adjacent bands (at most four
-   parts: 256 x 256 cells are six bands, three parts). Per f32 sample 8
+   parts: 256 x 256 cells are six bands, three parts of two; 400 x 400
+   fourteen, four parts of up to four). Per f32 sample 8
    bytes read and 2 written, then 2 read by each band of the part, where
    hist_cells_banded reads 8 bytes per band.
    Tile g is samples [g * tile, (g + 1) * tile), tile = group size x
@@ -1003,9 +1004,10 @@ __kernel void hist_cells_split(HIST_CELLS_ARGS, uint part_cells, uint nparts,
     ulong tile = (ulong)wg * HIST_SPLIT_ITEMS, base = g * tile;
     __local ushort *stage = (__local ushort *)(sums + wg);
     uint e[HIST_SPLIT_ITEMS];
-    /* part = cell / part_cells as mul_hi(cell, magic): exact while cell *
-       part_cells < 2^32 (histogram2d.c's plan sees to it) */
-    uint magic = 0xffffffffu / part_cells + 1;
+    /* part = cell / part_cells as (cell * magic) >> 40: exact while cell *
+       part_cells < 2^40, and magic fits 32 bits while part_cells > 256
+       (histogram2d.c's plan sees to both) */
+    uint magic = (uint)(0xfffffffffful / part_cells + 1);
     ulong mine = 0;
     HIST_CELLS_START();
     /* a whole tile of aligned samples: four adjacent samples an item and
@@ -1031,7 +1033,7 @@ __kernel void hist_cells_split(HIST_CELLS_ARGS, uint part_cells, uint nparts,
     }
 #pragma unroll
     for (uint k = 0; k < HIST_SPLIT_ITEMS; k++) {
-        uint c = e[k], p = mul_hi(c, magic);
+        uint c = e[k], p = (uint)((ulong)c * magic >> 40);
         e[k] = c < ncells ? p << 16 | (c - p * part_cells) : HIST_SPLIT_NONE;
         if (c < ncells)
             mine += hist_split_one(p);

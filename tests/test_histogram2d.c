@@ -451,8 +451,9 @@ END_TEST
    from two bands of 16-bit counters), in bands of 32-bit counters (256 x
    256 cells in six, the last one shorter, 97 x 500 in five, 300 x 300 in
    eight, two bands to a part of the entries, the last part of 97 x 500
-   one band; 150 x 200 in three and 100 x 200 in two, a band to a part;
-   420 x 420 in fifteen: too many, atomics per sample), then with
+   one band; 420 x 420 in fifteen, four to a part, the last part three;
+   150 x 200 in three and 100 x 200 in two, a band to a part; 600 x 600
+   in thirty: too many, atomics per sample), then with
    every band's groups reading every sample, in bands of 16-bit counters
    (three, three, four; fifteen: atomics), at the first size and with the
    hot cells below. */
@@ -477,6 +478,8 @@ TU_LOOP_TEST(counts_by_bands, 2)
         check_counts(t, x, y, n, k == 2 ? 420 : 300, k == 2 ? 420 : 300, seed);
         if (_i == 0) /* three bands and two, a part each */
             check_counts(t, x, y, n, k == 1 ? 100 : 150, 200, seed);
+        if (_i == 0 && k == 2)
+            check_counts(t, x, y, n, 600, 600, seed);
         free(x);
         free(y);
     }

@@ -48,7 +48,7 @@ typedef struct {
    samples are read once into 16-bit entries by band, which each band's
    groups read (hist_cells_split, hist_band_count). */
 #define CELLS_BANDS_MAX ((size_t)4)
-#define CELLS_SPLIT_BANDS_MAX ((size_t)8)
+#define CELLS_SPLIT_BANDS_MAX ((size_t)16)
 /* Most parts a split writes (a tile's counts per part: 16-bit fields of a
    ulong); past four bands a part holds several. */
 #define CELLS_SPLIT_PARTS_MAX ((size_t)4)
@@ -197,17 +197,19 @@ static cells_plan plan(const gpgpu_context *ctx, const cells_spec *c, size_t n)
             bands = gpgpu__div_up(c->ncells, fit);
             subs = gpgpu__div_up(bands, CELLS_SPLIT_PARTS_MAX);
         }
+        size_t band_cells = (gpgpu__div_up(c->ncells, bands) + 1) & ~(size_t)1;
         /* split: entries are 16-bit, and the kernel's part by
-           multiplication is exact while cells times the part's cells (at
-           most subs * (fit + 2)) stay below 2^32 */
+           multiplication is exact while cells times the part's cells stay
+           below 2^40, its factor 32-bit while a part has more than 256 */
+        size_t part_cells = subs * band_cells;
         if (bands <= (split ? CELLS_SPLIT_BANDS_MAX : CELLS_BANDS_MAX) &&
-            (!split || (subs * (fit + 2) <= 65536 &&
-                        (double)c->ncells * (double)(subs * (fit + 2)) < 4294967296.0))) {
+            (!split || (part_cells <= 65536 && part_cells > 256 &&
+                        (double)c->ncells * (double)part_cells < 1099511627776.0))) {
             pl.split = split;
             size_t part = gpgpu__div_up(n, ctx->tune.groups);
             pl.bands = bands;
             pl.subs = subs;
-            pl.band_cells = (gpgpu__div_up(c->ncells, bands) + 1) & ~(size_t)1;
+            pl.band_cells = band_cells;
             pl.part = part > CELLS_BAND_PART * c->ncells ? part : CELLS_BAND_PART * c->ncells;
             pl.groups = gpgpu__div_up(n, pl.part) * bands;
             if (2 * pl.wg <= 512 && 2 * pl.wg <= ctx->max_wg)
