@@ -1004,10 +1004,6 @@ __kernel void hist_cells_split(HIST_CELLS_ARGS, uint part_cells, uint nparts,
     ulong tile = (ulong)wg * HIST_SPLIT_ITEMS, base = g * tile;
     __local ushort *stage = (__local ushort *)(sums + wg);
     uint e[HIST_SPLIT_ITEMS];
-    /* part = cell / part_cells as (cell * magic) >> 40: exact while cell *
-       part_cells < 2^40, and magic fits 32 bits while part_cells > 256
-       (histogram2d.c's plan sees to both) */
-    uint magic = (uint)(0xfffffffffful / part_cells + 1);
     ulong mine = 0;
     HIST_CELLS_START();
     /* a whole tile of aligned samples: four adjacent samples an item and
@@ -1031,13 +1027,30 @@ __kernel void hist_cells_split(HIST_CELLS_ARGS, uint part_cells, uint nparts,
             e[k] = i < n ? c : ncells;
         }
     }
+    /* part = cell / part_cells by a multiplication: mul_hi(cell, magic),
+       exact while ncells * part_cells < 2^32, else (cell * magic) >> 40,
+       exact while that is below 2^40, with magic 32-bit while part_cells
+       > 256 (histogram2d.c's plan sees to both); the first is an
+       instruction less a sample */
+#define HIST_SPLIT_ENTRY(k, p)                                                    \
+    do {                                                                          \
+        uint c_ = e[k], p_ = (p);                                                 \
+        e[k] = c_ < ncells ? p_ << 16 | (c_ - p_ * part_cells) : HIST_SPLIT_NONE; \
+        if (c_ < ncells)                                                          \
+            mine += hist_split_one(p_);                                           \
+    } while (0)
+    if ((ulong)ncells * part_cells < 0x100000000ul) {
+        uint magic = 0xffffffffu / part_cells + 1;
 #pragma unroll
-    for (uint k = 0; k < HIST_SPLIT_ITEMS; k++) {
-        uint c = e[k], p = (uint)((ulong)c * magic >> 40);
-        e[k] = c < ncells ? p << 16 | (c - p * part_cells) : HIST_SPLIT_NONE;
-        if (c < ncells)
-            mine += hist_split_one(p);
+        for (uint k = 0; k < HIST_SPLIT_ITEMS; k++)
+            HIST_SPLIT_ENTRY(k, mul_hi(e[k], magic));
+    } else {
+        uint magic = (uint)(0xfffffffffful / part_cells + 1);
+#pragma unroll
+        for (uint k = 0; k < HIST_SPLIT_ITEMS; k++)
+            HIST_SPLIT_ENTRY(k, (uint)((ulong)e[k] * magic >> 40));
     }
+#undef HIST_SPLIT_ENTRY
     ulong total, at = hist_split_scan(mine, sums, &total) - mine, pstart = 0;
     uint sum = 0;
     for (uint p = 0; p < nparts; p++) {
