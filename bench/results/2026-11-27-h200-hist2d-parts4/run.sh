@@ -1,0 +1,24 @@
+#!/bin/bash
+# histogram2d's split up to sixteen bands (four parts of up to four): this
+# tree (.gpu/install) against the build under .gpu/before, f32, `_buffer`
+# form, kernel events, median of 10, in turn twice; the kernel trace of
+# 400 x 400 cells at 2^28; test_histogram2d. On the GPU machine, after
+# ../shared/gpu/prepare --build and bench/gpu-stage-tests.sh:
+#   source .gpu/env.sh; OUT=dir bash bench/results/2026-11-27-h200-hist2d-parts4/run.sh
+set -u
+o=${OUT:-.}
+. bench/probe-lib.sh
+probe_device "$o/device.txt"
+for round in 1 2; do
+    for v in install before; do
+        for r in "28 400" "28 480" "28 256" "26 400"; do
+            set -- $r
+            LD_LIBRARY_PATH="$PWD/.gpu/$v/lib:$LD_LIBRARY_PATH" timeout 120 gpgpu-bench --json \
+                --repeat 10 --api buffer --op histogram2d --type f32 --n $((1 << $1)) --bins $2 \
+                2>> "$o/err.txt" | sed "s|^{|{\"v\": \"$v\", |" >> "$o/hist2d.jsonl"
+        done
+    done
+done
+GPGPU_BENCH_TRACE=1 gpgpu-bench --repeat 3 --api buffer --op histogram2d --type f32 \
+    --n $((1 << 28)) --bins 400 2>&1 | grep -E "kernel|verified" >> "$o/trace.txt"
+probe_tests "$o/tests.txt" test_histogram2d
