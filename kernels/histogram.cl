@@ -915,9 +915,9 @@ __kernel void hist_cells_banded(HIST_CELLS_ARGS, uint band_cells, uint nbands, u
    hist_band_count counts one band of 32-bit counters from the entries of
    the part that holds it. A part is `subs` adjacent bands (at most four
    parts: 256 x 256 cells are six bands, three parts of two; 400 x 400
-   fourteen, four parts of up to four). Per f32 sample 8
-   bytes read and 2 written, then 2 read by each band of the part, where
-   hist_cells_banded reads 8 bytes per band.
+   fourteen, four parts of up to four). Per f32 sample 8 bytes read and 2
+   written, then 2 read by each band of the part, where hist_cells_banded
+   reads 8 bytes per band.
    Tile g is samples [g * tile, (g + 1) * tile), tile = group size x
    HIST_SPLIT_ITEMS (at most 16384); its entries fill ent[g * tile ..]
    part by part, part p's from starts[g * (nparts + 1) + p] up to the next
