@@ -278,7 +278,7 @@ static gpgpu_status launch_split(gpgpu_context *ctx, gpgpu__program *prog, const
     cl_uint xnbm1 = (cl_uint)(c->px.nbins - 1), ynbm1 = (cl_uint)(py->nbins - 1);
     cl_uint ncells = (cl_uint)c->ncells, band_cells = (cl_uint)pl->band_cells;
     cl_uint nbands = (cl_uint)pl->bands, tile_ = (cl_uint)tile, subs = (cl_uint)pl->subs;
-    cl_uint nparts = (nbands + subs - 1) / subs, part_cells = subs * band_cells;
+    cl_uint nparts = (cl_uint)gpgpu__div_up(pl->bands, pl->subs), part_cells = subs * band_cells;
     cl_ulong oo = out_off, zero = 0;
     cl_mem ent, starts;
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_KEYS, most_tiles * tile * sizeof(cl_ushort),

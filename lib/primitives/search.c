@@ -15,11 +15,11 @@
  * out of range) and the gather itself.
  *
  * Scratch slots: argsort uses IN (the keys' copy, where one is made) and
- * OUT (the indices) beside the sort's own, and on a discrete device its host call brings the
- * result back from HOST_ORIG; search and gather stage host arrays in IN
- * (sorted, in), OUT (needles, out) and AUX (positions, indices: 8 bytes
- * each, so that a search and a gather of one n need no slot to grow);
- * gather's check writes its per-group answers to PARTIALS.
+ * OUT (the indices) beside the sort's own, and on a discrete device its
+ * host call brings the result back from HOST_ORIG; search and gather stage
+ * host arrays in IN (sorted, in), OUT (needles, out) and AUX (positions,
+ * indices: 8 bytes each, so that a search and a gather of one n need no
+ * slot to grow); gather's check writes its per-group answers to PARTIALS.
  */
 #include <stdio.h>
 #include <stdlib.h>
