@@ -913,96 +913,159 @@ __kernel void hist_cells_banded(HIST_CELLS_ARGS, uint band_cells, uint nbands, u
    writes each counted sample's cell within its part of the cells as a
    16-bit entry, the entries of a tile grouped by part, and each group of
    hist_band_count counts one band of 32-bit counters from the entries of
-   the part that holds it. A part is `subs` adjacent bands (at most four
-   parts: 256 x 256 cells are six bands, three parts of two; 400 x 400
-   fourteen, four parts of up to four). Per f32 sample 8 bytes read and 2
-   written, then 2 read by each band of the part, where hist_cells_banded
-   reads 8 bytes per band.
+   the part that holds it. A part is `subs` adjacent bands (at most six
+   parts: 256 x 256 cells are six bands, a part each; 400 x 400 fourteen,
+   five parts of up to three). Per f32 sample 8 bytes read and 2 written,
+   then 2 read by each band of the part, where hist_cells_banded reads 8
+   bytes per band.
    Tile g is samples [g * tile, (g + 1) * tile), tile = group size x
    HIST_SPLIT_ITEMS (at most 16384); its entries fill ent[g * tile ..]
    part by part, part p's from starts[g * (nparts + 1) + p] up to the next
    start (offsets within the tile). An item loads four adjacent samples
    at a time where the tile is whole and aligned (its loads, not its
    bytes, bound the pass on an H200), else one sample a group's width
-   apart. An item's counts per part are the 16-bit fields of a ulong,
-   added up over the group (warp shuffles on NVIDIA, else Hillis and
-   Steele) into each item's place within each part; the entries meet in
-   __local memory and leave it in order. */
+   apart. An item's counts per part are the 10-bit fields of a ulong,
+   added up over its segment (warp shuffles on NVIDIA, else Hillis and
+   Steele) and the segments' sums over the group into each item's place
+   within each part; the entries meet in __local memory and leave it in
+   order. */
 #ifndef HIST_SPLIT_ITEMS /* histogram2d.c passes its CELLS_SPLIT_ITEMS (a multiple of 4) */
 #define HIST_SPLIT_ITEMS 16
 #endif
 
-inline ulong hist_split_one(uint p)
-{
-    return 1ul << 16 * p;
-}
+/* A segment is up to 32 adjacent items (a warp on NVIDIA); an item's
+   counts per part, and their sums over its segment (at most 32 x 16),
+   are 10-bit fields of a ulong: up to six parts. */
+#define HIST_SPLIT_PARTS 6
+#define HIST_SPLIT_SEG 32u
+#if HIST_SPLIT_ITEMS * 32 > 1023
+#error "hist_cells_split: a segment's count of a part must fit 10 bits"
+#endif
 
 inline uint hist_split_field(ulong v, uint p)
 {
-    return (uint)(v >> 16 * p) & 0xffff;
+    return (uint)(v >> 10 * p) & 0x3ff;
 }
 
 #if NV_PTX
-/* A warp's inclusive sums of v (fields never carry across 32-bit halves). */
+/* A warp's inclusive sums of v. */
 inline ulong hist_split_warp_scan(ulong v, uint lane)
 {
-    uint2 u = as_uint2(v);
     for (uint off = 1; off < 32; off *= 2) {
-        uint2 t = (uint2)(nv_shfl_up(u.s0, off), nv_shfl_up(u.s1, off));
+        uint2 h = as_uint2(v);
+        ulong t = as_ulong((uint2)(nv_shfl_up(h.s0, off), nv_shfl_up(h.s1, off)));
         if (lane >= off)
-            u += t;
+            v += t;
     }
-    return as_ulong(u);
+    return v;
 }
 #endif
 
-/* The group's inclusive sums of v in item order, and *total their sum:
-   warps' shuffles on NVIDIA (groups of whole warps), else Hillis and
-   Steele over sums (the group's size in ulong). */
-inline ulong hist_split_scan(ulong v, __local ulong *sums, ulong *total)
+/* Where an item's entries go in the tile's stage: returns the item's
+   exclusive sums of v within its segment (fields as v's), and fills
+   offs[seg * HIST_SPLIT_PARTS + p] with the place of segment seg's first
+   entry of part p (the parts in order, segments in order within each),
+   and ptot[p] with the tile's count of part p. On NVIDIA (groups of whole
+   warps) warps' shuffles, then the first warp's over the segments' sums,
+   two parts to a word (a tile's count of a part is below 2^16); else
+   Hillis and Steele within each segment over sums (the group's size in
+   ulong), then an item a part over the segments. */
+inline ulong hist_split_scan(ulong v, uint nparts, __local ulong *sums, __local uint *offs,
+                             __local uint *ptot)
 {
     uint lid = get_local_id(0), wg = get_local_size(0);
+    uint sl = min(HIST_SPLIT_SEG, wg), lane = lid % sl, nseg = wg / sl;
+    ulong u;
 #if NV_PTX
     if (wg % 32 == 0) {
-        uint lane = lid % 32, warp = lid / 32, nw = wg / 32;
-        ulong u = hist_split_warp_scan(v, lane);
+        u = hist_split_warp_scan(v, lane);
         if (lane == 31)
-            sums[warp] = u;
+            sums[lid / 32] = u;
         barrier(CLK_LOCAL_MEM_FENCE);
-        if (warp == 0) {
-            ulong w = hist_split_warp_scan(lane < nw ? sums[lane] : 0, lane);
-            if (lane < nw)
-                sums[lane] = w;
+        if (lid < 32) {
+            ulong t = lid < nseg ? sums[lid] : 0;
+            uint3 f = (uint3)(hist_split_field(t, 0) | hist_split_field(t, 1) << 16,
+                              hist_split_field(t, 2) | hist_split_field(t, 3) << 16,
+                              hist_split_field(t, 4) | hist_split_field(t, 5) << 16);
+            uint3 s = f;
+            for (uint off = 1; off < nseg; off *= 2) {
+                uint3 q = (uint3)(nv_shfl_up(s.x, off), nv_shfl_up(s.y, off),
+                                  nv_shfl_up(s.z, off));
+                if (lid >= off)
+                    s += q;
+            }
+            uint3 tot = (uint3)(nv_shfl_idx(s.x, nseg - 1), nv_shfl_idx(s.y, nseg - 1),
+                                nv_shfl_idx(s.z, nseg - 1));
+            s -= f;
+            /* the parts' starts (parts past nparts have no entries) */
+            uint b1 = tot.x & 0xffff, b2 = b1 + (tot.x >> 16), b3 = b2 + (tot.y & 0xffff);
+            uint b4 = b3 + (tot.y >> 16), b5 = b4 + (tot.z & 0xffff);
+            if (lid < nseg) {
+                __local uint *o = offs + lid * HIST_SPLIT_PARTS;
+                o[0] = s.x & 0xffff;
+                o[1] = b1 + (s.x >> 16);
+                o[2] = b2 + (s.y & 0xffff);
+                o[3] = b3 + (s.y >> 16);
+                o[4] = b4 + (s.z & 0xffff);
+                o[5] = b5 + (s.z >> 16);
+            }
+            uint w = lid < 2 ? tot.x : lid < 4 ? tot.y : tot.z;
+            if (lid < nparts)
+                ptot[lid] = lid % 2 ? w >> 16 : w & 0xffff;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        *total = sums[nw - 1];
-        return u + (warp ? sums[warp - 1] : 0);
+        return u - v;
     }
 #endif
     sums[lid] = v;
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint off = 1; off < wg; off *= 2) {
-        ulong t = lid >= off ? sums[lid - off] : 0;
+    for (uint off = 1; off < sl; off *= 2) {
+        ulong t = lane >= off ? sums[lid - off] : 0;
         barrier(CLK_LOCAL_MEM_FENCE);
         sums[lid] += t;
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    *total = sums[wg - 1];
-    return sums[lid];
+    u = sums[lid];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lane == sl - 1)
+        sums[lid / sl] = u;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* segments' totals into each part's offsets, one item a part */
+    if (lid < nparts) {
+        uint s = 0;
+        for (uint k = 0; k < nseg; k++) {
+            offs[k * HIST_SPLIT_PARTS + lid] = s;
+            s += hist_split_field(sums[k], lid);
+        }
+        ptot[lid] = s;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* then the starts of the parts before */
+    for (uint i = lid; i < nseg * HIST_SPLIT_PARTS; i += wg) {
+        uint p = i % HIST_SPLIT_PARTS, before = 0;
+        for (uint q = 0; q < p && q < nparts; q++)
+            before += ptot[q];
+        offs[i] += before;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return u - v;
 }
 
 /* An entry in registers: the part above 16 bits, the cell within the part
    below (part_cells <= 2^16); HIST_SPLIT_NONE for a sample not counted. */
 #define HIST_SPLIT_NONE 0xffffffffu
 
-/* sums: the group's size x 8 bytes, then the tile's entries, 2 bytes each */
+/* sums: the group's size x 8 bytes, then max(group size, 16) x 4 (the
+   segments' offsets and the parts' counts), then the tile's entries, 2
+   bytes each */
 __kernel void hist_cells_split(HIST_CELLS_ARGS, uint part_cells, uint nparts,
                                __global ushort *ent, __global uint *starts,
                                __local ulong *sums)
 {
     uint g = get_group_id(0), lid = get_local_id(0), wg = get_local_size(0);
     ulong tile = (ulong)wg * HIST_SPLIT_ITEMS, base = g * tile;
-    __local ushort *stage = (__local ushort *)(sums + wg);
+    __local uint *ptot = (__local uint *)(sums + wg), *offs = ptot + HIST_SPLIT_PARTS;
+    __local ushort *stage = (__local ushort *)(ptot + max(wg, 16u));
     uint e[HIST_SPLIT_ITEMS];
     ulong mine = 0;
     HIST_CELLS_START();
@@ -1037,7 +1100,7 @@ __kernel void hist_cells_split(HIST_CELLS_ARGS, uint part_cells, uint nparts,
         uint c_ = e[k], p_ = (p);                                                 \
         e[k] = c_ < ncells ? p_ << 16 | (c_ - p_ * part_cells) : HIST_SPLIT_NONE; \
         if (c_ < ncells)                                                          \
-            mine += hist_split_one(p_);                                           \
+            mine += 1ul << 10 * p_;                                               \
     } while (0)
     if ((ulong)ncells * part_cells < 0x100000000ul) {
         uint magic = 0xffffffffu / part_cells + 1;
@@ -1051,23 +1114,18 @@ __kernel void hist_cells_split(HIST_CELLS_ARGS, uint part_cells, uint nparts,
             HIST_SPLIT_ENTRY(k, (uint)((ulong)e[k] * magic >> 40));
     }
 #undef HIST_SPLIT_ENTRY
-    ulong total, at = hist_split_scan(mine, sums, &total) - mine, pstart = 0;
-    uint sum = 0;
-    for (uint p = 0; p < nparts; p++) {
-        if (lid == 0)
-            starts[(ulong)g * (nparts + 1) + p] = sum;
-        pstart += hist_split_one(p) * sum;
-        sum += hist_split_field(total, p);
-    }
-    if (lid == 0)
-        starts[(ulong)g * (nparts + 1) + nparts] = sum;
-    at += pstart;
+    ulong at = hist_split_scan(mine, nparts, sums, offs, ptot);
+    /* a part's start is its first segment's offset */
+    uint sum = offs[nparts - 1] + ptot[nparts - 1];
+    if (lid <= nparts)
+        starts[(ulong)g * (nparts + 1) + lid] = lid < nparts ? offs[lid] : sum;
+    __local const uint *mo = offs + lid / min(HIST_SPLIT_SEG, wg) * HIST_SPLIT_PARTS;
 #pragma unroll
     for (uint k = 0; k < HIST_SPLIT_ITEMS; k++)
         if (e[k] != HIST_SPLIT_NONE) {
             uint p = e[k] >> 16;
-            stage[hist_split_field(at, p)] = (ushort)e[k];
-            at += hist_split_one(p);
+            stage[mo[p] + hist_split_field(at, p)] = (ushort)e[k];
+            at += 1ul << 10 * p;
         }
     barrier(CLK_LOCAL_MEM_FENCE);
     /* out four entries at a time (ent + base is 8-byte aligned), the last

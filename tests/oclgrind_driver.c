@@ -745,7 +745,7 @@ static void case_histogram2d(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, size
 /* Counts by bands: a context whose plan sees 4 KiB of __local memory and
    takes bands from one sample per cell, so that at the largest size 64 x
    64 cells are split into six bands of 32-bit counters (the last one
-   shorter), two to a part of the entries, and 32 x 32 cells go in one
+   shorter), a part of the entries each, and 32 x 32 cells go in one
    band of 16-bit counters. */
 static void case_histogram2d_banded(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op, size_t n)
 {

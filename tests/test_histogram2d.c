@@ -449,11 +449,11 @@ END_TEST
    has, and bands from one sample per cell, samples beyond 8 per cell in
    several parts: first with the samples split by band (the plan's way
    from two bands of 16-bit counters), in bands of 32-bit counters (256 x
-   256 cells in six, the last one shorter, 97 x 500 in five, 300 x 300 in
-   eight, two bands to a part of the entries, the last part of 97 x 500
-   one band; 420 x 420 in fifteen, four to a part, the last part three;
-   150 x 200 in three and 100 x 200 in two, a band to a part; 600 x 600
-   in thirty: too many, atomics per sample), then with
+   256 cells in six, the last one shorter, and 97 x 500 in five, a band to
+   a part of the entries; 300 x 300 in eight, two bands to a part; 420 x
+   420 in fifteen, three to a part; 150 x 200 in three and 100 x 200 in
+   two, a band to a part; 600 x 600 in thirty: too many, atomics per
+   sample), then with
    every band's groups reading every sample, in bands of 16-bit counters
    (three, three, four; fifteen: atomics), at the first size and with the
    hot cells below. */

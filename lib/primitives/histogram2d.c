@@ -49,9 +49,10 @@ typedef struct {
    groups read (hist_cells_split, hist_band_count). */
 #define CELLS_BANDS_MAX ((size_t)4)
 #define CELLS_SPLIT_BANDS_MAX ((size_t)16)
-/* Most parts a split writes (a tile's counts per part: 16-bit fields of a
-   ulong); past four bands a part holds several. */
-#define CELLS_SPLIT_PARTS_MAX ((size_t)4)
+/* Most parts a split writes (a segment's counts per part: 10-bit fields
+   of a ulong, kernels/histogram.cl's HIST_SPLIT_PARTS); past six bands a
+   part holds several. */
+#define CELLS_SPLIT_PARTS_MAX ((size_t)6)
 /* Samples per split launch: its entries' scratch is 2 bytes a sample. */
 #define CELLS_SPLIT_LAUNCH ((size_t)1 << 27)
 /* Samples an item of hist_cells_split bins (kernels/histogram.cl): on an
@@ -64,6 +65,14 @@ typedef struct {
 /* Samples per cell at least in each part of a banded count, so that its
    bands' adds to the result (one per cell) stay few beside its samples. */
 #define CELLS_BAND_PART ((size_t)8)
+
+/* hist_cells_split's __local bytes for groups of wg: a ulong an item, the
+   segments' offsets (a uint an item, at least 16), a tile's entries. */
+static size_t split_local(size_t wg)
+{
+    return wg * sizeof(cl_ulong) + (wg > 16 ? wg : 16) * sizeof(cl_uint) +
+           wg * CELLS_SPLIT_ITEMS * sizeof(cl_ushort);
+}
 
 typedef struct {
     int local;      /* cells in __local memory, one chunk per group */
@@ -192,7 +201,8 @@ static cells_plan plan(const gpgpu_context *ctx, const cells_spec *c, size_t n)
         size_t fit = band_fit(ctx, 0);
         size_t bands = gpgpu__div_up(c->ncells, fit);
         int split = ctx->tune.hist_split && bands >= ctx->tune.hist_split &&
-                    ctx->tune.wg * (8 + 2 * CELLS_SPLIT_ITEMS) <= ctx->local_mem;
+                    (ctx->tune.wg % 32 == 0 || 32 % ctx->tune.wg == 0) &&
+                    split_local(ctx->tune.wg) <= ctx->local_mem;
         size_t subs = 1;
         if (split) {
             fit = band_fit(ctx, 1);
@@ -300,7 +310,7 @@ static gpgpu_status launch_split(gpgpu_context *ctx, gpgpu__program *prog, const
                               RULE_ARGS(&c->px, ts, xnbm1), RULE_ARGS(py, ts, ynbm1),
                               GPGPU__ARG(ncells), GPGPU__ARG(part_cells), GPGPU__ARG(nparts),
                               GPGPU__ARG(ent), GPGPU__ARG(starts),
-                              GPGPU__LOCAL(wg * sizeof(cl_ulong) + tile * sizeof(cl_ushort)),
+                              GPGPU__LOCAL(split_local(wg)),
                               GPGPU__END));
         GPGPU__TRY(gpgpu__run(ctx, prog, "hist_band_count", groups * pl->wg, pl->wg,
                               GPGPU__ARG(ent), GPGPU__ARG(starts), GPGPU__ARG(nt),
