@@ -191,7 +191,10 @@ static cells_plan plan(const gpgpu_context *ctx, const cells_spec *c, size_t n)
        2^28, 200 x 200 0.950, 300 x 300 1.130; a part to a group in 16-bit
        counters instead, 1.190. Up to four bands a part (30b9763,
        bench/results/2026-11-27-h200-hist2d-parts4): 400 x 400 1.515 at
-       2^28, against 2.93 by atomics per sample. */
+       2^28, against 2.93 by atomics per sample. Up to six parts
+       (85b6a4d, bench/results/2026-11-27-h200-hist2d-parts6): 256 x 256
+       1.016-1.023 at 2^28 against 1.115-1.120, 420 x 420 1.40 against
+       1.51; 200 x 200 0.982 against 0.948 (the segments' table). */
     pl.bands = 0;
     pl.split = 0;
     pl.subs = 1;
