@@ -194,7 +194,10 @@ static cells_plan plan(const gpgpu_context *ctx, const cells_spec *c, size_t n)
        2^28, against 2.93 by atomics per sample. Up to six parts
        (85b6a4d, bench/results/2026-11-27-h200-hist2d-parts6): 256 x 256
        1.016-1.023 at 2^28 against 1.115-1.120, 420 x 420 1.40 against
-       1.51; 200 x 200 0.982 against 0.948 (the segments' table). */
+       1.51; 200 x 200 0.982 against 0.948 (the segments' table). With
+       four loads a lane in flight in the count (a021d97,
+       bench/results/2026-11-27-h200-hist2d-count4): 256 x 256 0.993-0.996,
+       200 x 200 0.970. */
     pl.bands = 0;
     pl.split = 0;
     pl.subs = 1;
