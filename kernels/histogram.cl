@@ -1040,10 +1040,13 @@ inline ulong hist_split_scan(ulong v, uint nparts, __local ulong *sums, __local 
         ptot[lid] = s;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    /* then the starts of the parts before */
+    /* then the starts of the parts before (only the parts there are:
+       the others' offsets were never written) */
     for (uint i = lid; i < nseg * HIST_SPLIT_PARTS; i += wg) {
         uint p = i % HIST_SPLIT_PARTS, before = 0;
-        for (uint q = 0; q < p && q < nparts; q++)
+        if (p >= nparts)
+            continue;
+        for (uint q = 0; q < p; q++)
             before += ptot[q];
         offs[i] += before;
     }
