@@ -942,6 +942,11 @@ __kernel void hist_cells_banded(HIST_CELLS_ARGS, uint band_cells, uint nbands, u
 #error "hist_cells_split: a segment's count of a part must fit 10 bits"
 #endif
 
+inline ulong hist_split_one(uint p)
+{
+    return 1ul << 10 * p;
+}
+
 inline uint hist_split_field(ulong v, uint p)
 {
     return (uint)(v >> 10 * p) & 0x3ff;
@@ -1103,7 +1108,7 @@ __kernel void hist_cells_split(HIST_CELLS_ARGS, uint part_cells, uint nparts,
         uint c_ = e[k], p_ = (p);                                                 \
         e[k] = c_ < ncells ? p_ << 16 | (c_ - p_ * part_cells) : HIST_SPLIT_NONE; \
         if (c_ < ncells)                                                          \
-            mine += 1ul << 10 * p_;                                               \
+            mine += hist_split_one(p_);                                           \
     } while (0)
     if ((ulong)ncells * part_cells < 0x100000000ul) {
         uint magic = 0xffffffffu / part_cells + 1;
@@ -1128,7 +1133,7 @@ __kernel void hist_cells_split(HIST_CELLS_ARGS, uint part_cells, uint nparts,
         if (e[k] != HIST_SPLIT_NONE) {
             uint p = e[k] >> 16;
             stage[mo[p] + hist_split_field(at, p)] = (ushort)e[k];
-            at += 1ul << 10 * p;
+            at += hist_split_one(p);
         }
     barrier(CLK_LOCAL_MEM_FENCE);
     /* out four entries at a time (ent + base is 8-byte aligned), the last
