@@ -1,9 +1,17 @@
 #!/bin/sh
-# test_select_k again with GPGPU_NO_AVX2=1: the host's top_k scans that a
-# CPU without AVX2 takes (an AVX2 machine takes its own otherwise). On the
-# host fallback alone: the scans are host code on every device, and the
-# kernels were tested by the suite's own run.
+# The host's code again with GPGPU_NO_AVX2=1, as a CPU without AVX2 runs
+# it (an AVX2 machine takes its own loops otherwise):
+#   test_select_k  top_k's scans of the keys,
+#   test_search    gather's check of the indices,
+# both on the host fallback alone (that code is the same on every device,
+# and the kernels were tested by the suites' own runs); and
+#   test_scan      its host-order case: float scans that the plan keeps on
+#                  the host, in the kernels' order, against the kernels
+#                  (on the default device: the host fallback has no
+#                  kernels to compare with).
 GPGPU_NO_AVX2=1
-GPGPU_TEST_DEVICES=host
-export GPGPU_NO_AVX2 GPGPU_TEST_DEVICES
-exec "${top_builddir:-.}/tests/test_select_k"
+export GPGPU_NO_AVX2
+t=${top_builddir:-.}/tests
+GPGPU_TEST_DEVICES=host "$t/test_select_k" || exit $?
+GPGPU_TEST_DEVICES=host "$t/test_search" || exit $?
+CK_RUN_CASE=host-order exec "$t/test_scan"

@@ -578,10 +578,14 @@ static Suite *scan_suite(void)
     tcase_add_test(grid, scan_init_seeds_every_output);
     tcase_add_test(grid, scan_host_input_larger_than_one_buffer);
     tcase_add_test(grid, scan_float_sums_are_reproducible);
-    tcase_add_test(grid, scan_float_sums_on_the_host_match_the_kernels);
     tcase_add_test(grid, scan_user_op_keeps_operand_order);
     tcase_add_test(grid, scan_profile_shows_each_pass);
     suite_add_tcase(s, grid);
+    /* its own case, so that tests/no-avx2.sh can run it alone */
+    TCase *order = tcase_create("host-order");
+    tcase_set_timeout(order, 600);
+    tcase_add_test(order, scan_float_sums_on_the_host_match_the_kernels);
+    suite_add_tcase(s, order);
     TCase *api = tcase_create("api");
     tcase_add_test(api, scan_rejects_bad_arguments);
     tcase_add_test(api, scan_buffer_honours_offsets_and_events);

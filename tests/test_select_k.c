@@ -200,7 +200,7 @@ TU_TEST(top_k_of_keys_improving_with_the_index)
 END_TEST
 
 /* The host's AVX2 scans (32-bit keys at every size; 64-bit floating-point
-   keys from 2^15 elements, integers from 2^17; tests/select-k-sse2.sh runs
+   keys from 2^15 elements, integers from 2^17; tests/no-avx2.sh runs
    the suite without them): sizes past those bounds and past a vector by a
    few keys, both zeros and NaNs, ties, keys improving with the index. */
 TU_TEST(top_k_around_the_vector_scans)
