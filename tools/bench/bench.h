@@ -59,7 +59,8 @@ typedef struct {
 /* Calls call(arg) once to warm up, then b->repeat times, each time taking
    the device time of the call from gpgpu_profile (the first command's
    start to the last one's end, its copies and fills counted; host wall
-   time on the host fallback). Returns the
+   time on the host fallback). Host calls (--api host) shorter than 0.2 ms
+   are timed in batches, a sample the mean of its batch. Returns the
    median in ms, or a negative value if a call failed (reported to stderr). */
 double bench_time(bench *b, gpgpu_status (*call)(void *arg), void *arg);
 
@@ -77,8 +78,9 @@ enum { BASELINE_MS = 3000 };
 
 /* Median wall time in ms of repeat runs of fn(arg), after one untimed run
    (page faults of fresh outputs are not the loop's), fewer runs once they
-   pass BASELINE_MS (a first run past it is the result): the serial C loops
-   that each case reports as serial_ms. */
+   pass BASELINE_MS (a first run past it is the result), runs under 0.2 ms
+   in batches as bench_time's host calls: the serial C loops that each
+   case reports as serial_ms. */
 double bench_wall_ms(void (*fn)(void *arg), void *arg, int repeat);
 
 /* Host memory of bytes for a case's arrays: malloc, or gpgpu_host_alloc
