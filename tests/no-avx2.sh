@@ -3,7 +3,8 @@
 # it (an AVX2 machine takes its own loops otherwise):
 #   test_select_k  top_k's scans of the keys,
 #   test_search    gather's check of the indices,
-# both on the host fallback alone (that code is the same on every device,
+#   test_segmented reduce_by_key's integer sums,
+# on the host fallback alone (that code is the same on every device,
 # and the kernels were tested by the suites' own runs); and
 #   test_scan      its host-order case: float scans that the plan keeps on
 #                  the host, in the kernels' order, against the kernels
@@ -14,4 +15,5 @@ export GPGPU_NO_AVX2
 t=${top_builddir:-.}/tests
 GPGPU_TEST_DEVICES=host "$t/test_select_k" || exit $?
 GPGPU_TEST_DEVICES=host "$t/test_search" || exit $?
+GPGPU_TEST_DEVICES=host "$t/test_segmented" || exit $?
 CK_RUN_CASE=host-order exec "$t/test_scan"

@@ -260,6 +260,79 @@ static int run_head(const unsigned char *keys, size_t ksize, size_t i)
         return 1;                                                           \
     }
 
+/* With AVX2, reduce_by_key run by run: a run's keys are compared a vector
+   at a time with its first (32 bytes of keys), and while all match, their
+   values go into a vector of sums; the first key that differs ends the
+   run. Runs of many elements then cost a compare and an add a vector,
+   where the loop above (and a programmer's) tests every key. Integer
+   sums wrap, so their order does not matter. */
+#if defined(__x86_64__) && defined(__GNUC__) && (defined(__clang__) || __GNUC__ >= 9)
+#include <immintrin.h>
+#define BYKEY_AVX2 1
+
+/* Bit l set where p[l] == key, for the 8 (32-bit) or 4 (64-bit) keys at p. */
+__attribute__((target("avx2"))) static inline unsigned same_u32(const uint32_t *p, uint32_t key)
+{
+    __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)p);
+    __m256i e = _mm256_cmpeq_epi32(x, _mm256_set1_epi32((int)key));
+    return (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(e));
+}
+
+__attribute__((target("avx2"))) static inline unsigned same_u64(const uint64_t *p, uint64_t key)
+{
+    __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)p);
+    __m256i e = _mm256_cmpeq_epi64(x, _mm256_set1_epi64x((long long)key));
+    return (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(e));
+}
+
+#define RBK_AVX2(NAME, K, V, W, SAME)                                                  \
+    __attribute__((target("avx2"))) static size_t NAME(const K *k, const V *v, size_t n, \
+                                                       K *ko, V *vo)                   \
+    {                                                                                  \
+        typedef V vsum __attribute__((vector_size(W * sizeof(V))));                    \
+        const unsigned all = (1u << W) - 1;                                            \
+        size_t r = 0, i = 0;                                                           \
+        while (i < n) {                                                                \
+            const K key = k[i];                                                        \
+            V acc = v[i];                                                              \
+            size_t j = i + 1, end = 0;                                                 \
+            vsum va = {0};                                                             \
+            int wide = 0;                                                              \
+            for (; !end && j + W <= n; j += W) {                                       \
+                unsigned m = SAME(k + j, key);                                         \
+                if (m != all) {                                                        \
+                    end = j + (size_t)__builtin_ctz(~m);                               \
+                    break;                                                             \
+                }                                                                      \
+                vsum x;                                                                \
+                memcpy(&x, v + j, sizeof x);                                           \
+                va += x;                                                               \
+                wide = 1;                                                              \
+            }                                                                          \
+            if (!end) /* the last keys, fewer than a vector */                         \
+                for (end = j; end < n && k[end] == key; end++)                         \
+                    ;                                                                  \
+            for (; j < end; j++)                                                       \
+                acc += v[j];                                                           \
+            for (int l = 0; wide && l < W; l++)                                        \
+                acc += va[l];                                                          \
+            ko[r] = key;                                                               \
+            vo[r++] = acc;                                                             \
+            i = end;                                                                   \
+        }                                                                              \
+        return r;                                                                      \
+    }
+RBK_AVX2(rbk_avx2_k4_v4, uint32_t, uint32_t, 8, same_u32)
+RBK_AVX2(rbk_avx2_k4_v8, uint32_t, uint64_t, 8, same_u32)
+RBK_AVX2(rbk_avx2_k8_v4, uint64_t, uint32_t, 4, same_u64)
+RBK_AVX2(rbk_avx2_k8_v8, uint64_t, uint64_t, 4, same_u64)
+
+/* reduce_by_key by F, the AVX2 loop for keys of K and values of V. */
+#define RBK_AVX2_CALL(K, V, F)                                                         \
+    if (ksize == sizeof(K) && vsize == sizeof(V))                                      \
+        return F(keys, values, n, keys_out, values_out);
+#endif
+
 /* M(key word, value word) for the key and value widths (4 or 8 bytes). */
 #define FUSED_WIDTHS(M)                                                     \
     if (ksize == 4 && vsize == 4)                                           \
@@ -287,6 +360,14 @@ static size_t rbk_fused(gpgpu_type key_type, gpgpu_type value_type, gpgpu_op op,
     const size_t ksize = gpgpu__type(key_type)->size, vsize = gpgpu__type(value_type)->size;
     if (!fused(key_type, value_type, op))
         return SIZE_MAX;
+#ifdef BYKEY_AVX2
+    if (gpgpu__host_avx2()) {
+        RBK_AVX2_CALL(uint32_t, uint32_t, rbk_avx2_k4_v4)
+        RBK_AVX2_CALL(uint32_t, uint64_t, rbk_avx2_k4_v8)
+        RBK_AVX2_CALL(uint64_t, uint32_t, rbk_avx2_k8_v4)
+        RBK_AVX2_CALL(uint64_t, uint64_t, rbk_avx2_k8_v8)
+    }
+#endif
     FUSED_WIDTHS(FUSED_RBK)
     return SIZE_MAX;
 }
