@@ -327,10 +327,93 @@ RBK_AVX2(rbk_avx2_k4_v8, uint32_t, uint64_t, 8, same_u32)
 RBK_AVX2(rbk_avx2_k8_v4, uint64_t, uint32_t, 4, same_u64)
 RBK_AVX2(rbk_avx2_k8_v8, uint64_t, uint64_t, 4, same_u64)
 
-/* reduce_by_key by F, the AVX2 loop for keys of K and values of V. */
+/* scan_by_key's integer sums the same way: while a vector of keys all
+   match the run's first, their values' running sums are made in the
+   vector (shifted adds) from the run's sum so far, kept broadcast in a
+   vector; the exclusive sums are the inclusive ones less the values. A
+   step takes the W values at v into o and moves acc on by their sum. */
+__attribute__((target("avx2"))) static inline void step8_u32(const uint32_t *v, uint32_t *o,
+                                                             __m256i *acc, int incl)
+{
+    __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)v);
+    __m256i p = _mm256_add_epi32(x, _mm256_slli_si256(x, 4));
+    p = _mm256_add_epi32(p, _mm256_slli_si256(p, 8));
+    __m256i low = _mm256_shuffle_epi32(p, 0xff); /* each half's sum */
+    p = _mm256_add_epi32(p, _mm256_permute2x128_si256(low, low, 0x08));
+    p = _mm256_add_epi32(p, *acc);
+    _mm256_storeu_si256((__m256i *)(void *)o, incl ? p : _mm256_sub_epi32(p, x));
+    *acc = _mm256_permutevar8x32_epi32(p, _mm256_set1_epi32(7));
+}
+
+__attribute__((target("avx2"))) static inline void step4_u32(const uint32_t *v, uint32_t *o,
+                                                             __m128i *acc, int incl)
+{
+    __m128i x = _mm_loadu_si128((const __m128i *)(const void *)v);
+    __m128i p = _mm_add_epi32(x, _mm_slli_si128(x, 4));
+    p = _mm_add_epi32(p, _mm_slli_si128(p, 8));
+    p = _mm_add_epi32(p, *acc);
+    _mm_storeu_si128((__m128i *)(void *)o, incl ? p : _mm_sub_epi32(p, x));
+    *acc = _mm_shuffle_epi32(p, 0xff);
+}
+
+__attribute__((target("avx2"))) static inline void step4_u64(const uint64_t *v, uint64_t *o,
+                                                             __m256i *acc, int incl)
+{
+    __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)v);
+    __m256i p = _mm256_add_epi64(x, _mm256_slli_si256(x, 8));
+    __m256i low = _mm256_permute4x64_epi64(p, 0x55); /* the low half's sum */
+    p = _mm256_add_epi64(p, _mm256_blend_epi32(_mm256_setzero_si256(), low, 0xf0));
+    p = _mm256_add_epi64(p, *acc);
+    _mm256_storeu_si256((__m256i *)(void *)o, incl ? p : _mm256_sub_epi64(p, x));
+    *acc = _mm256_permute4x64_epi64(p, 0xff);
+}
+
+__attribute__((target("avx2"))) static inline void step8_u64(const uint64_t *v, uint64_t *o,
+                                                             __m256i *acc, int incl)
+{
+    step4_u64(v, o, acc, incl);
+    step4_u64(v + 4, o + 4, acc, incl);
+}
+
+#define SBK_AVX2(NAME, K, V, W, SAME, VEC, ZERO, STEP, LANE0)                          \
+    __attribute__((target("avx2"))) static void NAME(const K *k, const V *v, V *o,       \
+                                                     size_t n, int incl)                \
+    {                                                                                  \
+        const unsigned all = (1u << W) - 1;                                            \
+        for (size_t i = 0; i < n;) {                                                   \
+            const K key = k[i];                                                        \
+            VEC acc = ZERO;                                                            \
+            for (; i + W <= n && SAME(k + i, key) == all; i += W)                      \
+                STEP(v + i, o + i, &acc, incl);                                        \
+            V a = (V)LANE0(acc);                                                       \
+            for (; i < n && k[i] == key; i++) { /* the run's last, or its only, keys */ \
+                const V x = v[i];                                                      \
+                o[i] = incl ? a + x : a;                                               \
+                a += x;                                                                \
+            }                                                                          \
+        }                                                                              \
+    }
+#define LANE0_32(x) _mm_cvtsi128_si32(_mm256_castsi256_si128(x))
+#define LANE0_64(x) _mm_cvtsi128_si64(_mm256_castsi256_si128(x))
+SBK_AVX2(sbk_avx2_k4_v4, uint32_t, uint32_t, 8, same_u32, __m256i, _mm256_setzero_si256(),
+         step8_u32, LANE0_32)
+SBK_AVX2(sbk_avx2_k4_v8, uint32_t, uint64_t, 8, same_u32, __m256i, _mm256_setzero_si256(),
+         step8_u64, LANE0_64)
+SBK_AVX2(sbk_avx2_k8_v4, uint64_t, uint32_t, 4, same_u64, __m128i, _mm_setzero_si128(),
+         step4_u32, _mm_cvtsi128_si32)
+SBK_AVX2(sbk_avx2_k8_v8, uint64_t, uint64_t, 4, same_u64, __m256i, _mm256_setzero_si256(),
+         step4_u64, LANE0_64)
+
+/* reduce_by_key and scan_by_key by F, the AVX2 loop for keys of K and
+   values of V. */
 #define RBK_AVX2_CALL(K, V, F)                                                         \
     if (ksize == sizeof(K) && vsize == sizeof(V))                                      \
         return F(keys, values, n, keys_out, values_out);
+#define SBK_AVX2_CALL(K, V, F)                                                         \
+    if (ksize == sizeof(K) && vsize == sizeof(V)) {                                    \
+        F(keys, values, out, n, incl);                                                 \
+        return 1;                                                                      \
+    }
 #endif
 
 /* M(key word, value word) for the key and value widths (4 or 8 bytes). */
@@ -381,6 +464,15 @@ static int sbk_fused(gpgpu_type key_type, gpgpu_type value_type, gpgpu_op op,
     const size_t ksize = gpgpu__type(key_type)->size, vsize = gpgpu__type(value_type)->size;
     if (!fused(key_type, value_type, op))
         return 0;
+#ifdef BYKEY_AVX2
+    if (gpgpu__host_avx2()) {
+        const int incl = kind == GPGPU_INCLUSIVE;
+        SBK_AVX2_CALL(uint32_t, uint32_t, sbk_avx2_k4_v4)
+        SBK_AVX2_CALL(uint32_t, uint64_t, sbk_avx2_k4_v8)
+        SBK_AVX2_CALL(uint64_t, uint32_t, sbk_avx2_k8_v4)
+        SBK_AVX2_CALL(uint64_t, uint64_t, sbk_avx2_k8_v8)
+    }
+#endif
     FUSED_WIDTHS(FUSED_SBK)
     return 0;
 }
