@@ -6,11 +6,11 @@
                [--repeat R] [--json]
    Times come from OpenCL event timestamps (first command's start to last
    command's end of a call, kernels, copies and fills alike, median of R
-   calls after a warm-up); on the host fallback
-   from the wall clock. Wall-clock samples of host calls and of the serial
-   loops below 0.2 ms are each the mean of a batch of runs (batch_of). GPGPU_BENCH_TRACE=1 prints each step (buffers,
-   copies, calls, reads) with the time since the start on stderr, to find
-   where a run that does not finish is.
+   calls after a warm-up); on the host fallback from the wall clock.
+   Wall-clock samples of host calls and of the serial loops below 0.2 ms
+   are each the mean of a batch of runs (batch_of). GPGPU_BENCH_TRACE=1
+   prints each step (buffers, copies, calls, reads) with the time since the
+   start on stderr, to find where a run that does not finish is.
 
    Every row also gives "loop": the serial C loop the call replaces (plain
    C on one thread, tools/bench/bench_<op>.c, same data, median of the same
