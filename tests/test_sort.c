@@ -239,6 +239,46 @@ TU_TEST(top_digit_buckets_are_sorted_stably)
 }
 END_TEST
 
+/* Three keys in eight with the first key's top byte, the others with
+   another: the top digit's biggest bucket holds those keys alone (and
+   less than half of all, past which the LSD passes go instead). With
+   top_shape 1 they share the first key's byte 1 too, with 2 also their
+   byte 0 is their byte 2. */
+static int top_shape;
+static void big_top_bucket(void *keys, size_t ks, size_t n)
+{
+    unsigned char *k = keys;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char *x = k + i * ks;
+        if (i % 8 < 3) {
+            x[ks - 1] = k[ks - 1];
+            x[1] = top_shape >= 1 ? k[1] : x[1];
+            x[0] = top_shape == 2 ? x[2] : x[0];
+        } else if (x[ks - 1] == k[ks - 1]) {
+            x[ks - 1] ^= 0x40;
+        }
+    }
+}
+
+/* The host's sort splits a bucket of the top digit that is too big for
+   the cache (1.5 to 6 MiB here) by its highest digit left, then sorts
+   each part by the digits that vary in it: parts with an even (top_shape
+   0 for 32-bit keys), an odd (1, and 0 for 64-bit keys) and no number of
+   passes left (2), keys alone and with 4- and 8-byte values. */
+TU_TEST(big_buckets_are_split_and_sorted_stably)
+{
+    static const int tis[] = { 1, 2, 4 }; /* u32, f32, u64 */
+    const size_t n = ((size_t)1 << 20) + 3;
+    reshape = big_top_bucket;
+    for (top_shape = 0; top_shape < 3; top_shape++)
+        for (size_t i = 0; i < sizeof tis / sizeof *tis; i++)
+            check_case(tis[i], n, (unsigned)((i + (size_t)top_shape) % 2),
+                       (i + (size_t)top_shape) % 3 * 4, RANDOM,
+                       tu_seed_for(780 + (size_t)top_shape * 8 + i, n));
+    reshape = NULL;
+}
+END_TEST
+
 /* The GPU layout (tiles ranked by warp, the look-back, the passes' routes)
    on whatever device this is, with tiles of 1280 keys so that small inputs
    span several: the form GPUs without NVIDIA's inline assembly run, and,

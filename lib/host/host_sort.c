@@ -51,6 +51,11 @@ void gpgpu__sort_masks(gpgpu_type t, unsigned flags, uint64_t *m0, uint64_t *m1)
 enum { MIN_PART = 1 << 16 };    /* elements a thread at least */
 enum { BUCKETS_MIN = 1 << 17 }; /* keys from which the top digit goes first (below) */
 enum { TOP_SAMPLE = 4096 };     /* keys that guess the top digit that varies */
+/* Bytes of keys and values past which a bucket of the top digit is split
+   by its highest digit left before its other digits are sorted: keys
+   whose top digit varies little (floats of a few binades) leave buckets
+   of many MiB, which LSD passes would each read and write from memory. */
+enum { SPLIT_BYTES = 1 << 20 };
 
 typedef struct {
     int digits;                 /* sizeof the key words */
@@ -223,23 +228,26 @@ static size_t part_first(const sort_job *j, size_t i)
             SCATTER_KEYS(W, (void)0, x);                                                \
         }                                                                               \
     }                                                                                   \
-    /* Bucket v of the top pass, in the scratch (keys transformed), sorted */          \
-    /* by the digits left into the caller's arrays at the same place. */               \
-    static void bucket_##SUF(void *arg, size_t v)                                       \
+    /* Keys s0[0 .. len) (transformed; values w0) sorted by the digits of */     \
+    /* rest that vary among them into s0 itself (fin_s0) or into s1, the */        \
+    /* other buffer of the same place (values w1), their last write */            \
+    /* untransforming them. A piece too big for the cache (SPLIT_BYTES) */         \
+    /* whose digits take two passes or more is split by the highest first */      \
+    /* (a stable scatter into s1) and each part is sorted on its own. */           \
+    static void piece_##SUF(const sort_job *j, W *s0, W *s1, unsigned char *w0,       \
+                            unsigned char *w1, size_t len, const int *rest, int nrest,  \
+                            int fin_s0)                                                 \
     {                                                                                   \
-        sort_job *j = arg;                                                              \
-        const size_t first = j->bstart[v], len = j->bstart[v + 1] - first;              \
-        if (len == 0)                                                                   \
-            return;                                                                     \
         const size_t z = j->vsize;                                                      \
         const unsigned top = (unsigned)j->top;                                          \
         const W if_set = (W)j->if_set, if_clear = (W)j->if_clear;                       \
         const int out_t = (if_set || if_clear);                                         \
-        W *s0 = (W *)j->scratch + first, *s1 = (W *)j->keys + first;                    \
-        unsigned char *w0 = j->vscratch ? j->vscratch + first * z : NULL;               \
-        unsigned char *w1 = j->values ? j->values + first * z : NULL;                   \
         size_t cnt[MAX_DIGITS][RADIX];                                                  \
         int need[MAX_DIGITS], nneed = 0;                                                \
+        const uint32_t *v4 = (const uint32_t *)(const void *)w0;                        \
+        uint32_t *d4 = (uint32_t *)(void *)w1;                                          \
+        const uint64_t *v8 = (const uint64_t *)(const void *)w0;                        \
+        uint64_t *d8 = (uint64_t *)(void *)w1;                                          \
         /* every digit counted (unrolled), those left used */                         \
         memset(cnt, 0, sizeof(W) * sizeof cnt[0]);                                      \
         for (size_t i = 0; i < len; i++) {                                              \
@@ -248,15 +256,42 @@ static size_t part_first(const sort_job *j, size_t i)
             for (int d = 0; d < (int)sizeof(W); d++)                                    \
                 cnt[d][(x >> (d * RADIX_BITS)) & (RADIX - 1)]++;                        \
         }                                                                               \
-        for (int r = 0; r < j->nrest; r++) {                                            \
-            const int d = j->rest[r];                                                   \
+        for (int r = 0; r < nrest; r++) {                                               \
+            const int d = rest[r];                                                      \
             if (cnt[d][(s0[0] >> (d * RADIX_BITS)) & (RADIX - 1)] != len)               \
                 need[nneed++] = d;                                                      \
         }                                                                               \
-        /* the last pass must write s1: an even number of passes (none */             \
-        /* too) starts from a copy there, the last copy untransforming */              \
-        /* when no pass is left */                                                      \
-        if (nneed % 2 == 0) {                                                           \
+        if (nneed >= 2 && len * (sizeof(W) + z) > SPLIT_BYTES) {                        \
+            const int shift = need[nneed - 1] * RADIX_BITS;                             \
+            size_t at[RADIX], start[RADIX + 1], sum = 0;                                \
+            for (int u = 0; u < RADIX; u++) {                                           \
+                at[u] = start[u] = sum;                                                 \
+                sum += cnt[need[nneed - 1]][u];                                         \
+            }                                                                           \
+            start[RADIX] = len;                                                         \
+            const W *k = s0;                                                            \
+            W *k2 = s1;                                                                 \
+            const size_t a = 0, b = len;                                                \
+            if (!w0)                                                                    \
+                SCATTER_KEYS(W, (void)0, x)                                             \
+            else if (z == 4)                                                            \
+                SCATTER_PAIRS(W, (void)0, x, d4[p] = v4[i])                             \
+            else if (z == 8)                                                            \
+                SCATTER_PAIRS(W, (void)0, x, d8[p] = v8[i])                             \
+            else                                                                        \
+                SCATTER_PAIRS(W, (void)0, x, memcpy(w1 + p * z, w0 + i * z, z))         \
+            for (int u = 0; u < RADIX; u++)                                             \
+                if (start[u + 1] > start[u])                                            \
+                    piece_##SUF(j, s1 + start[u], s0 + start[u],                        \
+                                w1 ? w1 + start[u] * z : NULL,                          \
+                                w0 ? w0 + start[u] * z : NULL, start[u + 1] - start[u], \
+                                need, nneed - 1, !fin_s0);                              \
+            return;                                                                     \
+        }                                                                               \
+        /* the last pass must write the keys' place: a pass count that */             \
+        /* would end in the other buffer starts from a copy there, the */              \
+        /* copy untransforming them when no pass is left */                             \
+        if ((nneed % 2 == 1) == fin_s0) {                                               \
             if (nneed == 0 && out_t)                                                    \
                 for (size_t i = 0; i < len; i++)                                        \
                     s1[i] = s0[i] ^ ((s0[i] >> top) ? if_set : if_clear);               \
@@ -265,6 +300,9 @@ static size_t part_first(const sort_job *j, size_t i)
             if (w0)                                                                     \
                 memcpy(w1, w0, len * z);                                                \
             SWAP_PASS(W);                                                               \
+        } else if (nneed == 0 && out_t) { /* in place, no pass */                     \
+            for (size_t i = 0; i < len; i++)                                            \
+                s0[i] ^= (s0[i] >> top) ? if_set : if_clear;                            \
         }                                                                               \
         for (int q = 0; q < nneed; q++) {                                               \
             const int shift = need[q] * RADIX_BITS;                                     \
@@ -277,10 +315,10 @@ static size_t part_first(const sort_job *j, size_t i)
             W *k2 = s1;                                                                 \
             const size_t a = 0, b = len;                                                \
             const int last = q == nneed - 1 && out_t;                                   \
-            const uint32_t *v4 = (const uint32_t *)(const void *)w0;                    \
-            uint32_t *d4 = (uint32_t *)(void *)w1;                                      \
-            const uint64_t *v8 = (const uint64_t *)(const void *)w0;                    \
-            uint64_t *d8 = (uint64_t *)(void *)w1;                                      \
+            v4 = (const uint32_t *)(const void *)w0;                                    \
+            d4 = (uint32_t *)(void *)w1;                                                \
+            v8 = (const uint64_t *)(const void *)w0;                                    \
+            d8 = (uint64_t *)(void *)w1;                                                \
             if (!w0 && last)                                                            \
                 SCATTER_KEYS(W, (void)0, x ^ ((x >> top) ? if_set : if_clear))          \
             else if (!w0)                                                               \
@@ -300,6 +338,19 @@ static size_t part_first(const sort_job *j, size_t i)
                               memcpy(w1 + p * z, w0 + i * z, z))                        \
             SWAP_PASS(W);                                                               \
         }                                                                               \
+    }                                                                                   \
+    /* Bucket v of the top pass, in the scratch (keys transformed), sorted */          \
+    /* by the digits left into the caller's arrays at the same place. */               \
+    static void bucket_##SUF(void *arg, size_t v)                                       \
+    {                                                                                   \
+        const sort_job *j = arg;                                                        \
+        const size_t first = j->bstart[v], len = j->bstart[v + 1] - first;              \
+        if (len == 0)                                                                   \
+            return;                                                                     \
+        const size_t z = j->vsize;                                                      \
+        piece_##SUF(j, (W *)j->scratch + first, (W *)j->keys + first,                   \
+                    j->vscratch ? j->vscratch + first * z : NULL,                       \
+                    j->values ? j->values + first * z : NULL, len, j->rest, j->nrest, 0); \
     }
 SORT_FUNCS(uint32_t, 32)
 SORT_FUNCS(uint64_t, 64)
