@@ -269,7 +269,12 @@ void gpgpu__plan_init(gpgpu_context *ctx)
         size_t *b = t->host_below;
         b[GPGPU__HB_REDUCE] = (size_t)1 << 19;
         b[GPGPU__HB_SCAN] = SIZE_MAX;
-        b[GPGPU__HB_SORT] = (size_t)1 << 20;
+        /* sort, again after the host's split of big buckets (2026-11-27,
+           as segmented's below): at 2^20, host / kernels, f32 keys
+           1.42-1.72 / 0.76-0.83, f32 pairs 1.39-1.66 / 0.99-1.02, u32 keys
+           1.57-1.88 / 1.67-2.16, sorted u32 10.7-14.0 / 27.8-32.9; at 2^22
+           the kernels win u32 (3.47-3.65 / 2.92-3.13) */
+        b[GPGPU__HB_SORT] = (size_t)1 << 21;
         /* histogram, again after the host's one-pass binning, 2026-11-25,
            load 3-6, loop ratio kernels / host's code at 2^16 (gpgpu-bench
            --api host --sizes 10,12,14,16,18,20,22,24, the plan at 2^16 and
@@ -305,10 +310,18 @@ void gpgpu__plan_init(gpgpu_context *ctx)
            at 2^18, 0.143 / 0.653 at 2^20, 0.571-0.880 / 1.208-2.151 at
            2^22. */
         b[GPGPU__HB_SUM_EXACT] = (size_t)1 << 18;
-        b[GPGPU__HB_SEGMENTED] = (size_t)1 << 23;
+        /* segmented and by-key again after the host's vector run loops
+           (2026-11-27, quiet, GPGPU_HOST_BELOW=KNOB=all | =0, two rounds,
+           bench/results/2026-11-27-pocl-cpu-batched/, loop ratio host's
+           code / kernels): segmented u32, 64 a segment, 2.41-4.32 /
+           0.85-1.13 at 2^18-2^20, 2.46-2.70 / 1.08-1.33 at 2^24; 1024 a
+           segment 2.94-3.40 / 2.35-3.70 at 2^24; reduce_by_key (runs of
+           64) 3.34-4.66 / 0.44-1.32 at 2^18-2^20, 2.56-3.15 / 2.12-2.62 at
+           2^22, 2.22-2.74 / 2.09-2.60 at 2^24 */
+        b[GPGPU__HB_SEGMENTED] = SIZE_MAX;
         b[GPGPU__HB_SEG_SCAN] = SIZE_MAX;
         b[GPGPU__HB_INDEX] = (size_t)1 << 15;
-        b[GPGPU__HB_BY_KEY] = (size_t)1 << 17;
+        b[GPGPU__HB_BY_KEY] = (size_t)1 << 23;
         b[GPGPU__HB_SCAN_BY_KEY] = SIZE_MAX;
         /* runs, again after the host's threads took them (select_ops.c,
            host_runs_par), 2026-11-26, load 3.4-5, loop ratio kernels /
@@ -366,7 +379,11 @@ void gpgpu__plan_init(gpgpu_context *ctx)
            0.18 / 1.22 at 2^14, 0.44 / 1.33 at 2^16, 0.89 / 1.54 at 2^18,
            1.03 / 1.07 at 2^20, 0.90 / 0.82 at 2^22, 0.82 / 0.72 at 2^24
            (from 2^16 the host's two passes over memory on its threads). */
-        b[GPGPU__HB_SCAN_F] = (size_t)1 << 20;
+        /* again after its AVX2 blocks (2026-11-27, the same command and
+           folder as segmented's above): f32, host / kernels, 1.73-1.82 /
+           0.31-0.66 at 2^16-2^18, 1.76-2.51 / 0.86-1.11 at 2^20, 1.80-2.24
+           / 1.81-1.84 at 2^22, 1.79-2.12 / 1.15-1.89 at 2^24 */
+        b[GPGPU__HB_SCAN_F] = SIZE_MAX;
     }
 
     t->wg = pow2_floor(env_size("GPGPU_WG", t->wg));
