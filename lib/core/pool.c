@@ -27,6 +27,7 @@ static struct {
     int started;                   /* the workers have been started */
     int quit;                      /* the workers are asked to end */
     int nthreads;                  /* workers running (the caller works too) */
+    int ready;                     /* workers that have reached their loop */
     pthread_t threads[MAX_THREADS];
     /* the job in progress */
     void (*fn)(void *arg, size_t part);
@@ -104,6 +105,8 @@ static void *worker(void *unused)
     (void)unused;
     unsigned long seen = 0;
     pthread_mutex_lock(&pool.lock);
+    pool.ready++;
+    pthread_cond_broadcast(&pool.done);
     for (;;) {
         while (pool.generation == seen && !pool.quit)
             pthread_cond_wait(&pool.work, &pool.lock);
@@ -116,7 +119,13 @@ static void *worker(void *unused)
     return NULL;
 }
 
-/* Starts the workers. Called with pool.turn. */
+/* Starts the workers and waits until each has reached its loop. Called
+   with pool.turn. A thread still starting can hold locks of the runtime
+   (a sanitizer's thread registry or allocator: those are not fork-safe),
+   and the caller may fork as soon as its call returns; a child that
+   inherited such a lock hung in its first thread or allocation (test_fork
+   under AddressSanitizer on a loaded machine, the parent's own job done
+   by the calling thread before its workers had started). */
 static void start(void)
 {
     size_t want = gpgpu__host_threads();
@@ -125,6 +134,10 @@ static void start(void)
         if (pthread_create(&pool.threads[pool.nthreads], NULL, worker, NULL) == 0)
             pool.nthreads++;
     /* fewer workers than asked for: the caller does the rest */
+    pthread_mutex_lock(&pool.lock);
+    while (pool.ready < pool.nthreads)
+        pthread_cond_wait(&pool.done, &pool.lock);
+    pthread_mutex_unlock(&pool.lock);
 }
 
 /* Ends and joins the workers. Called with pool.turn, so no job runs. */
@@ -136,7 +149,7 @@ static void stop(void)
     pthread_mutex_unlock(&pool.lock);
     for (int i = 0; i < pool.nthreads; i++)
         pthread_join(pool.threads[i], NULL);
-    pool.nthreads = 0;
+    pool.nthreads = pool.ready = 0;
     pool.quit = 0;
     pool.started = 0;
 }
@@ -259,7 +272,7 @@ static void pool_after_fork(void)
     pthread_cond_init(&pool.work, NULL);
     pthread_cond_init(&pool.done, NULL);
     pool.users = 0;
-    pool.started = pool.quit = pool.nthreads = 0;
+    pool.started = pool.quit = pool.nthreads = pool.ready = 0;
     pool.fn = NULL;
     pool.arg = NULL;
     pool.nparts = pool.next = pool.finished = 0;
