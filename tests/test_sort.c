@@ -29,12 +29,12 @@ static const size_t sizes[] = { 0,    1,    2,    3,    97,   255,   256,   257,
    so that only some radix digits differ (the GPU passes' routes). */
 typedef enum {
     RANDOM, SORTED, REVERSED, ALL_EQUAL, FEW_DISTINCT, NARROW, SORTED_RUNS,
-    TOP_BYTE, LOW_BYTE, END_BYTES, SPECIALS, LOW_3_BYTES
+    TOP_BYTE, LOW_BYTE, END_BYTES, SPECIALS, LOW_3_BYTES, UNIT
 } pattern;
 static const char *pattern_names[] = { "random",      "sorted",   "reversed",  "all-equal",
                                        "few-distinct", "narrow",  "sorted-runs", "top-byte",
                                        "low-byte",     "end-bytes", "specials",
-                                       "low-3-bytes" };
+                                       "low-3-bytes", "unit" };
 enum { RUN = 4099 }; /* SORTED_RUNS: sorted pieces, out of order only where they meet */
 
 
@@ -66,6 +66,20 @@ static void make_keys(gpgpu_type t, void *keys, size_t n, pattern p, uint64_t se
         } else {
             memcpy(k + i * ks, &v, ks); /* little-endian: the low bytes */
         }
+    }
+    /* UNIT: floats in [0, 1), most keys in a few binades; integers below
+       2^20, whose highest 8 bits that vary straddle two bytes */
+    for (size_t i = 0; i < n && p == UNIT; i++) {
+        uint64_t r = tu_splitmix(&s);
+        double u = (double)(r >> 11) * 0x1.0p-53;
+        float f = (float)u;
+        uint64_t v = r & 0xfffff;
+        if (t == GPGPU_F32)
+            memcpy(k + i * 4, &f, 4);
+        else if (t == GPGPU_F64)
+            memcpy(k + i * 8, &u, 8);
+        else
+            memcpy(k + i * ks, &v, ks); /* little-endian: the low bytes */
     }
     uint64_t top = (uint64_t)0xff << (8 * ks - 8);
     uint64_t mask = p == TOP_BYTE ? top : p == LOW_BYTE ? 0xff : p == END_BYTES ? top | 0xff
@@ -209,14 +223,16 @@ static void mostly_one_top_byte(void *keys, size_t ks, size_t n)
             k[i * ks + ks - 1] = k[ks - 1]; /* little-endian: the top byte */
 }
 
-/* The host's sort from 2^17 keys: the top digit's pass first, then each
-   of its buckets by the digits left, which differ from bucket to bucket:
-   all of them (random), one (narrow, end bytes), two (low 3 bytes), none
-   (few distinct keys: a bucket of equal keys), mixed (float specials). */
+/* The host's sort from 2^17 keys: the top digit's pass first (the 8 bits
+   that end at the highest bit that varies), then each of its buckets by
+   the bytes below it, which differ from bucket to bucket: all of them
+   (random), one (narrow, end bytes), two (low 3 bytes), none (few
+   distinct keys: a bucket of equal keys), mixed (float specials), a top
+   digit across two bytes (unit: floats in [0, 1), integers below 2^20). */
 TU_TEST(top_digit_buckets_are_sorted_stably)
 {
     static const pattern ps[] = { RANDOM, FEW_DISTINCT, NARROW, END_BYTES, LOW_3_BYTES,
-                                  SPECIALS };
+                                  SPECIALS, UNIT };
     const size_t n = ((size_t)1 << 17) + 7;
     for (size_t p = 0; p < sizeof ps / sizeof *ps; p++)
         for (int ti = 0; ti < NTYPES; ti++)

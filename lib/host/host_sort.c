@@ -7,9 +7,10 @@
  * them and the last one restores them as it writes them into the caller's
  * array; values move with their keys in every pass; the scratch for keys
  * and values is one block that the pool keeps between calls
- * (gpgpu__host_scratch). From BUCKETS_MIN keys the most significant digit
- * that varies goes first, and each of its 256 buckets is then sorted by
- * the digits left on its own, in cache (bucket_*, below).
+ * (gpgpu__host_scratch). From BUCKETS_MIN keys the top digit (the 8 bits
+ * that end at the highest bit that varies) goes first, and each of its 256
+ * buckets is then sorted by the bytes below it on its own, in cache
+ * (bucket_*, below).
  *
  * On the library's host threads (lib/core/pool.c): the array is cut into
  * one contiguous part per thread; each part counts its digits, the counts
@@ -70,10 +71,11 @@ typedef struct {
     size_t (*count)[MAX_DIGITS][RADIX];  /* nparts: every digit, of the input */
     size_t (*pos)[RADIX];       /* nparts: the part's counts, then its places */
     int *in_order;              /* nparts */
-    int top_only, top_d;        /* the first read counts digit top_d alone (and
+    int top_only, top_shift;    /* the first read counts the 8 bits from bit
+                                   top_shift alone, into count[part][0] (and
                                    writes and_or) */
     uint64_t *and_or;           /* nparts: the AND and the OR of the keys */
-    int d;                      /* the pass's digit */
+    int shift;                  /* the pass's digit: the 8 bits from this one */
     /* values, moved with their keys in every pass */
     unsigned char *values, *vscratch;
     const unsigned char *vsrc;
@@ -84,6 +86,12 @@ typedef struct {
     size_t bstart[RADIX + 1];
     int rest[MAX_DIGITS], nrest;
 } sort_job;
+
+/* The highest bit set in x (0 for 0). */
+static int high_bit(uint64_t x)
+{
+    return x ? 63 - __builtin_clzll(x) : 0;
+}
 
 static size_t part_first(const sort_job *j, size_t i)
 {
@@ -150,8 +158,8 @@ static size_t part_first(const sort_job *j, size_t i)
         const unsigned top = (unsigned)j->top;                                          \
         if (j->top_only) { /* the AND and OR of the keys, one digit's counts */        \
             W and_ = (W)~(W)0, or_ = 0;                                                 \
-            size_t *c = count[j->top_d];                                                \
-            const int shift = j->top_d * RADIX_BITS;                                    \
+            size_t *c = count[0];                                                       \
+            const int shift = j->top_shift;                                             \
             for (size_t i = a; i < b; i++) {                                            \
                 W x = in[i];                                                            \
                 x ^= (x >> top) ? m1 : m0;                                              \
@@ -185,7 +193,7 @@ static size_t part_first(const sort_job *j, size_t i)
         size_t a = part_first(j, part), b = part_first(j, part + 1);                    \
         const W *k = j->src;                                                            \
         size_t *c = j->pos[part];                                                       \
-        const int shift = j->d * RADIX_BITS;                                            \
+        const int shift = j->shift;                                                     \
         memset(c, 0, RADIX * sizeof *c);                                                \
         for (size_t i = a; i < b; i++)                                                  \
             c[(k[i] >> shift) & (RADIX - 1)]++;                                         \
@@ -197,7 +205,7 @@ static size_t part_first(const sort_job *j, size_t i)
         const W *k = j->src;                                                            \
         W *k2 = j->dst;                                                                 \
         size_t *pos = j->pos[part];                                                     \
-        const int shift = j->d * RADIX_BITS;                                            \
+        const int shift = j->shift;                                                     \
         const unsigned top = (unsigned)j->top;                                          \
         const W m0 = (W)j->m0, m1 = (W)j->m1;                                           \
         const W if_set = (W)j->if_set, if_clear = (W)j->if_clear;                       \
@@ -383,11 +391,15 @@ gpgpu_status gpgpu__host_sort(gpgpu_type t, void *keys, void *values, size_t val
     gpgpu__sort_masks(t, flags, &j.m0, &j.m1);
     j.if_set = (j.m0 >> j.top) & 1 ? j.m0 : j.m1; /* the top bit after the transform */
     j.if_clear = (j.m0 >> j.top) & 1 ? j.m1 : j.m0; /* tells which mask applied */
-    /* From BUCKETS_MIN keys (the buckets below), only the most
-       significant digit that varies is counted in the first read, which
-       then also takes the AND and OR of the keys: which digits vary. The
-       digit is guessed from the first TOP_SAMPLE keys; a wrong guess, or
-       the LSD passes after all, read the keys again for every count. */
+    /* From BUCKETS_MIN keys (the buckets below), only the top digit is
+       counted in the first read, which then also takes the AND and OR of
+       the keys: which bits vary. That digit is the 8 bits that end at the
+       highest bit that varies, not a byte of the key: floats of a few
+       binades (which vary in a few exponent bits) or integers of a narrow
+       range then fill 256 buckets, not the few that their top byte's
+       values would. It is guessed from the first TOP_SAMPLE keys; a wrong
+       guess, or the LSD passes after all, read the keys again for every
+       count. */
     if (n >= BUCKETS_MIN) {
         uint64_t sa = ~0ull, so = 0;
         for (size_t i = 0; i < TOP_SAMPLE; i++) {
@@ -396,10 +408,9 @@ gpgpu_status gpgpu__host_sort(gpgpu_type t, void *keys, void *values, size_t val
             sa &= x;
             so |= x;
         }
+        int h = high_bit(sa ^ so);
         j.top_only = 1;
-        j.top_d = j.digits - 1;
-        while (j.top_d > 0 && !(((sa ^ so) >> (j.top_d * RADIX_BITS)) & (RADIX - 1)))
-            j.top_d--;
+        j.top_shift = h >= RADIX_BITS ? h - (RADIX_BITS - 1) : 0;
     }
     gpgpu__parallel(nparts, is64 ? prep_64 : prep_32, &j);
 
@@ -419,22 +430,27 @@ gpgpu_status gpgpu__host_sort(gpgpu_type t, void *keys, void *values, size_t val
     }
     int pass_digit[MAX_DIGITS], passes = 0;
     if (j.top_only && !in_order) {
+        /* buckets if every bit that varies is in the top digit or below it,
+           some below it, and no bucket holds more than half the keys (which
+           would leave its work to one thread): then the LSD passes left are
+           the bytes below the top digit that vary */
         uint64_t a = ~0ull, o = 0;
         for (size_t p = 0; p < nparts; p++) {
             a &= j.and_or[2 * p];
             o |= j.and_or[2 * p + 1];
         }
-        for (int d = 0; d < j.digits; d++)
-            if (((a ^ o) >> (d * RADIX_BITS)) & (RADIX - 1))
+        const uint64_t vary = a ^ o, below = vary & ((1ull << j.top_shift) - 1);
+        for (int d = 0; d < j.digits && d * RADIX_BITS < j.top_shift; d++)
+            if ((below >> (d * RADIX_BITS)) & (RADIX - 1))
                 pass_digit[passes++] = d;
         size_t most = 0;
         for (int v = 0; v < RADIX && passes; v++) {
             size_t c = 0;
             for (size_t p = 0; p < nparts; p++)
-                c += j.count[p][j.top_d][v];
+                c += j.count[p][0][v];
             most = c > most ? c : most;
         }
-        if (passes < 2 || pass_digit[passes - 1] != j.top_d || most > n / 2) {
+        if (!passes || high_bit(vary) > j.top_shift + RADIX_BITS - 1 || most > n / 2) {
             /* no buckets after all: every digit's counts */
             memset(j.count, 0, nparts * sizeof *j.count);
             j.top_only = 0;
@@ -465,48 +481,35 @@ gpgpu_status gpgpu__host_sort(gpgpu_type t, void *keys, void *values, size_t val
         free(j.and_or);
         return GPGPU_ERROR_OUT_OF_MEMORY;
     }
-    /* From BUCKETS_MIN keys with two passes or more, the pass of the most
-       significant digit goes first, into the scratch, and each of its
-       buckets is then sorted by the digits left on its own (bucket_*):
-       about n / 256 keys, in cache, where every pass over the whole array
-       scatters to 256 places spread over it; and the buckets are
-       independent, parts for the host's threads with no count pass
+    /* From BUCKETS_MIN keys with the top digit and a digit below it that
+       vary, the pass of the top digit goes first, into the scratch, and
+       each of its buckets is then sorted by the digits left on its own
+       (bucket_*): about n / 256 keys, in cache, where every pass over the
+       whole array scatters to 256 places spread over it; and the buckets
+       are independent, parts for the host's threads with no count pass
        between the passes (the parts of the array change with every pass
        of the whole, so their digits must be counted again). Stable: each
-       pass is. Unless one bucket holds more than half the keys (few
-       distinct top digits), which would leave its work to one thread. */
-    int buckets = passes >= 2 && n >= BUCKETS_MIN;
-    if (buckets) {
-        const int d = pass_digit[passes - 1];
-        size_t at = 0, most = 0;
+       pass is. */
+    if (j.top_only && passes) {
+        size_t at = 0;
         for (int v = 0; v < RADIX; v++) {
-            size_t c = 0;
-            for (size_t p = 0; p < nparts; p++)
-                c += j.count[p][d][v];
             j.bstart[v] = at;
-            at += c;
-            most = c > most ? c : most;
+            for (size_t p = 0; p < nparts; p++) {
+                size_t c = j.count[p][0][v];
+                j.pos[p][v] = at;
+                at += c;
+            }
         }
         j.bstart[RADIX] = at;
-        buckets = most <= n / 2;
-    }
-    if (buckets) {
-        j.nrest = passes - 1;
+        j.nrest = passes;
         memcpy(j.rest, pass_digit, (size_t)j.nrest * sizeof *j.rest);
         j.src = keys;
         j.dst = j.scratch;
         j.vsrc = values;
         j.vdst = j.vscratch;
-        j.d = pass_digit[passes - 1];
+        j.shift = j.top_shift;
         j.first = 1;
         j.last = 0;
-        size_t at = 0;
-        for (int v = 0; v < RADIX; v++)
-            for (size_t p = 0; p < nparts; p++) {
-                size_t c = j.count[p][j.d][v];
-                j.pos[p][v] = at;
-                at += c;
-            }
         gpgpu__parallel(nparts, is64 ? scatter_64 : scatter_32, &j);
         gpgpu__parallel(RADIX, is64 ? bucket_64 : bucket_32, &j);
         passes = 0;
@@ -528,14 +531,15 @@ gpgpu_status gpgpu__host_sort(gpgpu_type t, void *keys, void *values, size_t val
         }
     }
     for (int q = 0; q < passes; q++) {
-        j.d = pass_digit[q];
+        const int d = pass_digit[q];
+        j.shift = d * RADIX_BITS;
         j.first = q == 0;
         j.last = q == passes - 1;
         /* The parts still hold the input's order in the first pass, and one
            part is the whole array in every pass: the input's counts apply. */
         if (j.first || nparts == 1)
             for (size_t p = 0; p < nparts; p++)
-                memcpy(j.pos[p], j.count[p][j.d], sizeof j.pos[p]);
+                memcpy(j.pos[p], j.count[p][d], sizeof j.pos[p]);
         else
             gpgpu__parallel(nparts, is64 ? count_64 : count_32, &j);
         size_t at = 0;
