@@ -29,12 +29,12 @@ static const size_t sizes[] = { 0,    1,    2,    3,    97,   255,   256,   257,
    so that only some radix digits differ (the GPU passes' routes). */
 typedef enum {
     RANDOM, SORTED, REVERSED, ALL_EQUAL, FEW_DISTINCT, NARROW, SORTED_RUNS,
-    TOP_BYTE, LOW_BYTE, END_BYTES, SPECIALS, LOW_3_BYTES, UNIT
+    TOP_BYTE, LOW_BYTE, END_BYTES, SPECIALS, LOW_3_BYTES, UNIT, SLICE
 } pattern;
 static const char *pattern_names[] = { "random",      "sorted",   "reversed",  "all-equal",
                                        "few-distinct", "narrow",  "sorted-runs", "top-byte",
                                        "low-byte",     "end-bytes", "specials",
-                                       "low-3-bytes", "unit" };
+                                       "low-3-bytes", "unit",     "slice" };
 enum { RUN = 4099 }; /* SORTED_RUNS: sorted pieces, out of order only where they meet */
 
 
@@ -80,6 +80,14 @@ static void make_keys(gpgpu_type t, void *keys, size_t n, pattern p, uint64_t se
             memcpy(k + i * 8, &u, 8);
         else
             memcpy(k + i * ks, &v, ks); /* little-endian: the low bytes */
+    }
+    /* SLICE: a quarter of the range of bits, across the top bit's change
+       (as a distributed sort's bucket is a slice of the keys' range) */
+    for (size_t i = 0; i < n && p == SLICE; i++) {
+        uint64_t r = tu_splitmix(&s);
+        uint64_t v = 0x7d2b7400u + (r >> 32) % 0x3fc00000u;
+        v = ks == 8 ? v << 32 | (r & 0xffffffffu) : v;
+        memcpy(k + i * ks, &v, ks);
     }
     uint64_t top = (uint64_t)0xff << (8 * ks - 8);
     uint64_t mask = p == TOP_BYTE ? top : p == LOW_BYTE ? 0xff : p == END_BYTES ? top | 0xff
@@ -223,16 +231,29 @@ static void mostly_one_top_byte(void *keys, size_t ks, size_t n)
             k[i * ks + ks - 1] = k[ks - 1]; /* little-endian: the top byte */
 }
 
-/* The host's sort from 2^17 keys: the top digit's pass first (the 8 bits
-   that end at the highest bit that varies), then each of its buckets by
-   the bytes below it, which differ from bucket to bucket: all of them
-   (random), one (narrow, end bytes), two (low 3 bytes), none (few
-   distinct keys: a bucket of equal keys), mixed (float specials), a top
-   digit across two bytes (unit: floats in [0, 1), integers below 2^20). */
+/* Keys the host's sort does not sample (its top digit's slices come from
+   every (n / 4096)th key, every 32nd here), one in four below the sampled
+   range of a slice and one in four above it for unsigned keys (the first
+   and the last bucket then take them). */
+static void outside_sample(void *keys, size_t ks, size_t n)
+{
+    unsigned char *k = keys;
+    for (size_t i = 0; i < n; i++)
+        if (i % 32 && i % 2)
+            k[i * ks + ks - 1] = i % 4 == 1 ? 0x00 : 0xff; /* little-endian: the top byte */
+}
+
+/* The host's sort from 2^17 keys: the top digit's pass first (256 slices
+   of the sampled keys' range), then each of its buckets by the bytes that
+   vary in it, which differ from bucket to bucket: all of them (random),
+   one (narrow, end bytes), two (low 3 bytes), none (few distinct keys: a
+   bucket of equal keys), mixed (float specials), a slice across two bytes
+   (unit: floats in [0, 1), integers below 2^20), a slice that does not
+   start at 0 and crosses the top bit (slice). */
 TU_TEST(top_digit_buckets_are_sorted_stably)
 {
     static const pattern ps[] = { RANDOM, FEW_DISTINCT, NARROW, END_BYTES, LOW_3_BYTES,
-                                  SPECIALS, UNIT };
+                                  SPECIALS, UNIT, SLICE };
     const size_t n = ((size_t)1 << 17) + 7;
     for (size_t p = 0; p < sizeof ps / sizeof *ps; p++)
         for (int ti = 0; ti < NTYPES; ti++)
@@ -242,13 +263,14 @@ TU_TEST(top_digit_buckets_are_sorted_stably)
                 check_case(ti, n, flags, (size_t)(p + ti + flags) % 3 * 4, ps[p],
                            tu_seed_for(700 + p * 16 + ti * 2 + flags, n));
             }
-    /* the top digit that varies, guessed from the first keys, is not the
-       array's; and one bucket of the top digit holds most keys */
-    void (*const shapes[])(void *, size_t, size_t) = { low_first, mostly_one_top_byte };
-    for (size_t k = 0; k < 2; k++) {
+    /* the first keys vary less than the array; one bucket of the top
+       digit holds most keys; half the keys lie outside the sample's range */
+    void (*const shapes[])(void *, size_t, size_t) = { low_first, mostly_one_top_byte,
+                                                        outside_sample };
+    for (size_t k = 0; k < 3; k++) {
         reshape = shapes[k];
         for (int ti = 0; ti < NTYPES; ti++)
-            check_case(ti, n, (unsigned)(ti % 2), (size_t)(ti % 3) * 4, RANDOM,
+            check_case(ti, n, (unsigned)(ti % 2), (size_t)(ti % 3) * 4, k == 2 ? SLICE : RANDOM,
                        tu_seed_for(760 + k * 8 + ti, n));
         reshape = NULL;
     }

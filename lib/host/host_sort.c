@@ -51,7 +51,7 @@ void gpgpu__sort_masks(gpgpu_type t, unsigned flags, uint64_t *m0, uint64_t *m1)
 
 enum { MIN_PART = 1 << 16 };    /* elements a thread at least */
 enum { BUCKETS_MIN = 1 << 17 }; /* keys from which the top digit goes first (below) */
-enum { TOP_SAMPLE = 4096 };     /* keys that guess the top digit that varies */
+enum { TOP_SAMPLE = 4096 };     /* evenly spaced keys that set the top digit */
 /* Bytes of keys and values past which a bucket of the top digit is split
    by its highest digit left before its other digits are sorted: keys
    whose top digit varies little (floats of a few binades) leave buckets
@@ -71,9 +71,10 @@ typedef struct {
     size_t (*count)[MAX_DIGITS][RADIX];  /* nparts: every digit, of the input */
     size_t (*pos)[RADIX];       /* nparts: the part's counts, then its places */
     int *in_order;              /* nparts */
-    int top_only, top_shift;    /* the first read counts the 8 bits from bit
-                                   top_shift alone, into count[part][0] (and
-                                   writes and_or) */
+    int top_only;               /* the first read counts the top digit alone,
+                                   into count[part][0] (and writes and_or) */
+    uint64_t top_lo;            /* the top digit of key x (transformed): */
+    int top_shift;              /* (x - top_lo) >> top_shift within 0..255 */
     uint64_t *and_or;           /* nparts: the AND and the OR of the keys */
     int shift;                  /* the pass's digit: the 8 bits from this one */
     /* values, moved with their keys in every pass */
@@ -92,6 +93,13 @@ static int high_bit(uint64_t x)
 {
     return x ? 63 - __builtin_clzll(x) : 0;
 }
+
+/* The top digit of transformed key x: which of 256 equal slices of the
+   sample's range [lo, lo + 256 << s) it falls in, keys outside in the
+   first or last. Monotone in x, so its buckets are in the keys' order. */
+#define TOP_DIGIT(W, x, lo, s)                                                          \
+    ((x) < (lo) ? (size_t)0                                                             \
+     : (W)((x) - (lo)) >> (s) >= RADIX ? (size_t)(RADIX - 1) : (size_t)((W)((x) - (lo)) >> (s)))
 
 static size_t part_first(const sort_job *j, size_t i)
 {
@@ -159,7 +167,8 @@ static size_t part_first(const sort_job *j, size_t i)
         if (j->top_only) { /* the AND and OR of the keys, one digit's counts */        \
             W and_ = (W)~(W)0, or_ = 0;                                                 \
             size_t *c = count[0];                                                       \
-            const int shift = j->top_shift;                                             \
+            const W lo = (W)j->top_lo;                                                  \
+            const int s = j->top_shift;                                                 \
             for (size_t i = a; i < b; i++) {                                            \
                 W x = in[i];                                                            \
                 x ^= (x >> top) ? m1 : m0;                                              \
@@ -167,7 +176,7 @@ static size_t part_first(const sort_job *j, size_t i)
                 prev = x;                                                               \
                 and_ &= x;                                                              \
                 or_ |= x;                                                               \
-                c[(x >> shift) & (RADIX - 1)]++;                                        \
+                c[TOP_DIGIT(W, x, lo, s)]++;                                            \
             }                                                                           \
             j->and_or[2 * part] = and_;                                                 \
             j->and_or[2 * part + 1] = or_;                                              \
@@ -186,6 +195,43 @@ static size_t part_first(const sort_job *j, size_t i)
                 count[d][(x >> (d * RADIX_BITS)) & (RADIX - 1)]++;                      \
         }                                                                               \
         j->in_order[part] = in_order;                                                   \
+    }                                                                                   \
+    /* The top digit's pass (TOP_DIGIT) of the part into the scratch, the */       \
+    /* keys transformed as they are read. */                                            \
+    static void top_scatter_##SUF(void *arg, size_t part)                               \
+    {                                                                                   \
+        sort_job *j = arg;                                                              \
+        size_t a = part_first(j, part), b = part_first(j, part + 1);                    \
+        const W *k = j->keys;                                                           \
+        W *k2 = j->scratch;                                                             \
+        const W lo = (W)j->top_lo, m0 = (W)j->m0, m1 = (W)j->m1;                        \
+        const int s = j->top_shift;                                                     \
+        const unsigned top = (unsigned)j->top;                                          \
+        const size_t z = j->vsize;                                                      \
+        size_t at[RADIX];                                                               \
+        memcpy(at, j->pos[part], sizeof at);                                            \
+        if (!j->values) {                                                               \
+            for (size_t i = a; i < b; i++) {                                            \
+                W x = k[i];                                                             \
+                x ^= (x >> top) ? m1 : m0;                                              \
+                k2[at[TOP_DIGIT(W, x, lo, s)]++] = x;                                   \
+            }                                                                           \
+            return;                                                                     \
+        }                                                                               \
+        const unsigned char *vs = j->values;                                            \
+        unsigned char *vd = j->vscratch;                                                \
+        for (size_t i = a; i < b; i++) {                                                \
+            W x = k[i];                                                                 \
+            x ^= (x >> top) ? m1 : m0;                                                  \
+            const size_t p = at[TOP_DIGIT(W, x, lo, s)]++;                              \
+            k2[p] = x;                                                                  \
+            if (z == 4)                                                                 \
+                ((uint32_t *)(void *)vd)[p] = ((const uint32_t *)(const void *)vs)[i];  \
+            else if (z == 8)                                                            \
+                ((uint64_t *)(void *)vd)[p] = ((const uint64_t *)(const void *)vs)[i];  \
+            else                                                                        \
+                memcpy(vd + p * z, vs + i * z, z);                                      \
+        }                                                                               \
     }                                                                                   \
     static void count_##SUF(void *arg, size_t part)                                     \
     {                                                                                   \
@@ -393,23 +439,26 @@ gpgpu_status gpgpu__host_sort(gpgpu_type t, void *keys, void *values, size_t val
     j.if_clear = (j.m0 >> j.top) & 1 ? j.m1 : j.m0; /* tells which mask applied */
     /* From BUCKETS_MIN keys (the buckets below), only the top digit is
        counted in the first read, which then also takes the AND and OR of
-       the keys: which bits vary. That digit is the 8 bits that end at the
-       highest bit that varies, not a byte of the key: floats of a few
-       binades (which vary in a few exponent bits) or integers of a narrow
-       range then fill 256 buckets, not the few that their top byte's
-       values would. It is guessed from the first TOP_SAMPLE keys; a wrong
-       guess, or the LSD passes after all, read the keys again for every
-       count. */
+       the keys: which bits vary. That digit cuts the range of TOP_SAMPLE
+       evenly spaced keys into 256 slices (TOP_DIGIT), not the keys' top
+       byte: floats of a few binades, integers of a narrow range and the
+       buckets of a distributed sort (a slice of the whole range) then
+       fill 256 buckets, not the few that their top byte's values would.
+       If the sample misled (a bucket of more than half the keys), or the
+       LSD passes go after all, the keys are read again for every count. */
     if (n >= BUCKETS_MIN) {
-        uint64_t sa = ~0ull, so = 0;
+        uint64_t lo = ~0ull, hi = 0;
         for (size_t i = 0; i < TOP_SAMPLE; i++) {
-            uint64_t x = is64 ? ((uint64_t *)keys)[i] : ((uint32_t *)keys)[i];
+            size_t at = i * (n / TOP_SAMPLE);
+            uint64_t x = is64 ? ((uint64_t *)keys)[at] : ((uint32_t *)keys)[at];
             x ^= (x >> j.top) ? j.m1 : j.m0;
-            sa &= x;
-            so |= x;
+            x &= is64 ? ~0ull : 0xffffffffull;
+            lo = x < lo ? x : lo;
+            hi = x > hi ? x : hi;
         }
-        int h = high_bit(sa ^ so);
+        int h = high_bit(hi - lo);
         j.top_only = 1;
+        j.top_lo = lo;
         j.top_shift = h >= RADIX_BITS ? h - (RADIX_BITS - 1) : 0;
     }
     gpgpu__parallel(nparts, is64 ? prep_64 : prep_32, &j);
@@ -430,18 +479,17 @@ gpgpu_status gpgpu__host_sort(gpgpu_type t, void *keys, void *values, size_t val
     }
     int pass_digit[MAX_DIGITS], passes = 0;
     if (j.top_only && !in_order) {
-        /* buckets if every bit that varies is in the top digit or below it,
-           some below it, and no bucket holds more than half the keys (which
-           would leave its work to one thread): then the LSD passes left are
-           the bytes below the top digit that vary */
+        /* buckets if two bytes of the keys or more vary (the bytes left for
+           each bucket's own passes, which drop those that do not vary in
+           it) and no bucket holds more than half the keys (which would
+           leave its work to one thread) */
         uint64_t a = ~0ull, o = 0;
         for (size_t p = 0; p < nparts; p++) {
             a &= j.and_or[2 * p];
             o |= j.and_or[2 * p + 1];
         }
-        const uint64_t vary = a ^ o, below = vary & ((1ull << j.top_shift) - 1);
-        for (int d = 0; d < j.digits && d * RADIX_BITS < j.top_shift; d++)
-            if ((below >> (d * RADIX_BITS)) & (RADIX - 1))
+        for (int d = 0; d < j.digits; d++)
+            if (((a ^ o) >> (d * RADIX_BITS)) & (RADIX - 1))
                 pass_digit[passes++] = d;
         size_t most = 0;
         for (int v = 0; v < RADIX && passes; v++) {
@@ -450,7 +498,7 @@ gpgpu_status gpgpu__host_sort(gpgpu_type t, void *keys, void *values, size_t val
                 c += j.count[p][0][v];
             most = c > most ? c : most;
         }
-        if (!passes || high_bit(vary) > j.top_shift + RADIX_BITS - 1 || most > n / 2) {
+        if (passes < 2 || most > n / 2) {
             /* no buckets after all: every digit's counts */
             memset(j.count, 0, nparts * sizeof *j.count);
             j.top_only = 0;
@@ -507,10 +555,7 @@ gpgpu_status gpgpu__host_sort(gpgpu_type t, void *keys, void *values, size_t val
         j.dst = j.scratch;
         j.vsrc = values;
         j.vdst = j.vscratch;
-        j.shift = j.top_shift;
-        j.first = 1;
-        j.last = 0;
-        gpgpu__parallel(nparts, is64 ? scatter_64 : scatter_32, &j);
+        gpgpu__parallel(nparts, is64 ? top_scatter_64 : top_scatter_32, &j);
         gpgpu__parallel(RADIX, is64 ? bucket_64 : bucket_32, &j);
         passes = 0;
     }
