@@ -415,6 +415,36 @@ struct part_chunk {
     void (*run)(part_chunk *);
 };
 
+/* Few splitters (FEW_SPLITTERS at most, as with few ranks): the chunk goes
+   in blocks of PBLOCK keys. In a block that no splitter's idx falls
+   inside, a key is after splitter d iff it is >= a threshold (key_d for
+   a block at or past idx_d, key_d + 1 before it), so its bucket is the
+   number of thresholds it reaches: loops over the block that the compiler
+   turns into vector compares. The count pass then adds up, per splitter,
+   the keys that reach it (bucket r holds those after r splitters and not
+   r + 1), with no per-key increment; the scatter computes the block's
+   buckets first and then moves its keys. Per key, the search and its
+   increments took 11 ns (4 host ranks of 2^24 keys on 16 cores: the
+   partition 90 ms, 2.7 GB/s). A block that a splitter's idx falls inside,
+   or whose threshold would pass the largest key, takes the search. */
+enum { FEW_SPLITTERS = 8, PBLOCK = 1024 };
+
+/* The thresholds of block [a, a + len) (nb <= FEW_SPLITTERS): 0 if the
+   block needs the search. */
+static int block_thresholds(const bound *b, size_t nb, uint64_t top, size_t a, size_t len,
+                            uint64_t *th)
+{
+    for (size_t d = 0; d < nb; d++) {
+        if (a >= b[d].idx)
+            th[d] = b[d].key;
+        else if (a + len <= b[d].idx && b[d].key < top)
+            th[d] = b[d].key + 1;
+        else
+            return 0;
+    }
+    return 1;
+}
+
 /* The chunk's pass over keys of type W and values of type V (none when the
    sort carries none). */
 #define PARTITION_CHUNK(NAME, W, V)                                                 \
@@ -428,16 +458,61 @@ struct part_chunk {
         const bound *b = s->bounds;                                                 \
         const gpgpu__mpi_key_order o = c->o;                                        \
         size_t nb = (size_t)s->c.size - 1, *restrict at = c->at;                    \
-        if (!c->scatter) {                                                          \
-            for (size_t i = c->first; i < c->end; i++)                              \
-                at[bucket_of(b, nb, gpgpu__mpi_ordered(&o, key[i]), i)]++;                     \
-            return;                                                                 \
-        }                                                                           \
-        for (size_t i = c->first; i < c->end; i++) {                                \
-            size_t j = at[bucket_of(b, nb, gpgpu__mpi_ordered(&o, key[i]), i)]++;              \
-            kout[j] = key[i];                                                       \
-            if (val != NULL)                                                        \
-                vout[j] = val[i];                                                   \
+        const W flip = (W)o.flip, neg = (W)o.neg;                                   \
+        const unsigned shift = o.shift;                                             \
+        uint64_t th64[FEW_SPLITTERS];                                               \
+        for (size_t a = c->first; a < c->end; a += PBLOCK) {                        \
+            const size_t len = c->end - a < PBLOCK ? c->end - a : PBLOCK;           \
+            if (len < PBLOCK || nb > FEW_SPLITTERS ||                               \
+                !block_thresholds(b, nb, (W)~(W)0, a, len, th64)) {                 \
+                for (size_t i = a; i < a + len; i++) { /* the search */            \
+                    size_t r = bucket_of(b, nb, gpgpu__mpi_ordered(&o, key[i]), i);  \
+                    if (!c->scatter) {                                              \
+                        at[r]++;                                                    \
+                        continue;                                                   \
+                    }                                                               \
+                    size_t j = at[r]++;                                             \
+                    kout[j] = key[i];                                               \
+                    if (val != NULL)                                                \
+                        vout[j] = val[i];                                           \
+                }                                                                   \
+                continue;                                                           \
+            }                                                                       \
+            const W *kb = key + a;                                                  \
+            W ok[PBLOCK];                                                           \
+            for (size_t i = 0; i < PBLOCK; i++)                                     \
+                ok[i] = kb[i] ^ flip ^ ((kb[i] >> shift) ? neg : 0);                 \
+            if (!c->scatter) {                                                      \
+                size_t prev = PBLOCK;                                               \
+                for (size_t d = 0; d < nb; d++) {                                   \
+                    const W t = (W)th64[d];                                         \
+                    unsigned reach = 0;                                             \
+                    for (size_t i = 0; i < PBLOCK; i++)                             \
+                        reach += ok[i] >= t;                                        \
+                    at[d] += prev - reach;                                          \
+                    prev = reach;                                                   \
+                }                                                                   \
+                at[nb] += prev;                                                     \
+                continue;                                                           \
+            }                                                                       \
+            unsigned char bk[PBLOCK];                                               \
+            memset(bk, 0, sizeof bk);                                               \
+            for (size_t d = 0; d < nb; d++) {                                       \
+                const W t = (W)th64[d];                                             \
+                for (size_t i = 0; i < PBLOCK; i++)                                 \
+                    bk[i] += ok[i] >= t;                                            \
+            }                                                                       \
+            if (val == NULL) {                                                      \
+                for (size_t i = 0; i < PBLOCK; i++)                                 \
+                    kout[at[bk[i]]++] = kb[i];                                      \
+                continue;                                                           \
+            }                                                                       \
+            const V *vb = val + a;                                                  \
+            for (size_t i = 0; i < PBLOCK; i++) {                                   \
+                size_t j = at[bk[i]]++;                                             \
+                kout[j] = kb[i];                                                    \
+                vout[j] = vb[i];                                                    \
+            }                                                                       \
         }                                                                           \
     }
 PARTITION_CHUNK(part_k4_v4, uint32_t, uint32_t)
