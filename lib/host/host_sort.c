@@ -7,10 +7,10 @@
  * them and the last one restores them as it writes them into the caller's
  * array; values move with their keys in every pass; the scratch for keys
  * and values is one block that the pool keeps between calls
- * (gpgpu__host_scratch). From BUCKETS_MIN keys the top digit (the 8 bits
- * that end at the highest bit that varies) goes first, and each of its 256
- * buckets is then sorted by the bytes below it on its own, in cache
- * (bucket_*, below).
+ * (gpgpu__host_scratch). From BUCKETS_MIN keys a top digit (256 slices of
+ * the range of a sample of the keys) goes first, and each of its 256
+ * buckets is then sorted by the bytes that vary in it on its own, in
+ * cache (bucket_*, below).
  *
  * On the library's host threads (lib/core/pool.c): the array is cut into
  * one contiguous part per thread; each part counts its digits, the counts
@@ -83,7 +83,8 @@ typedef struct {
     unsigned char *vdst;
     size_t vsize;
     /* the buckets of the top pass (bucket_*): bucket v is [bstart[v],
-       bstart[v + 1]) of the scratch after that pass; the digits left */
+       bstart[v + 1]) of the scratch after that pass; the bytes that vary
+       among all keys (each bucket's passes take those that vary in it) */
     size_t bstart[RADIX + 1];
     int rest[MAX_DIGITS], nrest;
 } sort_job;
@@ -94,9 +95,10 @@ static int high_bit(uint64_t x)
     return x ? 63 - __builtin_clzll(x) : 0;
 }
 
-/* The top digit of transformed key x: which of 256 equal slices of the
-   sample's range [lo, lo + 256 << s) it falls in, keys outside in the
-   first or last. Monotone in x, so its buckets are in the keys' order. */
+/* The top digit of transformed key x: which of 256 equal slices
+   [lo, lo + 256 << s), that hold the sample's range, it falls in, keys
+   outside in the first or last. Monotone in x, so its buckets are in the
+   keys' order. */
 #define TOP_DIGIT(W, x, lo, s)                                                          \
     ((x) < (lo) ? (size_t)0                                                             \
      : (W)((x) - (lo)) >> (s) >= RADIX ? (size_t)(RADIX - 1) : (size_t)((W)((x) - (lo)) >> (s)))
@@ -394,7 +396,8 @@ static size_t part_first(const sort_job *j, size_t i)
         }                                                                               \
     }                                                                                   \
     /* Bucket v of the top pass, in the scratch (keys transformed), sorted */          \
-    /* by the digits left into the caller's arrays at the same place. */               \
+    /* by the bytes that vary in it into the caller's arrays at the same */         \
+    /* place. */                                                                        \
     static void bucket_##SUF(void *arg, size_t v)                                       \
     {                                                                                   \
         const sort_job *j = arg;                                                        \
@@ -458,8 +461,11 @@ gpgpu_status gpgpu__host_sort(gpgpu_type t, void *keys, void *values, size_t val
         }
         int h = high_bit(hi - lo);
         j.top_only = 1;
-        j.top_lo = lo;
         j.top_shift = h >= RADIX_BITS ? h - (RADIX_BITS - 1) : 0;
+        /* slices on multiples of their width: the keys of one share every
+           bit from top_shift up, and a bucket's passes skip the bytes
+           that hold only those (random u32 keys: three passes, not four) */
+        j.top_lo = lo & ~((1ull << j.top_shift) - 1);
     }
     gpgpu__parallel(nparts, is64 ? prep_64 : prep_32, &j);
 
@@ -529,9 +535,9 @@ gpgpu_status gpgpu__host_sort(gpgpu_type t, void *keys, void *values, size_t val
         free(j.and_or);
         return GPGPU_ERROR_OUT_OF_MEMORY;
     }
-    /* From BUCKETS_MIN keys with the top digit and a digit below it that
-       vary, the pass of the top digit goes first, into the scratch, and
-       each of its buckets is then sorted by the digits left on its own
+    /* From BUCKETS_MIN keys with two bytes or more that vary, the pass of
+       the top digit goes first, into the scratch, and each of its
+       buckets is then sorted by the bytes that vary in it on its own
        (bucket_*): about n / 256 keys, in cache, where every pass over the
        whole array scatters to 256 places spread over it; and the buckets
        are independent, parts for the host's threads with no count pass
@@ -551,10 +557,6 @@ gpgpu_status gpgpu__host_sort(gpgpu_type t, void *keys, void *values, size_t val
         j.bstart[RADIX] = at;
         j.nrest = passes;
         memcpy(j.rest, pass_digit, (size_t)j.nrest * sizeof *j.rest);
-        j.src = keys;
-        j.dst = j.scratch;
-        j.vsrc = values;
-        j.vdst = j.vscratch;
         gpgpu__parallel(nparts, is64 ? top_scatter_64 : top_scatter_32, &j);
         gpgpu__parallel(RADIX, is64 ? bucket_64 : bucket_32, &j);
         passes = 0;
