@@ -57,6 +57,14 @@ enum { TOP_SAMPLE = 4096 };     /* evenly spaced keys that set the top digit */
    whose top digit varies little (floats of a few binades) leave buckets
    of many MiB, which LSD passes would each read and write from memory. */
 enum { SPLIT_BYTES = 1 << 20 };
+/* A piece of at least WIDE_MIN keys sorts by digits of up to WIDE_BITS
+   bits that start at its lowest bit that varies (wide_*, below): the 24
+   bits under a top digit of random u32 keys in two passes, not three. A
+   pass in cache costs about the same whatever the digit's width up to
+   12 bits (65536 keys of 24 bits: 4.4-4.9 ns a key in two passes of 12
+   bits against 7.5-7.8 in three of 8, on the 2-core EPYC). */
+enum { WIDE_MIN = 8192, WIDE_BITS = 12, WIDE_MAX_PASSES = 6 };
+enum { WIDE_WORDS = (WIDE_MAX_PASSES + 1) << WIDE_BITS }; /* the counts and the places */
 
 typedef struct {
     int digits;                 /* sizeof the key words */
@@ -144,6 +152,14 @@ static size_t part_first(const sort_job *j, size_t i)
 /* Keys are read as they are and transformed on the fly (prep, the first
    pass), and untransformed as the last pass writes them: no pass of its
    own for either. */
+/* One wide pass from k to k2: digit (x >> shift) & mask, places in at. */
+#define SCATTER_WIDE(W, OUT, MOVE)                                                      \
+    for (size_t i = 0; i < len; i++) {                                                  \
+        W x = k[i];                                                                     \
+        size_t p = at[(x >> shift) & mask]++;                                           \
+        k2[p] = (OUT);                                                                  \
+        MOVE;                                                                           \
+    }
 /* After a pass: its output (s1, w1) becomes the next one's input. */
 #define SWAP_PASS(W)                                                                    \
     do {                                                                                \
@@ -284,16 +300,96 @@ static size_t part_first(const sort_job *j, size_t i)
             SCATTER_KEYS(W, (void)0, x);                                                \
         }                                                                               \
     }                                                                                   \
+    /* piece_ (below) by digits of up to WIDE_BITS from the lowest bit that */   \
+    /* varies, counted into ws (WIDE_WORDS): 0 if it leaves the piece to */        \
+    /* piece_'s bytes (no bit varies, a piece too big for the cache that */        \
+    /* takes more than one pass, or more passes than WIDE_MAX_PASSES). */         \
+    static int wide_##SUF(const sort_job *j, W *s0, W *s1, unsigned char *w0,         \
+                          unsigned char *w1, size_t len, int fin_s0, uint32_t *ws)     \
+    {                                                                                   \
+        const size_t z = j->vsize;                                                      \
+        const unsigned top = (unsigned)j->top;                                          \
+        const W if_set = (W)j->if_set, if_clear = (W)j->if_clear;                       \
+        const int out_t = (if_set || if_clear);                                         \
+        W and_ = (W)~(W)0, or_ = 0;                                                     \
+        for (size_t i = 0; i < len; i++) {                                              \
+            and_ &= s0[i];                                                              \
+            or_ |= s0[i];                                                               \
+        }                                                                               \
+        const W vary = and_ ^ or_;                                                      \
+        if (!vary)                                                                      \
+            return 0;                                                                   \
+        const int low = __builtin_ctzll((unsigned long long)vary);                      \
+        const int span = high_bit((uint64_t)vary) - low + 1;                            \
+        const int passes = (span + WIDE_BITS - 1) / WIDE_BITS;                          \
+        if (passes > WIDE_MAX_PASSES ||                                                 \
+            (passes > 1 && len * (sizeof(W) + z) > SPLIT_BYTES))                        \
+            return 0;                                                                   \
+        const int width = (span + passes - 1) / passes;                                 \
+        const W mask = (W)(((W)1 << width) - 1);                                        \
+        uint32_t(*cnt)[1 << WIDE_BITS] = (uint32_t(*)[1 << WIDE_BITS])ws;              \
+        uint32_t *at = ws + ((size_t)WIDE_MAX_PASSES << WIDE_BITS);                     \
+        for (int q = 0; q < passes; q++)                                                \
+            memset(cnt[q], 0, ((size_t)1 << width) * sizeof cnt[q][0]);                 \
+        for (size_t i = 0; i < len; i++) {                                              \
+            const W x = s0[i] >> low;                                                   \
+            for (int q = 0; q < passes; q++)                                            \
+                cnt[q][(x >> (q * width)) & mask]++;                                    \
+        }                                                                               \
+        /* the last pass writes the keys' place (as in piece_) */                     \
+        if ((passes % 2 == 1) == fin_s0) {                                              \
+            memcpy(s1, s0, len * sizeof *s1);                                           \
+            if (w0)                                                                     \
+                memcpy(w1, w0, len * z);                                                \
+            SWAP_PASS(W);                                                               \
+        }                                                                               \
+        for (int q = 0; q < passes; q++) {                                              \
+            const int shift = low + q * width;                                          \
+            uint32_t sum = 0;                                                           \
+            for (size_t u = 0; u < ((size_t)1 << width); u++) {                         \
+                at[u] = sum;                                                            \
+                sum += cnt[q][u];                                                       \
+            }                                                                           \
+            const W *k = s0;                                                            \
+            W *k2 = s1;                                                                 \
+            const int last = q == passes - 1 && out_t;                                  \
+            const uint32_t *v4 = (const uint32_t *)(const void *)w0;                    \
+            uint32_t *d4 = (uint32_t *)(void *)w1;                                      \
+            const uint64_t *v8 = (const uint64_t *)(const void *)w0;                    \
+            uint64_t *d8 = (uint64_t *)(void *)w1;                                      \
+            if (!w0 && last)                                                            \
+                SCATTER_WIDE(W, x ^ ((x >> top) ? if_set : if_clear), (void)0)          \
+            else if (!w0)                                                               \
+                SCATTER_WIDE(W, x, (void)0)                                             \
+            else if (z == 4 && last)                                                    \
+                SCATTER_WIDE(W, x ^ ((x >> top) ? if_set : if_clear), d4[p] = v4[i])    \
+            else if (z == 4)                                                            \
+                SCATTER_WIDE(W, x, d4[p] = v4[i])                                       \
+            else if (z == 8 && last)                                                    \
+                SCATTER_WIDE(W, x ^ ((x >> top) ? if_set : if_clear), d8[p] = v8[i])    \
+            else if (z == 8)                                                            \
+                SCATTER_WIDE(W, x, d8[p] = v8[i])                                       \
+            else                                                                        \
+                SCATTER_WIDE(W, last ? x ^ ((x >> top) ? if_set : if_clear) : x,        \
+                             memcpy(w1 + p * z, w0 + i * z, z))                         \
+            SWAP_PASS(W);                                                               \
+        }                                                                               \
+        return 1;                                                                       \
+    }                                                                                   \
     /* Keys s0[0 .. len) (transformed; values w0) sorted by the digits of */     \
     /* rest that vary among them into s0 itself (fin_s0) or into s1, the */        \
     /* other buffer of the same place (values w1), their last write */            \
     /* untransforming them. A piece too big for the cache (SPLIT_BYTES) */         \
     /* whose digits take two passes or more is split by the highest first */      \
     /* (a stable scatter into s1) and each part is sorted on its own. */           \
+    /* ws: room for wide_ (NULL: bytes only). */                                       \
     static void piece_##SUF(const sort_job *j, W *s0, W *s1, unsigned char *w0,       \
                             unsigned char *w1, size_t len, const int *rest, int nrest,  \
-                            int fin_s0)                                                 \
+                            int fin_s0, uint32_t *ws)                                   \
     {                                                                                   \
+        if (ws && len >= WIDE_MIN && len <= UINT32_MAX &&                               \
+            wide_##SUF(j, s0, s1, w0, w1, len, fin_s0, ws))                             \
+            return;                                                                     \
         const size_t z = j->vsize;                                                      \
         const unsigned top = (unsigned)j->top;                                          \
         const W if_set = (W)j->if_set, if_clear = (W)j->if_clear;                       \
@@ -341,7 +437,7 @@ static size_t part_first(const sort_job *j, size_t i)
                     piece_##SUF(j, s1 + start[u], s0 + start[u],                        \
                                 w1 ? w1 + start[u] * z : NULL,                          \
                                 w0 ? w0 + start[u] * z : NULL, start[u + 1] - start[u], \
-                                need, nneed - 1, !fin_s0);                              \
+                                need, nneed - 1, !fin_s0, ws);                          \
             return;                                                                     \
         }                                                                               \
         /* the last pass must write the keys' place: a pass count that */             \
@@ -405,9 +501,12 @@ static size_t part_first(const sort_job *j, size_t i)
         if (len == 0)                                                                   \
             return;                                                                     \
         const size_t z = j->vsize;                                                      \
+        uint32_t *ws = len >= WIDE_MIN ? malloc(WIDE_WORDS * sizeof *ws) : NULL;        \
         piece_##SUF(j, (W *)j->scratch + first, (W *)j->keys + first,                   \
                     j->vscratch ? j->vscratch + first * z : NULL,                       \
-                    j->values ? j->values + first * z : NULL, len, j->rest, j->nrest, 0); \
+                    j->values ? j->values + first * z : NULL, len, j->rest, j->nrest, 0, \
+                    ws);                                                                \
+        free(ws);                                                                       \
     }
 SORT_FUNCS(uint32_t, 32)
 SORT_FUNCS(uint64_t, 64)
