@@ -57,12 +57,15 @@ enum { TOP_SAMPLE = 4096 };     /* evenly spaced keys that set the top digit */
    whose top digit varies little (floats of a few binades) leave buckets
    of many MiB, which LSD passes would each read and write from memory. */
 enum { SPLIT_BYTES = 1 << 20 };
-/* A piece of at least WIDE_MIN keys sorts by digits of up to WIDE_BITS
-   bits that start at its lowest bit that varies (wide_*, below): the 24
-   bits under a top digit of random u32 keys in two passes, not three. A
-   pass in cache costs about the same whatever the digit's width up to
-   12 bits (65536 keys of 24 bits: 4.4-4.9 ns a key in two passes of 12
-   bits against 7.5-7.8 in three of 8, on the 2-core EPYC). */
+/* A piece of at least WIDE_MIN keys without values sorts by digits of up
+   to WIDE_BITS bits that start at its lowest bit that varies (wide_*,
+   below): the 24 bits under a top digit of random u32 keys in two passes,
+   not three. A pass of keys in cache costs about the same whatever the
+   digit's width up to 12 bits (65536 keys of 24 bits: 4.4-4.9 ns a key in
+   two passes of 12 bits against 7.5-7.8 in three of 8, on the 2-core
+   EPYC). With values, whose stores go to as many more places, it does
+   not pay: u32 pairs of 2^24 sorted as fast either way, u64 pairs of
+   2^22 (buckets of 16384) 1.3x slower in five passes than in seven. */
 enum { WIDE_MIN = 8192, WIDE_BITS = 12, WIDE_MAX_PASSES = 6 };
 enum { WIDE_WORDS = (WIDE_MAX_PASSES + 1) << WIDE_BITS }; /* the counts and the places */
 
@@ -152,14 +155,44 @@ static size_t part_first(const sort_job *j, size_t i)
 /* Keys are read as they are and transformed on the fly (prep, the first
    pass), and untransformed as the last pass writes them: no pass of its
    own for either. */
-/* One wide pass from k to k2: digit (x >> shift) & mask, places in at. */
-#define SCATTER_WIDE(W, OUT, MOVE)                                                      \
+/* A pass over a piece (piece_, wide_): keys k[0 .. len) to k2 at
+   at[DIGIT]++, OUT written; MOVE moves value i to place p. */
+#define SCATTER_PIECE(W, DIGIT, OUT, MOVE)                                              \
     for (size_t i = 0; i < len; i++) {                                                  \
         W x = k[i];                                                                     \
-        size_t p = at[(x >> shift) & mask]++;                                           \
+        size_t p = at[DIGIT]++;                                                         \
         k2[p] = (OUT);                                                                  \
         MOVE;                                                                           \
     }
+/* The key untransformed (the last pass). */
+#define UNDO(x) ((x) ^ (((x) >> top) ? if_set : if_clear))
+/* A piece's pass from s0 to s1 (values w0 to w1, z bytes), one loop for
+   each case: keys alone or with values of 4, 8 or z bytes, untransformed
+   as they are written (LAST) or not. */
+#define PIECE_PASS(W, DIGIT, LAST)                                                      \
+    do {                                                                                \
+        const W *k = s0;                                                                \
+        W *k2 = s1;                                                                     \
+        const uint32_t *v4 = (const uint32_t *)(const void *)w0;                        \
+        uint32_t *d4 = (uint32_t *)(void *)w1;                                          \
+        const uint64_t *v8 = (const uint64_t *)(const void *)w0;                        \
+        uint64_t *d8 = (uint64_t *)(void *)w1;                                          \
+        if (!w0 && (LAST))                                                              \
+            SCATTER_PIECE(W, DIGIT, UNDO(x), (void)0)                                   \
+        else if (!w0)                                                                   \
+            SCATTER_PIECE(W, DIGIT, x, (void)0)                                         \
+        else if (z == 4 && (LAST))                                                      \
+            SCATTER_PIECE(W, DIGIT, UNDO(x), d4[p] = v4[i])                             \
+        else if (z == 4)                                                                \
+            SCATTER_PIECE(W, DIGIT, x, d4[p] = v4[i])                                   \
+        else if (z == 8 && (LAST))                                                      \
+            SCATTER_PIECE(W, DIGIT, UNDO(x), d8[p] = v8[i])                             \
+        else if (z == 8)                                                                \
+            SCATTER_PIECE(W, DIGIT, x, d8[p] = v8[i])                                   \
+        else                                                                            \
+            SCATTER_PIECE(W, DIGIT, (LAST) ? UNDO(x) : x,                               \
+                          memcpy(w1 + p * z, w0 + i * z, z))                            \
+    } while (0)
 /* After a pass: its output (s1, w1) becomes the next one's input. */
 #define SWAP_PASS(W)                                                                    \
     do {                                                                                \
@@ -350,28 +383,7 @@ static size_t part_first(const sort_job *j, size_t i)
                 at[u] = sum;                                                            \
                 sum += cnt[q][u];                                                       \
             }                                                                           \
-            const W *k = s0;                                                            \
-            W *k2 = s1;                                                                 \
-            const int last = q == passes - 1 && out_t;                                  \
-            const uint32_t *v4 = (const uint32_t *)(const void *)w0;                    \
-            uint32_t *d4 = (uint32_t *)(void *)w1;                                      \
-            const uint64_t *v8 = (const uint64_t *)(const void *)w0;                    \
-            uint64_t *d8 = (uint64_t *)(void *)w1;                                      \
-            if (!w0 && last)                                                            \
-                SCATTER_WIDE(W, x ^ ((x >> top) ? if_set : if_clear), (void)0)          \
-            else if (!w0)                                                               \
-                SCATTER_WIDE(W, x, (void)0)                                             \
-            else if (z == 4 && last)                                                    \
-                SCATTER_WIDE(W, x ^ ((x >> top) ? if_set : if_clear), d4[p] = v4[i])    \
-            else if (z == 4)                                                            \
-                SCATTER_WIDE(W, x, d4[p] = v4[i])                                       \
-            else if (z == 8 && last)                                                    \
-                SCATTER_WIDE(W, x ^ ((x >> top) ? if_set : if_clear), d8[p] = v8[i])    \
-            else if (z == 8)                                                            \
-                SCATTER_WIDE(W, x, d8[p] = v8[i])                                       \
-            else                                                                        \
-                SCATTER_WIDE(W, last ? x ^ ((x >> top) ? if_set : if_clear) : x,        \
-                             memcpy(w1 + p * z, w0 + i * z, z))                         \
+            PIECE_PASS(W, (x >> shift) & mask, q == passes - 1 && out_t);               \
             SWAP_PASS(W);                                                               \
         }                                                                               \
         return 1;                                                                       \
@@ -387,7 +399,7 @@ static size_t part_first(const sort_job *j, size_t i)
                             unsigned char *w1, size_t len, const int *rest, int nrest,  \
                             int fin_s0, uint32_t *ws)                                   \
     {                                                                                   \
-        if (ws && len >= WIDE_MIN && len <= UINT32_MAX &&                               \
+        if (ws && !w0 && len >= WIDE_MIN && len <= UINT32_MAX &&                        \
             wide_##SUF(j, s0, s1, w0, w1, len, fin_s0, ws))                             \
             return;                                                                     \
         const size_t z = j->vsize;                                                      \
@@ -396,10 +408,6 @@ static size_t part_first(const sort_job *j, size_t i)
         const int out_t = (if_set || if_clear);                                         \
         size_t cnt[MAX_DIGITS][RADIX];                                                  \
         int need[MAX_DIGITS], nneed = 0;                                                \
-        const uint32_t *v4 = (const uint32_t *)(const void *)w0;                        \
-        uint32_t *d4 = (uint32_t *)(void *)w1;                                          \
-        const uint64_t *v8 = (const uint64_t *)(const void *)w0;                        \
-        uint64_t *d8 = (uint64_t *)(void *)w1;                                          \
         /* every digit counted (unrolled), those left used */                         \
         memset(cnt, 0, sizeof(W) * sizeof cnt[0]);                                      \
         for (size_t i = 0; i < len; i++) {                                              \
@@ -421,17 +429,7 @@ static size_t part_first(const sort_job *j, size_t i)
                 sum += cnt[need[nneed - 1]][u];                                         \
             }                                                                           \
             start[RADIX] = len;                                                         \
-            const W *k = s0;                                                            \
-            W *k2 = s1;                                                                 \
-            const size_t a = 0, b = len;                                                \
-            if (!w0)                                                                    \
-                SCATTER_KEYS(W, (void)0, x)                                             \
-            else if (z == 4)                                                            \
-                SCATTER_PAIRS(W, (void)0, x, d4[p] = v4[i])                             \
-            else if (z == 8)                                                            \
-                SCATTER_PAIRS(W, (void)0, x, d8[p] = v8[i])                             \
-            else                                                                        \
-                SCATTER_PAIRS(W, (void)0, x, memcpy(w1 + p * z, w0 + i * z, z))         \
+            PIECE_PASS(W, (x >> shift) & (RADIX - 1), 0);                               \
             for (int u = 0; u < RADIX; u++)                                             \
                 if (start[u + 1] > start[u])                                            \
                     piece_##SUF(j, s1 + start[u], s0 + start[u],                        \
@@ -463,31 +461,7 @@ static size_t part_first(const sort_job *j, size_t i)
                 at[u] = sum;                                                            \
                 sum += cnt[need[q]][u];                                                 \
             }                                                                           \
-            const W *k = s0;                                                            \
-            W *k2 = s1;                                                                 \
-            const size_t a = 0, b = len;                                                \
-            const int last = q == nneed - 1 && out_t;                                   \
-            v4 = (const uint32_t *)(const void *)w0;                                    \
-            d4 = (uint32_t *)(void *)w1;                                                \
-            v8 = (const uint64_t *)(const void *)w0;                                    \
-            d8 = (uint64_t *)(void *)w1;                                                \
-            if (!w0 && last)                                                            \
-                SCATTER_KEYS(W, (void)0, x ^ ((x >> top) ? if_set : if_clear))          \
-            else if (!w0)                                                               \
-                SCATTER_KEYS(W, (void)0, x)                                             \
-            else if (z == 4 && last)                                                    \
-                SCATTER_PAIRS(W, (void)0, x ^ ((x >> top) ? if_set : if_clear),         \
-                              d4[p] = v4[i])                                            \
-            else if (z == 4)                                                            \
-                SCATTER_PAIRS(W, (void)0, x, d4[p] = v4[i])                             \
-            else if (z == 8 && last)                                                    \
-                SCATTER_PAIRS(W, (void)0, x ^ ((x >> top) ? if_set : if_clear),         \
-                              d8[p] = v8[i])                                            \
-            else if (z == 8)                                                            \
-                SCATTER_PAIRS(W, (void)0, x, d8[p] = v8[i])                             \
-            else                                                                        \
-                SCATTER_PAIRS(W, (void)0, last ? x ^ ((x >> top) ? if_set : if_clear) : x, \
-                              memcpy(w1 + p * z, w0 + i * z, z))                        \
+            PIECE_PASS(W, (x >> shift) & (RADIX - 1), q == nneed - 1 && out_t);         \
             SWAP_PASS(W);                                                               \
         }                                                                               \
     }                                                                                   \
@@ -501,7 +475,8 @@ static size_t part_first(const sort_job *j, size_t i)
         if (len == 0)                                                                   \
             return;                                                                     \
         const size_t z = j->vsize;                                                      \
-        uint32_t *ws = len >= WIDE_MIN ? malloc(WIDE_WORDS * sizeof *ws) : NULL;        \
+        uint32_t *ws = len >= WIDE_MIN && !j->values ? malloc(WIDE_WORDS * sizeof *ws)  \
+                                                     : NULL;                            \
         piece_##SUF(j, (W *)j->scratch + first, (W *)j->keys + first,                   \
                     j->vscratch ? j->vscratch + first * z : NULL,                       \
                     j->values ? j->values + first * z : NULL, len, j->rest, j->nrest, 0, \
