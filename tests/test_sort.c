@@ -317,6 +317,27 @@ TU_TEST(big_buckets_are_split_and_sorted_stably)
 }
 END_TEST
 
+/* The host's sort of keys alone takes wide digits (up to 12 bits) in
+   buckets of 8192 keys or more where the CPU runs them faster, bytes
+   elsewhere: both ways on any CPU (GPGPU_SORT_WIDE), random u32 and u64
+   keys and floats in [0, 1), both orders. */
+TU_TEST(host_digit_widths_sort_alike)
+{
+    static const int tis[] = { 1, 2, 4 }; /* u32, f32, u64 */
+    static const pattern ps[] = { RANDOM, UNIT, RANDOM };
+    const size_t n = ((size_t)1 << 21) + 5;
+    if (!tu_is_host())
+        return;
+    for (int wide = 0; wide < 2; wide++) {
+        ck_assert_int_eq(setenv("GPGPU_SORT_WIDE", wide ? "1" : "0", 1), 0);
+        for (size_t i = 0; i < sizeof tis / sizeof *tis; i++)
+            check_case(tis[i], n, (unsigned)((i + (size_t)wide) % 2), 0, ps[i],
+                       tu_seed_for(790 + (size_t)wide * 4 + i, n));
+    }
+    ck_assert_int_eq(unsetenv("GPGPU_SORT_WIDE"), 0);
+}
+END_TEST
+
 /* The GPU layout (tiles ranked by warp, the look-back, the passes' routes)
    on whatever device this is, with tiles of 1280 keys so that small inputs
    span several: the form GPUs without NVIDIA's inline assembly run, and,

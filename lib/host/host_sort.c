@@ -21,6 +21,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "host/host.h"
 
@@ -57,15 +58,17 @@ enum { TOP_SAMPLE = 4096 };     /* evenly spaced keys that set the top digit */
    whose top digit varies little (floats of a few binades) leave buckets
    of many MiB, which LSD passes would each read and write from memory. */
 enum { SPLIT_BYTES = 1 << 20 };
-/* A piece of at least WIDE_MIN keys without values sorts by digits of up
-   to WIDE_BITS bits that start at its lowest bit that varies (wide_*,
+/* A piece of at least WIDE_MIN keys without values may sort by digits of
+   up to WIDE_BITS bits that start at its lowest bit that varies (wide_*,
    below): the 24 bits under a top digit of random u32 keys in two passes,
-   not three. A pass of keys in cache costs about the same whatever the
-   digit's width up to 12 bits (65536 keys of 24 bits: 4.4-4.9 ns a key in
-   two passes of 12 bits against 7.5-7.8 in three of 8, on the 2-core
-   EPYC). With values, whose stores go to as many more places, it does
-   not pay: u32 pairs of 2^24 sorted as fast either way, u64 pairs of
-   2^22 (buckets of 16384) 1.3x slower in five passes than in seven. */
+   not three. Whether that pays depends on the CPU, so it is measured once
+   per process (wide_pays): 65536 keys of 24 bits in cache took 4.4-5.2 ns
+   a key in two passes of 12 bits against 7.5-8.3 in three of 8 on an AMD
+   EPYC (2 cores of a VM), but 10.4-11.7 against 8.5-9.9 on an Intel Xeon
+   (an H200 machine's host), whose stores to 4096 places miss its L1.
+   With values, whose stores go to as many more places, it did not pay on
+   the EPYC either (u32 pairs of 2^24 as fast, u64 pairs of 2^22 1.3x
+   slower). */
 enum { WIDE_MIN = 8192, WIDE_BITS = 12, WIDE_MAX_PASSES = 6 };
 enum { WIDE_WORDS = (WIDE_MAX_PASSES + 1) << WIDE_BITS }; /* the counts and the places */
 
@@ -98,6 +101,7 @@ typedef struct {
        among all keys (each bucket's passes take those that vary in it) */
     size_t bstart[RADIX + 1];
     int rest[MAX_DIGITS], nrest;
+    int wide;                   /* buckets of keys alone may take wide_ */
 } sort_job;
 
 /* The highest bit set in x (0 for 0). */
@@ -475,8 +479,7 @@ static size_t part_first(const sort_job *j, size_t i)
         if (len == 0)                                                                   \
             return;                                                                     \
         const size_t z = j->vsize;                                                      \
-        uint32_t *ws = len >= WIDE_MIN && !j->values ? malloc(WIDE_WORDS * sizeof *ws)  \
-                                                     : NULL;                            \
+        uint32_t *ws = len >= WIDE_MIN && j->wide ? malloc(WIDE_WORDS * sizeof *ws) : NULL; \
         piece_##SUF(j, (W *)j->scratch + first, (W *)j->keys + first,                   \
                     j->vscratch ? j->vscratch + first * z : NULL,                       \
                     j->values ? j->values + first * z : NULL, len, j->rest, j->nrest, 0, \
@@ -485,6 +488,62 @@ static size_t part_first(const sort_job *j, size_t i)
     }
 SORT_FUNCS(uint32_t, 32)
 SORT_FUNCS(uint64_t, 64)
+
+/* Whether wide digits beat bytes on this CPU: 0 not known yet, 1 no, 2
+   yes. Timed once, on the first sort big enough that the probe's 1-2 ms
+   are noise (PROBE_FROM keys); until then bytes. GPGPU_SORT_WIDE=0 or 1
+   decides instead (the tests run both). Either way the result is the
+   same: both are stable sorts of the same keys. */
+enum { PROBE_KEYS = 16384, PROBE_FROM = 1 << 20 };
+static int wide_state;
+
+static double probe_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* PROBE_KEYS keys of 24 random bits sorted in cache both ways, three times
+   each, alternating: wide if its best is under 0.9 of the bytes' best. */
+static int wide_probe(void)
+{
+    uint32_t *m = malloc((3 * (size_t)PROBE_KEYS + WIDE_WORDS) * sizeof *m);
+    if (!m)
+        return 0;
+    uint32_t *src = m, *a = m + PROBE_KEYS, *b = a + PROBE_KEYS, *ws = b + PROBE_KEYS;
+    uint64_t r = 0x9e3779b97f4a7c15ull;
+    for (size_t i = 0; i < PROBE_KEYS; i++) {
+        r = r * 6364136223846793005ull + 1442695040888963407ull;
+        src[i] = (uint32_t)(r >> 40);
+    }
+    const sort_job j = {.digits = 4, .top = 31};
+    static const int rest[] = {0, 1, 2};
+    double best[2] = {1e30, 1e30};
+    for (int round = 0; round < 6; round++) {
+        const int wide = round % 2;
+        memcpy(a, src, PROBE_KEYS * sizeof *a);
+        double t0 = probe_ms();
+        piece_32(&j, a, b, NULL, NULL, PROBE_KEYS, rest, 3, 1, wide ? ws : NULL);
+        double t = probe_ms() - t0;
+        best[wide] = t < best[wide] ? t : best[wide];
+    }
+    free(m);
+    return best[1] < 0.9 * best[0];
+}
+
+static int wide_pays(size_t n)
+{
+    const char *e = getenv("GPGPU_SORT_WIDE");
+    if (e && (e[0] == '0' || e[0] == '1') && e[1] == '\0')
+        return e[0] == '1';
+    int st = __atomic_load_n(&wide_state, __ATOMIC_RELAXED);
+    if (st == 0 && n >= PROBE_FROM) {
+        st = wide_probe() ? 2 : 1;
+        __atomic_store_n(&wide_state, st, __ATOMIC_RELAXED);
+    }
+    return st == 2;
+}
 
 gpgpu_status gpgpu__host_sort(gpgpu_type t, void *keys, void *values, size_t value_size,
                               size_t n, unsigned flags)
@@ -631,6 +690,7 @@ gpgpu_status gpgpu__host_sort(gpgpu_type t, void *keys, void *values, size_t val
         j.bstart[RADIX] = at;
         j.nrest = passes;
         memcpy(j.rest, pass_digit, (size_t)j.nrest * sizeof *j.rest);
+        j.wide = !values && wide_pays(n);
         gpgpu__parallel(nparts, is64 ? top_scatter_64 : top_scatter_32, &j);
         gpgpu__parallel(RADIX, is64 ? bucket_64 : bucket_32, &j);
         passes = 0;
