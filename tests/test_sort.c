@@ -281,14 +281,19 @@ END_TEST
    another: the top digit's biggest bucket holds those keys alone (and
    less than half of all, past which the LSD passes go instead). With
    top_shape 1 they share the first key's byte 1 too, with 2 also their
-   byte 0 is their byte 2. */
+   byte 0 is their byte 2; with 3, three keys in seven (a period that
+   the host sort's sample, every (n / 4096)th key, does not alias) share
+   all its bits but the low 12. */
 static int top_shape;
 static void big_top_bucket(void *keys, size_t ks, size_t n)
 {
     unsigned char *k = keys;
     for (size_t i = 0; i < n; i++) {
         unsigned char *x = k + i * ks;
-        if (i % 8 < 3) {
+        if (top_shape == 3 && i % 7 < 3) {
+            memcpy(x + 2, k + 2, ks - 2);
+            x[1] = (unsigned char)((k[1] & 0xf0) | (x[1] & 0x0f));
+        } else if (top_shape != 3 && i % 8 < 3) {
             x[ks - 1] = k[ks - 1];
             x[1] = top_shape >= 1 ? k[1] : x[1];
             x[0] = top_shape == 2 ? x[2] : x[0];
@@ -319,8 +324,11 @@ END_TEST
 
 /* The host's sort of keys alone takes wide digits (up to 12 bits) in
    buckets of 8192 keys or more where the CPU runs them faster, bytes
-   elsewhere: both ways on any CPU (GPGPU_SORT_WIDE), random u32 and u64
-   keys and floats in [0, 1), both orders. */
+   elsewhere: both ways on any CPU (GPGPU_SORT_WIDE), and unset, where
+   the first such sort is a trial with both in it: random u32 and u64
+   keys and floats in [0, 1), both orders, and a bucket too big for the
+   cache (3 MiB and more) whose keys vary in 12 bits (top_shape 3), which
+   wide digits take in one pass. */
 TU_TEST(host_digit_widths_sort_alike)
 {
     static const int tis[] = { 1, 2, 4 }; /* u32, f32, u64 */
@@ -328,13 +336,20 @@ TU_TEST(host_digit_widths_sort_alike)
     const size_t n = ((size_t)1 << 21) + 5;
     if (!tu_is_host())
         return;
-    for (int wide = 0; wide < 2; wide++) {
-        ck_assert_int_eq(setenv("GPGPU_SORT_WIDE", wide ? "1" : "0", 1), 0);
-        for (size_t i = 0; i < sizeof tis / sizeof *tis; i++)
-            check_case(tis[i], n, (unsigned)((i + (size_t)wide) % 2), 0, ps[i],
-                       tu_seed_for(790 + (size_t)wide * 4 + i, n));
+    for (int wide = 0; wide < 3; wide++) {
+        if (wide < 2)
+            ck_assert_int_eq(setenv("GPGPU_SORT_WIDE", wide ? "1" : "0", 1), 0);
+        else
+            ck_assert_int_eq(unsetenv("GPGPU_SORT_WIDE"), 0);
+        for (size_t i = 0; i < sizeof tis / sizeof *tis; i++) {
+            const unsigned flags = (unsigned)((i + (size_t)wide) % 2);
+            check_case(tis[i], n, flags, 0, ps[i], tu_seed_for(790 + (size_t)wide * 4 + i, n));
+            reshape = big_top_bucket;
+            top_shape = 3;
+            check_case(tis[i], n, flags, 0, RANDOM, tu_seed_for(800 + (size_t)wide * 4 + i, n));
+            reshape = NULL;
+        }
     }
-    ck_assert_int_eq(unsetenv("GPGPU_SORT_WIDE"), 0);
 }
 END_TEST
 

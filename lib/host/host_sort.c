@@ -102,7 +102,19 @@ typedef struct {
     size_t bstart[RADIX + 1];
     int rest[MAX_DIGITS], nrest;
     int wide;                   /* buckets of keys alone may take wide_ */
+    int trial;                  /* buckets try both ways, timed (wide_choice) */
+    float trial_rate[RADIX];    /* bucket v's ns a key in the trial, 0 untimed */
 } sort_job;
+
+/* This thread's CPU time in ns: a bucket's own work, whatever else the
+   CPU runs meanwhile. */
+static uint64_t thread_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 /* The highest bit set in x (0 for 0). */
 static int high_bit(uint64_t x)
@@ -125,36 +137,65 @@ static size_t part_first(const sort_job *j, size_t i)
 
 /* One pass over keys alone: IN transforms x as it is read, OUT is what is
    written (constants in each loop: no per-key test of which applies). */
-#define SCATTER_KEYS(W, IN, OUT)                                                        \
+#define SCATTER_KEYS(W, IN, OUT, DIGIT)                                                 \
     for (size_t i = a; i < b; i++) {                                                    \
         W x = k[i];                                                                     \
         IN;                                                                             \
-        k2[at[(x >> shift) & (RADIX - 1)]++] = (OUT);                                   \
+        k2[at[DIGIT]++] = (OUT);                                                        \
     }
 
 /* Keys with their values: MOVE moves value i to place p. */
-#define SCATTER_PAIRS(W, IN, OUT, MOVE)                                                 \
+#define SCATTER_PAIRS(W, IN, OUT, MOVE, DIGIT)                                          \
     for (size_t i = a; i < b; i++) {                                                    \
         W x = k[i];                                                                     \
         IN;                                                                             \
-        size_t p = at[(x >> shift) & (RADIX - 1)]++;                                    \
+        size_t p = at[DIGIT]++;                                                         \
         k2[p] = (OUT);                                                                  \
         MOVE;                                                                           \
     }
 /* SCATTER_PAIRS with the transforms that apply as constants of the loop,
    as SCATTER_KEYS: a test of in_t and out_t for every pair took a third of
    a sort of pairs' time (u32 keys and values, 2^10 .. 2^20). */
-#define SCATTER_PAIRS_T(W, MOVE)                                                        \
+#define SCATTER_PAIRS_T(W, MOVE, DIGIT)                                                 \
     do {                                                                                \
         if (in_t && out_t)                                                              \
             SCATTER_PAIRS(W, x ^= (x >> top) ? m1 : m0,                                 \
-                          x ^ ((x >> top) ? if_set : if_clear), MOVE)                   \
+                          x ^ ((x >> top) ? if_set : if_clear), MOVE, DIGIT)            \
         else if (in_t)                                                                  \
-            SCATTER_PAIRS(W, x ^= (x >> top) ? m1 : m0, x, MOVE)                        \
+            SCATTER_PAIRS(W, x ^= (x >> top) ? m1 : m0, x, MOVE, DIGIT)                 \
         else if (out_t)                                                                 \
-            SCATTER_PAIRS(W, (void)0, x ^ ((x >> top) ? if_set : if_clear), MOVE)       \
+            SCATTER_PAIRS(W, (void)0, x ^ ((x >> top) ? if_set : if_clear), MOVE, DIGIT) \
         else                                                                            \
-            SCATTER_PAIRS(W, (void)0, x, MOVE)                                          \
+            SCATTER_PAIRS(W, (void)0, x, MOVE, DIGIT)                                   \
+    } while (0)
+/* A pass over keys k[a .. b) (values vs, z bytes) to k2 (vd) at at[DIGIT]++,
+   one loop for each case: keys alone or with values of 4, 8 or z bytes,
+   transformed as they are read (in_t) and untransformed as they are
+   written (out_t) or not. The top digit's pass and the LSD passes over
+   the whole array differ only in DIGIT. */
+#define SCATTER_PART(W, DIGIT)                                                          \
+    do {                                                                                \
+        if (vs) { /* values through typed pointers where they are words */             \
+            const uint32_t *v4 = (const uint32_t *)(const void *)vs;                    \
+            uint32_t *d4 = (uint32_t *)(void *)vd;                                      \
+            const uint64_t *v8 = (const uint64_t *)(const void *)vs;                    \
+            uint64_t *d8 = (uint64_t *)(void *)vd;                                      \
+            if (z == 4)                                                                 \
+                SCATTER_PAIRS_T(W, d4[p] = v4[i], DIGIT);                               \
+            else if (z == 8)                                                            \
+                SCATTER_PAIRS_T(W, d8[p] = v8[i], DIGIT);                               \
+            else                                                                        \
+                SCATTER_PAIRS_T(W, memcpy(vd + p * z, vs + i * z, z), DIGIT);           \
+        } else if (in_t && out_t) { /* one pass: both transforms */                     \
+            SCATTER_KEYS(W, x ^= (x >> top) ? m1 : m0, x ^ ((x >> top) ? if_set : if_clear), \
+                         DIGIT);                                                        \
+        } else if (in_t) {                                                              \
+            SCATTER_KEYS(W, x ^= (x >> top) ? m1 : m0, x, DIGIT);                       \
+        } else if (out_t) {                                                             \
+            SCATTER_KEYS(W, (void)0, x ^ ((x >> top) ? if_set : if_clear), DIGIT);      \
+        } else { /* keys as they are: middle passes, unsigned ascending keys */         \
+            SCATTER_KEYS(W, (void)0, x, DIGIT);                                         \
+        }                                                                               \
     } while (0)
 /* Keys are read as they are and transformed on the fly (prep, the first
    pass), and untransformed as the last pass writes them: no pass of its
@@ -260,33 +301,15 @@ static size_t part_first(const sort_job *j, size_t i)
         const W *k = j->keys;                                                           \
         W *k2 = j->scratch;                                                             \
         const W lo = (W)j->top_lo, m0 = (W)j->m0, m1 = (W)j->m1;                        \
-        const int s = j->top_shift;                                                     \
+        const W if_set = 0, if_clear = 0;                                               \
+        const int s = j->top_shift, in_t = 1, out_t = 0;                                \
         const unsigned top = (unsigned)j->top;                                          \
+        const unsigned char *vs = j->values;                                            \
+        unsigned char *vd = j->vscratch;                                                \
         const size_t z = j->vsize;                                                      \
         size_t at[RADIX];                                                               \
         memcpy(at, j->pos[part], sizeof at);                                            \
-        if (!j->values) {                                                               \
-            for (size_t i = a; i < b; i++) {                                            \
-                W x = k[i];                                                             \
-                x ^= (x >> top) ? m1 : m0;                                              \
-                k2[at[TOP_DIGIT(W, x, lo, s)]++] = x;                                   \
-            }                                                                           \
-            return;                                                                     \
-        }                                                                               \
-        const unsigned char *vs = j->values;                                            \
-        unsigned char *vd = j->vscratch;                                                \
-        for (size_t i = a; i < b; i++) {                                                \
-            W x = k[i];                                                                 \
-            x ^= (x >> top) ? m1 : m0;                                                  \
-            const size_t p = at[TOP_DIGIT(W, x, lo, s)]++;                              \
-            k2[p] = x;                                                                  \
-            if (z == 4)                                                                 \
-                ((uint32_t *)(void *)vd)[p] = ((const uint32_t *)(const void *)vs)[i];  \
-            else if (z == 8)                                                            \
-                ((uint64_t *)(void *)vd)[p] = ((const uint64_t *)(const void *)vs)[i];  \
-            else                                                                        \
-                memcpy(vd + p * z, vs + i * z, z);                                      \
-        }                                                                               \
+        SCATTER_PART(W, TOP_DIGIT(W, x, lo, s));                                        \
     }                                                                                   \
     static void count_##SUF(void *arg, size_t part)                                     \
     {                                                                                   \
@@ -305,55 +328,39 @@ static size_t part_first(const sort_job *j, size_t i)
         size_t a = part_first(j, part), b = part_first(j, part + 1);                    \
         const W *k = j->src;                                                            \
         W *k2 = j->dst;                                                                 \
-        size_t *pos = j->pos[part];                                                     \
         const int shift = j->shift;                                                     \
         const unsigned top = (unsigned)j->top;                                          \
         const W m0 = (W)j->m0, m1 = (W)j->m1;                                           \
         const W if_set = (W)j->if_set, if_clear = (W)j->if_clear;                       \
         const int in_t = j->first && (m0 || m1), out_t = j->last && (if_set || if_clear); \
+        const unsigned char *vs = j->vsrc;                                              \
+        unsigned char *vd = j->vdst;                                                    \
+        const size_t z = j->vsize;                                                      \
         size_t at[RADIX];                                                               \
-        memcpy(at, pos, sizeof at);                                                     \
-        if (j->vsrc) { /* values through typed pointers where they are words */         \
-            const unsigned char *vs = j->vsrc;                                          \
-            unsigned char *vd = j->vdst;                                                \
-            const size_t z = j->vsize;                                                  \
-            const uint32_t *v4 = (const uint32_t *)(const void *)vs;                    \
-            uint32_t *d4 = (uint32_t *)(void *)vd;                                      \
-            const uint64_t *v8 = (const uint64_t *)(const void *)vs;                    \
-            uint64_t *d8 = (uint64_t *)(void *)vd;                                      \
-            if (z == 4)                                                                 \
-                SCATTER_PAIRS_T(W, d4[p] = v4[i]);                                      \
-            else if (z == 8)                                                            \
-                SCATTER_PAIRS_T(W, d8[p] = v8[i]);                                      \
-            else                                                                        \
-                SCATTER_PAIRS_T(W, memcpy(vd + p * z, vs + i * z, z));                  \
-        } else if (in_t && out_t) { /* one pass: both transforms */                     \
-            SCATTER_KEYS(W, x ^= (x >> top) ? m1 : m0, x ^ ((x >> top) ? if_set : if_clear)); \
-        } else if (in_t) {                                                              \
-            SCATTER_KEYS(W, x ^= (x >> top) ? m1 : m0, x);                              \
-        } else if (out_t) {                                                             \
-            SCATTER_KEYS(W, (void)0, x ^ ((x >> top) ? if_set : if_clear));             \
-        } else { /* keys as they are: middle passes, unsigned ascending keys */         \
-            SCATTER_KEYS(W, (void)0, x);                                                \
-        }                                                                               \
+        memcpy(at, j->pos[part], sizeof at);                                            \
+        SCATTER_PART(W, (x >> shift) & (RADIX - 1));                                    \
     }                                                                                   \
     /* piece_ (below) by digits of up to WIDE_BITS from the lowest bit that */   \
     /* varies, counted into ws (WIDE_WORDS): 0 if it leaves the piece to */        \
     /* piece_'s bytes (no bit varies, a piece too big for the cache that */        \
     /* takes more than one pass, or more passes than WIDE_MAX_PASSES). */         \
+    /* known: the bits that vary (vary), or 0: read the piece for them. */            \
     static int wide_##SUF(const sort_job *j, W *s0, W *s1, unsigned char *w0,         \
-                          unsigned char *w1, size_t len, int fin_s0, uint32_t *ws)     \
+                          unsigned char *w1, size_t len, int fin_s0, uint32_t *ws,     \
+                          int known, W vary)                                            \
     {                                                                                   \
         const size_t z = j->vsize;                                                      \
         const unsigned top = (unsigned)j->top;                                          \
         const W if_set = (W)j->if_set, if_clear = (W)j->if_clear;                       \
         const int out_t = (if_set || if_clear);                                         \
-        W and_ = (W)~(W)0, or_ = 0;                                                     \
-        for (size_t i = 0; i < len; i++) {                                              \
-            and_ &= s0[i];                                                              \
-            or_ |= s0[i];                                                               \
+        if (!known) {                                                                   \
+            W and_ = (W)~(W)0, or_ = 0;                                                 \
+            for (size_t i = 0; i < len; i++) {                                          \
+                and_ &= s0[i];                                                          \
+                or_ |= s0[i];                                                           \
+            }                                                                           \
+            vary = and_ ^ or_;                                                          \
         }                                                                               \
-        const W vary = and_ ^ or_;                                                      \
         if (!vary)                                                                      \
             return 0;                                                                   \
         const int low = __builtin_ctzll((unsigned long long)vary);                      \
@@ -398,15 +405,19 @@ static size_t part_first(const sort_job *j, size_t i)
     /* untransforming them. A piece too big for the cache (SPLIT_BYTES) */         \
     /* whose digits take two passes or more is split by the highest first */      \
     /* (a stable scatter into s1) and each part is sorted on its own. */           \
-    /* ws: room for wide_ (NULL: bytes only). */                                       \
-    static void piece_##SUF(const sort_job *j, W *s0, W *s1, unsigned char *w0,       \
-                            unsigned char *w1, size_t len, const int *rest, int nrest,  \
-                            int fin_s0, uint32_t *ws)                                   \
+    /* ws: room for wide_ (NULL: bytes only). 1 if wide_ took the piece. */          \
+    static int piece_##SUF(const sort_job *j, W *s0, W *s1, unsigned char *w0,        \
+                           unsigned char *w1, size_t len, const int *rest, int nrest,   \
+                           int fin_s0, uint32_t *ws)                                    \
     {                                                                                   \
-        if (ws && !w0 && len >= WIDE_MIN && len <= UINT32_MAX &&                        \
-            wide_##SUF(j, s0, s1, w0, w1, len, fin_s0, ws))                             \
-            return;                                                                     \
         const size_t z = j->vsize;                                                      \
+        /* a piece in cache is read for its varying bits first; one too big */        \
+        /* for it (which wide_ takes only in one pass) gets them from the */          \
+        /* count below, so that declining it costs no read of its own */              \
+        const int wide_ok = ws && !w0 && len >= WIDE_MIN && len <= UINT32_MAX;          \
+        const int big = len * (sizeof(W) + z) > SPLIT_BYTES;                            \
+        if (wide_ok && !big && wide_##SUF(j, s0, s1, w0, w1, len, fin_s0, ws, 0, 0))    \
+            return 1;                                                                   \
         const unsigned top = (unsigned)j->top;                                          \
         const W if_set = (W)j->if_set, if_clear = (W)j->if_clear;                       \
         const int out_t = (if_set || if_clear);                                         \
@@ -414,11 +425,25 @@ static size_t part_first(const sort_job *j, size_t i)
         int need[MAX_DIGITS], nneed = 0;                                                \
         /* every digit counted (unrolled), those left used */                         \
         memset(cnt, 0, sizeof(W) * sizeof cnt[0]);                                      \
-        for (size_t i = 0; i < len; i++) {                                              \
-            const W x = s0[i];                                                          \
-            _Pragma("GCC unroll 8")                                                     \
-            for (int d = 0; d < (int)sizeof(W); d++)                                    \
-                cnt[d][(x >> (d * RADIX_BITS)) & (RADIX - 1)]++;                        \
+        if (wide_ok && big) {                                                           \
+            W and_ = (W)~(W)0, or_ = 0;                                                 \
+            for (size_t i = 0; i < len; i++) {                                          \
+                const W x = s0[i];                                                      \
+                and_ &= x;                                                              \
+                or_ |= x;                                                               \
+                _Pragma("GCC unroll 8")                                                 \
+                for (int d = 0; d < (int)sizeof(W); d++)                                \
+                    cnt[d][(x >> (d * RADIX_BITS)) & (RADIX - 1)]++;                    \
+            }                                                                           \
+            if (wide_##SUF(j, s0, s1, w0, w1, len, fin_s0, ws, 1, and_ ^ or_))          \
+                return 1;                                                               \
+        } else {                                                                        \
+            for (size_t i = 0; i < len; i++) {                                          \
+                const W x = s0[i];                                                      \
+                _Pragma("GCC unroll 8")                                                 \
+                for (int d = 0; d < (int)sizeof(W); d++)                                \
+                    cnt[d][(x >> (d * RADIX_BITS)) & (RADIX - 1)]++;                    \
+            }                                                                           \
         }                                                                               \
         for (int r = 0; r < nrest; r++) {                                               \
             const int d = rest[r];                                                      \
@@ -440,7 +465,7 @@ static size_t part_first(const sort_job *j, size_t i)
                                 w1 ? w1 + start[u] * z : NULL,                          \
                                 w0 ? w0 + start[u] * z : NULL, start[u + 1] - start[u], \
                                 need, nneed - 1, !fin_s0, ws);                          \
-            return;                                                                     \
+            return 0;                                                                   \
         }                                                                               \
         /* the last pass must write the keys' place: a pass count that */             \
         /* would end in the other buffer starts from a copy there, the */              \
@@ -468,81 +493,82 @@ static size_t part_first(const sort_job *j, size_t i)
             PIECE_PASS(W, (x >> shift) & (RADIX - 1), q == nneed - 1 && out_t);         \
             SWAP_PASS(W);                                                               \
         }                                                                               \
+        return 0;                                                                       \
     }                                                                                   \
     /* Bucket v of the top pass, in the scratch (keys transformed), sorted */          \
     /* by the bytes that vary in it into the caller's arrays at the same */         \
-    /* place. */                                                                        \
+    /* place. In a trial (wide_choice), buckets in cache of odd v take */             \
+    /* wide digits and those of even v bytes, each timed. */                          \
     static void bucket_##SUF(void *arg, size_t v)                                       \
     {                                                                                   \
-        const sort_job *j = arg;                                                        \
+        sort_job *j = arg;                                                              \
         const size_t first = j->bstart[v], len = j->bstart[v + 1] - first;              \
         if (len == 0)                                                                   \
             return;                                                                     \
         const size_t z = j->vsize;                                                      \
-        uint32_t *ws = len >= WIDE_MIN && j->wide ? malloc(WIDE_WORDS * sizeof *ws) : NULL; \
-        piece_##SUF(j, (W *)j->scratch + first, (W *)j->keys + first,                   \
-                    j->vscratch ? j->vscratch + first * z : NULL,                       \
-                    j->values ? j->values + first * z : NULL, len, j->rest, j->nrest, 0, \
-                    ws);                                                                \
+        const int timed = j->trial && len >= WIDE_MIN && len * sizeof(W) <= SPLIT_BYTES; \
+        const int wide = timed ? (int)(v & 1) : j->wide;                                \
+        uint32_t *ws = len >= WIDE_MIN && wide ? malloc(WIDE_WORDS * sizeof *ws) : NULL; \
+        const uint64_t t0 = timed ? thread_ns() : 0;                                    \
+        const int took = piece_##SUF(j, (W *)j->scratch + first, (W *)j->keys + first,  \
+                                     j->vscratch ? j->vscratch + first * z : NULL,      \
+                                     j->values ? j->values + first * z : NULL, len,     \
+                                     j->rest, j->nrest, 0, ws);                         \
+        if (timed && took == wide) /* (one wide_ declined ran bytes: not counted) */   \
+            j->trial_rate[v] = (float)(thread_ns() - t0) / (float)len;                  \
         free(ws);                                                                       \
     }
 SORT_FUNCS(uint32_t, 32)
 SORT_FUNCS(uint64_t, 64)
 
 /* Whether wide digits beat bytes on this CPU: 0 not known yet, 1 no, 2
-   yes. Timed once, on the first sort big enough that the probe's 1-2 ms
-   are noise (PROBE_FROM keys); until then bytes. GPGPU_SORT_WIDE=0 or 1
-   decides instead (the tests run both). Either way the result is the
-   same: both are stable sorts of the same keys. */
-enum { PROBE_KEYS = 16384, PROBE_FROM = 1 << 20 };
+   yes. Until it is known, every sort of keys alone whose buckets fit in
+   cache is a trial: buckets of odd v take wide digits, of even v bytes,
+   each timed by its thread's CPU time (bucket_*), and once each half has
+   TRIAL_BUCKETS timed buckets, wide digits are kept if the median bucket
+   took under 0.9 of the bytes' median time a key. So the choice is
+   measured on the buckets it is about, in the threads, caches and memory
+   traffic of a real sort, and a bucket slowed by another program's load
+   moves a median little. GPGPU_SORT_WIDE=0 or 1 decides instead (the
+   tests run both). Either way the result is the same: both are stable
+   sorts of the same keys. */
+enum { TRIAL_BUCKETS = 16 };
 static int wide_state;
 
-static double probe_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-/* PROBE_KEYS keys of 24 random bits sorted in cache both ways, three times
-   each, alternating: wide if its best is under 0.9 of the bytes' best. */
-static int wide_probe(void)
-{
-    uint32_t *m = malloc((3 * (size_t)PROBE_KEYS + WIDE_WORDS) * sizeof *m);
-    if (!m)
-        return 0;
-    uint32_t *src = m, *a = m + PROBE_KEYS, *b = a + PROBE_KEYS, *ws = b + PROBE_KEYS;
-    uint64_t r = 0x9e3779b97f4a7c15ull;
-    for (size_t i = 0; i < PROBE_KEYS; i++) {
-        r = r * 6364136223846793005ull + 1442695040888963407ull;
-        src[i] = (uint32_t)(r >> 40);
-    }
-    const sort_job j = {.digits = 4, .top = 31};
-    static const int rest[] = {0, 1, 2};
-    double best[2] = {1e30, 1e30};
-    for (int round = 0; round < 6; round++) {
-        const int wide = round % 2;
-        memcpy(a, src, PROBE_KEYS * sizeof *a);
-        double t0 = probe_ms();
-        piece_32(&j, a, b, NULL, NULL, PROBE_KEYS, rest, 3, 1, wide ? ws : NULL);
-        double t = probe_ms() - t0;
-        best[wide] = t < best[wide] ? t : best[wide];
-    }
-    free(m);
-    return best[1] < 0.9 * best[0];
-}
-
-static int wide_pays(size_t n)
+/* 0 bytes, 1 wide digits, -1 a trial (buckets of keys alone). */
+static int wide_choice(void)
 {
     const char *e = getenv("GPGPU_SORT_WIDE");
     if (e && (e[0] == '0' || e[0] == '1') && e[1] == '\0')
         return e[0] == '1';
     int st = __atomic_load_n(&wide_state, __ATOMIC_RELAXED);
-    if (st == 0 && n >= PROBE_FROM) {
-        st = wide_probe() ? 2 : 1;
-        __atomic_store_n(&wide_state, st, __ATOMIC_RELAXED);
+    return st == 0 ? -1 : st == 2;
+}
+
+/* The median of the timed rates of buckets v = half, half + 2, ...; 0 if
+   fewer than TRIAL_BUCKETS were timed. */
+static float trial_median(const sort_job *j, int half)
+{
+    float r[RADIX / 2];
+    int m = 0;
+    for (int v = half; v < RADIX; v += 2) {
+        float x = j->trial_rate[v];
+        if (x <= 0)
+            continue;
+        int i = m++;
+        for (; i > 0 && r[i - 1] > x; i--) /* insertion: at most 128 */
+            r[i] = r[i - 1];
+        r[i] = x;
     }
-    return st == 2;
+    return m < TRIAL_BUCKETS ? 0 : r[m / 2];
+}
+
+/* The trial's verdict, once both halves have enough buckets. */
+static void wide_verdict(const sort_job *j)
+{
+    const float bytes = trial_median(j, 0), wide = trial_median(j, 1);
+    if (bytes > 0 && wide > 0)
+        __atomic_store_n(&wide_state, wide < 0.9f * bytes ? 2 : 1, __ATOMIC_RELAXED);
 }
 
 gpgpu_status gpgpu__host_sort(gpgpu_type t, void *keys, void *values, size_t value_size,
@@ -690,9 +716,13 @@ gpgpu_status gpgpu__host_sort(gpgpu_type t, void *keys, void *values, size_t val
         j.bstart[RADIX] = at;
         j.nrest = passes;
         memcpy(j.rest, pass_digit, (size_t)j.nrest * sizeof *j.rest);
-        j.wide = !values && wide_pays(n);
+        const int choice = values ? 0 : wide_choice();
+        j.wide = choice == 1;
+        j.trial = choice == -1;
         gpgpu__parallel(nparts, is64 ? top_scatter_64 : top_scatter_32, &j);
         gpgpu__parallel(RADIX, is64 ? bucket_64 : bucket_32, &j);
+        if (j.trial)
+            wide_verdict(&j);
         passes = 0;
     }
     /* The last pass writes the caller's arrays: an odd number of passes
