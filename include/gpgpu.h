@@ -221,7 +221,8 @@ GPGPU_API const char *gpgpu_device_name(const gpgpu_context *ctx);
 /**
  * The tuning the library chose for this device, as "key=value" words
  * (work-group size, element layout, scan path, radix bits, histogram
- * strategy ...), for gpgpu-info and benchmark reports. Never NULL.
+ * strategy, the host sort's digits as measured so far ...), for
+ * gpgpu-info and benchmark reports (docs/tuning.md). Never NULL.
  */
 GPGPU_API const char *gpgpu_plan_description(const gpgpu_context *ctx);
 

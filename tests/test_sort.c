@@ -349,6 +349,14 @@ TU_TEST(host_digit_widths_sort_alike)
             check_case(tis[i], n, flags, 0, RANDOM, tu_seed_for(800 + (size_t)wide * 4 + i, n));
             reshape = NULL;
         }
+        /* the plan names the digits taken: forced, or the trial's verdict
+           (random u32 keys of 2^21 leave about 64 buckets in each half) */
+        static const char *const said[] = { "host-sort=bytes", "host-sort=wide", NULL };
+        const char *plan = gpgpu_plan_description(tu_ctx);
+        if (said[wide])
+            ck_assert_msg(strstr(plan, said[wide]) != NULL, "plan: %s", plan);
+        else
+            ck_assert_msg(strstr(plan, "host-sort=trial") == NULL, "plan: %s", plan);
     }
 }
 END_TEST

@@ -213,6 +213,16 @@ typedef struct {
 
 /* Fills ctx->tune from the device's properties and GPGPU_* overrides. */
 void gpgpu__plan_init(gpgpu_context *ctx);
+/* The host sort's digits for buckets of keys alone, one choice for the
+   process (the CPU's): GPGPU_SORT_WIDE=0 or 1 if set, else what a trial
+   in the first such sort decided (lib/host/host_sort.c). */
+typedef enum {
+    GPGPU__DIGITS_TRIAL, /* not decided yet: the next sort tries both */
+    GPGPU__DIGITS_BYTES,
+    GPGPU__DIGITS_WIDE
+} gpgpu__host_digits;
+gpgpu__host_digits gpgpu__host_sort_digits(void);
+void gpgpu__host_sort_digits_decided(gpgpu__host_digits d);
 
 /* "-D WG=256 -D CHUNKED=1 ..." for the kernels' common tunables. */
 void gpgpu__plan_options(const gpgpu_context *ctx, char *buf, size_t size);

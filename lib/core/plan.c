@@ -472,6 +472,21 @@ void gpgpu__plan_init(gpgpu_context *ctx)
         t->hist_local = 0;
 }
 
+static int host_digits; /* gpgpu__host_digits, atomic */
+
+gpgpu__host_digits gpgpu__host_sort_digits(void)
+{
+    const char *e = getenv("GPGPU_SORT_WIDE");
+    if (e && (e[0] == '0' || e[0] == '1') && e[1] == '\0')
+        return e[0] == '1' ? GPGPU__DIGITS_WIDE : GPGPU__DIGITS_BYTES;
+    return (gpgpu__host_digits)__atomic_load_n(&host_digits, __ATOMIC_RELAXED);
+}
+
+void gpgpu__host_sort_digits_decided(gpgpu__host_digits d)
+{
+    __atomic_store_n(&host_digits, (int)d, __ATOMIC_RELAXED);
+}
+
 void gpgpu__plan_options(const gpgpu_context *ctx, char *buf, size_t size)
 {
     const gpgpu__tuning *t = &ctx->tune;
@@ -483,6 +498,8 @@ void gpgpu__plan_options(const gpgpu_context *ctx, char *buf, size_t size)
              extra && *extra ? " " : "", extra && *extra ? extra : "");
 }
 
+static const char *const digits_names[] = {"trial", "bytes", "wide"};
+
 const char *gpgpu_plan_description(const gpgpu_context *cctx)
 {
     if (!cctx)
@@ -491,8 +508,8 @@ const char *gpgpu_plan_description(const gpgpu_context *cctx)
     const gpgpu__tuning *t = &ctx->tune;
     if (ctx->host) {
         snprintf(ctx->plan_text, sizeof ctx->plan_text,
-                 "host fallback (plain C): reduce, scan and histogram on %zu threads",
-                 gpgpu__host_threads());
+                 "host fallback (plain C) on %zu threads host-sort=%s", gpgpu__host_threads(),
+                 digits_names[gpgpu__host_sort_digits()]);
         return ctx->plan_text;
     }
     char arrays[160];
@@ -515,12 +532,12 @@ const char *gpgpu_plan_description(const gpgpu_context *cctx)
         }
     snprintf(ctx->plan_text, sizeof ctx->plan_text,
              "wg=%zu groups=%zu layout=%s scan=%s scan_tile=%zu lookback=%zux%zu sort_bits=%d sort_tile=%zu "
-             "histogram=%s ptx=%s disk-cache=%s host-arrays=%s%s",
+             "histogram=%s ptx=%s disk-cache=%s host-arrays=%s host-sort=%s%s",
              t->wg, t->groups, t->chunked ? "chunk-per-item" : "coalesced",
              t->scan_single ? "single-pass" : "multipass", t->scan_tile, t->lookback_wg,
              t->lookback_tile, t->sort_bits,
              t->sort_tile, t->hist_local ? "local-atomics" : "private-bins",
              t->nv_ptx ? "yes" : "no", gpgpu__cache_enabled(t->disk_cache) ? "yes" : "no",
-             arrays, below);
+             arrays, digits_names[gpgpu__host_sort_digits()], below);
     return ctx->plan_text;
 }

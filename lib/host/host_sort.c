@@ -521,10 +521,11 @@ static size_t part_first(const sort_job *j, size_t i)
 SORT_FUNCS(uint32_t, 32)
 SORT_FUNCS(uint64_t, 64)
 
-/* Whether wide digits beat bytes on this CPU: 0 not known yet, 1 no, 2
-   yes. Until it is known, every sort of keys alone whose buckets fit in
-   cache is a trial: buckets of odd v take wide digits, of even v bytes,
-   each timed by its thread's CPU time (bucket_*), and once each half has
+/* Whether wide digits beat bytes on this CPU: one choice for the
+   process (gpgpu__host_sort_digits, shown in the plan as host-sort=).
+   Until it is made, every sort of keys alone whose buckets fit in cache
+   is a trial: buckets of odd v take wide digits, of even v bytes, each
+   timed by its thread's CPU time (bucket_*), and once each half has
    TRIAL_BUCKETS timed buckets, wide digits are kept if the median bucket
    took under 0.9 of the bytes' median time a key. So the choice is
    measured on the buckets it is about, in the threads, caches and memory
@@ -533,16 +534,12 @@ SORT_FUNCS(uint64_t, 64)
    tests run both). Either way the result is the same: both are stable
    sorts of the same keys. */
 enum { TRIAL_BUCKETS = 16 };
-static int wide_state;
 
 /* 0 bytes, 1 wide digits, -1 a trial (buckets of keys alone). */
 static int wide_choice(void)
 {
-    const char *e = getenv("GPGPU_SORT_WIDE");
-    if (e && (e[0] == '0' || e[0] == '1') && e[1] == '\0')
-        return e[0] == '1';
-    int st = __atomic_load_n(&wide_state, __ATOMIC_RELAXED);
-    return st == 0 ? -1 : st == 2;
+    const gpgpu__host_digits d = gpgpu__host_sort_digits();
+    return d == GPGPU__DIGITS_TRIAL ? -1 : d == GPGPU__DIGITS_WIDE;
 }
 
 /* The median of the timed rates of buckets v = half, half + 2, ...; 0 if
@@ -568,7 +565,8 @@ static void wide_verdict(const sort_job *j)
 {
     const float bytes = trial_median(j, 0), wide = trial_median(j, 1);
     if (bytes > 0 && wide > 0)
-        __atomic_store_n(&wide_state, wide < 0.9f * bytes ? 2 : 1, __ATOMIC_RELAXED);
+        gpgpu__host_sort_digits_decided(wide < 0.9f * bytes ? GPGPU__DIGITS_WIDE
+                                                            : GPGPU__DIGITS_BYTES);
 }
 
 gpgpu_status gpgpu__host_sort(gpgpu_type t, void *keys, void *values, size_t value_size,
