@@ -672,6 +672,20 @@ START_TEST(sort_matches_reference)
 }
 END_TEST
 
+/* A million keys and more: where the host path partitions by (rank, slice
+   of its key range), every rank gets many slices of thousands of keys
+   from every other. Random u32 keys; integers in [-8, 8] with 8-byte
+   values, descending, split unevenly (most keys equal: runs of one key
+   cross slices and ranks, and must keep their global order); random
+   doubles with 4-byte values. */
+START_TEST(sort_of_a_million_matches_reference)
+{
+    check_sort(GPGPU_U32, RANDOM, EVEN, big, GPGPU_ASCENDING, 0, tu_seed_for(440, 0));
+    check_sort(GPGPU_I64, SMALL, UNEVEN, big, GPGPU_DESCENDING, 8, tu_seed_for(441, 0));
+    check_sort(GPGPU_F64, RANDOM, EVEN, big, GPGPU_ASCENDING, 4, tu_seed_for(442, 0));
+}
+END_TEST
+
 /* ---- top_k and quantiles ---------------------------------------------------- */
 
 /* gpgpu_mpi_top_k against the first k of the stable global order. */
@@ -1464,6 +1478,7 @@ static Suite *make(void)
         {"histogram2d", histogram2d_and_weighted_match_reference},
         {"sort", sort_matches_reference},
         {"sort_specials", sort_orders_float_specials},
+        {"sort_million", sort_of_a_million_matches_reference},
         {"top_k", top_k_matches_reference},
         {"quantiles", quantiles_match_reference},
         {"select_args", top_k_and_quantiles_fail_everywhere},
