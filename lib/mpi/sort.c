@@ -96,6 +96,7 @@ typedef struct {
        partition cuts each rank's bucket into SLICES slices of its key
        range, which that rank then sorts one by one in cache. */
     int fold;
+    unsigned slice_bits;        /* 2^slice_bits slices a rank (of SLICES places) */
     uint64_t *slo;              /* per rank: where its slices start (ordered) */
     unsigned char *sshift;      /* per rank: log2 of their width */
     uint64_t *scount, *rcount;  /* size * SLICES: sent per (rank, slice), received */
@@ -127,8 +128,11 @@ typedef struct {
 } sorter;
 
 /* Slices of a rank's bucket when the partition folds in the local sort's
-   first digit (distribute, fold_sort). */
-enum { SLICES = 256 };
+   first digit (distribute, fold_sort): a power of two, from 16 to SLICES,
+   so that a slice of an even bucket holds about SLICE_KEYS keys: in
+   cache, and small enough that the host sort of it runs on the calling
+   thread (its threads would serve one slice at a time). */
+enum { SLICES = 256, MIN_SLICE_BITS = 4, SLICE_KEYS = 1 << 15 };
 
 enum { PH_PREPARE, PH_SAMPLES, PH_PARTITION, PH_EXCHANGE, PH_LOCAL_SORT, PH_REBALANCE };
 
@@ -384,6 +388,10 @@ static void choose_splitters(sorter *s, uint64_t total)
     /* Rank r's slices: SLICES equal spans of its splitters' range (the
        samples' least and greatest key at the ends), on multiples of their
        width; keys outside go to the first or the last. */
+    unsigned bits = MIN_SLICE_BITS;
+    while (((size_t)1 << bits) < SLICES && (total / p >> bits) > SLICE_KEYS)
+        bits++;
+    s->slice_bits = bits;
     for (size_t r = 0; r < p && s->fold && ncand > 0; r++) {
         uint64_t lo = r == 0 ? s->cand[0].key : s->split[r - 1].key;
         uint64_t hi = r + 1 == p || s->split[r].inf ? s->cand[ncand - 1].key : s->split[r].key;
@@ -391,7 +399,7 @@ static void choose_splitters(sorter *s, uint64_t total)
             lo = hi = 0; /* no keys come to r */
         uint64_t span = hi > lo ? hi - lo : 0;
         int h = span ? 63 - __builtin_clzll(span) : 0;
-        unsigned sh = h >= 8 ? (unsigned)h - 7 : 0;
+        unsigned sh = h >= (int)bits ? (unsigned)h - (bits - 1) : 0;
         s->sshift[r] = (unsigned char)sh;
         s->slo[r] = lo & ~((UINT64_C(1) << sh) - 1);
     }
@@ -424,13 +432,13 @@ static inline size_t bucket_of(const bound *b, size_t nb, uint64_t k, uint64_t i
     return lo;
 }
 
-/* Where ordered key x goes in the fold: rank r's slice, as r * SLICES +
-   the slice (monotone in x within the rank's range). */
-static inline size_t fold_dest(const uint64_t *slo, const unsigned char *sshift, size_t r,
-                               uint64_t x)
+/* Where ordered key x goes in the fold: rank r's slice (of nsl), as
+   r * SLICES + the slice (monotone in x within the rank's range). */
+static inline size_t fold_dest(const uint64_t *slo, const unsigned char *sshift, size_t nsl,
+                               size_t r, uint64_t x)
 {
     const uint64_t lo = slo[r], v = x < lo ? 0 : (x - lo) >> sshift[r];
-    return r * SLICES + (v < SLICES ? (size_t)v : SLICES - 1);
+    return r * SLICES + (v < nsl ? (size_t)v : nsl - 1);
 }
 
 /* Each chunk's counters are a whole number of cache lines and one line
@@ -488,6 +496,27 @@ static int block_thresholds(const bound *b, size_t nb, uint64_t top, size_t a, s
 
 /* The chunk's pass over keys of type W and values of type V (none when the
    sort carries none). */
+/* Key k (value v) to place d through its line of the chunk's buffer: a
+   full line of WCN goes out in one copy, so that the places' stores fill
+   whole cache lines rather than one word of each of a thousand lines at
+   a time (the fold scatters to size * 2^slice_bits places). */
+#define WC_PUT(W, V, D, K, VAL)                                                     \
+    do {                                                                            \
+        const size_t d_ = (D);                                                      \
+        size_t f_ = fill[d_];                                                       \
+        wk[d_ * WCN + f_] = (K);                                                    \
+        if (val)                                                                    \
+            wv[d_ * WCN + f_] = (V)(VAL);                                           \
+        if (++f_ == WCN) {                                                          \
+            memcpy(kout + at[d_], wk + d_ * WCN, WCN * sizeof *wk);                 \
+            if (val)                                                                \
+                memcpy(vout + at[d_], wv + d_ * WCN, WCN * sizeof *wv);             \
+            at[d_] += WCN;                                                          \
+            f_ = 0;                                                                 \
+        }                                                                           \
+        fill[d_] = (unsigned char)f_;                                               \
+    } while (0)
+
 #define PARTITION_CHUNK(NAME, W, V)                                                 \
     static void NAME(part_chunk *c)                                                 \
     {                                                                               \
@@ -504,7 +533,24 @@ static int block_thresholds(const bound *b, size_t nb, uint64_t top, size_t a, s
         const int fold = s->fold;                                                   \
         const uint64_t *slo = s->slo;                                               \
         const unsigned char *sshift = s->sshift;                                    \
+        const size_t nsl = (size_t)1 << s->slice_bits;                              \
         uint64_t th64[FEW_SPLITTERS];                                               \
+        /* the fold's scatter through a line of WCN keys (values) a place */      \
+        const size_t WCN = 64 / sizeof(W), nd = (size_t)s->c.size * SLICES;        \
+        W *wk = NULL;                                                               \
+        V *wv = NULL;                                                               \
+        unsigned char *fill = NULL;                                                 \
+        if (fold && c->scatter) {                                                   \
+            wk = malloc(nd * WCN * sizeof *wk);                                     \
+            wv = val ? malloc(nd * WCN * sizeof *wv) : NULL;                        \
+            fill = calloc(nd, 1);                                                   \
+            if (!wk || (val && !wv) || !fill) { /* then straight to the places */ \
+                free(wk);                                                           \
+                free(wv);                                                           \
+                free(fill);                                                         \
+                wk = NULL;                                                          \
+            }                                                                       \
+        }                                                                           \
         for (size_t a = c->first; a < c->end; a += PBLOCK) {                        \
             const size_t len = c->end - a < PBLOCK ? c->end - a : PBLOCK;           \
             if (len < PBLOCK || nb > FEW_SPLITTERS ||                               \
@@ -513,9 +559,13 @@ static int block_thresholds(const bound *b, size_t nb, uint64_t top, size_t a, s
                     const uint64_t ki = gpgpu__mpi_ordered(&o, key[i]);             \
                     size_t r = bucket_of(b, nb, ki, i);                             \
                     if (fold)                                                       \
-                        r = fold_dest(slo, sshift, r, ki);                          \
+                        r = fold_dest(slo, sshift, nsl, r, ki);                     \
                     if (!c->scatter) {                                              \
                         at[r]++;                                                    \
+                        continue;                                                   \
+                    }                                                               \
+                    if (wk) {                                                       \
+                        WC_PUT(W, V, r, key[i], val ? val[i] : 0);                  \
                         continue;                                                   \
                     }                                                               \
                     size_t j = at[r]++;                                             \
@@ -552,10 +602,17 @@ static int block_thresholds(const bound *b, size_t nb, uint64_t top, size_t a, s
             if (fold) { /* each key's rank and slice */                           \
                 uint16_t dd[PBLOCK];                                                \
                 for (size_t i = 0; i < PBLOCK; i++)                                 \
-                    dd[i] = (uint16_t)fold_dest(slo, sshift, bk[i], ok[i]);         \
+                    dd[i] = (uint16_t)fold_dest(slo, sshift, nsl, bk[i], ok[i]);    \
                 if (!c->scatter) {                                                  \
                     for (size_t i = 0; i < PBLOCK; i++)                             \
                         at[dd[i]]++;                                                \
+                } else if (wk && val == NULL) {                                     \
+                    for (size_t i = 0; i < PBLOCK; i++)                             \
+                        WC_PUT(W, V, dd[i], kb[i], 0);                              \
+                } else if (wk) {                                                    \
+                    const V *vb = val + a;                                          \
+                    for (size_t i = 0; i < PBLOCK; i++)                             \
+                        WC_PUT(W, V, dd[i], kb[i], vb[i]);                          \
                 } else if (val == NULL) {                                           \
                     for (size_t i = 0; i < PBLOCK; i++)                             \
                         kout[at[dd[i]]++] = kb[i];                                  \
@@ -580,6 +637,17 @@ static int block_thresholds(const bound *b, size_t nb, uint64_t top, size_t a, s
                 kout[j] = kb[i];                                                    \
                 vout[j] = vb[i];                                                    \
             }                                                                       \
+        }                                                                           \
+        for (size_t d = 0; wk && d < nd; d++) { /* the lines' rest, in order */    \
+            memcpy(kout + at[d], wk + d * WCN, fill[d] * sizeof *wk);               \
+            if (val)                                                                \
+                memcpy(vout + at[d], wv + d * WCN, fill[d] * sizeof *wv);           \
+            at[d] += fill[d];                                                       \
+        }                                                                           \
+        if (wk) {                                                                   \
+            free(wk);                                                               \
+            free(wv);                                                               \
+            free(fill);                                                             \
         }                                                                           \
     }
 PARTITION_CHUNK(part_k4_v4, uint32_t, uint32_t)
