@@ -47,12 +47,9 @@
  *  - Where every rank's device is a GPU, gpgpu_mpi_sort and _sort_pairs
  *    sort host arrays the same way (the part goes to the device, is sorted
  *    there, and only the runs for other ranks come back before MPI), and
- *    on CPU devices and the host fallback with a partition in host memory
- *    that also cuts each rank's bucket into slices of its key range, each
- *    sorted in cache on arrival. GPGPU_MPI_SORT=device or =host
- *    (environment, the same on every rank) forces one or the other where
- *    possible; =bucket takes the host path with each bucket sorted whole
- *    by the rank's context.
+ *    on CPU devices and the host fallback with a partition in host memory.
+ *    GPGPU_MPI_SORT=device or =host (environment, the same on every rank)
+ *    forces one or the other where possible.
  *  - GPGPU_MPI_TRACE=1 (environment, the same on every rank) makes each
  *    sort report its steps on rank 0: see gpgpu_mpi_last_trace.
  */

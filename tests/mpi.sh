@@ -84,15 +84,13 @@ for np in 1 2 3 4; do
     # own); the 3-rank run takes MPI throughout instead, at no extra time.
     # The 4-rank run keeps no memory between calls (GPGPU_MPI_KEEP=0): each
     # call allocates and frees its host buffers, pinned ones on the device
-    # path (the _array forms), which the other runs keep; and its sorts of
-    # host arrays sort each rank's bucket whole with the rank's context
-    # (GPGPU_MPI_SORT=bucket) where the others on PoCL sort it by slices.
+    # path (the _array forms), which the other runs keep.
     if [ "$np" = 3 ]; then
         echo "== mpirun -np $np tests/test_mpi, exchanges over MPI (GPGPU_MPI_CMA=0)"
         GPGPU_MPI_CMA=0 GPGPU_MPI_THREADS=3 run "$np" || status=1
     elif [ "$np" = 4 ]; then
-        echo "== mpirun -np $np tests/test_mpi, no memory kept (GPGPU_MPI_KEEP=0), buckets sorted whole (GPGPU_MPI_SORT=bucket)"
-        GPGPU_MPI_KEEP=0 GPGPU_MPI_SORT=bucket GPGPU_MPI_THREADS=3 run "$np" || status=1
+        echo "== mpirun -np $np tests/test_mpi, no memory kept (GPGPU_MPI_KEEP=0)"
+        GPGPU_MPI_KEEP=0 GPGPU_MPI_THREADS=3 run "$np" || status=1
     elif [ "$np" = 2 ]; then
         echo "== mpirun -np $np tests/test_mpi, sorts on the device path (GPGPU_MPI_SORT=device)"
         GPGPU_MPI_SORT=device run "$np" || status=1

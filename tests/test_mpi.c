@@ -672,12 +672,12 @@ START_TEST(sort_matches_reference)
 }
 END_TEST
 
-/* A million keys and more: where the host path partitions by (rank, slice
-   of its key range), every rank gets many slices of thousands of keys
-   from every other. Random u32 keys; integers in [-8, 8] with 8-byte
-   values, descending, split unevenly (most keys equal: runs of one key
-   cross slices and ranks, and must keep their global order); random
-   doubles with 4-byte values. */
+/* A million keys and more, so that the partition's chunks run in whole
+   blocks and every rank's bucket is sorted by the host sort's top digit
+   and buckets: random u32 keys; integers in [-8, 8] with 8-byte values,
+   descending, split unevenly (most keys equal: runs of one key cross
+   ranks, and must keep their global order); random doubles with 4-byte
+   values. */
 START_TEST(sort_of_a_million_matches_reference)
 {
     check_sort(GPGPU_U32, RANDOM, EVEN, big, GPGPU_ASCENDING, 0, tu_seed_for(440, 0));

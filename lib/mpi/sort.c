@@ -11,10 +11,7 @@
  *     (count, then a stable scatter into the send buffer), and
  *     MPI_Alltoallv sends bucket d to rank d.
  *  3. Rank d sorts what arrived once, with gpgpu_sort (stable: the runs
- *     arrive in rank order, each in its rank's original order); where
- *     every rank sorts on the CPU, the partition cuts each bucket into
- *     slices too, and rank d sorts slice by slice as it gathers them
- *     (fold_sort).
+ *     arrive in rank order, each in its rank's original order).
  *  4. A second MPI_Alltoallv gives each rank as many elements as it passed
  *     in. Buckets are within a few percent of even, so this moves little
  *     over the network: most of it is each rank's copy to itself.
@@ -57,7 +54,6 @@ typedef struct {
 typedef struct {
     uint64_t n, nsamples;
     sample s[SAMPLES];
-    uint64_t fold;      /* this rank's host path would fold (fold_sort) */
 } rank_info;
 
 typedef struct {
@@ -91,15 +87,7 @@ typedef struct {
     gpgpu__mpi_scratch scratch;
     size_t nchunks;             /* of the partition, one thread each */
     struct part_chunk *chunk;
-    size_t *chunk_at;           /* nchunks * at_stride(size * SLICES) */
-    /* The fold (every rank's context sorts on the host's CPU): the
-       partition cuts each rank's bucket into SLICES slices of its key
-       range, which that rank then sorts one by one in cache. */
-    int fold;
-    unsigned slice_bits;        /* 2^slice_bits slices a rank (of SLICES places) */
-    uint64_t *slo;              /* per rank: where its slices start (ordered) */
-    unsigned char *sshift;      /* per rank: log2 of their width */
-    uint64_t *scount, *rcount;  /* size * SLICES: sent per (rank, slice), received */
+    size_t *chunk_at;           /* nchunks * at_stride(size) */
     pthread_t *threads;
     int *started;
     int kept;                   /* k1, k2 (and v1, v2 in them) are kept memory */
@@ -126,13 +114,6 @@ typedef struct {
     double t0, phase[6];        /* MPI_Wtime at each step */
     double bytes[6][2];         /* each step's bytes: to other ranks, within the rank */
 } sorter;
-
-/* Slices of a rank's bucket when the partition folds in the local sort's
-   first digit (distribute, fold_sort): a power of two, from 16 to SLICES,
-   so that a slice of an even bucket holds about SLICE_KEYS keys: in
-   cache, and small enough that the host sort of it runs on the calling
-   thread (its threads would serve one slice at a time). */
-enum { SLICES = 256, MIN_SLICE_BITS = 4, SLICE_KEYS = 1 << 15 };
 
 enum { PH_PREPARE, PH_SAMPLES, PH_PARTITION, PH_EXCHANGE, PH_LOCAL_SORT, PH_REBALANCE };
 
@@ -298,9 +279,6 @@ static void release(sorter *s)
     free(s->arrays);
     free(s->chunk);
     free(s->chunk_at);
-    free(s->slo);
-    free(s->sshift);
-    free(s->scount);
     free(s->threads);
     free(s->started);
     free(s->fpos);
@@ -385,24 +363,6 @@ static void choose_splitters(sorter *s, uint64_t total)
     }
     for (; next < p; next++)
         s->split[next - 1] = (splitter){0, 0, 0, 0, 1};
-    /* Rank r's slices: SLICES equal spans of its splitters' range (the
-       samples' least and greatest key at the ends), on multiples of their
-       width; keys outside go to the first or the last. */
-    unsigned bits = MIN_SLICE_BITS;
-    while (((size_t)1 << bits) < SLICES && (total / p >> bits) > SLICE_KEYS)
-        bits++;
-    s->slice_bits = bits;
-    for (size_t r = 0; r < p && s->fold && ncand > 0; r++) {
-        uint64_t lo = r == 0 ? s->cand[0].key : s->split[r - 1].key;
-        uint64_t hi = r + 1 == p || s->split[r].inf ? s->cand[ncand - 1].key : s->split[r].key;
-        if (r > 0 && s->split[r - 1].inf)
-            lo = hi = 0; /* no keys come to r */
-        uint64_t span = hi > lo ? hi - lo : 0;
-        int h = span ? 63 - __builtin_clzll(span) : 0;
-        unsigned sh = h >= (int)bits ? (unsigned)h - (bits - 1) : 0;
-        s->sshift[r] = (unsigned char)sh;
-        s->slo[r] = lo & ~((UINT64_C(1) << sh) - 1);
-    }
     for (size_t d = 0; d + 1 < p; d++) {
         const splitter *sp = &s->split[d];
         s->bounds[d].key = sp->inf ? UINT64_MAX : sp->key;
@@ -430,15 +390,6 @@ static inline size_t bucket_of(const bound *b, size_t nb, uint64_t k, uint64_t i
             lo = mid + 1;
     }
     return lo;
-}
-
-/* Where ordered key x goes in the fold: rank r's slice (of nsl), as
-   r * SLICES + the slice (monotone in x within the rank's range). */
-static inline size_t fold_dest(const uint64_t *slo, const unsigned char *sshift, size_t nsl,
-                               size_t r, uint64_t x)
-{
-    const uint64_t lo = slo[r], v = x < lo ? 0 : (x - lo) >> sshift[r];
-    return r * SLICES + (v < nsl ? (size_t)v : nsl - 1);
 }
 
 /* Each chunk's counters are a whole number of cache lines and one line
@@ -496,27 +447,6 @@ static int block_thresholds(const bound *b, size_t nb, uint64_t top, size_t a, s
 
 /* The chunk's pass over keys of type W and values of type V (none when the
    sort carries none). */
-/* Key k (value v) to place d through its line of the chunk's buffer: a
-   full line of WCN goes out in one copy, so that the places' stores fill
-   whole cache lines rather than one word of each of a thousand lines at
-   a time (the fold scatters to size * 2^slice_bits places). */
-#define WC_PUT(W, V, D, K, VAL)                                                     \
-    do {                                                                            \
-        const size_t d_ = (D);                                                      \
-        size_t f_ = fill[d_];                                                       \
-        wk[d_ * WCN + f_] = (K);                                                    \
-        if (val)                                                                    \
-            wv[d_ * WCN + f_] = (V)(VAL);                                           \
-        if (++f_ == WCN) {                                                          \
-            memcpy(kout + at[d_], wk + d_ * WCN, WCN * sizeof *wk);                 \
-            if (val)                                                                \
-                memcpy(vout + at[d_], wv + d_ * WCN, WCN * sizeof *wv);             \
-            at[d_] += WCN;                                                          \
-            f_ = 0;                                                                 \
-        }                                                                           \
-        fill[d_] = (unsigned char)f_;                                               \
-    } while (0)
-
 #define PARTITION_CHUNK(NAME, W, V)                                                 \
     static void NAME(part_chunk *c)                                                 \
     {                                                                               \
@@ -530,42 +460,15 @@ static int block_thresholds(const bound *b, size_t nb, uint64_t top, size_t a, s
         size_t nb = (size_t)s->c.size - 1, *restrict at = c->at;                    \
         const W flip = (W)o.flip, neg = (W)o.neg;                                   \
         const unsigned shift = o.shift;                                             \
-        const int fold = s->fold;                                                   \
-        const uint64_t *slo = s->slo;                                               \
-        const unsigned char *sshift = s->sshift;                                    \
-        const size_t nsl = (size_t)1 << s->slice_bits;                              \
         uint64_t th64[FEW_SPLITTERS];                                               \
-        /* the fold's scatter through a line of WCN keys (values) a place */      \
-        const size_t WCN = 64 / sizeof(W), nd = (size_t)s->c.size * SLICES;        \
-        W *wk = NULL;                                                               \
-        V *wv = NULL;                                                               \
-        unsigned char *fill = NULL;                                                 \
-        if (fold && c->scatter) {                                                   \
-            wk = malloc(nd * WCN * sizeof *wk);                                     \
-            wv = val ? malloc(nd * WCN * sizeof *wv) : NULL;                        \
-            fill = calloc(nd, 1);                                                   \
-            if (!wk || (val && !wv) || !fill) { /* then straight to the places */ \
-                free(wk);                                                           \
-                free(wv);                                                           \
-                free(fill);                                                         \
-                wk = NULL;                                                          \
-            }                                                                       \
-        }                                                                           \
         for (size_t a = c->first; a < c->end; a += PBLOCK) {                        \
             const size_t len = c->end - a < PBLOCK ? c->end - a : PBLOCK;           \
             if (len < PBLOCK || nb > FEW_SPLITTERS ||                               \
                 !block_thresholds(b, nb, (W)~(W)0, a, len, th64)) {                 \
                 for (size_t i = a; i < a + len; i++) { /* the search */            \
-                    const uint64_t ki = gpgpu__mpi_ordered(&o, key[i]);             \
-                    size_t r = bucket_of(b, nb, ki, i);                             \
-                    if (fold)                                                       \
-                        r = fold_dest(slo, sshift, nsl, r, ki);                     \
+                    size_t r = bucket_of(b, nb, gpgpu__mpi_ordered(&o, key[i]), i);  \
                     if (!c->scatter) {                                              \
                         at[r]++;                                                    \
-                        continue;                                                   \
-                    }                                                               \
-                    if (wk) {                                                       \
-                        WC_PUT(W, V, r, key[i], val ? val[i] : 0);                  \
                         continue;                                                   \
                     }                                                               \
                     size_t j = at[r]++;                                             \
@@ -579,7 +482,7 @@ static int block_thresholds(const bound *b, size_t nb, uint64_t top, size_t a, s
             W ok[PBLOCK];                                                           \
             for (size_t i = 0; i < PBLOCK; i++)                                     \
                 ok[i] = kb[i] ^ flip ^ ((kb[i] >> shift) ? neg : 0);                 \
-            if (!c->scatter && !fold) {                                             \
+            if (!c->scatter) {                                                      \
                 size_t prev = PBLOCK;                                               \
                 for (size_t d = 0; d < nb; d++) {                                   \
                     const W t = (W)th64[d];                                         \
@@ -599,33 +502,6 @@ static int block_thresholds(const bound *b, size_t nb, uint64_t top, size_t a, s
                 for (size_t i = 0; i < PBLOCK; i++)                                 \
                     bk[i] += ok[i] >= t;                                            \
             }                                                                       \
-            if (fold) { /* each key's rank and slice */                           \
-                uint16_t dd[PBLOCK];                                                \
-                for (size_t i = 0; i < PBLOCK; i++)                                 \
-                    dd[i] = (uint16_t)fold_dest(slo, sshift, nsl, bk[i], ok[i]);    \
-                if (!c->scatter) {                                                  \
-                    for (size_t i = 0; i < PBLOCK; i++)                             \
-                        at[dd[i]]++;                                                \
-                } else if (wk && val == NULL) {                                     \
-                    for (size_t i = 0; i < PBLOCK; i++)                             \
-                        WC_PUT(W, V, dd[i], kb[i], 0);                              \
-                } else if (wk) {                                                    \
-                    const V *vb = val + a;                                          \
-                    for (size_t i = 0; i < PBLOCK; i++)                             \
-                        WC_PUT(W, V, dd[i], kb[i], vb[i]);                          \
-                } else if (val == NULL) {                                           \
-                    for (size_t i = 0; i < PBLOCK; i++)                             \
-                        kout[at[dd[i]]++] = kb[i];                                  \
-                } else {                                                            \
-                    const V *vb = val + a;                                          \
-                    for (size_t i = 0; i < PBLOCK; i++) {                           \
-                        size_t j = at[dd[i]]++;                                     \
-                        kout[j] = kb[i];                                            \
-                        vout[j] = vb[i];                                            \
-                    }                                                               \
-                }                                                                   \
-                continue;                                                           \
-            }                                                                       \
             if (val == NULL) {                                                      \
                 for (size_t i = 0; i < PBLOCK; i++)                                 \
                     kout[at[bk[i]]++] = kb[i];                                      \
@@ -637,17 +513,6 @@ static int block_thresholds(const bound *b, size_t nb, uint64_t top, size_t a, s
                 kout[j] = kb[i];                                                    \
                 vout[j] = vb[i];                                                    \
             }                                                                       \
-        }                                                                           \
-        for (size_t d = 0; wk && d < nd; d++) { /* the lines' rest, in order */    \
-            memcpy(kout + at[d], wk + d * WCN, fill[d] * sizeof *wk);               \
-            if (val)                                                                \
-                memcpy(vout + at[d], wv + d * WCN, fill[d] * sizeof *wv);           \
-            at[d] += fill[d];                                                       \
-        }                                                                           \
-        if (wk) {                                                                   \
-            free(wk);                                                               \
-            free(wv);                                                               \
-            free(fill);                                                             \
         }                                                                           \
     }
 PARTITION_CHUNK(part_k4_v4, uint32_t, uint32_t)
@@ -684,8 +549,7 @@ static void run_chunks(sorter *s, int scatter)
    part into them, and the size of the bucket that will arrive. */
 static gpgpu_status partition(sorter *s)
 {
-    const size_t p = (size_t)s->c.size, n = s->n, nc = s->nchunks;
-    const size_t per = s->fold ? SLICES : 1, nd = p * per, stride = at_stride(nd);
+    const size_t p = (size_t)s->c.size, n = s->n, nc = s->nchunks, stride = at_stride(p);
     const gpgpu__mpi_key_order o = gpgpu__mpi_key_order_of(s->t, s->flags & GPGPU_DESCENDING);
     size_t vsize = s->pairs ? s->vsize : 4;
     void (*run)(part_chunk *) = s->esize == 4 ? (vsize == 4 ? part_k4_v4 : part_k4_v8)
@@ -694,41 +558,29 @@ static gpgpu_status partition(sorter *s)
         s->chunk[c] = (part_chunk){s, o, n / nc * c + n % nc * c / nc,
                                    n / nc * (c + 1) + n % nc * (c + 1) / nc,
                                    s->chunk_at + c * stride, 0, run};
-        for (size_t d = 0; d < nd; d++)
+        for (size_t d = 0; d < p; d++)
             s->chunk[c].at[d] = 0;
     }
     run_chunks(s, 0);
-    /* counts -> cursors: destination d (a rank, or a rank's slice) after
-       d - 1, chunks in order within it */
-    for (size_t d = 0, start = 0; d < nd; d++) {
-        size_t first = start;
-        if (d % per == 0)
-            s->send.displ[d / per] = start;
+    for (size_t d = 0, start = 0; d < p; d++) {  /* counts -> cursors */
+        s->send.displ[d] = start;
         for (size_t c = 0; c < nc; c++) {
             size_t k = s->chunk[c].at[d];
             s->chunk[c].at[d] = start;
             start += k;
         }
-        if (s->fold)
-            s->scount[d] = start - first;
-        if (d % per == per - 1)
-            s->send.count[d / per] = start - s->send.displ[d / per];
+        s->send.count[d] = start - s->send.displ[d];
     }
     run_chunks(s, 1);
     gpgpu_status st = gpgpu__mpi_error(MPI_Alltoall(s->send.count, 1, MPI_UINT64_T,
                                                     s->recv.count, 1, MPI_UINT64_T, s->c.comm),
                                        "MPI_Alltoall");
-    if (st == GPGPU_SUCCESS && s->fold)
-        st = gpgpu__mpi_error(MPI_Alltoall(s->scount, SLICES, MPI_UINT64_T, s->rcount, SLICES,
-                                           MPI_UINT64_T, s->c.comm),
-                              "MPI_Alltoall");
     s->m = 0;
     for (size_t r = 0; r < p; r++) {
         s->recv.displ[r] = s->m;
         s->m += s->recv.count[r];
     }
-    /* the fold sorts the bucket into the second half */
-    alloc_kv(&st, s, 1, s->fold ? 2 * s->m : s->m, &s->k2, &s->v2);
+    alloc_kv(&st, s, 1, s->m, &s->k2, &s->v2);
     return st;
 }
 
@@ -769,12 +621,9 @@ static gpgpu_status prepare(sorter *s)
     s->arrays = alloc(&st, 6 * p, sizeof *s->arrays);
     s->nchunks = partition_chunks(s);
     s->chunk = alloc(&st, s->nchunks, sizeof *s->chunk);
-    s->chunk_at = alloc(&st, s->nchunks * at_stride(p * SLICES), sizeof *s->chunk_at);
+    s->chunk_at = alloc(&st, s->nchunks * at_stride(p), sizeof *s->chunk_at);
     s->threads = alloc(&st, s->nchunks, sizeof *s->threads);
     s->started = alloc(&st, s->nchunks, sizeof *s->started);
-    s->slo = alloc(&st, p, sizeof *s->slo);
-    s->sshift = alloc(&st, p, sizeof *s->sshift);
-    s->scount = alloc(&st, 2 * p * SLICES, sizeof *s->scount);
     if (st == GPGPU_SUCCESS)
         st = gpgpu__mpi_scratch_alloc(&s->scratch, s->c.size);
     if (st != GPGPU_SUCCESS)
@@ -783,7 +632,6 @@ static gpgpu_status prepare(sorter *s)
     s->recv = (gpgpu__mpi_layout){s->arrays + 2 * p, s->arrays + 3 * p};
     s->counts = s->arrays + 4 * p;
     s->bucket = s->arrays + 5 * p;
-    s->rcount = s->scount + p * SLICES;
     return GPGPU_SUCCESS;
 }
 
@@ -854,11 +702,8 @@ static gpgpu_status share_samples(sorter *s, uint64_t *total)
     if (st != GPGPU_SUCCESS)
         return st;
     *total = 0;
-    s->fold = 1;
-    for (int r = 0; r < s->c.size; r++) {
+    for (int r = 0; r < s->c.size; r++)
         *total += s->counts[r] = s->info[r].n;
-        s->fold &= s->info[r].fold != 0;
-    }
     if (*total > 0)
         choose_splitters(s, *total);
     return GPGPU_SUCCESS;
@@ -876,106 +721,8 @@ static gpgpu_status share_buckets(sorter *s)
     return st;
 }
 
-/* ---- the fold: the bucket sorted by slices ------------------------------
-
-   Where every rank sorts on the host's CPU (the host fallback or a CPU
-   device), sorting the bucket as a whole would read it once to count its
-   top digit, scatter it by that digit and then sort each piece in cache:
-   three trips through memory. The partition already scatters every
-   element once, so it scatters by (rank, slice of that rank's key range)
-   instead, and each rank's bucket arrives as SLICES runs from each rank.
-   The rank then gathers each slice's runs (in rank order, so equal keys
-   keep their global order) into the second half of its buffer and sorts
-   the slice there while it is in cache: one trip, the gather. Threads
-   take slices in turn, each with a host context of its own (calls on one
-   context are serialised). */
-typedef struct {
-    sorter *s;
-    size_t t, nt;
-    const size_t *off;          /* SLICES + 1: where each slice goes */
-    const size_t *seg;          /* size * SLICES: where each run arrived */
-    gpgpu_context *hc;
-    gpgpu_status st;
-    char err[256];
-} fold_job;
-
-static void *fold_run(void *arg)
-{
-    fold_job *f = arg;
-    sorter *s = f->s;
-    const size_t p = (size_t)s->c.size, es = s->esize, vs = s->pairs ? s->vsize : 0;
-    char *kin = s->k2, *kout = (char *)s->k2 + s->m * es;
-    char *vin = s->v2, *vout = s->pairs ? (char *)s->v2 + s->m * vs : NULL;
-    for (size_t v = f->t; v < SLICES && f->st == GPGPU_SUCCESS; v += f->nt) {
-        const size_t at = f->off[v], len = f->off[v + 1] - at;
-        size_t to = at;
-        for (size_t r = 0; r < p; r++) {
-            const size_t from = f->seg[r * SLICES + v], c = s->rcount[r * SLICES + v];
-            memcpy(kout + to * es, kin + from * es, c * es);
-            if (vs)
-                memcpy(vout + to * vs, vin + from * vs, c * vs);
-            to += c;
-        }
-        if (len < 2)
-            continue;
-        f->st = vs ? gpgpu_sort_pairs(f->hc, s->t, kout + at * es, vout + at * vs, vs, len,
-                                      s->flags)
-                   : gpgpu_sort(f->hc, s->t, kout + at * es, len, s->flags);
-        if (f->st != GPGPU_SUCCESS)
-            snprintf(f->err, sizeof f->err, "%s", gpgpu_last_error(f->hc));
-    }
-    return NULL;
-}
-
-static gpgpu_status fold_sort(sorter *s)
-{
-    const size_t p = (size_t)s->c.size, nt = s->nchunks;
-    gpgpu_status st = GPGPU_SUCCESS;
-    size_t *off = alloc(&st, SLICES + 1 + p * SLICES, sizeof *off);
-    fold_job *f = alloc(&st, nt, sizeof *f);
-    if (st != GPGPU_SUCCESS) {
-        free(off);
-        return st;
-    }
-    size_t *seg = off + SLICES + 1;
-    for (size_t v = 0, at = 0; v <= SLICES; v++) {
-        off[v] = at;
-        for (size_t r = 0; r < p && v < SLICES; r++)
-            at += s->rcount[r * SLICES + v];
-    }
-    for (size_t r = 0; r < p; r++)
-        for (size_t v = 0, at = s->recv.displ[r]; v < SLICES; v++) {
-            seg[r * SLICES + v] = at;
-            at += s->rcount[r * SLICES + v];
-        }
-    for (size_t t = 0; t < nt; t++) {
-        f[t] = (fold_job){.s = s, .t = t, .nt = nt, .off = off, .seg = seg};
-        f[t].st = gpgpu_context_create(&f[t].hc, "host");
-        if (f[t].st != GPGPU_SUCCESS)
-            snprintf(f[t].err, sizeof f[t].err, "%s", gpgpu_last_error(NULL));
-    }
-    for (size_t t = 1; t < nt; t++)
-        s->started[t] = f[t].st == GPGPU_SUCCESS &&
-                        pthread_create(&s->threads[t], NULL, fold_run, &f[t]) == 0;
-    for (size_t t = 0; t < nt; t++)  /* a thread that did not start runs here */
-        if (t == 0 || !s->started[t])
-            fold_run(&f[t]);
-    for (size_t t = 1; t < nt; t++)
-        if (s->started[t])
-            pthread_join(s->threads[t], NULL);
-    for (size_t t = 0; t < nt; t++) {
-        if (st == GPGPU_SUCCESS && f[t].st != GPGPU_SUCCESS)
-            st = gpgpu__mpi_fail(f[t].st, "the sort of a slice on the host: %s", f[t].err);
-        gpgpu_context_destroy(f[t].hc);
-    }
-    free(f);
-    free(off);
-    return st;
-}
-
 static gpgpu_status distribute(sorter *s)
 {
-    s->info[s->c.size].fold = s->fold;  /* this rank's wish; share_samples agrees */
     take_samples(s, &s->info[s->c.size]);
     uint64_t total = 0;
     gpgpu_status st = share_samples(s, &total);
@@ -989,7 +736,7 @@ static gpgpu_status distribute(sorter *s)
         st = exchange(s, PH_EXCHANGE, big, s->k1, s->v1, s->k2, s->v2);
     mark(s, PH_EXCHANGE);
     if (st == GPGPU_SUCCESS && s->m > 0)
-        st = s->fold ? fold_sort(s) : local_sort(s, s->k2, s->v2, s->m);
+        st = local_sort(s, s->k2, s->v2, s->m);
     st = gpgpu__mpi_agree(&s->c, st);
     mark(s, PH_LOCAL_SORT);
     s->bytes[PH_LOCAL_SORT][1] = (double)(s->m * (s->esize + (s->pairs ? s->vsize : 0)));
@@ -997,9 +744,7 @@ static gpgpu_status distribute(sorter *s)
         st = share_buckets(s);
     if (st != GPGPU_SUCCESS)
         return st;
-    const void *k = s->fold ? (char *)s->k2 + s->m * s->esize : s->k2;
-    const void *v = s->fold && s->pairs ? (char *)s->v2 + s->m * s->vsize : s->v2;
-    st = exchange(s, PH_REBALANCE, big, k, v, s->keys, s->values);
+    st = exchange(s, PH_REBALANCE, big, s->k2, s->v2, s->keys, s->values);
     mark(s, PH_REBALANCE);
     return st;
 }
@@ -1424,8 +1169,7 @@ static gpgpu_status dev_distribute(sorter *s)
     if (s->n > 0)
         dev_samples(s, mine);
     else
-        *mine = (rank_info){0, 0, {{0, 0, 0}}, 0};
-    mine->fold = 0;
+        *mine = (rank_info){0, 0, {{0, 0, 0}}};
     uint64_t total = 0;
     st = share_samples(s, &total);
     if (st != GPGPU_SUCCESS || total == 0)
@@ -1452,13 +1196,13 @@ static gpgpu_status dev_distribute(sorter *s)
 /* Whether this rank would take the device path: a queue (the host
    fallback has none); for host arrays a GPU as well (on a CPU device the
    host path's partition is the cheaper) with room for the part and its
-   bucket in one allocation each. GPGPU_MPI_SORT=host, =bucket or =device
-   (alike on every rank) forces the choice where possible. */
+   bucket in one allocation each. GPGPU_MPI_SORT=host or =device (alike on
+   every rank) forces the choice where possible. */
 static int dev_wanted(gpgpu_context *ctx, int arrays, size_t n, size_t width)
 {
     cl_command_queue q = ctx ? gpgpu_queue(ctx) : NULL;
     const char *env = getenv("GPGPU_MPI_SORT");
-    if (q == NULL || (env && (!strcmp(env, "host") || !strcmp(env, "bucket"))))
+    if (q == NULL || (env && !strcmp(env, "host")))
         return 0;
     if (arrays || (env && !strcmp(env, "device")))
         return 1;
@@ -1472,24 +1216,6 @@ static int dev_wanted(gpgpu_context *ctx, int arrays, size_t n, size_t width)
         return 0;
     return (type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR)) != 0 &&
            n < max_alloc / 2 / (width ? width : 1);
-}
-
-/* Whether this rank's host path would fold (fold_sort): its context sorts
-   on the host's CPU, the host fallback or a CPU device, unless
-   GPGPU_MPI_SORT=bucket asks for the bucket sorted whole by the context. */
-static int fold_wanted(gpgpu_context *ctx)
-{
-    cl_command_queue q = gpgpu_queue(ctx);
-    const char *env = getenv("GPGPU_MPI_SORT");
-    cl_device_id dev = NULL;
-    cl_device_type type = 0;
-    if (env && !strcmp(env, "bucket"))
-        return 0;
-    if (q == NULL)
-        return 1;
-    return clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL) == CL_SUCCESS &&
-           clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL) == CL_SUCCESS &&
-           (type & CL_DEVICE_TYPE_CPU) != 0;
 }
 
 /* Every rank's choice, the same on all: the device path only if every
@@ -1536,7 +1262,6 @@ static gpgpu_status sort_any(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t, vo
             dev_agreed(&s.c, st == GPGPU_SUCCESS &&
                                  dev_wanted(ctx, 0, n, s.esize + (pairs ? vsize : 0)));
     s.q = s.dev ? gpgpu_queue(ctx) : NULL;
-    s.fold = !s.dev && st == GPGPU_SUCCESS && fold_wanted(ctx);
     s.ka = ka;
     s.va = va;
     s.t0 = MPI_Wtime();
