@@ -102,7 +102,7 @@ typedef struct {
     size_t bstart[RADIX + 1];
     int rest[MAX_DIGITS], nrest;
     int wide;                   /* buckets of keys alone may take wide_ */
-    int trial;                  /* buckets try both ways, timed (wide_choice) */
+    int trial;                  /* buckets try both ways, timed (gpgpu__host_sort_digits) */
     float trial_rate[RADIX];    /* bucket v's ns a key in the trial, 0 untimed */
 } sort_job;
 
@@ -497,7 +497,7 @@ static size_t part_first(const sort_job *j, size_t i)
     }                                                                                   \
     /* Bucket v of the top pass, in the scratch (keys transformed), sorted */          \
     /* by the bytes that vary in it into the caller's arrays at the same */         \
-    /* place. In a trial (wide_choice), buckets in cache of odd v take */             \
+    /* place. In a trial (gpgpu__host_sort_digits), buckets in cache of odd v take */             \
     /* wide digits and those of even v bytes, each timed. */                          \
     static void bucket_##SUF(void *arg, size_t v)                                       \
     {                                                                                   \
@@ -534,13 +534,6 @@ SORT_FUNCS(uint64_t, 64)
    tests run both). Either way the result is the same: both are stable
    sorts of the same keys. */
 enum { TRIAL_BUCKETS = 16 };
-
-/* 0 bytes, 1 wide digits, -1 a trial (buckets of keys alone). */
-static int wide_choice(void)
-{
-    const gpgpu__host_digits d = gpgpu__host_sort_digits();
-    return d == GPGPU__DIGITS_TRIAL ? -1 : d == GPGPU__DIGITS_WIDE;
-}
 
 /* The median of the timed rates of buckets v = half, half + 2, ...; 0 if
    fewer than TRIAL_BUCKETS were timed. */
@@ -714,9 +707,9 @@ gpgpu_status gpgpu__host_sort(gpgpu_type t, void *keys, void *values, size_t val
         j.bstart[RADIX] = at;
         j.nrest = passes;
         memcpy(j.rest, pass_digit, (size_t)j.nrest * sizeof *j.rest);
-        const int choice = values ? 0 : wide_choice();
-        j.wide = choice == 1;
-        j.trial = choice == -1;
+        const gpgpu__host_digits d = values ? GPGPU__DIGITS_BYTES : gpgpu__host_sort_digits();
+        j.wide = d == GPGPU__DIGITS_WIDE;
+        j.trial = d == GPGPU__DIGITS_TRIAL;
         gpgpu__parallel(nparts, is64 ? top_scatter_64 : top_scatter_32, &j);
         gpgpu__parallel(RADIX, is64 ? bucket_64 : bucket_32, &j);
         if (j.trial)
