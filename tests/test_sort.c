@@ -281,9 +281,8 @@ END_TEST
    another: the top digit's biggest bucket holds those keys alone (and
    less than half of all, past which the LSD passes go instead). With
    top_shape 1 they share the first key's byte 1 too, with 2 also their
-   byte 0 is their byte 2; with 3, three keys in seven (a period that
-   the host sort's sample, every (n / 4096)th key, does not alias) share
-   all its bits but the low 12. */
+   byte 0 is their byte 2; with 3, three keys in seven share all its
+   bits but the low 12. */
 static int top_shape;
 static void big_top_bucket(void *keys, size_t ks, size_t n)
 {

@@ -571,4 +571,14 @@ static inline size_t gpgpu__div_up(size_t a, size_t b)
     return a / b + (a % b != 0);
 }
 
+/* A fixed pseudo-random number from j (splitmix64's finalizer): places
+   that do not fall in step with a periodic input, the same every call. */
+static inline uint64_t gpgpu__mix64(uint64_t j)
+{
+    uint64_t z = j * UINT64_C(0x9e3779b97f4a7c15) + UINT64_C(0x632be59bd9b4e019);
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+
 #endif /* GPGPU_CORE_H */

@@ -52,7 +52,7 @@ void gpgpu__sort_masks(gpgpu_type t, unsigned flags, uint64_t *m0, uint64_t *m1)
 
 enum { MIN_PART = 1 << 16 };    /* elements a thread at least */
 enum { BUCKETS_MIN = 1 << 17 }; /* keys from which the top digit goes first (below) */
-enum { TOP_SAMPLE = 4096 };     /* evenly spaced keys that set the top digit */
+enum { TOP_SAMPLE = 4096 };     /* keys, one per equal span, that set the top digit */
 /* Bytes of keys and values past which a bucket of the top digit is split
    by its highest digit left before its other digits are sorted: keys
    whose top digit varies little (floats of a few binades) leave buckets
@@ -593,8 +593,9 @@ gpgpu_status gpgpu__host_sort(gpgpu_type t, void *keys, void *values, size_t val
     /* From BUCKETS_MIN keys (the buckets below), only the top digit is
        counted in the first read, which then also takes the AND and OR of
        the keys: which bits vary. That digit cuts the range of TOP_SAMPLE
-       evenly spaced keys into 256 slices (TOP_DIGIT), not the keys' top
-       byte: floats of a few binades, integers of a narrow range and the
+       keys (one at a pseudo-random place in each of as many equal spans,
+       which a periodic input cannot fall in step with) into 256 slices
+       (TOP_DIGIT), not the keys' top byte: floats of a few binades, integers of a narrow range and the
        buckets of a distributed sort (a slice of the whole range) then
        fill 256 buckets, not the few that their top byte's values would.
        If the sample misled (a bucket of more than half the keys), or the
@@ -602,7 +603,7 @@ gpgpu_status gpgpu__host_sort(gpgpu_type t, void *keys, void *values, size_t val
     if (n >= BUCKETS_MIN) {
         uint64_t lo = ~0ull, hi = 0;
         for (size_t i = 0; i < TOP_SAMPLE; i++) {
-            size_t at = i * (n / TOP_SAMPLE);
+            size_t at = i * (n / TOP_SAMPLE) + gpgpu__mix64(i) % (n / TOP_SAMPLE);
             uint64_t x = is64 ? ((uint64_t *)keys)[at] : ((uint32_t *)keys)[at];
             x ^= (x >> j.top) ? j.m1 : j.m0;
             x &= is64 ? ~0ull : 0xffffffffull;
