@@ -84,14 +84,12 @@ DEFINE_CMP(cmp_u64, uint64_t)
 /* Runs of a wall-clock sample for a call or loop that took ms once: so
    many that the sample takes at least SAMPLE_MS (the clock's own cost and
    its jitter, a good part of a microsecond call, then count for little),
-   at most 1000. */
+   at most 1000; one for a call of SAMPLE_MS or more. */
 static int batch_of(double ms)
 {
     enum { MAX_BATCH = 1000 };
     const double SAMPLE_MS = 0.2;
-    if (!(ms > 0) || ms >= SAMPLE_MS)
-        return ms > 0 ? 1 : MAX_BATCH;
-    double k = SAMPLE_MS / ms + 1;
+    const double k = ms > 0 ? SAMPLE_MS / ms + 1 : MAX_BATCH; /* 0: below the clock */
     return k < MAX_BATCH ? (int)k : MAX_BATCH;
 }
 
