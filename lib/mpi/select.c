@@ -258,11 +258,13 @@ gpgpu_status gpgpu_mpi_quantiles(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type t
                            q[j]);
     const size_t es = st == GPGPU_SUCCESS ? gpgpu_type_size(t) : 4;
     void *sorted = malloc(n * es + 1);
-    uint64_t *ranks = malloc((4 * nq + 2) * sizeof *ranks), *keys = ranks + 2 * nq;
-    uint64_t *sums = malloc((4 * nq + 2) * sizeof *sums), *counts = sums + 2 * nq;
+    uint64_t *ranks = malloc((4 * nq + 2) * sizeof *ranks);
+    uint64_t *sums = malloc((4 * nq + 2) * sizeof *sums);
     if (st == GPGPU_SUCCESS && (!sorted || !ranks || !sums))
         st = gpgpu__mpi_fail(GPGPU_ERROR_OUT_OF_MEMORY, "%s: out of memory for %zu elements",
                              f, n);
+    /* the second halves (no arithmetic on a null pointer) */
+    uint64_t *keys = ranks ? ranks + 2 * nq : NULL, *counts = sums ? sums + 2 * nq : NULL;
     if (st == GPGPU_SUCCESS && n > 0) {
         memcpy(sorted, in, n * es);
         st = gpgpu__mpi_local(gpgpu_sort(ctx, t, sorted, n, 0), ctx, "gpgpu_sort");

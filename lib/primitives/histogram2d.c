@@ -145,7 +145,7 @@ static size_t band_fit(const gpgpu_context *ctx, int split)
 
 static cells_plan plan(const gpgpu_context *ctx, const cells_spec *c, size_t n)
 {
-    cells_plan pl;
+    cells_plan pl = {0};
     int private_bins = !ctx->tune.hist_local;
     size_t bytes = c->ncells * acc_size(c);
     size_t min_chunk = CELLS_MIN_CHUNK > 2 * c->ncells ? CELLS_MIN_CHUNK : 2 * c->ncells;
