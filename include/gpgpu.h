@@ -417,9 +417,9 @@ GPGPU_API gpgpu_status gpgpu_run_length_encode(gpgpu_context *ctx, gpgpu_type t,
  * Stable partition: the elements for which predicate (an expression in x
  * and i, as gpgpu_select) is non-zero, in order, then the others, in order,
  * to out (room for n; out may equal in, other overlap is INVALID_ARGUMENT);
- * *count receives how many were selected. Predicates need an OpenCL device:
- * UNSUPPORTED on the host fallback. Errors as gpgpu_select; on failure out
- * may have been written (in too, when out == in).
+ * *count receives how many were selected. On the host fallback, the
+ * predicates the host evaluates (below). Errors as gpgpu_select; on
+ * failure out may have been written (in too, when out == in).
  */
 GPGPU_API gpgpu_status gpgpu_partition(gpgpu_context *ctx, gpgpu_type t, const char *predicate,
                                        const void *in, size_t n, void *out, size_t *count);
@@ -521,8 +521,30 @@ GPGPU_API gpgpu_status gpgpu_histogram2d_weighted(gpgpu_context *ctx, gpgpu_type
  * with const, volatile or restrict before the ")") and unary '&'. An
  * expression that passes but does not compile is BUILD, with the compiler's
  * log in gpgpu_last_error. Compiled variants are cached like the built-in
- * ones (in memory and on disk). All of them need an OpenCL device: on the
- * host fallback they are UNSUPPORTED.
+ * ones (in memory and on disk).
+ *
+ * Maps and predicates that stay within the part of OpenCL C whose results
+ * are exact run on the host with no kernel: on the host fallback always,
+ * and on CPU devices for calls below the plan's "expr" threshold
+ * (gpgpu-info, GPGPU_HOST_BELOW), where a launch costs more than the work.
+ * That part: integer and floating literals (1 is int, 1.0 double, 1.0f
+ * float, suffixes u and l), x and i, the constants INFINITY, NAN, FLT_MAX,
+ * FLT_MIN, FLT_EPSILON, DBL_MAX, DBL_MIN, DBL_EPSILON, INT_MAX, INT_MIN,
+ * UINT_MAX, LONG_MAX, LONG_MIN, ULONG_MAX, true and false, casts to int,
+ * uint, long, ulong, float and double, the operators - + ! ~ * / % << >>
+ * < <= > >= == != & ^ | && || ?: and parentheses, and the functions fabs,
+ * floor, ceil, trunc, fma, isnan, isinf, isfinite and signbit (floating
+ * arguments), abs, min and max (integer arguments of one type). Types,
+ * conversions and shifts follow OpenCL C, so the host's result is the
+ * kernel's bit for bit; a floating product added or subtracted (which the
+ * kernel compiler may fuse into one multiply-add), other functions and
+ * anything else run in the kernel. The fallback, having no kernel to
+ * agree with, also takes the C library's sqrt, cbrt, exp, exp2, log, log2,
+ * log10, sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, round, pow,
+ * atan2, hypot, fmin, fmax, fmod and copysign (arguments of one floating
+ * type) and unfused products; what it does not take is UNSUPPORTED, the
+ * message naming it. User operators (gpgpu_op_define) need an OpenCL
+ * device: UNSUPPORTED on the host fallback.
  *
  * SECURITY: an expression is code. It runs with the rights of the program
  * that calls these functions, and on a CPU device (PoCL) inside its very
@@ -558,7 +580,7 @@ GPGPU_API gpgpu_status gpgpu_op_define(gpgpu_context *ctx, gpgpu_type t, const c
  * each element is loaded: no extra pass or buffer, the speed of gpgpu_reduce.
  * op is a built-in operator or one defined for t; n == 0 gives op's identity.
  * Errors as gpgpu_reduce, plus the expression rules above (UNSUPPORTED on
- * the host fallback).
+ * the host fallback for a map the host does not evaluate).
  */
 GPGPU_API gpgpu_status gpgpu_transform_reduce(gpgpu_context *ctx, gpgpu_type t,
                                               const char *map, gpgpu_op op, const void *in,
@@ -572,7 +594,8 @@ GPGPU_API gpgpu_status gpgpu_transform_reduce(gpgpu_context *ctx, gpgpu_type t,
  * elements; its elements past *count are unspecified. out may equal in (in
  * place); other overlap is INVALID_ARGUMENT. Needs 64-bit integers on the
  * device (the counts are ulong). Errors: INVALID_ARGUMENT (NULLs with n > 0,
- * count NULL, bad type, overlap, the expression rules above), UNSUPPORTED,
+ * count NULL, bad type, overlap, the expression rules above), UNSUPPORTED
+ * (also on the host fallback for a predicate the host does not evaluate),
  * BUILD, OUT_OF_MEMORY, OPENCL. On failure out may have been written (in
  * too, when out == in).
  */
@@ -829,9 +852,9 @@ GPGPU_API size_t gpgpu_profile(const gpgpu_context *ctx, const gpgpu_kernel_time
  *    device reports only while it runs enqueued work surfaces in the next
  *    call that waits.
  *  - n == 0 arrays are valid everywhere. 64-bit types need device support,
- *    as elsewhere; on the host fallback every function works except those
- *    taking user expressions or operators (UNSUPPORTED, as for the host
- *    calls).
+ *    as elsewhere; on the host fallback every function works, user
+ *    expressions as far as the host evaluates them and user operators not
+ *    at all (UNSUPPORTED, as for the host calls).
  * Since 0.2.
  */
 
@@ -978,7 +1001,8 @@ GPGPU_API gpgpu_status gpgpu_histogram2d_weighted_array(gpgpu_context *ctx,
 /**
  * gpgpu_transform_reduce of the whole array: *result (one element of in's
  * type) receives map(in[0]) op ... op map(in[n-1]). Waits for the result.
- * Errors as gpgpu_transform_reduce (UNSUPPORTED on the host fallback).
+ * Errors as gpgpu_transform_reduce (on the host fallback, the maps the
+ * host evaluates).
  */
 GPGPU_API gpgpu_status gpgpu_transform_reduce_array(gpgpu_context *ctx, const char *map,
                                                     gpgpu_op op, const gpgpu_array *in,
@@ -989,7 +1013,8 @@ GPGPU_API gpgpu_status gpgpu_transform_reduce_array(gpgpu_context *ctx, const ch
  * holds go, in order, to out[0 .. *count); out has in's type, is at least
  * as long and is another array (out == in is INVALID_ARGUMENT); out's
  * elements past *count are unspecified. Waits for *count. Errors as
- * gpgpu_select (UNSUPPORTED on the host fallback); on failure out may have
+ * gpgpu_select (on the host fallback, the predicates the host evaluates);
+ * on failure out may have
  * been written, in never is.
  */
 GPGPU_API gpgpu_status gpgpu_select_array(gpgpu_context *ctx, const char *predicate,
@@ -1060,7 +1085,8 @@ GPGPU_API gpgpu_status gpgpu_run_length_encode_array(gpgpu_context *ctx, const g
 
 /** gpgpu_partition: out (in's type, at least as long, another array)
     receives the selected elements then the others; *count how many were
-    selected. Waits for *count. UNSUPPORTED on the host fallback. */
+    selected. Waits for *count. On the host fallback, the predicates the
+    host evaluates (gpgpu_partition). */
 GPGPU_API gpgpu_status gpgpu_partition_array(gpgpu_context *ctx, const char *predicate,
                                              const gpgpu_array *in, gpgpu_array *out,
                                              size_t *count);

@@ -297,12 +297,6 @@ static void check_partition(const partition_case *c, size_t n, int in_place)
 TU_LOOP_TEST(partition_is_stable, NPARTITIONS)
 {
     const partition_case *c = &partition_cases[_i];
-    if (tu_is_host()) {
-        size_t count;
-        ck_assert_int_eq(gpgpu_partition(tu_ctx, c->t, c->pred, NULL, 0, NULL, &count),
-                         GPGPU_ERROR_UNSUPPORTED);
-        return;
-    }
     for (size_t k = 0; k < NSIZES; k++)
         check_partition(c, sizes[k], 0);
 }
@@ -310,8 +304,6 @@ END_TEST
 
 TU_TEST(partition_in_place_and_millions)
 {
-    if (tu_is_host())
-        return;
     check_partition(&partition_cases[0], 100003, 1);
     check_partition(&partition_cases[2], BIG, 0);
 }

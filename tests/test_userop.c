@@ -238,11 +238,13 @@ static void map_reduce(const map_case *c, gpgpu_op op, size_t n)
 TU_LOOP_TEST(maps_fuse_into_reduce, NMAPS)
 {
     const map_case *c = &map_cases[_i];
-    unsigned char got[8];
-    if (tu_is_host()) {
-        ck_assert_int_eq(gpgpu_transform_reduce(tu_ctx, c->t, c->map, GPGPU_SUM, NULL, 0, got),
+    if (tu_is_host() && c->user_op >= 0) {
+        gpgpu_op op;
+        ck_assert_int_eq(gpgpu_op_define(tu_ctx, op_cases[c->user_op].t,
+                                         op_cases[c->user_op].combine,
+                                         op_cases[c->user_op].identity, &op),
                          GPGPU_ERROR_UNSUPPORTED);
-        return;
+        return; /* user operators need a device; maps alone work on the fallback */
     }
     gpgpu_op op = c->user_op >= 0 ? define(&op_cases[c->user_op]) : c->builtin;
     for (size_t k = 0; k < NSIZES; k++)
@@ -252,8 +254,6 @@ END_TEST
 
 TU_TEST(map_millions)
 {
-    if (tu_is_host())
-        return;
     map_reduce(&map_cases[0], GPGPU_SUM, BIG);
 }
 END_TEST
@@ -313,12 +313,6 @@ static void select_one(const select_case *c, size_t n, int in_place)
 TU_LOOP_TEST(select_keeps_in_order, NSELECTS)
 {
     const select_case *c = &select_cases[_i];
-    if (tu_is_host()) {
-        size_t count;
-        ck_assert_int_eq(gpgpu_select(tu_ctx, c->t, c->pred, NULL, 0, NULL, &count),
-                         GPGPU_ERROR_UNSUPPORTED);
-        return;
-    }
     for (size_t k = 0; k < NSIZES; k++)
         select_one(c, sizes[k], 0);
 }
@@ -326,8 +320,6 @@ END_TEST
 
 TU_TEST(select_in_place_and_millions)
 {
-    if (tu_is_host())
-        return;
     select_one(&select_cases[0], 100003, 1);
     select_one(&select_cases[2], BIG, 0);
 }
@@ -578,8 +570,6 @@ TU_TEST(empty_input)
 {
     int32_t r = 7;
     size_t count = 7;
-    if (tu_is_host())
-        return;
     tu_assert_ok(gpgpu_transform_reduce(tu_ctx, GPGPU_I32, "x > 0 ? 1 : 0", GPGPU_SUM, NULL, 0, &r));
     ck_assert_int_eq(r, 0);
     tu_assert_ok(gpgpu_select(tu_ctx, GPGPU_I32, "x > 0", NULL, 0, NULL, &count));
@@ -619,6 +609,259 @@ TU_TEST(threads_define_concurrently)
         pthread_join(th[k], &ok);
         ck_assert_msg(ok == (void *)1, "thread %d failed", k);
     }
+}
+END_TEST
+
+/* ---- maps and predicates on the host ---------------------------------------- */
+
+/* Expressions in the part of OpenCL C that the host evaluates itself
+   (lib/host/host_expr.c): small calls on a CPU device and every call on
+   the fallback. Each against its own C reference on the same inputs, on
+   the context under test (the host's evaluation at these sizes on CPU
+   devices) and, on a device, on a context whose plan sends every such
+   call to the kernels (GPGPU_HOST_BELOW=expr=0): the kernel compiler's
+   reading of the expression, its conversions and its rounding must be
+   the reference's too. */
+typedef union {
+    int32_t i32;
+    uint32_t u32;
+    float f32;
+    int64_t i64;
+    uint64_t u64;
+    double f64;
+} hx;
+
+typedef struct {
+    gpgpu_type t;
+    const char *expr;
+    int pred;       /* 1: a predicate (select); 0: a map (transform_reduce) */
+    int specials;   /* inputs include the types' edge values (NaN, INT_MIN, ...) */
+    void (*ref)(const hx *x, uint64_t i, hx *out); /* pred: out->i32 */
+} hexpr_case;
+
+#define HREF(NAME, BODY) \
+    static void NAME(const hx *x, uint64_t i, hx *o) { (void)i; BODY; }
+HREF(u_lin, o->u32 = x->u32 * 3u + 7u)
+HREF(u_shl, o->u32 = x->u32 << 1)
+HREF(u_shr, o->u32 = x->u32 >> 3)
+HREF(u_xor_rem, o->u32 = (x->u32 ^ 0xdeadbeefu) % 1000u)
+HREF(u_not_div, o->u32 = ~x->u32 / 7u)
+HREF(u_neg, o->u32 = 0u - x->u32)
+HREF(u_cond, o->u32 = x->u32 > 100u ? x->u32 - 100u : 0u)
+HREF(u_sdiv, o->u32 = (uint32_t)((int32_t)x->u32 / -3))
+HREF(u_abs, { int32_t v = (int32_t)x->u32; o->u32 = v < 0 ? 0u - (uint32_t)v : (uint32_t)v; })
+HREF(u_minmax, o->u32 = (x->u32 < 1000u ? x->u32 : 1000u) + (x->u32 > 5u ? x->u32 : 5u))
+HREF(u_lits, o->u32 = x->u32 + 32u)
+HREF(u_lt_neg, o->u32 = x->u32 < 0xffffffffu)
+HREF(i_divrem, o->i32 = (int32_t)((uint32_t)(x->i32 / 7) - (uint32_t)(x->i32 % 7)))
+HREF(i_sar, o->i32 = x->i32 >> 3)
+HREF(i_cmps, o->i32 = (x->i32 < -5) + (x->i32 >= 5) * 2)
+HREF(i_wrap, o->i32 = (int32_t)((uint32_t)x->i32 * 2147483647u))
+HREF(i_min_div, o->i32 = INT32_MIN / ((x->i32 & 15) + 1))
+HREF(i_by_float, o->i32 = (int32_t)((float)(x->i32 & 0xffff) * 1.5f))
+HREF(f_half, o->f32 = x->f32 * 0.5f)
+HREF(f_third, o->f32 = x->f32 / 3.0f)
+HREF(f_prod, o->f32 = (x->f32 - 1.5f) * (x->f32 + 2.5f))
+HREF(f_dbl, o->f32 = (float)((double)x->f32 * 0.1))
+HREF(f_clip, o->f32 = fabsf(x->f32) > 1e3f ? 1e3f : x->f32)
+HREF(f_floor_ceil, o->f32 = floorf(x->f32) + ceilf(x->f32))
+HREF(f_trunc, o->f32 = truncf(x->f32) - x->f32)
+HREF(f_fma, o->f32 = fmaf(x->f32, x->f32, 1.0f))
+HREF(f_int, o->f32 = (float)(int32_t)x->f32)
+HREF(f_neg, o->f32 = -x->f32)
+HREF(f_nan, o->f32 = isnan(x->f32) ? -1.0f : x->f32)
+HREF(f_bits, o->f32 = (float)((signbit(x->f32) != 0) + (isinf(x->f32) != 0) * 2))
+HREF(f_ne, o->f32 = (float)(x->f32 != x->f32))
+HREF(f_mixed, o->f32 = x->f32 > 0 ? 1.0f : 0.5f)
+HREF(d_sq, o->f64 = x->f64 * x->f64)
+HREF(d_div_add, o->f64 = x->f64 / 7.0 + 1.0)
+HREF(d_flt_lit, o->f64 = x->f64 > (double)0.1f ? x->f64 : -x->f64)
+HREF(l_lin, o->i64 = (int64_t)((uint64_t)x->i64 * 3u - (uint64_t)(x->i64 >> 2)))
+HREF(l_zext, o->i64 = (int64_t)(uint32_t)x->i64)
+HREF(ul_rem, o->u64 = x->u64 % 1000000007u)
+HREF(ul_shr64, o->u64 = x->u64)
+HREF(ul_add_hex, o->u64 = x->u64 + 0xffffffffu)
+HREF(p_u_lt_neg, o->i32 = x->u32 < 0xffffffffu)
+HREF(p_i_logic, o->i32 = (x->i32 > 0 && x->i32 % 3 == 0) || i == 5)
+HREF(p_f_not_ge, o->i32 = !(x->f32 >= 0.0f))
+HREF(p_d_gt, o->i32 = x->f64 > (double)0.1f)
+HREF(p_l_xor, o->i32 = ((i & 1) != 0) ^ (x->i64 < 0))
+HREF(p_ul_high, o->i32 = x->u64 > 0x8000000000000000u)
+HREF(p_f_classes, o->i32 = isinf(x->f32) || (isfinite(x->f32) && x->f32 < 0))
+HREF(p_u_index, o->i32 = (x->u32 & 0xffu) == i % 256u)
+
+static const hexpr_case hexpr_cases[] = {
+    {GPGPU_U32, "x * 3u + 7", 0, 1, u_lin},
+    {GPGPU_U32, "x << 33", 0, 1, u_shl},
+    {GPGPU_U32, "x >> 35", 0, 1, u_shr},
+    {GPGPU_U32, "(x ^ 0xdeadbeef) % 1000", 0, 1, u_xor_rem},
+    {GPGPU_U32, "~x / 7", 0, 1, u_not_div},
+    {GPGPU_U32, "-x", 0, 1, u_neg},
+    {GPGPU_U32, "x > 100 ? x - 100 : 0", 0, 1, u_cond},
+    {GPGPU_U32, "(int)x / -3", 0, 1, u_sdiv},
+    {GPGPU_U32, "abs((int)x)", 0, 1, u_abs},
+    {GPGPU_U32, "min(x, 1000u) + max(x, 5u)", 0, 1, u_minmax},
+    {GPGPU_U32, "017 + 0x10 + 1u + x", 0, 1, u_lits},
+    {GPGPU_U32, "x < -1", 0, 1, u_lt_neg},
+    {GPGPU_I32, "x / 7 - x % 7", 0, 1, i_divrem},
+    {GPGPU_I32, "x >> 3", 0, 1, i_sar},
+    {GPGPU_I32, "(x < -5) + (x >= 5) * 2", 0, 1, i_cmps},
+    {GPGPU_I32, "x * 2147483647", 0, 1, i_wrap},
+    {GPGPU_I32, "INT_MIN / ((x & 15) + 1)", 0, 1, i_min_div},
+    {GPGPU_I32, "(x & 0xffff) * 1.5f", 0, 1, i_by_float},
+    {GPGPU_F32, "x * 0.5f", 0, 1, f_half},
+    {GPGPU_F32, "x / 3.0f", 0, 1, f_third},
+    {GPGPU_F32, "(x - 1.5f) * (x + 2.5f)", 0, 1, f_prod},
+    {GPGPU_F32, "x * 0.1", 0, 1, f_dbl},
+    {GPGPU_F32, "fabs(x) > 1e3f ? 1e3f : x", 0, 1, f_clip},
+    {GPGPU_F32, "floor(x) + ceil(x)", 0, 1, f_floor_ceil},
+    {GPGPU_F32, "trunc(x) - x", 0, 1, f_trunc},
+    {GPGPU_F32, "fma(x, x, 1.0f)", 0, 1, f_fma},
+    {GPGPU_F32, "(float)(int)x", 0, 0, f_int},
+    {GPGPU_F32, "-x", 0, 1, f_neg},
+    {GPGPU_F32, "isnan(x) ? -1.0f : x", 0, 1, f_nan},
+    {GPGPU_F32, "signbit(x) + isinf(x) * 2", 0, 1, f_bits},
+    {GPGPU_F32, "x != x", 0, 1, f_ne},
+    {GPGPU_F32, "x > 0 ? 1 : 0.5f", 0, 1, f_mixed},
+    {GPGPU_F64, "x * x", 0, 1, d_sq},
+    {GPGPU_F64, "x / 7 + 1", 0, 1, d_div_add},
+    {GPGPU_F64, "x > 0.1f ? x : -x", 0, 1, d_flt_lit},
+    {GPGPU_I64, "x * 3 - (x >> 2)", 0, 1, l_lin},
+    {GPGPU_I64, "(long)(uint)x", 0, 1, l_zext},
+    {GPGPU_U64, "x % 1000000007ul", 0, 1, ul_rem},
+    {GPGPU_U64, "x >> 64", 0, 1, ul_shr64},
+    {GPGPU_U64, "x + 0xffffffff", 0, 1, ul_add_hex},
+    {GPGPU_U32, "x < -1", 1, 1, p_u_lt_neg},
+    {GPGPU_I32, "x > 0 && x % 3 == 0 || i == 5", 1, 1, p_i_logic},
+    {GPGPU_F32, "!(x >= 0.0f)", 1, 1, p_f_not_ge},
+    {GPGPU_F64, "x > 0.1f", 1, 1, p_d_gt},
+    {GPGPU_I64, "(i & 1) != 0 ^ x < 0", 1, 1, p_l_xor},
+    {GPGPU_U64, "x > 0x8000000000000000", 1, 1, p_ul_high},
+    {GPGPU_F32, "isinf(x) || isfinite(x) && x < 0", 1, 1, p_f_classes},
+    {GPGPU_U32, "(x & 0xff) == i % 256", 1, 1, p_u_index},
+};
+#define NHEXPRS (sizeof hexpr_cases / sizeof hexpr_cases[0])
+
+enum { HX_N = 331 };
+
+/* Random values of t, then (specials) its edge values every 17th place. */
+static void hexpr_inputs(gpgpu_type t, int specials, void *buf, uint64_t seed)
+{
+    static const uint64_t edges32[] = {0, 1, 0xffffffffu, 0x7fffffffu, 0x80000000u, 2, 100, 101};
+    static const uint64_t edges64[] = {0, 1, UINT64_MAX, INT64_MAX, (uint64_t)INT64_MIN,
+                                       0x8000000000000000u, 0xffffffffu, 0x100000000u};
+    const size_t size = gpgpu_type_size(t);
+    tu_fill(t, buf, HX_N, seed);
+    if (!specials)
+        return;
+    for (size_t k = 0, at = 3; at < HX_N; k++, at += 17) {
+        unsigned char *p = (unsigned char *)buf + at * size;
+        if (t == GPGPU_F32) {
+            memcpy(p, &tu_f32_specials[k % TU_NSPECIALS], 4);
+        } else if (t == GPGPU_F64) {
+            memcpy(p, &tu_f64_specials[k % TU_NSPECIALS], 8);
+        } else if (size == 4) {
+            uint32_t v = (uint32_t)edges32[k % 8];
+            memcpy(p, &v, 4);
+        } else {
+            memcpy(p, &edges64[k % 8], 8);
+        }
+    }
+}
+
+/* Values equal, or both NaN (-0 and +0 equal: a sum of one element may
+   add it to +0). */
+static int hx_same(gpgpu_type t, const hx *a, const hx *b)
+{
+    switch (t) {
+    case GPGPU_F32: return a->f32 == b->f32 || (isnan(a->f32) && isnan(b->f32));
+    case GPGPU_F64: return a->f64 == b->f64 || (isnan(a->f64) && isnan(b->f64));
+    case GPGPU_I32: case GPGPU_U32: return a->u32 == b->u32;
+    default: return a->u64 == b->u64;
+    }
+}
+
+static void check_hexpr(gpgpu_context *ctx, const hexpr_case *c, const char *where)
+{
+    const size_t size = gpgpu_type_size(c->t);
+    unsigned char *in = tu_alloc(HX_N * size), *out = tu_alloc(HX_N * size);
+    unsigned char *want = tu_alloc(HX_N * size);
+    hexpr_inputs(c->t, c->specials, in, tu_seed_for(400 + (uint64_t)c->t, HX_N));
+    if (c->pred) {
+        size_t count = 0, wc = 0;
+        gpgpu_status s = gpgpu_select(ctx, c->t, c->expr, in, HX_N, out, &count);
+        ck_assert_msg(s == GPGPU_SUCCESS, "%s: select \"%s\": %s", where, c->expr,
+                      gpgpu_last_error(ctx));
+        for (size_t k = 0; k < HX_N; k++) {
+            hx x = {0}, r = {0};
+            memcpy(&x, in + k * size, size);
+            c->ref(&x, k, &r);
+            if (r.i32)
+                memcpy(want + wc++ * size, in + k * size, size);
+        }
+        ck_assert_msg(count == wc && !memcmp(out, want, wc * size),
+                      "%s: select \"%s\" kept %zu, want %zu (seed %llu)", where, c->expr, count,
+                      wc, (unsigned long long)tu_seed());
+    } else {
+        for (size_t k = 0; k < HX_N; k++) {
+            hx x = {0}, r = {0}, got = {0};
+            memcpy(&x, in + k * size, size);
+            c->ref(&x, k, &r);
+            gpgpu_status s = gpgpu_transform_reduce(ctx, c->t, c->expr, GPGPU_SUM, &x, 1, &got);
+            ck_assert_msg(s == GPGPU_SUCCESS, "%s: map \"%s\": %s", where, c->expr,
+                          gpgpu_last_error(ctx));
+            ck_assert_msg(hx_same(c->t, &got, &r),
+                          "%s: map \"%s\" of input %zu (bits %016llx): got bits %016llx, want %016llx (seed %llu)",
+                          where, c->expr, k, (unsigned long long)x.u64,
+                          (unsigned long long)got.u64, (unsigned long long)r.u64,
+                          (unsigned long long)tu_seed());
+        }
+    }
+    free(in);
+    free(out);
+    free(want);
+}
+
+TU_TEST(host_expressions_match_their_references)
+{
+    gpgpu_context *kernels = tu_is_host() ? NULL : tu_context_with("GPGPU_HOST_BELOW=expr=0");
+    for (size_t k = 0; k < NHEXPRS; k++) {
+        const hexpr_case *c = &hexpr_cases[k];
+        if (tu_skip_type(c->t))
+            continue;
+        check_hexpr(tu_ctx, c, tu_device);
+        if (kernels)
+            check_hexpr(kernels, c, "kernels");
+    }
+    if (kernels)
+        gpgpu_context_destroy(kernels);
+}
+END_TEST
+
+/* What the host does not evaluate goes to the kernels on a device and is
+   UNSUPPORTED on the fallback, with the reason; the fallback takes the C
+   library's functions and unfused products, which no kernel must match. */
+TU_TEST(host_expressions_outside_the_exact_part)
+{
+    float x[5] = {-4, 0.25f, 9, 150, 1e4f}, out[5], r = 0;
+    size_t count = 0;
+    gpgpu_status s = gpgpu_select(tu_ctx, GPGPU_F32, "native_sqrt(x) > 10.0f", x, 5, out, &count);
+    if (tu_is_host()) {
+        ck_assert_int_eq(s, GPGPU_ERROR_UNSUPPORTED);
+        ck_assert_msg(strstr(gpgpu_last_error(tu_ctx), "native_sqrt") != NULL, "message: %s",
+                      gpgpu_last_error(tu_ctx));
+    } else {
+        tu_assert_ok(s);
+        ck_assert_uint_eq(count, 2);
+    }
+    tu_assert_ok(gpgpu_select(tu_ctx, GPGPU_F32, "sqrt(x) > 10.0f", x, 5, out, &count));
+    ck_assert_uint_eq(count, 2);
+    ck_assert(out[0] == 150 && out[1] == 1e4f);
+    tu_assert_ok(gpgpu_transform_reduce(tu_ctx, GPGPU_F32, "x * x + 1.0f", GPGPU_SUM, x, 5, &r));
+    ck_assert_msg(fabs(r - 100022602.0625) <= 16, "sum %.3f", r); /* float steps of 8 there */
+    tu_assert_ok(gpgpu_partition(tu_ctx, GPGPU_F32, "pow(x, 2.0f) < 100.0f", x, 5, out, &count));
+    ck_assert_uint_eq(count, 3);
+    ck_assert(out[0] == -4 && out[2] == 9 && out[3] == 150 && out[4] == 1e4f);
 }
 END_TEST
 

@@ -145,6 +145,8 @@ typedef enum {
     GPGPU__HB_SEARCH,     /* search_sorted (weighs its needles) */
     GPGPU__HB_SCAN_F,     /* float SUM scans computed in the kernels' own
                              order (chunked single pass) on the host */
+    GPGPU__HB_EXPR,       /* maps and predicates the host evaluates exactly
+                             (transform_reduce, select, partition) */
     GPGPU__HB_COUNT
 } gpgpu__host_prim;
 
@@ -288,6 +290,8 @@ struct gpgpu_context {
 
     struct gpgpu__user_op *user_ops; /* gpgpu_op_define (userop.c) */
     size_t nuser_ops;
+    struct gpgpu__expr_memo *expr_memo; /* maps and predicates compiled for
+                                    the host (userop.c) */
     /* What the layers above keep on the context (user operators) and how
        to free it: registered by the primitive that stores it, called by
        gpgpu_context_destroy, so that the core names no primitive. */

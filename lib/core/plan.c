@@ -69,7 +69,7 @@ static int env_flag(const char *name, int dflt)
 static const char *const host_prim_names[GPGPU__HB_COUNT] = {
     "reduce", "reduce-f", "scan", "sort", "histogram", "edges", "sum-exact",
     "segmented", "seg-scan", "index", "by-key", "scan-by-key", "runs", "segsort",
-    "top-k", "quantiles", "sum-f", "gather", "search", "scan-f"};
+    "top-k", "quantiles", "sum-f", "gather", "search", "scan-f", "expr"};
 
 /* A threshold of GPGPU_HOST_BELOW at v: digits, or "all" (SIZE_MAX); *end
    after it; 0 if there is neither (*end = v). */
@@ -384,6 +384,11 @@ void gpgpu__plan_init(gpgpu_context *ctx)
            0.31-0.66 at 2^16-2^18, 1.76-2.51 / 0.86-1.11 at 2^20, 1.80-2.24
            / 1.81-1.84 at 2^22, 1.79-2.12 / 1.15-1.89 at 2^24 */
         b[GPGPU__HB_SCAN_F] = SIZE_MAX;
+        /* maps and predicates in the part of OpenCL C the host evaluates
+           exactly (lib/host/host_expr.c): a launch costs tens of
+           microseconds here, more than the host's loop up to about this
+           size */
+        b[GPGPU__HB_EXPR] = (size_t)1 << 16;
     }
 
     t->wg = pow2_floor(env_size("GPGPU_WG", t->wg));
@@ -437,9 +442,10 @@ void gpgpu__plan_init(gpgpu_context *ctx)
         if (v && *v) {
             t->small_host = (size_t)strtoull(v, NULL, 10); /* 0: none */
             /* every primitive but the float reductions, whose bits follow
-               the route */
+               the route, and user expressions (a GPU's division and
+               library need not round as the host's) */
             for (int p = 0; p < GPGPU__HB_COUNT; p++)
-                if (p != GPGPU__HB_REDUCE_F)
+                if (p != GPGPU__HB_REDUCE_F && p != GPGPU__HB_EXPR)
                     t->host_below[p] = t->small_host ? t->small_host + 1 : 0;
         }
     }

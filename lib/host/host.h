@@ -74,6 +74,26 @@ gpgpu_status gpgpu__host_segsort(gpgpu_type t, void *keys, void *values, size_t 
                                  const size_t *offsets, size_t nseg, size_t limit,
                                  unsigned flags);
 
+/* ---- user expressions (host_expr.c) ---------------------------------------- */
+
+/* A map or predicate compiled for the host: the part of OpenCL C whose
+   results are exact (host_expr.c says which), so that the host and a CPU
+   device's kernel give the same bits. */
+typedef struct gpgpu__hexpr gpgpu__hexpr;
+/* expr (as gpgpu__expr_clean leaves it) over x of type t and, with with_i,
+   i (a ulong index); NULL when it leaves that part of the language (the
+   reason, in words, into why) or memory runs out. loose: no kernel must
+   agree (the fallback), so the C library's functions (sqrt, exp, sin,
+   pow, ...) and unfused products are taken too. */
+gpgpu__hexpr *gpgpu__hexpr_compile(const char *expr, gpgpu_type t, int with_i, int loose,
+                                   char *why, size_t why_size);
+void gpgpu__hexpr_free(gpgpu__hexpr *e);
+/* out[k] = (t)(expr) with x = in[k], k < n; 0 when out of memory. */
+int gpgpu__hexpr_map(const gpgpu__hexpr *e, gpgpu_type t, const void *in, size_t n, void *out);
+/* flags[k] = (expr) != 0 with x = in[k] and i = i0 + k; 0 when out of memory. */
+int gpgpu__hexpr_test(const gpgpu__hexpr *e, const void *in, uint64_t i0, size_t n,
+                      unsigned char *flags);
+
 /* ---- GPGPU_SUM_EXACT (host_sum_exact.c) ------------------------------------ */
 
 /* The exactly rounded sum of in[0 .. n) of F32 or F64. */

@@ -23,6 +23,31 @@ gpgpu_status gpgpu__type_op_options(gpgpu_context *ctx, gpgpu_type t, gpgpu_op o
    NULL if op is not one of ctx's operators for t. */
 const char *gpgpu__user_op_source(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op);
 
+/* The host's form of expr (a map: with_i 0; a predicate in x and i: 1)
+   for type t, compiled once a context (userop.c), or NULL where the host
+   does not evaluate it (*why says why) or memory runs out. ctx locked;
+   valid while it stays locked. */
+const gpgpu__hexpr *gpgpu__host_expr(gpgpu_context *ctx, const char *expr, gpgpu_type t,
+                                     int with_i, const char **why);
+/* Whether a host call of n elements with a user expression tries the
+   host's evaluation: the fallback, or below the plan's expr threshold. */
+int gpgpu__host_expr_route(const gpgpu_context *ctx, size_t n);
+/* gpgpu_transform_reduce of host arrays with the map evaluated on the host
+   into a copy, then reduced as gpgpu_reduce reduces it (the bits of the
+   kernels' map and reduce on a CPU device); op built in. ctx unlocked;
+   GPGPU_ERROR_UNSUPPORTED, having done nothing, where the host does not
+   evaluate map (*why says why). */
+gpgpu_status gpgpu__transform_reduce_host(gpgpu_context *ctx, gpgpu_type t, const char *map,
+                                          gpgpu_op op, const void *in, size_t n,
+                                          void *result, const char **why);
+/* gpgpu_select (partition 0) or gpgpu_partition (1) of host arrays on the
+   host with the host's form of pred (checked arguments, ctx unlocked);
+   GPGPU_ERROR_UNSUPPORTED, having done nothing, where the host does not
+   evaluate pred (*why says why). */
+gpgpu_status gpgpu__compact_host_expr(gpgpu_context *ctx, gpgpu_type t, const char *pred,
+                                      const void *in, size_t n, void *out, size_t *count,
+                                      int partition, const char **why);
+
 /* ---- between primitives -------------------------------------------------- */
 
 /* Scan of device data without locking or begin/end: for sort and select.

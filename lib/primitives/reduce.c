@@ -274,7 +274,16 @@ gpgpu_status gpgpu_transform_reduce_array(gpgpu_context *ctx, const char *map, g
                    "map is NULL");
     GPGPU__TRY(array_reduce_checks(ctx, __func__, op, in, result));
     GPGPU__TRY(gpgpu__expr_clean(ctx, "map", map, m));
-    if (ctx->host)
+    if (ctx->host && op >= GPGPU_OP_USER)
         return gpgpu__array_needs_device(ctx, __func__);
+    if (ctx->host) {
+        const char *why = "";
+        gpgpu_status s = gpgpu__transform_reduce_host(ctx, in->t, m, op, in->host, in->n,
+                                                      result, &why);
+        return s != GPGPU_ERROR_UNSUPPORTED
+                   ? s
+                   : gpgpu__fail(ctx, s, "%s: the host fallback evaluates maps in a part of OpenCL C only (gpgpu.h); this one has %s",
+                                 __func__, why);
+    }
     return array_reduce(ctx, __func__, op, m, in, result);
 }

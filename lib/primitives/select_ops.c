@@ -732,9 +732,16 @@ gpgpu_status gpgpu_partition(gpgpu_context *ctx, gpgpu_type t, const char *predi
                                                     (size_t)out, n * gpgpu__type(t)->size),
                    __func__, "in and out partly overlap (n = %zu); they must be the same array or not overlap", n);
     GPGPU__TRY(gpgpu__expr_clean(ctx, "predicate", predicate, pred));
+    const char *why = "";
+    if (gpgpu__host_expr_route(ctx, n)) {
+        gpgpu_status s = gpgpu__compact_host_expr(ctx, t, pred, in, n, out, count, 1, &why);
+        if (s != GPGPU_ERROR_UNSUPPORTED)
+            return s;
+    }
     if (ctx->host)
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
-                           "gpgpu_partition: predicates need an OpenCL device");
+                           "gpgpu_partition: the host fallback evaluates predicates in a part of OpenCL C only (gpgpu.h); this one has %s",
+                           why);
     gpgpu__lock(ctx);
     gpgpu__begin(ctx, 0, NULL, NULL);
     return gpgpu__host_call_end(ctx, "gpgpu_partition",
@@ -892,9 +899,15 @@ gpgpu_status gpgpu_partition_array(gpgpu_context *ctx, const char *predicate,
     GPGPU__REQUIRE(ctx, predicate != NULL, __func__, "predicate is NULL");
     GPGPU__TRY(compact_arrays_check(ctx, __func__, "out", in, out, count));
     GPGPU__TRY(gpgpu__expr_clean(ctx, "predicate", predicate, pred));
-    if (ctx->host)
-        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
-                           "%s: predicates need an OpenCL device", __func__);
+    if (ctx->host) {
+        const char *why = "";
+        gpgpu_status s = gpgpu__compact_host_expr(ctx, in->t, pred, in->host, in->n, out->host,
+                                                  count, 1, &why);
+        return s != GPGPU_ERROR_UNSUPPORTED
+                   ? s
+                   : gpgpu__fail(ctx, s, "%s: the host fallback evaluates predicates in a part of OpenCL C only (gpgpu.h); this one has %s",
+                                 __func__, why);
+    }
     compact_job j = {__func__, in->t, pred, GPGPU__PARTITION, in->buf, out->buf, NULL, NULL,
                      0, in->n, 0, 0, 0};
     return compact_array_call(ctx, &j, count);

@@ -295,7 +295,149 @@ gpgpu_status gpgpu__type_op_options(gpgpu_context *ctx, gpgpu_type t, gpgpu_op o
     return GPGPU_SUCCESS;
 }
 
+/* ---- expressions on the host --------------------------------------------- */
+
+/* The last EXPR_MEMO expressions a context compiled for the host, and
+   those the host refused (e NULL) with the reason: a call of a few
+   elements then costs a string compare, not a parse. */
+enum { EXPR_MEMO = 16 };
+struct gpgpu__expr_memo {
+    struct {
+        char *text;
+        gpgpu_type t;
+        int with_i;
+        gpgpu__hexpr *e;
+        char why[96];
+    } slot[EXPR_MEMO];
+    unsigned next;
+};
+
+static void expr_memo_release(gpgpu_context *ctx)
+{
+    struct gpgpu__expr_memo *m = ctx->expr_memo;
+    if (!m)
+        return;
+    for (int k = 0; k < EXPR_MEMO; k++) {
+        free(m->slot[k].text);
+        gpgpu__hexpr_free(m->slot[k].e);
+    }
+    free(m);
+    ctx->expr_memo = NULL;
+}
+
+int gpgpu__host_expr_route(const gpgpu_context *ctx, size_t n)
+{
+    return ctx->host || gpgpu__host_below(ctx, GPGPU__HB_EXPR, n);
+}
+
+const gpgpu__hexpr *gpgpu__host_expr(gpgpu_context *ctx, const char *expr, gpgpu_type t,
+                                     int with_i, const char **why)
+{
+    static const char no_memory[] = "no host memory to compile it";
+    struct gpgpu__expr_memo *m = ctx->expr_memo;
+    *why = no_memory;
+    if (!m) {
+        if (!(m = calloc(1, sizeof *m)))
+            return NULL;
+        ctx->expr_memo = m;
+        gpgpu__context_on_destroy(ctx, expr_memo_release);
+    }
+    for (int k = 0; k < EXPR_MEMO; k++)
+        if (m->slot[k].text && m->slot[k].t == t && m->slot[k].with_i == with_i &&
+            !strcmp(m->slot[k].text, expr)) {
+            *why = m->slot[k].why;
+            return m->slot[k].e;
+        }
+    int k = (int)(m->next++ % EXPR_MEMO);
+    char *text = strdup(expr);
+    if (!text)
+        return NULL;
+    free(m->slot[k].text);
+    gpgpu__hexpr_free(m->slot[k].e);
+    m->slot[k].text = text;
+    m->slot[k].t = t;
+    m->slot[k].with_i = with_i;
+    m->slot[k].e = gpgpu__hexpr_compile(expr, t, with_i, ctx->host, m->slot[k].why,
+                                        sizeof m->slot[k].why);
+    *why = m->slot[k].why;
+    return m->slot[k].e;
+}
+
+/* Stream compaction by pred on the host, CHUNK elements at a time: each
+   chunk's flags, then its kept elements to out[*count ..] (out may be in:
+   an element moves down or stays) and, for partition, the others to rest. */
+enum { CHUNK = 1 << 14 };
+
+#define COMPACT(W)                                                             \
+    do {                                                                       \
+        const W *x = (const W *)in + k0;                                       \
+        W *o = out, *r = rest;                                                 \
+        for (size_t k = 0; k < len; k++) {                                     \
+            W v = x[k];                                                        \
+            o[kept] = v;                                                       \
+            kept += f[k];                                                      \
+            if (r) {                                                           \
+                r[others] = v;                                                 \
+                others += !f[k];                                               \
+            }                                                                  \
+        }                                                                      \
+    } while (0)
+
+gpgpu_status gpgpu__compact_host_expr(gpgpu_context *ctx, gpgpu_type t, const char *pred,
+                                      const void *in, size_t n, void *out, size_t *count,
+                                      int partition, const char **why)
+{
+    const size_t size = gpgpu__type(t)->size;
+    gpgpu__lock(ctx);
+    const gpgpu__hexpr *e = gpgpu__host_expr(ctx, pred, t, 1, why);
+    if (!e) {
+        gpgpu__unlock(ctx);
+        return GPGPU_ERROR_UNSUPPORTED;
+    }
+    unsigned char *f = malloc(n < CHUNK ? n + 1 : CHUNK);
+    void *rest = partition && n ? malloc(n * size) : NULL;
+    size_t kept = 0, others = 0;
+    int ok = f && (rest || !partition || !n);
+    for (size_t k0 = 0; ok && k0 < n; k0 += CHUNK) {
+        const size_t len = n - k0 < CHUNK ? n - k0 : CHUNK;
+        ok = gpgpu__hexpr_test(e, (const unsigned char *)in + k0 * size, k0, len, f);
+        if (ok && size == 4)
+            COMPACT(uint32_t);
+        else if (ok)
+            COMPACT(uint64_t);
+    }
+    gpgpu__unlock(ctx);
+    if (ok && partition)
+        memcpy((unsigned char *)out + kept * size, rest, others * size);
+    free(f);
+    free(rest);
+    if (!ok)
+        return gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
+    *count = kept;
+    return GPGPU_SUCCESS;
+}
+
 /* ---- transform-reduce ----------------------------------------------------- */
+
+gpgpu_status gpgpu__transform_reduce_host(gpgpu_context *ctx, gpgpu_type t, const char *map,
+                                          gpgpu_op op, const void *in, size_t n,
+                                          void *result, const char **why)
+{
+    const size_t size = gpgpu__type(t)->size;
+    gpgpu__lock(ctx);
+    const gpgpu__hexpr *e = gpgpu__host_expr(ctx, map, t, 0, why);
+    void *mapped = e ? malloc(n ? n * size : 1) : NULL;
+    int ok = mapped && gpgpu__hexpr_map(e, t, in, n, mapped);
+    gpgpu__unlock(ctx);
+    if (!ok) {
+        free(mapped);
+        return e ? gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory")
+                 : GPGPU_ERROR_UNSUPPORTED;
+    }
+    gpgpu_status s = gpgpu_reduce(ctx, t, op, mapped, n, result); /* its routes, its bits */
+    free(mapped);
+    return s;
+}
 
 gpgpu_status gpgpu_transform_reduce(gpgpu_context *ctx, gpgpu_type t, const char *map,
                                     gpgpu_op op, const void *in, size_t n, void *result)
@@ -307,9 +449,19 @@ gpgpu_status gpgpu_transform_reduce(gpgpu_context *ctx, gpgpu_type t, const char
     const size_t size = gpgpu__type(t)->size;
     GPGPU__TRY(gpgpu__check_array(ctx, __func__, "in", in, n, size, 1, size));
     GPGPU__TRY(gpgpu__expr_clean(ctx, "map", map, m));
+    const char *why = "";
+    if (op < GPGPU_OP_USER && gpgpu__host_expr_route(ctx, n)) {
+        gpgpu_status s = gpgpu__transform_reduce_host(ctx, t, m, op, in, n, result, &why);
+        if (s != GPGPU_ERROR_UNSUPPORTED)
+            return s;
+    }
+    if (ctx->host && op >= GPGPU_OP_USER)
+        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
+                           "gpgpu_transform_reduce: user operators need an OpenCL device");
     if (ctx->host)
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
-                           "gpgpu_transform_reduce: maps need an OpenCL device");
+                           "gpgpu_transform_reduce: the host fallback evaluates maps in a part of OpenCL C only (gpgpu.h); this one has %s",
+                           why);
     return gpgpu__reduce_host_call(ctx, t, op, m, in, n, result);
 }
 
@@ -564,9 +716,16 @@ gpgpu_status gpgpu_select(gpgpu_context *ctx, gpgpu_type t, const char *predicat
                    __func__, "in (%p) and out (%p) overlap for n = %zu; they must be the same "
                    "array or apart", in, out, n);
     GPGPU__TRY(gpgpu__expr_clean(ctx, "predicate", predicate, pred));
+    const char *why = "";
+    if (gpgpu__host_expr_route(ctx, n)) {
+        gpgpu_status s = gpgpu__compact_host_expr(ctx, t, pred, in, n, out, count, 0, &why);
+        if (s != GPGPU_ERROR_UNSUPPORTED)
+            return s;
+    }
     if (ctx->host)
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
-                           "gpgpu_select: predicates need an OpenCL device");
+                           "gpgpu_select: the host fallback evaluates predicates in a part of OpenCL C only (gpgpu.h); this one has %s",
+                           why);
     gpgpu__lock(ctx);
     gpgpu__begin(ctx, 0, NULL, NULL);
     return gpgpu__host_call_end(ctx, "gpgpu_select",
@@ -591,8 +750,15 @@ gpgpu_status gpgpu_select_array(gpgpu_context *ctx, const char *predicate,
                    "out and in are the same array; they must differ (out != in)");
     GPGPU__TRY(gpgpu__array_match(ctx, __func__, "out", in, out, 1, 0));
     GPGPU__TRY(gpgpu__expr_clean(ctx, "predicate", predicate, pred));
-    if (ctx->host)
-        return gpgpu__array_needs_device(ctx, __func__);
+    if (ctx->host) {
+        const char *why = "";
+        gpgpu_status s = gpgpu__compact_host_expr(ctx, in->t, pred, in->host, in->n, out->host,
+                                                  count, 0, &why);
+        return s != GPGPU_ERROR_UNSUPPORTED
+                   ? s
+                   : gpgpu__fail(ctx, s, "%s: the host fallback evaluates predicates in a part of OpenCL C only (gpgpu.h); this one has %s",
+                                 __func__, why);
+    }
     cl_mem kept;
     cl_ulong got = 0;
     gpgpu__array_begin(ctx);
