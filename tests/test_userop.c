@@ -616,12 +616,12 @@ END_TEST
 
 /* Expressions in the part of OpenCL C that the host evaluates itself
    (lib/host/host_expr.c): small calls on a CPU device and every call on
-   the fallback. Each against its own C reference on the same inputs, on
-   the context under test (the host's evaluation at these sizes on CPU
-   devices) and, on a device, on a context whose plan sends every such
-   call to the kernels (GPGPU_HOST_BELOW=expr=0): the kernel compiler's
-   reading of the expression, its conversions and its rounding must be
-   the reference's too. */
+   the fallback. Each against its own C reference on the same inputs: on
+   the fallback, its context; on a device, a context whose plan gives
+   every such call to the host (GPGPU_HOST_BELOW=expr=all: the exact
+   part only) and one that gives them all to the kernels (expr=0): the
+   kernel compiler's reading of the expression, its conversions and its
+   rounding must be the reference's too. */
 typedef union {
     int32_t i32;
     uint32_t u32;
@@ -824,17 +824,20 @@ static void check_hexpr(gpgpu_context *ctx, const hexpr_case *c, const char *whe
 
 TU_TEST(host_expressions_match_their_references)
 {
+    gpgpu_context *host = tu_is_host() ? tu_ctx : tu_context_with("GPGPU_HOST_BELOW=expr=all");
     gpgpu_context *kernels = tu_is_host() ? NULL : tu_context_with("GPGPU_HOST_BELOW=expr=0");
     for (size_t k = 0; k < NHEXPRS; k++) {
         const hexpr_case *c = &hexpr_cases[k];
         if (tu_skip_type(c->t))
             continue;
-        check_hexpr(tu_ctx, c, tu_device);
+        check_hexpr(host, c, tu_is_host() ? "host fallback" : "the host's evaluation");
         if (kernels)
             check_hexpr(kernels, c, "kernels");
     }
-    if (kernels)
+    if (kernels) {
+        gpgpu_context_destroy(host);
         gpgpu_context_destroy(kernels);
+    }
 }
 END_TEST
 

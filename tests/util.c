@@ -112,7 +112,7 @@ void *tu_alloc(size_t bytes)
 
 gpgpu_context *tu_context_with(const char *settings)
 {
-    char buf[512], *names[16];
+    char buf[512], *names[16], *was[16];
     size_t nnames = 0;
     snprintf(buf, sizeof buf, "%s", settings ? settings : "");
     for (char *save = NULL, *kv = strtok_r(buf, " ", &save); kv && nnames < 16;
@@ -120,13 +120,20 @@ gpgpu_context *tu_context_with(const char *settings)
         char *eq = strchr(kv, '=');
         ck_assert_msg(eq != NULL, "tu_context_with: \"%s\" is not NAME=VALUE", kv);
         *eq = '\0';
+        const char *old = getenv(kv);
+        was[nnames] = old ? strdup(old) : NULL;
         setenv(kv, eq + 1, 1);
         names[nnames++] = kv;
     }
     gpgpu_context *c = NULL;
     gpgpu_status st = gpgpu_context_create(&c, strcmp(tu_device, "default") ? tu_device : NULL);
-    for (size_t i = 0; i < nnames; i++)
-        unsetenv(names[i]);
+    for (size_t i = 0; i < nnames; i++) { /* as the environment was (run-test.sh sets some) */
+        if (was[i])
+            setenv(names[i], was[i], 1);
+        else
+            unsetenv(names[i]);
+        free(was[i]);
+    }
     ck_assert_msg(st == GPGPU_SUCCESS, "context on %s with %s: %s (%s)", tu_device, settings,
                   gpgpu_status_string(st), gpgpu_last_error(NULL));
     return c;

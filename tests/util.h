@@ -54,7 +54,7 @@ void *tu_alloc(size_t bytes);
 
 /* A new context on tu_device, created while the environment holds
    settings ("NAME=VALUE NAME=VALUE ...", read by the plan at creation;
-   docs/tuning.md lists them); the variables are removed afterwards. Fails
+   docs/tuning.md lists them); the variables are then as they were. Fails
    the test if it cannot be created. */
 gpgpu_context *tu_context_with(const char *settings);
 
