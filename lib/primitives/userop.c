@@ -407,7 +407,7 @@ gpgpu_status gpgpu__compact_host_expr(gpgpu_context *ctx, gpgpu_type t, const ch
             COMPACT(uint64_t);
     }
     gpgpu__unlock(ctx);
-    if (ok && partition)
+    if (ok && others)
         memcpy((unsigned char *)out + kept * size, rest, others * size);
     free(f);
     free(rest);
