@@ -178,10 +178,23 @@ static val constant(parser *p, vt t, scalar k)
     return v;
 }
 
+static void cvt_block(vt to, vt from, void *restrict dst, const void *restrict src);
+
 static val convert(parser *p, val v, vt to)
 {
     if (p->failed || v.t == to)
         return v;
+    for (int c = 0; c < p->e->nconst; c++)
+        if (p->e->const_reg[c] == v.reg) {
+            /* a constant: converted now, not once a block (as cvt_block
+               converts, so with the same rules) */
+            _Alignas(64) unsigned char from[BLOCK * 8] = {0}, conv[BLOCK * 8];
+            memcpy(from, &p->e->const_val[c], 8);
+            cvt_block(to, v.t, conv, from);
+            scalar k = {0};
+            memcpy(&k, conv, to == V_I32 || to == V_U32 || to == V_F32 ? 4 : 8);
+            return constant(p, to, k);
+        }
     val r = emit(p, OP_CVT, to, to, v.reg, 0, 0);
     if (!p->failed)
         p->e->code[p->e->nins - 1].from = (unsigned char)v.t;
@@ -677,8 +690,12 @@ void gpgpu__hexpr_free(gpgpu__hexpr *e)
    x86's conversion instructions give, or 0 for unsigned types. */
 #define F_TO_I(T, MINV, LO, HI, v) ((v) > (LO) && (v) < (HI) ? (T)(v) : (T)(MINV))
 
-static void cvt_block(vt to, vt from, void *dst, const void *src)
+static void cvt_block(vt to, vt from, void *restrict dst, const void *restrict src)
 {
+    if (to == from) {
+        memcpy(dst, src, (size_t)BLOCK * (width(to) / 8));
+        return;
+    }
 #define CVT_FROM(TO, CONV)                                                       \
     do {                                                                         \
         TO *d = dst;                                                             \
@@ -728,15 +745,18 @@ static void cvt_block(vt to, vt from, void *dst, const void *src)
     case OP_COND: for (int k = 0; k < BLOCK; k++) d[k] = ci[k] ? a[k] : b[k]; break;
 
 /* The integer type T (U its unsigned twin, BITS wide, MIN its minimum). */
-#define INT_EVAL(NAME, T, U, BITS, MIN)                                        \
-    static void NAME(const ins *in, void *const *p)                             \
+/* restrict parameters: the loops vectorize with no test for overlap (out
+   is the one destination, as whichever type the operator writes; a and b
+   may be one register, only read). */
+#define INT_EVAL(NAME, T, U, BITS, MIN)                                          \
+    static void NAME(opcode op, void *restrict out, const T *restrict a,         \
+                     const T *restrict b, const uint64_t *restrict sh,           \
+                     const int32_t *restrict ci)                                 \
     {                                                                            \
-        T *d = p[in->dst];                                                       \
-        int32_t *di = p[in->dst];                                                \
-        const T *a = p[in->a], *b = p[in->b];                                    \
-        const uint64_t *sh = p[in->b];                                           \
-        const int32_t *ci = p[in->c];                                            \
-        switch ((opcode)in->op) {                                                \
+        T *const d = out;                                                        \
+        int32_t *const di = out;                                                 \
+        U *const du = out;                                                       \
+        switch (op) {                                                            \
         COMMON_OPS(T, U)                                                         \
         case OP_NEG: for (int k = 0; k < BLOCK; k++) d[k] = (T)((U)0 - (U)a[k]); break; \
         case OP_BNOT: for (int k = 0; k < BLOCK; k++) d[k] = (T)~(U)a[k]; break;  \
@@ -755,7 +775,6 @@ static void cvt_block(vt to, vt from, void *dst, const void *src)
         case OP_OR: for (int k = 0; k < BLOCK; k++) d[k] = a[k] | b[k]; break;    \
         case OP_XOR: for (int k = 0; k < BLOCK; k++) d[k] = a[k] ^ b[k]; break;   \
         case OP_ABS: {                                                           \
-            U *du = p[in->dst];                                                  \
             for (int k = 0; k < BLOCK; k++)                                      \
                 du[k] = MIN != 0 && (U)a[k] >> (BITS - 1) ? (U)0 - (U)a[k] : (U)a[k]; \
             break;                                                               \
@@ -775,13 +794,13 @@ INT_EVAL(eval_u64, uint64_t, uint64_t, 64, 0)
 
 /* The floating type T; F the suffix of its <math.h> functions. */
 #define FLOAT_EVAL(NAME, T, F)                                                   \
-    static void NAME(const ins *in, void *const *p)                             \
+    static void NAME(opcode op, void *restrict out, const T *restrict a,         \
+                     const T *restrict b, const T *restrict c,                   \
+                     const int32_t *restrict ci)                                 \
     {                                                                            \
-        T *d = p[in->dst];                                                       \
-        int32_t *di = p[in->dst];                                                \
-        const T *a = p[in->a], *b = p[in->b], *c = p[in->c];                     \
-        const int32_t *ci = p[in->c];                                            \
-        switch ((opcode)in->op) {                                                \
+        T *const d = out;                                                        \
+        int32_t *const di = out;                                                 \
+        switch (op) {                                                            \
         COMMON_OPS(T, T)                                                         \
         case OP_NEG: for (int k = 0; k < BLOCK; k++) d[k] = -a[k]; break;        \
         case OP_DIV: for (int k = 0; k < BLOCK; k++) d[k] = a[k] / b[k]; break;   \
@@ -827,12 +846,16 @@ static void run_block(const gpgpu__hexpr *e, void **p, uint64_t i0)
             break;
         default:
             switch ((vt)in->t) {
-            case V_I32: eval_i32(in, p); break;
-            case V_U32: eval_u32(in, p); break;
-            case V_I64: eval_i64(in, p); break;
-            case V_U64: eval_u64(in, p); break;
-            case V_F32: eval_f32(in, p); break;
-            case V_F64: eval_f64(in, p); break;
+#define INT_ARGS p[in->dst], p[in->a], p[in->b], p[in->b], p[in->c]
+#define FLOAT_ARGS p[in->dst], p[in->a], p[in->b], p[in->c], p[in->c]
+            case V_I32: eval_i32((opcode)in->op, INT_ARGS); break;
+            case V_U32: eval_u32((opcode)in->op, INT_ARGS); break;
+            case V_I64: eval_i64((opcode)in->op, INT_ARGS); break;
+            case V_U64: eval_u64((opcode)in->op, INT_ARGS); break;
+            case V_F32: eval_f32((opcode)in->op, FLOAT_ARGS); break;
+            case V_F64: eval_f64((opcode)in->op, FLOAT_ARGS); break;
+#undef INT_ARGS
+#undef FLOAT_ARGS
             }
         }
     }
@@ -842,9 +865,13 @@ static void run_block(const gpgpu__hexpr *e, void **p, uint64_t i0)
 static int each_block(const gpgpu__hexpr *e, const void *in, uint64_t i0, size_t n,
                       void (*fn)(void *arg, const void *r, size_t k0, size_t len), void *arg)
 {
+    enum { STACK_REGS = 8 }; /* 16 KiB: most expressions, with no malloc */
     const size_t xs = gpgpu__type((gpgpu_type)e->xt)->size;
     /* one more register for a last block's x, 8-byte values throughout */
-    unsigned char *store = malloc((size_t)(e->nregs + 1) * BLOCK * 8);
+    _Alignas(64) unsigned char local[STACK_REGS * BLOCK * 8];
+    unsigned char *store = e->nregs + 1 <= STACK_REGS
+                               ? local
+                               : malloc((size_t)(e->nregs + 1) * BLOCK * 8);
     void *p[MAX_REGS + 1];
     if (!store)
         return 0;
@@ -861,7 +888,8 @@ static int each_block(const gpgpu__hexpr *e, const void *in, uint64_t i0, size_t
         }
     }
     void *pad = p[e->nregs];
-    memset(pad, 0, BLOCK * 8);
+    if (n % BLOCK)
+        memset(pad, 0, BLOCK * 8);
     for (size_t k0 = 0; k0 < n; k0 += BLOCK) {
         size_t len = n - k0 < BLOCK ? n - k0 : BLOCK;
         if (len == BLOCK) {
@@ -873,7 +901,8 @@ static int each_block(const gpgpu__hexpr *e, const void *in, uint64_t i0, size_t
         run_block(e, p, i0 + k0);
         fn(arg, p[e->result], k0, len);
     }
-    free(store);
+    if (store != local)
+        free(store);
     return 1;
 }
 
@@ -898,15 +927,11 @@ static void map_block(void *arg, const void *r, size_t k0, size_t len)
 
 int gpgpu__hexpr_map(const gpgpu__hexpr *e, gpgpu_type t, const void *in, size_t n, void *out)
 {
-    map_job *j = malloc(sizeof *j);
-    if (!j)
-        return 0;
-    j->e = e;
-    j->t = t;
-    j->out = out;
-    int ok = each_block(e, in, 0, n, map_block, j);
-    free(j);
-    return ok;
+    map_job j;
+    j.e = e;
+    j.t = t;
+    j.out = out;
+    return each_block(e, in, 0, n, map_block, &j);
 }
 
 typedef struct {
@@ -914,15 +939,33 @@ typedef struct {
     unsigned char *flags;
 } test_job;
 
+/* flags[k] = r[k] != 0 for a block, or its first len: restrict
+   parameters, so that a whole block's loop is vector code (a char pointer
+   may otherwise alias anything). */
+#define FLAGS_OF(NAME, T)                                                        \
+    static void NAME(unsigned char *restrict f, const T *restrict r, size_t len) \
+    {                                                                            \
+        if (len == BLOCK)                                                        \
+            for (size_t k = 0; k < BLOCK; k++)                                   \
+                f[k] = r[k] != 0;                                                \
+        else                                                                     \
+            for (size_t k = 0; k < len; k++)                                     \
+                f[k] = r[k] != 0;                                                \
+    }
+FLAGS_OF(flags_u32, uint32_t)
+FLAGS_OF(flags_u64, uint64_t)
+FLAGS_OF(flags_f32, float)
+FLAGS_OF(flags_f64, double)
+
 static void test_block(void *arg, const void *r, size_t k0, size_t len)
 {
     test_job *j = arg;
     unsigned char *f = j->flags + k0;
     switch (j->e->result_t) {
-    case V_I32: case V_U32: { const uint32_t *q = r; for (size_t k = 0; k < len; k++) f[k] = q[k] != 0; } break;
-    case V_I64: case V_U64: { const uint64_t *q = r; for (size_t k = 0; k < len; k++) f[k] = q[k] != 0; } break;
-    case V_F32: { const float *q = r; for (size_t k = 0; k < len; k++) f[k] = q[k] != 0; } break;
-    case V_F64: { const double *q = r; for (size_t k = 0; k < len; k++) f[k] = q[k] != 0; } break;
+    case V_I32: case V_U32: flags_u32(f, r, len); break;
+    case V_I64: case V_U64: flags_u64(f, r, len); break;
+    case V_F32: flags_f32(f, r, len); break;
+    case V_F64: flags_f64(f, r, len); break;
     }
 }
 

@@ -426,6 +426,30 @@ gpgpu_status gpgpu__transform_reduce_host(gpgpu_context *ctx, gpgpu_type t, cons
     const size_t size = gpgpu__type(t)->size;
     gpgpu__lock(ctx);
     const gpgpu__hexpr *e = gpgpu__host_expr(ctx, map, t, 0, why);
+    if (e && !gpgpu__type(t)->is_float) {
+        /* Integers: chunk by chunk into a buffer in cache, each chunk
+           reduced and combined on this thread (their sums wrap, their
+           minimum and maximum do not depend on the order). */
+        enum { PIECE = 2048 };
+        const gpgpu_op o = op == GPGPU_SUM_EXACT ? GPGPU_SUM : op;
+        _Alignas(64) unsigned char piece[PIECE * 8];
+        unsigned char acc[16]; /* the result so far, then a piece's */
+        gpgpu__identity(t, o, acc);
+        int ok = 1;
+        for (size_t k0 = 0; ok && k0 < n; k0 += PIECE) {
+            const size_t len = n - k0 < PIECE ? n - k0 : PIECE;
+            ok = gpgpu__hexpr_map(e, t, (const unsigned char *)in + k0 * size, len, piece);
+            if (ok) {
+                gpgpu__host_reduce_seq(t, o, piece, len, acc + size);
+                gpgpu__host_reduce_seq(t, o, acc, 2, acc);
+            }
+        }
+        gpgpu__unlock(ctx);
+        if (!ok)
+            return gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
+        memcpy(result, acc, size);
+        return GPGPU_SUCCESS;
+    }
     void *mapped = e ? malloc(n ? n * size : 1) : NULL;
     int ok = mapped && gpgpu__hexpr_map(e, t, in, n, mapped);
     gpgpu__unlock(ctx);
