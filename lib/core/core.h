@@ -147,6 +147,7 @@ typedef enum {
                              order (chunked single pass) on the host */
     GPGPU__HB_EXPR,       /* maps and predicates the host evaluates exactly
                              (transform_reduce, select, partition) */
+    GPGPU__HB_SORT_F,     /* sort, sort_pairs of float keys */
     GPGPU__HB_COUNT
 } gpgpu__host_prim;
 

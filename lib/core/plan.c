@@ -69,7 +69,7 @@ static int env_flag(const char *name, int dflt)
 static const char *const host_prim_names[GPGPU__HB_COUNT] = {
     "reduce", "reduce-f", "scan", "sort", "histogram", "edges", "sum-exact",
     "segmented", "seg-scan", "index", "by-key", "scan-by-key", "runs", "segsort",
-    "top-k", "quantiles", "sum-f", "gather", "search", "scan-f", "expr"};
+    "top-k", "quantiles", "sum-f", "gather", "search", "scan-f", "expr", "sort-f"};
 
 /* A threshold of GPGPU_HOST_BELOW at v: digits, or "all" (SIZE_MAX); *end
    after it; 0 if there is neither (*end = v). */
@@ -225,7 +225,8 @@ void gpgpu__plan_init(gpgpu_context *ctx)
     memset(t->host_below, 0, sizeof t->host_below);
     if (t->small_host) {
         t->host_below[GPGPU__HB_REDUCE] = t->host_below[GPGPU__HB_SCAN] =
-            t->host_below[GPGPU__HB_SORT] = t->host_below[GPGPU__HB_HISTOGRAM] =
+            t->host_below[GPGPU__HB_SORT] = t->host_below[GPGPU__HB_SORT_F] =
+                t->host_below[GPGPU__HB_HISTOGRAM] =
                 t->host_below[GPGPU__HB_SEGSORT] = t->host_below[GPGPU__HB_TOP_K] =
                     t->host_below[GPGPU__HB_QUANTILES] = t->host_below[GPGPU__HB_GATHER] =
                         t->host_below[GPGPU__HB_SEARCH] = t->small_host + 1;
@@ -275,6 +276,16 @@ void gpgpu__plan_init(gpgpu_context *ctx)
            1.57-1.88 / 1.67-2.16, sorted u32 10.7-14.0 / 27.8-32.9; at 2^22
            the kernels win u32 (3.47-3.65 / 2.92-3.13) */
         b[GPGPU__HB_SORT] = (size_t)1 << 21;
+        /* float keys: the host's sort at every size, 2026-11-28, quiet
+           machine, two rounds (GPGPU_HOST_BELOW=sort=all | =0 gpgpu-bench
+           --api host --op sort --sizes 20,21,22,23,24, --op sort_pairs
+           likewise): loop ratio host / kernels, f32 keys in [-1000, 1000)
+           1.83-2.48 / 0.90-1.08 at 2^20, 1.42-2.66 / 1.17-1.52 at 2^22,
+           1.90-2.69 / 1.36-1.75 at 2^24; f32 pairs 1.81-2.20 / 0.94-1.08,
+           2.49-3.16 / 1.47-1.68, 2.05-2.21 / 1.45-1.72; where u32 keys
+           1.90-2.31 / 1.58-2.78, 2.50-2.99 / 3.22-3.81, 2.19-2.77 /
+           2.88-3.65 (the threshold above) */
+        b[GPGPU__HB_SORT_F] = SIZE_MAX;
         /* histogram, again after the host's one-pass binning, 2026-11-25,
            load 3-6, loop ratio kernels / host's code at 2^16 (gpgpu-bench
            --api host --sizes 10,12,14,16,18,20,22,24, the plan at 2^16 and

@@ -474,7 +474,8 @@ static gpgpu_status sort_host_call(gpgpu_context *ctx, gpgpu_type t, void *keys,
 {
     if (n < 2)
         return GPGPU_SUCCESS;
-    if (ctx->host || gpgpu__host_below(ctx, GPGPU__HB_SORT, n))
+    if (ctx->host ||
+        gpgpu__host_below(ctx, gpgpu__type(t)->is_float ? GPGPU__HB_SORT_F : GPGPU__HB_SORT, n))
         return gpgpu__host_sort(t, keys, values, value_size, n, flags) == GPGPU_SUCCESS
                    ? GPGPU_SUCCESS
                    : gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "sort: no host memory");
