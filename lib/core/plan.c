@@ -284,7 +284,10 @@ void gpgpu__plan_init(gpgpu_context *ctx)
            1.90-2.69 / 1.36-1.75 at 2^24; f32 pairs 1.81-2.20 / 0.94-1.08,
            2.49-3.16 / 1.47-1.68, 2.05-2.21 / 1.45-1.72; where u32 keys
            1.90-2.31 / 1.58-2.78, 2.50-2.99 / 3.22-3.81, 2.19-2.77 /
-           2.88-3.65 (the threshold above) */
+           2.88-3.65 (the threshold above). f64 keys (08f11ca, --op sort
+           --type f64 --n N, two rounds), host / kernels: 11.3-15.4 /
+           28.4-29.2 ms at 2^20, 59.7-59.9 / 106.7-108.1 at 2^22, 279-301
+           / 443-492 at 2^24 */
         b[GPGPU__HB_SORT_F] = SIZE_MAX;
         /* histogram, again after the host's one-pass binning, 2026-11-25,
            load 3-6, loop ratio kernels / host's code at 2^16 (gpgpu-bench
@@ -396,10 +399,17 @@ void gpgpu__plan_init(gpgpu_context *ctx)
            / 1.81-1.84 at 2^22, 1.79-2.12 / 1.15-1.89 at 2^24 */
         b[GPGPU__HB_SCAN_F] = SIZE_MAX;
         /* maps and predicates in the part of OpenCL C the host evaluates
-           exactly (lib/host/host_expr.c): a launch costs tens of
-           microseconds here, more than the host's loop up to about this
-           size */
-        b[GPGPU__HB_EXPR] = (size_t)1 << 16;
+           exactly (lib/host/host_expr.c), 2026-11-28, quiet machine, 16ae767,
+           two rounds (GPGPU_HOST_BELOW=expr=all | =0 gpgpu-bench --api host
+           --op transform_reduce | select | partition --sizes
+           10,12,14,16,18,20): loop ratio host / kernels, at 2^10 0.52-1.18 /
+           0.00-0.01; at 2^16 transform_reduce f32 1.12-1.91 / 0.37-0.53,
+           u32 0.75-1.13 / 0.32-0.33, select u32 1.91-2.11 / 1.30-1.83,
+           partition 2.74-2.94 / 1.62-2.35; at 2^18 about even (select u32
+           2.22-2.27 / 2.77-2.90, f32 2.64-4.35 / 2.43-2.52,
+           transform_reduce u32 0.77-1.10 / 0.91-0.96); at 2^20 the kernels
+           (transform_reduce f32 1.13-1.59 / 2.62-2.76) */
+        b[GPGPU__HB_EXPR] = (size_t)1 << 18;
     }
 
     t->wg = pow2_floor(env_size("GPGPU_WG", t->wg));
