@@ -419,36 +419,76 @@ gpgpu_status gpgpu__compact_host_expr(gpgpu_context *ctx, gpgpu_type t, const ch
 
 /* ---- transform-reduce ----------------------------------------------------- */
 
+/* A map reduced as it is made: parts of TR_PART elements on the library's
+   threads, each mapped TR_PIECE at a time into a buffer in cache and
+   reduced on its thread; the parts' results combined in order. The parts
+   depend only on n, so the combining order (floats' bits) does too. */
+enum { TR_PART = 1 << 16, TR_PIECE = 2048 };
+
+typedef struct {
+    const gpgpu__hexpr *e;
+    gpgpu_type t;
+    gpgpu_op op;
+    const unsigned char *in;
+    size_t n;
+    unsigned char *partial; /* a result a part */
+    unsigned char *ok;      /* 1 a part that had the memory */
+} tr_job;
+
+static void tr_part(void *arg, size_t g)
+{
+    tr_job *j = arg;
+    const size_t size = gpgpu__type(j->t)->size;
+    const size_t end = (g + 1) * TR_PART < j->n ? (g + 1) * TR_PART : j->n;
+    _Alignas(64) unsigned char piece[TR_PIECE * 8];
+    unsigned char acc[16]; /* the part's result so far, then a piece's */
+    gpgpu__identity(j->t, j->op, acc);
+    j->ok[g] = 1;
+    for (size_t k0 = g * TR_PART; k0 < end; k0 += TR_PIECE) {
+        const size_t len = end - k0 < TR_PIECE ? end - k0 : TR_PIECE;
+        if (!gpgpu__hexpr_map(j->e, j->t, j->in + k0 * size, len, piece)) {
+            j->ok[g] = 0;
+            return;
+        }
+        gpgpu__host_reduce_seq(j->t, j->op, piece, len, acc + size);
+        gpgpu__host_reduce_seq(j->t, j->op, acc, 2, acc);
+    }
+    memcpy(j->partial + g * size, acc, size);
+}
+
+/* Integers everywhere (their sums wrap, their minimum and maximum do not
+   depend on the order) and the fallback's floats (no kernel's order to
+   follow) are reduced as they are mapped (tr_part); a CPU device's float
+   map goes through a copy reduced as gpgpu_reduce reduces it, in the
+   kernels' order, and so do exact float sums. */
 gpgpu_status gpgpu__transform_reduce_host(gpgpu_context *ctx, gpgpu_type t, const char *map,
                                           gpgpu_op op, const void *in, size_t n,
                                           void *result, const char **why)
 {
     const size_t size = gpgpu__type(t)->size;
+    const int is_float = gpgpu__type(t)->is_float;
     gpgpu__lock(ctx);
     const gpgpu__hexpr *e = gpgpu__host_expr(ctx, map, t, 0, why);
-    if (e && !gpgpu__type(t)->is_float) {
-        /* Integers: chunk by chunk into a buffer in cache, each chunk
-           reduced and combined on this thread (their sums wrap, their
-           minimum and maximum do not depend on the order). */
-        enum { PIECE = 2048 };
-        const gpgpu_op o = op == GPGPU_SUM_EXACT ? GPGPU_SUM : op;
-        _Alignas(64) unsigned char piece[PIECE * 8];
-        unsigned char acc[16]; /* the result so far, then a piece's */
-        gpgpu__identity(t, o, acc);
-        int ok = 1;
-        for (size_t k0 = 0; ok && k0 < n; k0 += PIECE) {
-            const size_t len = n - k0 < PIECE ? n - k0 : PIECE;
-            ok = gpgpu__hexpr_map(e, t, (const unsigned char *)in + k0 * size, len, piece);
-            if (ok) {
-                gpgpu__host_reduce_seq(t, o, piece, len, acc + size);
-                gpgpu__host_reduce_seq(t, o, acc, 2, acc);
-            }
-        }
+    if (e && (!is_float || (ctx->host && op != GPGPU_SUM_EXACT))) {
+        const size_t nparts = n ? gpgpu__div_up(n, TR_PART) : 0;
+        tr_job j = {e, t, op == GPGPU_SUM_EXACT ? GPGPU_SUM : op, in, n,
+                    malloc(nparts * size + 1), malloc(nparts + 1)};
+        int ok = j.partial && j.ok;
+        if (ok && nparts > 1)
+            gpgpu__parallel(nparts, tr_part, &j);
+        else if (ok && nparts == 1)
+            tr_part(&j, 0);
+        for (size_t g = 0; ok && g < nparts; g++)
+            ok = j.ok[g];
         gpgpu__unlock(ctx);
-        if (!ok)
-            return gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
-        memcpy(result, acc, size);
-        return GPGPU_SUCCESS;
+        if (ok && nparts)
+            gpgpu__host_reduce_seq(t, j.op, j.partial, nparts, result);
+        else if (ok)
+            gpgpu__identity(t, j.op, result);
+        free(j.partial);
+        free(j.ok);
+        return ok ? GPGPU_SUCCESS
+                  : gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
     }
     void *mapped = e ? malloc(n ? n * size : 1) : NULL;
     int ok = mapped && gpgpu__hexpr_map(e, t, in, n, mapped);
