@@ -32,6 +32,8 @@ const gpgpu__hexpr *gpgpu__host_expr(gpgpu_context *ctx, const char *expr, gpgpu
 /* Whether a host call of n elements with a user expression tries the
    host's evaluation: the fallback, or below the plan's expr threshold. */
 int gpgpu__host_expr_route(const gpgpu_context *ctx, size_t n);
+/* Room for why the host does not evaluate an expression, in words. */
+enum { GPGPU__EXPR_WHY = 96 };
 /* gpgpu_transform_reduce of host arrays with the map evaluated on the host
    into a copy, then reduced as gpgpu_reduce reduces it (the bits of the
    kernels' map and reduce on a CPU device); op built in. ctx unlocked;
@@ -39,14 +41,14 @@ int gpgpu__host_expr_route(const gpgpu_context *ctx, size_t n);
    evaluate map (*why says why). */
 gpgpu_status gpgpu__transform_reduce_host(gpgpu_context *ctx, gpgpu_type t, const char *map,
                                           gpgpu_op op, const void *in, size_t n,
-                                          void *result, const char **why);
+                                          void *result, char why[GPGPU__EXPR_WHY]);
 /* gpgpu_select (partition 0) or gpgpu_partition (1) of host arrays on the
    host with the host's form of pred (checked arguments, ctx unlocked);
    GPGPU_ERROR_UNSUPPORTED, having done nothing, where the host does not
    evaluate pred (*why says why). */
 gpgpu_status gpgpu__compact_host_expr(gpgpu_context *ctx, gpgpu_type t, const char *pred,
                                       const void *in, size_t n, void *out, size_t *count,
-                                      int partition, const char **why);
+                                      int partition, char why[GPGPU__EXPR_WHY]);
 
 /* ---- between primitives -------------------------------------------------- */
 

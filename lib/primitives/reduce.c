@@ -277,9 +277,9 @@ gpgpu_status gpgpu_transform_reduce_array(gpgpu_context *ctx, const char *map, g
     if (ctx->host && op >= GPGPU_OP_USER)
         return gpgpu__array_needs_device(ctx, __func__);
     if (ctx->host) {
-        const char *why = "";
+        char why[GPGPU__EXPR_WHY] = "";
         gpgpu_status s = gpgpu__transform_reduce_host(ctx, in->t, m, op, in->host, in->n,
-                                                      result, &why);
+                                                      result, why);
         return s != GPGPU_ERROR_UNSUPPORTED
                    ? s
                    : gpgpu__fail(ctx, s, "%s: the host fallback evaluates maps in a part of OpenCL C only (gpgpu.h); this one has %s",

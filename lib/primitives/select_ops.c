@@ -732,9 +732,9 @@ gpgpu_status gpgpu_partition(gpgpu_context *ctx, gpgpu_type t, const char *predi
                                                     (size_t)out, n * gpgpu__type(t)->size),
                    __func__, "in and out partly overlap (n = %zu); they must be the same array or not overlap", n);
     GPGPU__TRY(gpgpu__expr_clean(ctx, "predicate", predicate, pred));
-    const char *why = "";
+    char why[GPGPU__EXPR_WHY] = "";
     if (gpgpu__host_expr_route(ctx, n)) {
-        gpgpu_status s = gpgpu__compact_host_expr(ctx, t, pred, in, n, out, count, 1, &why);
+        gpgpu_status s = gpgpu__compact_host_expr(ctx, t, pred, in, n, out, count, 1, why);
         if (s != GPGPU_ERROR_UNSUPPORTED)
             return s;
     }
@@ -900,9 +900,9 @@ gpgpu_status gpgpu_partition_array(gpgpu_context *ctx, const char *predicate,
     GPGPU__TRY(compact_arrays_check(ctx, __func__, "out", in, out, count));
     GPGPU__TRY(gpgpu__expr_clean(ctx, "predicate", predicate, pred));
     if (ctx->host) {
-        const char *why = "";
+        char why[GPGPU__EXPR_WHY] = "";
         gpgpu_status s = gpgpu__compact_host_expr(ctx, in->t, pred, in->host, in->n, out->host,
-                                                  count, 1, &why);
+                                                  count, 1, why);
         return s != GPGPU_ERROR_UNSUPPORTED
                    ? s
                    : gpgpu__fail(ctx, s, "%s: the host fallback evaluates predicates in a part of OpenCL C only (gpgpu.h); this one has %s",

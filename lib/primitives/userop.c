@@ -385,11 +385,15 @@ enum { CHUNK = 1 << 14 };
 
 gpgpu_status gpgpu__compact_host_expr(gpgpu_context *ctx, gpgpu_type t, const char *pred,
                                       const void *in, size_t n, void *out, size_t *count,
-                                      int partition, const char **why)
+                                      int partition, char why[GPGPU__EXPR_WHY])
 {
     const size_t size = gpgpu__type(t)->size;
+    if (!ctx->host) /* a 64-bit type the device lacks is refused either way */
+        GPGPU__TRY(gpgpu__type_supported(ctx, t));
+    const char *w;
     gpgpu__lock(ctx);
-    const gpgpu__hexpr *e = gpgpu__host_expr(ctx, pred, t, 1, why);
+    const gpgpu__hexpr *e = gpgpu__host_expr(ctx, pred, t, 1, &w);
+    snprintf(why, GPGPU__EXPR_WHY, "%s", w); /* the memo's text may change once unlocked */
     if (!e) {
         gpgpu__unlock(ctx);
         return GPGPU_ERROR_UNSUPPORTED;
@@ -463,12 +467,16 @@ static void tr_part(void *arg, size_t g)
    kernels' order, and so do exact float sums. */
 gpgpu_status gpgpu__transform_reduce_host(gpgpu_context *ctx, gpgpu_type t, const char *map,
                                           gpgpu_op op, const void *in, size_t n,
-                                          void *result, const char **why)
+                                          void *result, char why[GPGPU__EXPR_WHY])
 {
     const size_t size = gpgpu__type(t)->size;
     const int is_float = gpgpu__type(t)->is_float;
+    if (!ctx->host) /* a 64-bit type the device lacks is refused either way */
+        GPGPU__TRY(gpgpu__type_supported(ctx, t));
+    const char *w;
     gpgpu__lock(ctx);
-    const gpgpu__hexpr *e = gpgpu__host_expr(ctx, map, t, 0, why);
+    const gpgpu__hexpr *e = gpgpu__host_expr(ctx, map, t, 0, &w);
+    snprintf(why, GPGPU__EXPR_WHY, "%s", w); /* the memo's text may change once unlocked */
     if (e && (!is_float || (ctx->host && op != GPGPU_SUM_EXACT))) {
         const size_t nparts = n ? gpgpu__div_up(n, TR_PART) : 0;
         tr_job j = {e, t, op == GPGPU_SUM_EXACT ? GPGPU_SUM : op, in, n,
@@ -513,9 +521,9 @@ gpgpu_status gpgpu_transform_reduce(gpgpu_context *ctx, gpgpu_type t, const char
     const size_t size = gpgpu__type(t)->size;
     GPGPU__TRY(gpgpu__check_array(ctx, __func__, "in", in, n, size, 1, size));
     GPGPU__TRY(gpgpu__expr_clean(ctx, "map", map, m));
-    const char *why = "";
+    char why[GPGPU__EXPR_WHY] = "";
     if (op < GPGPU_OP_USER && gpgpu__host_expr_route(ctx, n)) {
-        gpgpu_status s = gpgpu__transform_reduce_host(ctx, t, m, op, in, n, result, &why);
+        gpgpu_status s = gpgpu__transform_reduce_host(ctx, t, m, op, in, n, result, why);
         if (s != GPGPU_ERROR_UNSUPPORTED)
             return s;
     }
@@ -780,9 +788,9 @@ gpgpu_status gpgpu_select(gpgpu_context *ctx, gpgpu_type t, const char *predicat
                    __func__, "in (%p) and out (%p) overlap for n = %zu; they must be the same "
                    "array or apart", in, out, n);
     GPGPU__TRY(gpgpu__expr_clean(ctx, "predicate", predicate, pred));
-    const char *why = "";
+    char why[GPGPU__EXPR_WHY] = "";
     if (gpgpu__host_expr_route(ctx, n)) {
-        gpgpu_status s = gpgpu__compact_host_expr(ctx, t, pred, in, n, out, count, 0, &why);
+        gpgpu_status s = gpgpu__compact_host_expr(ctx, t, pred, in, n, out, count, 0, why);
         if (s != GPGPU_ERROR_UNSUPPORTED)
             return s;
     }
@@ -815,9 +823,9 @@ gpgpu_status gpgpu_select_array(gpgpu_context *ctx, const char *predicate,
     GPGPU__TRY(gpgpu__array_match(ctx, __func__, "out", in, out, 1, 0));
     GPGPU__TRY(gpgpu__expr_clean(ctx, "predicate", predicate, pred));
     if (ctx->host) {
-        const char *why = "";
+        char why[GPGPU__EXPR_WHY] = "";
         gpgpu_status s = gpgpu__compact_host_expr(ctx, in->t, pred, in->host, in->n, out->host,
-                                                  count, 0, &why);
+                                                  count, 0, why);
         return s != GPGPU_ERROR_UNSUPPORTED
                    ? s
                    : gpgpu__fail(ctx, s, "%s: the host fallback evaluates predicates in a part of OpenCL C only (gpgpu.h); this one has %s",
