@@ -363,6 +363,23 @@ const gpgpu__hexpr *gpgpu__host_expr(gpgpu_context *ctx, const char *expr, gpgpu
     return m->slot[k].e;
 }
 
+/* Locks ctx and looks up the host's form of expr (*e, NULL where the host
+   does not take it), the reason copied into why while locked (the memo's
+   text may change once unlocked). A 64-bit type a device lacks is
+   refused first, as the kernels would refuse it (ctx then unlocked). */
+static gpgpu_status lock_host_expr(gpgpu_context *ctx, const char *expr, gpgpu_type t,
+                                   int with_i, char why[GPGPU__EXPR_WHY],
+                                   const gpgpu__hexpr **e)
+{
+    if (!ctx->host)
+        GPGPU__TRY(gpgpu__type_supported(ctx, t));
+    const char *w;
+    gpgpu__lock(ctx);
+    *e = gpgpu__host_expr(ctx, expr, t, with_i, &w);
+    snprintf(why, GPGPU__EXPR_WHY, "%s", w);
+    return GPGPU_SUCCESS;
+}
+
 /* Stream compaction by pred on the host, CHUNK elements at a time: each
    chunk's flags, then its kept elements to out[*count ..] (out may be in:
    an element moves down or stays) and, for partition, the others to rest. */
@@ -388,12 +405,8 @@ gpgpu_status gpgpu__compact_host_expr(gpgpu_context *ctx, gpgpu_type t, const ch
                                       int partition, char why[GPGPU__EXPR_WHY])
 {
     const size_t size = gpgpu__type(t)->size;
-    if (!ctx->host) /* a 64-bit type the device lacks is refused either way */
-        GPGPU__TRY(gpgpu__type_supported(ctx, t));
-    const char *w;
-    gpgpu__lock(ctx);
-    const gpgpu__hexpr *e = gpgpu__host_expr(ctx, pred, t, 1, &w);
-    snprintf(why, GPGPU__EXPR_WHY, "%s", w); /* the memo's text may change once unlocked */
+    const gpgpu__hexpr *e;
+    GPGPU__TRY(lock_host_expr(ctx, pred, t, 1, why, &e));
     if (!e) {
         gpgpu__unlock(ctx);
         return GPGPU_ERROR_UNSUPPORTED;
@@ -471,12 +484,8 @@ gpgpu_status gpgpu__transform_reduce_host(gpgpu_context *ctx, gpgpu_type t, cons
 {
     const size_t size = gpgpu__type(t)->size;
     const int is_float = gpgpu__type(t)->is_float;
-    if (!ctx->host) /* a 64-bit type the device lacks is refused either way */
-        GPGPU__TRY(gpgpu__type_supported(ctx, t));
-    const char *w;
-    gpgpu__lock(ctx);
-    const gpgpu__hexpr *e = gpgpu__host_expr(ctx, map, t, 0, &w);
-    snprintf(why, GPGPU__EXPR_WHY, "%s", w); /* the memo's text may change once unlocked */
+    const gpgpu__hexpr *e;
+    GPGPU__TRY(lock_host_expr(ctx, map, t, 0, why, &e));
     if (e && (!is_float || (ctx->host && op != GPGPU_SUM_EXACT))) {
         const size_t nparts = n ? gpgpu__div_up(n, TR_PART) : 0;
         tr_job j = {e, t, op == GPGPU_SUM_EXACT ? GPGPU_SUM : op, in, n,
