@@ -354,46 +354,30 @@ static val number(parser *p)
 }
 
 /* Named constants, as OpenCL C defines them. */
+static const struct {
+    const char *name;
+    vt t;
+    scalar k;
+} constants[] = {
+    {"INFINITY", V_F32, {.f = INFINITY}},         {"HUGE_VALF", V_F32, {.f = INFINITY}},
+    {"NAN", V_F32, {.f = NAN}},                   {"FLT_MAX", V_F32, {.f = 0x1.fffffep127f}},
+    {"MAXFLOAT", V_F32, {.f = 0x1.fffffep127f}},  {"FLT_MIN", V_F32, {.f = 0x1p-126f}},
+    {"FLT_EPSILON", V_F32, {.f = 0x1p-23f}},      {"DBL_MAX", V_F64, {.d = 0x1.fffffffffffffp1023}},
+    {"DBL_MIN", V_F64, {.d = 0x1p-1022}},         {"DBL_EPSILON", V_F64, {.d = 0x1p-52}},
+    {"INT_MAX", V_I32, {.i = INT32_MAX}},         {"INT_MIN", V_I32, {.i = INT32_MIN}},
+    {"UINT_MAX", V_U32, {.u = UINT32_MAX}},       {"LONG_MAX", V_I64, {.i = INT64_MAX}},
+    {"LONG_MIN", V_I64, {.i = INT64_MIN}},        {"ULONG_MAX", V_U64, {.u = UINT64_MAX}},
+    {"true", V_I32, {.i = 1}},                    {"false", V_I32, {.i = 0}},
+};
+
 static int named_constant(parser *p, const char *name, val *out)
 {
-    scalar k;
-    vt t;
-    if (!strcmp(name, "INFINITY") || !strcmp(name, "HUGE_VALF"))
-        t = V_F32, k.f = INFINITY;
-    else if (!strcmp(name, "NAN"))
-        t = V_F32, k.f = NAN;
-    else if (!strcmp(name, "FLT_MAX") || !strcmp(name, "MAXFLOAT"))
-        t = V_F32, k.f = 0x1.fffffep127f;
-    else if (!strcmp(name, "FLT_MIN"))
-        t = V_F32, k.f = 0x1p-126f;
-    else if (!strcmp(name, "FLT_EPSILON"))
-        t = V_F32, k.f = 0x1p-23f;
-    else if (!strcmp(name, "DBL_MAX"))
-        t = V_F64, k.d = 0x1.fffffffffffffp1023;
-    else if (!strcmp(name, "DBL_MIN"))
-        t = V_F64, k.d = 0x1p-1022;
-    else if (!strcmp(name, "DBL_EPSILON"))
-        t = V_F64, k.d = 0x1p-52;
-    else if (!strcmp(name, "INT_MAX"))
-        t = V_I32, k.i = INT32_MAX;
-    else if (!strcmp(name, "INT_MIN"))
-        t = V_I32, k.i = INT32_MIN;
-    else if (!strcmp(name, "UINT_MAX"))
-        t = V_U32, k.u = UINT32_MAX;
-    else if (!strcmp(name, "LONG_MAX"))
-        t = V_I64, k.i = INT64_MAX;
-    else if (!strcmp(name, "LONG_MIN"))
-        t = V_I64, k.i = INT64_MIN;
-    else if (!strcmp(name, "ULONG_MAX"))
-        t = V_U64, k.u = UINT64_MAX;
-    else if (!strcmp(name, "true"))
-        t = V_I32, k.i = 1;
-    else if (!strcmp(name, "false"))
-        t = V_I32, k.i = 0;
-    else
-        return 0;
-    *out = constant(p, t, k);
-    return 1;
+    for (size_t j = 0; j < sizeof constants / sizeof constants[0]; j++)
+        if (!strcmp(name, constants[j].name)) {
+            *out = constant(p, constants[j].t, constants[j].k);
+            return 1;
+        }
+    return 0;
 }
 
 static const struct {

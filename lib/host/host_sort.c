@@ -595,9 +595,10 @@ gpgpu_status gpgpu__host_sort(gpgpu_type t, void *keys, void *values, size_t val
        the keys: which bits vary. That digit cuts the range of TOP_SAMPLE
        keys (one at a pseudo-random place in each of as many equal spans,
        which a periodic input cannot fall in step with) into 256 slices
-       (TOP_DIGIT), not the keys' top byte: floats of a few binades, integers of a narrow range and the
-       buckets of a distributed sort (a slice of the whole range) then
-       fill 256 buckets, not the few that their top byte's values would.
+       (TOP_DIGIT), not the keys' top byte: floats of a few binades,
+       integers of a narrow range and the buckets of a distributed sort
+       (a slice of the whole range) then fill 256 buckets, not the few
+       that their top byte's values would.
        If the sample misled (a bucket of more than half the keys), or the
        LSD passes go after all, the keys are read again for every count. */
     if (n >= BUCKETS_MIN) {

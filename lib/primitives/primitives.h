@@ -23,17 +23,16 @@ gpgpu_status gpgpu__type_op_options(gpgpu_context *ctx, gpgpu_type t, gpgpu_op o
    NULL if op is not one of ctx's operators for t. */
 const char *gpgpu__user_op_source(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op);
 
-/* The host's form of expr (a map: with_i 0; a predicate in x and i: 1)
-   for type t, compiled once a context (userop.c), or NULL where the host
-   does not evaluate it (*why says why) or memory runs out. ctx locked;
-   valid while it stays locked. */
-const gpgpu__hexpr *gpgpu__host_expr(gpgpu_context *ctx, const char *expr, gpgpu_type t,
-                                     int with_i, const char **why);
 /* Whether a host call of n elements with a user expression tries the
    host's evaluation: the fallback, or below the plan's expr threshold. */
 int gpgpu__host_expr_route(const gpgpu_context *ctx, size_t n);
 /* Room for why the host does not evaluate an expression, in words. */
 enum { GPGPU__EXPR_WHY = 96 };
+/* The host fallback's UNSUPPORTED for a map (predicate 0) or predicate
+   (1) it does not evaluate, naming func and why (what the expression has
+   that the host does not take). */
+gpgpu_status gpgpu__expr_refused(gpgpu_context *ctx, const char *func, int predicate,
+                                 const char *why);
 /* gpgpu_transform_reduce of host arrays with the map evaluated on the host
    into a copy, then reduced as gpgpu_reduce reduces it (the bits of the
    kernels' map and reduce on a CPU device); op built in. ctx unlocked;

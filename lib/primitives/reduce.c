@@ -280,10 +280,7 @@ gpgpu_status gpgpu_transform_reduce_array(gpgpu_context *ctx, const char *map, g
         char why[GPGPU__EXPR_WHY] = "";
         gpgpu_status s = gpgpu__transform_reduce_host(ctx, in->t, m, op, in->host, in->n,
                                                       result, why);
-        return s != GPGPU_ERROR_UNSUPPORTED
-                   ? s
-                   : gpgpu__fail(ctx, s, "%s: the host fallback evaluates maps in a part of OpenCL C only (gpgpu.h); this one has %s",
-                                 __func__, why);
+        return s != GPGPU_ERROR_UNSUPPORTED ? s : gpgpu__expr_refused(ctx, __func__, 0, why);
     }
     return array_reduce(ctx, __func__, op, m, in, result);
 }

@@ -739,9 +739,7 @@ gpgpu_status gpgpu_partition(gpgpu_context *ctx, gpgpu_type t, const char *predi
             return s;
     }
     if (ctx->host)
-        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
-                           "gpgpu_partition: the host fallback evaluates predicates in a part of OpenCL C only (gpgpu.h); this one has %s",
-                           why);
+        return gpgpu__expr_refused(ctx, __func__, 1, why);
     gpgpu__lock(ctx);
     gpgpu__begin(ctx, 0, NULL, NULL);
     return gpgpu__host_call_end(ctx, "gpgpu_partition",
@@ -903,10 +901,7 @@ gpgpu_status gpgpu_partition_array(gpgpu_context *ctx, const char *predicate,
         char why[GPGPU__EXPR_WHY] = "";
         gpgpu_status s = gpgpu__compact_host_expr(ctx, in->t, pred, in->host, in->n, out->host,
                                                   count, 1, why);
-        return s != GPGPU_ERROR_UNSUPPORTED
-                   ? s
-                   : gpgpu__fail(ctx, s, "%s: the host fallback evaluates predicates in a part of OpenCL C only (gpgpu.h); this one has %s",
-                                 __func__, why);
+        return s != GPGPU_ERROR_UNSUPPORTED ? s : gpgpu__expr_refused(ctx, __func__, 1, why);
     }
     compact_job j = {__func__, in->t, pred, GPGPU__PARTITION, in->buf, out->buf, NULL, NULL,
                      0, in->n, 0, 0, 0};

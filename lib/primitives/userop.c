@@ -307,7 +307,7 @@ struct gpgpu__expr_memo {
         gpgpu_type t;
         int with_i;
         gpgpu__hexpr *e;
-        char why[96];
+        char why[GPGPU__EXPR_WHY];
     } slot[EXPR_MEMO];
     unsigned next;
 };
@@ -330,7 +330,20 @@ int gpgpu__host_expr_route(const gpgpu_context *ctx, size_t n)
     return ctx->host || gpgpu__host_below(ctx, GPGPU__HB_EXPR, n);
 }
 
-const gpgpu__hexpr *gpgpu__host_expr(gpgpu_context *ctx, const char *expr, gpgpu_type t,
+gpgpu_status gpgpu__expr_refused(gpgpu_context *ctx, const char *func, int predicate,
+                                 const char *why)
+{
+    return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
+                       "%s: the host fallback evaluates %s in a part of OpenCL C only "
+                       "(gpgpu.h); this one has %s",
+                       func, predicate ? "predicates" : "maps", why);
+}
+
+/* The host's form of expr (a map: with_i 0; a predicate in x and i: 1)
+   for type t, compiled once a context, or NULL where the host does not
+   evaluate it (*why says why) or memory runs out. ctx locked; valid
+   while it stays locked. */
+static const gpgpu__hexpr *host_expr(gpgpu_context *ctx, const char *expr, gpgpu_type t,
                                      int with_i, const char **why)
 {
     static const char no_memory[] = "no host memory to compile it";
@@ -375,7 +388,7 @@ static gpgpu_status lock_host_expr(gpgpu_context *ctx, const char *expr, gpgpu_t
         GPGPU__TRY(gpgpu__type_supported(ctx, t));
     const char *w;
     gpgpu__lock(ctx);
-    *e = gpgpu__host_expr(ctx, expr, t, with_i, &w);
+    *e = host_expr(ctx, expr, t, with_i, &w);
     snprintf(why, GPGPU__EXPR_WHY, "%s", w);
     return GPGPU_SUCCESS;
 }
@@ -540,9 +553,7 @@ gpgpu_status gpgpu_transform_reduce(gpgpu_context *ctx, gpgpu_type t, const char
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
                            "gpgpu_transform_reduce: user operators need an OpenCL device");
     if (ctx->host)
-        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
-                           "gpgpu_transform_reduce: the host fallback evaluates maps in a part of OpenCL C only (gpgpu.h); this one has %s",
-                           why);
+        return gpgpu__expr_refused(ctx, __func__, 0, why);
     return gpgpu__reduce_host_call(ctx, t, op, m, in, n, result);
 }
 
@@ -804,9 +815,7 @@ gpgpu_status gpgpu_select(gpgpu_context *ctx, gpgpu_type t, const char *predicat
             return s;
     }
     if (ctx->host)
-        return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
-                           "gpgpu_select: the host fallback evaluates predicates in a part of OpenCL C only (gpgpu.h); this one has %s",
-                           why);
+        return gpgpu__expr_refused(ctx, __func__, 1, why);
     gpgpu__lock(ctx);
     gpgpu__begin(ctx, 0, NULL, NULL);
     return gpgpu__host_call_end(ctx, "gpgpu_select",
@@ -835,10 +844,7 @@ gpgpu_status gpgpu_select_array(gpgpu_context *ctx, const char *predicate,
         char why[GPGPU__EXPR_WHY] = "";
         gpgpu_status s = gpgpu__compact_host_expr(ctx, in->t, pred, in->host, in->n, out->host,
                                                   count, 0, why);
-        return s != GPGPU_ERROR_UNSUPPORTED
-                   ? s
-                   : gpgpu__fail(ctx, s, "%s: the host fallback evaluates predicates in a part of OpenCL C only (gpgpu.h); this one has %s",
-                                 __func__, why);
+        return s != GPGPU_ERROR_UNSUPPORTED ? s : gpgpu__expr_refused(ctx, __func__, 1, why);
     }
     cl_mem kept;
     cl_ulong got = 0;
