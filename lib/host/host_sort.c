@@ -22,6 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "host/host.h"
 
@@ -58,6 +61,7 @@ enum { TOP_SAMPLE = 4096 };     /* keys, one per equal span, that set the top di
    whose top digit varies little (floats of a few binades) leave buckets
    of many MiB, which LSD passes would each read and write from memory. */
 enum { SPLIT_BYTES = 1 << 20 };
+enum { PREP_BLOCK = 1024 };
 /* A piece of at least WIDE_MIN keys without values may sort by digits of
    up to WIDE_BITS bits that start at its lowest bit that varies (wide_*,
    below): the 24 bits under a top digit of random u32 keys in two passes,
@@ -249,6 +253,63 @@ static size_t part_first(const sort_job *j, size_t i)
         w1 = u_;                                                                        \
     } while (0)
 
+/* prep_'s top-digit read of block x0[0 .. LEN): the keys transformed
+   into tb, their AND and OR, their digits into db and (up) whether they
+   ascend. */
+#define TOP_PREP(W, LEN)                                                                \
+    do {                                                                                \
+        for (size_t k = 0; k < (LEN); k++) {                                            \
+            W x = x0[k];                                                                \
+            x ^= (x >> top) ? m1 : m0;                                                  \
+            tb[k] = x;                                                                  \
+            and_ &= x;                                                                  \
+            or_ |= x;                                                                   \
+            db[k] = (unsigned char)TOP_DIGIT(W, x, lo, s);                              \
+        }                                                                               \
+        for (size_t k = 1; k < (LEN); k++)                                              \
+            up &= tb[k] >= tb[k - 1];                                                   \
+    } while (0)
+
+/* The top digit's scatter writes whole cache lines of keys, gathered in
+   a line a bucket, with stores that bypass the cache: the lines are not
+   read first (a store that misses reads its line in), and the 256
+   buckets' lines stay out of the caches that the next read streams
+   through. */
+enum { LINE_BYTES = 64 };
+#define LINE_KEYS(W) (LINE_BYTES / sizeof(W))
+static inline void stream_line(void *dst, const void *src)
+{
+#ifdef __SSE2__
+    __m128i *o = dst;
+    const __m128i *i = src;
+    _mm_stream_si128(o, i[0]);
+    _mm_stream_si128(o + 1, i[1]);
+    _mm_stream_si128(o + 2, i[2]);
+    _mm_stream_si128(o + 3, i[3]);
+#else
+    memcpy(dst, src, LINE_BYTES);
+#endif
+}
+/* Orders the streamed stores before what follows (another thread's reads). */
+static inline void stream_done(void)
+{
+#ifdef __SSE2__
+    _mm_sfence();
+#endif
+}
+
+/* top_scatter_'s block x0[0 .. LEN): the keys transformed into tb, their
+   digits into db. */
+#define TOP_DIGITS(W, LEN)                                                              \
+    do {                                                                                \
+        for (size_t q = 0; q < (LEN); q++) {                                            \
+            W x = x0[q];                                                                \
+            x ^= (x >> top) ? m1 : m0;                                                  \
+            tb[q] = x;                                                                  \
+            db[q] = (unsigned char)TOP_DIGIT(W, x, lo, s);                              \
+        }                                                                               \
+    } while (0)
+
 #define SORT_FUNCS(W, SUF)                                                              \
     static void prep_##SUF(void *arg, size_t part)                                      \
     {                                                                                   \
@@ -265,14 +326,21 @@ static size_t part_first(const sort_job *j, size_t i)
             size_t *c = count[0];                                                       \
             const W lo = (W)j->top_lo;                                                  \
             const int s = j->top_shift;                                                 \
-            for (size_t i = a; i < b; i++) {                                            \
-                W x = in[i];                                                            \
-                x ^= (x >> top) ? m1 : m0;                                              \
-                in_order &= i == a || x >= prev;                                        \
-                prev = x;                                                               \
-                and_ &= x;                                                              \
-                or_ |= x;                                                               \
-                c[TOP_DIGIT(W, x, lo, s)]++;                                            \
+            W tb[PREP_BLOCK];                                                           \
+            unsigned char db[PREP_BLOCK];                                               \
+            prev = a < b ? (W)(in[a] ^ ((in[a] >> top) ? m1 : m0)) : 0;                 \
+            for (size_t i0 = a; i0 < b; i0 += PREP_BLOCK) {                             \
+                const size_t len = b - i0 < PREP_BLOCK ? b - i0 : PREP_BLOCK;           \
+                const W *x0 = in + i0;                                                  \
+                int up = 1;                                                             \
+                if (len == PREP_BLOCK) /* a constant count: the loops vectorize */     \
+                    TOP_PREP(W, PREP_BLOCK);                                            \
+                else                                                                    \
+                    TOP_PREP(W, len);                                                   \
+                in_order &= up && tb[0] >= prev;                                        \
+                prev = tb[len - 1];                                                     \
+                for (size_t k = 0; k < len; k++)                                        \
+                    c[db[k]]++;                                                         \
             }                                                                           \
             j->and_or[2 * part] = and_;                                                 \
             j->and_or[2 * part + 1] = or_;                                              \
@@ -309,6 +377,44 @@ static size_t part_first(const sort_job *j, size_t i)
         const size_t z = j->vsize;                                                      \
         size_t at[RADIX];                                                               \
         memcpy(at, j->pos[part], sizeof at);                                            \
+        if (!vs) { /* keys alone: digits a block at a time, then the stores, */       \
+                   /* gathered a cache line a bucket and written whole */               \
+            W tb[PREP_BLOCK];                                                           \
+            unsigned char db[PREP_BLOCK];                                               \
+            _Alignas(64) W line[RADIX][LINE_KEYS(W)];                                   \
+            size_t start[RADIX];                                                        \
+            memcpy(start, at, sizeof start);                                            \
+            const size_t off = ((uintptr_t)k2 / sizeof(W)) & (LINE_KEYS(W) - 1);        \
+            for (size_t i0 = a; i0 < b; i0 += PREP_BLOCK) {                             \
+                const size_t len = b - i0 < PREP_BLOCK ? b - i0 : PREP_BLOCK;           \
+                const W *x0 = k + i0;                                                   \
+                if (len == PREP_BLOCK)                                                  \
+                    TOP_DIGITS(W, PREP_BLOCK);                                          \
+                else                                                                    \
+                    TOP_DIGITS(W, len);                                                 \
+                for (size_t q = 0; q < len; q++) {                                      \
+                    const unsigned d = db[q];                                           \
+                    const size_t p = at[d]++;                                           \
+                    const size_t sl = (p + off) & (LINE_KEYS(W) - 1);                   \
+                    line[d][sl] = tb[q];                                                \
+                    if (sl == LINE_KEYS(W) - 1) {                                       \
+                        if (p + 1 - start[d] >= LINE_KEYS(W))                           \
+                            stream_line(k2 + p + 1 - LINE_KEYS(W), line[d]);            \
+                        else                                                            \
+                            for (size_t u = start[d]; u <= p; u++)                      \
+                                k2[u] = line[d][(u + off) & (LINE_KEYS(W) - 1)];        \
+                    }                                                                   \
+                }                                                                       \
+            }                                                                           \
+            for (int d = 0; d < RADIX; d++) { /* the line begun, from start[d] */      \
+                const size_t back = (at[d] + off) & (LINE_KEYS(W) - 1);                 \
+                for (size_t u = at[d] - start[d] > back ? at[d] - back : start[d];      \
+                     u < at[d]; u++)                                                    \
+                    k2[u] = line[d][(u + off) & (LINE_KEYS(W) - 1)];                    \
+            }                                                                           \
+            stream_done();                                                              \
+            return;                                                                     \
+        }                                                                               \
         SCATTER_PART(W, TOP_DIGIT(W, x, lo, s));                                        \
     }                                                                                   \
     static void count_##SUF(void *arg, size_t part)                                     \
