@@ -661,9 +661,10 @@ static void host_scan(int seq, gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind,
                       const void *in, void *out, size_t n, const void *init)
 {
     const size_t size = gpgpu__type(t)->size, nblocks = (n + SCAN_BLOCK - 1) / SCAN_BLOCK;
-    const size_t threads = seq ? 1 : gpgpu__host_threads();
+    /* (getenv, in gpgpu__host_threads, costs a small call's time) */
+    const size_t threads = seq || n < SCAN_THREADS_FROM ? 1 : gpgpu__host_threads();
     char *mem = NULL;
-    if (!gpgpu__type(t)->is_float && n >= SCAN_THREADS_FROM && threads > 1)
+    if (!gpgpu__type(t)->is_float && threads > 1)
         mem = malloc(nblocks * (sizeof(int) + 2 * sizeof(uint64_t)));
     if (!mem) { /* floats, small, one thread, or no memory: in order */
         scan_serial(t, op, kind, in, out, n, init, NULL);
