@@ -139,23 +139,55 @@ static size_t part_first(const sort_job *j, size_t i)
     return j->n / j->nparts * i + j->n % j->nparts * i / j->nparts;
 }
 
-/* One pass over keys alone: IN transforms x as it is read, OUT is what is
-   written (constants in each loop: no per-key test of which applies). */
-#define SCATTER_KEYS(W, IN, OUT, DIGIT)                                                 \
-    for (size_t i = a; i < b; i++) {                                                    \
-        W x = k[i];                                                                     \
+/* The scatters read four keys before they write any: in a loop of one
+   key, the next key's read waits behind the last store, which might
+   alias it (the compiler cannot move it), and a 12-bit pass over 2^16
+   keys in cache took 8.1 ns a key on the 2-core EPYC against 4.7 with
+   the reads ahead. FOUR_KEYS(W, I0, END, ONE, ...) runs ONE(Y, J, ...)
+   for the keys Y = k[I0 + J], I0 stepping from its value to END. */
+#define FOUR_KEYS(W, I0, END, ONE, ...)                                                 \
+    {                                                                                   \
+        for (; I0 + 4 <= (END); I0 += 4) {                                              \
+            const W y0 = k[I0], y1 = k[I0 + 1], y2 = k[I0 + 2], y3 = k[I0 + 3];         \
+            ONE(y0, 0, __VA_ARGS__);                                                    \
+            ONE(y1, 1, __VA_ARGS__);                                                    \
+            ONE(y2, 2, __VA_ARGS__);                                                    \
+            ONE(y3, 3, __VA_ARGS__);                                                    \
+        }                                                                               \
+        for (; I0 < (END); I0++)                                                        \
+            ONE(k[I0], 0, __VA_ARGS__);                                                 \
+    }
+/* One key x = Y to k2[at[DIGIT]++] (IN, OUT as SCATTER_KEYS) and, with
+   values, MOVE of value i = i0 + J to place p. */
+#define KEY_ONE(Y, J, W, IN, OUT, DIGIT)                                                \
+    do {                                                                                \
+        W x = (Y);                                                                      \
         IN;                                                                             \
         k2[at[DIGIT]++] = (OUT);                                                        \
-    }
-
-/* Keys with their values: MOVE moves value i to place p. */
-#define SCATTER_PAIRS(W, IN, OUT, MOVE, DIGIT)                                          \
-    for (size_t i = a; i < b; i++) {                                                    \
-        W x = k[i];                                                                     \
+    } while (0)
+#define PAIR_ONE(Y, J, W, IN, OUT, MOVE, DIGIT)                                         \
+    do {                                                                                \
+        const size_t i = i0 + (J);                                                      \
+        W x = (Y);                                                                      \
         IN;                                                                             \
-        size_t p = at[DIGIT]++;                                                         \
+        const size_t p = at[DIGIT]++;                                                   \
         k2[p] = (OUT);                                                                  \
         MOVE;                                                                           \
+    } while (0)
+
+/* One pass over keys k[a .. b) alone: IN transforms x as it is read, OUT
+   is what is written (constants in each loop: no per-key test of which
+   applies). */
+#define SCATTER_KEYS(W, IN, OUT, DIGIT)                                                 \
+    {                                                                                   \
+        size_t i0 = a;                                                                  \
+        FOUR_KEYS(W, i0, b, KEY_ONE, W, IN, OUT, DIGIT)                                 \
+    }
+/* Keys with their values: MOVE moves value i to place p. */
+#define SCATTER_PAIRS(W, IN, OUT, MOVE, DIGIT)                                          \
+    {                                                                                   \
+        size_t i0 = a;                                                                  \
+        FOUR_KEYS(W, i0, b, PAIR_ONE, W, IN, OUT, MOVE, DIGIT)                          \
     }
 /* SCATTER_PAIRS with the transforms that apply as constants of the loop,
    as SCATTER_KEYS: a test of in_t and out_t for every pair took a third of
@@ -207,12 +239,16 @@ static size_t part_first(const sort_job *j, size_t i)
 /* A pass over a piece (piece_, wide_): keys k[0 .. len) to k2 at
    at[DIGIT]++, OUT written; MOVE moves value i to place p. */
 #define SCATTER_PIECE(W, DIGIT, OUT, MOVE)                                              \
-    for (size_t i = 0; i < len; i++) {                                                  \
-        W x = k[i];                                                                     \
-        size_t p = at[DIGIT]++;                                                         \
-        k2[p] = (OUT);                                                                  \
-        MOVE;                                                                           \
+    {                                                                                   \
+        size_t i0 = 0;                                                                  \
+        FOUR_KEYS(W, i0, len, PAIR_ONE, W, (void)0, OUT, MOVE, DIGIT)                   \
     }
+/* SCATTER_PIECE of keys alone. */
+#define SCATTER_PIECE_KEYS(W, DIGIT, OUT)                                               \
+    do {                                                                                \
+        size_t i0 = 0;                                                                  \
+        FOUR_KEYS(W, i0, len, KEY_ONE, W, (void)0, OUT, DIGIT)                          \
+    } while (0)
 /* The key untransformed (the last pass). */
 #define UNDO(x) ((x) ^ (((x) >> top) ? if_set : if_clear))
 /* A piece's pass from s0 to s1 (values w0 to w1, z bytes), one loop for
@@ -227,9 +263,9 @@ static size_t part_first(const sort_job *j, size_t i)
         const uint64_t *v8 = (const uint64_t *)(const void *)w0;                        \
         uint64_t *d8 = (uint64_t *)(void *)w1;                                          \
         if (!w0 && (LAST))                                                              \
-            SCATTER_PIECE(W, DIGIT, UNDO(x), (void)0)                                   \
+            SCATTER_PIECE_KEYS(W, DIGIT, UNDO(x));                                      \
         else if (!w0)                                                                   \
-            SCATTER_PIECE(W, DIGIT, x, (void)0)                                         \
+            SCATTER_PIECE_KEYS(W, DIGIT, x);                                            \
         else if (z == 4 && (LAST))                                                      \
             SCATTER_PIECE(W, DIGIT, UNDO(x), d4[p] = v4[i])                             \
         else if (z == 4)                                                                \
