@@ -289,21 +289,22 @@ static size_t part_first(const sort_job *j, size_t i)
         w1 = u_;                                                                        \
     } while (0)
 
-/* prep_'s top-digit read of block x0[0 .. LEN): the keys transformed
-   into tb, their AND and OR, their digits into db and (up) whether they
-   ascend. */
+/* The top digit of block x0[0 .. LEN): the keys transformed into tb,
+   their digits into db and, for prep_, their AND and OR and (up) whether
+   they ascend (top_scatter_ leaves those unused, which the compiler
+   drops). */
 #define TOP_PREP(W, LEN)                                                                \
     do {                                                                                \
-        for (size_t k = 0; k < (LEN); k++) {                                            \
-            W x = x0[k];                                                                \
+        for (size_t q = 0; q < (LEN); q++) {                                            \
+            W x = x0[q];                                                                \
             x ^= (x >> top) ? m1 : m0;                                                  \
-            tb[k] = x;                                                                  \
+            tb[q] = x;                                                                  \
             and_ &= x;                                                                  \
             or_ |= x;                                                                   \
-            db[k] = (unsigned char)TOP_DIGIT(W, x, lo, s);                              \
+            db[q] = (unsigned char)TOP_DIGIT(W, x, lo, s);                              \
         }                                                                               \
-        for (size_t k = 1; k < (LEN); k++)                                              \
-            up &= tb[k] >= tb[k - 1];                                                   \
+        for (size_t q = 1; q < (LEN); q++)                                              \
+            up &= tb[q] >= tb[q - 1];                                                   \
     } while (0)
 
 /* The top digit's scatter writes whole cache lines of keys, gathered in
@@ -333,18 +334,6 @@ static inline void stream_done(void)
     _mm_sfence();
 #endif
 }
-
-/* top_scatter_'s block x0[0 .. LEN): the keys transformed into tb, their
-   digits into db. */
-#define TOP_DIGITS(W, LEN)                                                              \
-    do {                                                                                \
-        for (size_t q = 0; q < (LEN); q++) {                                            \
-            W x = x0[q];                                                                \
-            x ^= (x >> top) ? m1 : m0;                                                  \
-            tb[q] = x;                                                                  \
-            db[q] = (unsigned char)TOP_DIGIT(W, x, lo, s);                              \
-        }                                                                               \
-    } while (0)
 
 #define SORT_FUNCS(W, SUF)                                                              \
     static void prep_##SUF(void *arg, size_t part)                                      \
@@ -421,13 +410,15 @@ static inline void stream_done(void)
             size_t start[RADIX];                                                        \
             memcpy(start, at, sizeof start);                                            \
             const size_t off = ((uintptr_t)k2 / sizeof(W)) & (LINE_KEYS(W) - 1);        \
+            W and_ = 0, or_ = 0;                                                        \
+            int up = 1;                                                                 \
             for (size_t i0 = a; i0 < b; i0 += PREP_BLOCK) {                             \
                 const size_t len = b - i0 < PREP_BLOCK ? b - i0 : PREP_BLOCK;           \
                 const W *x0 = k + i0;                                                   \
                 if (len == PREP_BLOCK)                                                  \
-                    TOP_DIGITS(W, PREP_BLOCK);                                          \
+                    TOP_PREP(W, PREP_BLOCK);                                            \
                 else                                                                    \
-                    TOP_DIGITS(W, len);                                                 \
+                    TOP_PREP(W, len);                                                   \
                 for (size_t q = 0; q < len; q++) {                                      \
                     const unsigned d = db[q];                                           \
                     const size_t p = at[d]++;                                           \
@@ -449,6 +440,7 @@ static inline void stream_done(void)
                     k2[u] = line[d][(u + off) & (LINE_KEYS(W) - 1)];                    \
             }                                                                           \
             stream_done();                                                              \
+            (void)and_, (void)or_, (void)up;                                            \
             return;                                                                     \
         }                                                                               \
         SCATTER_PART(W, TOP_DIGIT(W, x, lo, s));                                        \
