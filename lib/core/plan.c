@@ -270,12 +270,18 @@ void gpgpu__plan_init(gpgpu_context *ctx)
         size_t *b = t->host_below;
         b[GPGPU__HB_REDUCE] = (size_t)1 << 19;
         b[GPGPU__HB_SCAN] = SIZE_MAX;
-        /* sort, again after the host's split of big buckets (2026-11-27,
-           as segmented's below): at 2^20, host / kernels, f32 keys
-           1.42-1.72 / 0.76-0.83, f32 pairs 1.39-1.66 / 0.99-1.02, u32 keys
-           1.57-1.88 / 1.67-2.16, sorted u32 10.7-14.0 / 27.8-32.9; at 2^22
-           the kernels win u32 (3.47-3.65 / 2.92-3.13) */
-        b[GPGPU__HB_SORT] = (size_t)1 << 21;
+        /* sort: the host's sort at every size since its streamed top pass
+           and its scatters' reads ahead (5093b4a), 2026-11-28, quiet,
+           two rounds (GPGPU_HOST_BELOW=sort=all | =0 gpgpu-bench --api
+           host --op sort|sort_pairs --sizes 20,22,23,24): ms host /
+           kernels, u32 keys 14.2, 13.9 / 15.4, 15.8 at 2^20; 54.0, 46.7 /
+           61.1, 70.0 at 2^22; 118.1, 115.6 / 133.0, 139.0 at 2^23; 274.9,
+           282.3 / 305.3, 265.2 at 2^24; u32 pairs even to 2^23, 471.6,
+           400.7 / 670.6, 491.5 at 2^24; u64 keys 96.2, 96.9 / 136.8,
+           128.1 at 2^22 (--type u64 --n 4194304 --repeat 3). (Before: at
+           2^22 the kernels won u32 keys, 3.47-3.65 / 2.92-3.13x the
+           loop, 2026-11-27.) */
+        b[GPGPU__HB_SORT] = SIZE_MAX;
         /* float keys: the host's sort at every size, 2026-11-28, quiet
            machine, two rounds (GPGPU_HOST_BELOW=sort=all | =0 gpgpu-bench
            --api host --op sort --sizes 20,21,22,23,24, --op sort_pairs
