@@ -327,6 +327,11 @@ static inline void stream_line(void *dst, const void *src)
     memcpy(dst, src, LINE_BYTES);
 #endif
 }
+/* Bucket d's keys u in [from, to) from its gathered line to the scratch,
+   one at a time: a line that is not whole (a part's first or last). */
+#define LINE_PART(W, d, from, to)                                                      \
+    for (size_t u = (from), u_end = (to); u < u_end; u++)                             \
+    k2[u] = line[d][(u + off) & (LINE_KEYS(W) - 1)]
 /* Orders the streamed stores before what follows (another thread's reads). */
 static inline void stream_done(void)
 {
@@ -428,16 +433,13 @@ static inline void stream_done(void)
                         if (p + 1 - start[d] >= LINE_KEYS(W))                           \
                             stream_line(k2 + p + 1 - LINE_KEYS(W), line[d]);            \
                         else                                                            \
-                            for (size_t u = start[d]; u <= p; u++)                      \
-                                k2[u] = line[d][(u + off) & (LINE_KEYS(W) - 1)];        \
+                            LINE_PART(W, d, start[d], p + 1);                           \
                     }                                                                   \
                 }                                                                       \
             }                                                                           \
             for (int d = 0; d < RADIX; d++) { /* the line begun, from start[d] */      \
                 const size_t back = (at[d] + off) & (LINE_KEYS(W) - 1);                 \
-                for (size_t u = at[d] - start[d] > back ? at[d] - back : start[d];      \
-                     u < at[d]; u++)                                                    \
-                    k2[u] = line[d][(u + off) & (LINE_KEYS(W) - 1)];                    \
+                LINE_PART(W, d, at[d] - start[d] > back ? at[d] - back : start[d], at[d]); \
             }                                                                           \
             stream_done();                                                              \
             (void)and_, (void)or_, (void)up;                                            \
