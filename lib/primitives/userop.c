@@ -39,21 +39,34 @@ struct gpgpu__user_op {
 
 /* ---- expressions ---------------------------------------------------------- */
 
-/* The first of the two-character sequences that could open a comment or
-   spell a brace, '#' or backslash another way, or NULL. */
+/* The first two-character sequence in s that could open a comment or
+   spell a brace, '#' or backslash another way, or NULL. One pass of
+   compares (eight strstr calls were a tenth of a small call's time). */
 static const char *forbidden_pair(const char *s)
 {
     static const char *const pairs[] = {"/*", "//", "??", "<%", "%>", "<:", ":>", "%:"};
-    for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++)
-        if (strstr(s, pairs[k]))
-            return pairs[k];
+    for (; s[0] && s[1]; s++) {
+        if (s[0] != '/' && s[0] != '?' && s[0] != '<' && s[0] != '%' && s[0] != ':')
+            continue;
+        for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++)
+            if (s[0] == pairs[k][0] && s[1] == pairs[k][1])
+                return pairs[k];
+    }
     return NULL;
 }
+
+/* A word and its length, for compares without strlen. */
+typedef struct {
+    const char *s;
+    size_t len;
+} word;
+#define WORD(s) {s, sizeof s - 1}
 
 /* s, after a '*', closes a cast: blanks and qualifiers up to ')'. */
 static int cast_end(const char *s)
 {
-    static const char *const quals[] = {"const", "volatile", "restrict", "__restrict"};
+    static const word quals[] = {WORD("const"), WORD("volatile"), WORD("restrict"),
+                                 WORD("__restrict")};
     for (;;) {
         while (*s == ' ')
             s++;
@@ -61,8 +74,8 @@ static int cast_end(const char *s)
             return 1;
         size_t k = 0, len = 0;
         for (; k < sizeof quals / sizeof quals[0]; k++) {
-            len = strlen(quals[k]);
-            if (!strncmp(s, quals[k], len) && !isalnum((unsigned char)s[len]) && s[len] != '_')
+            len = quals[k].len;
+            if (!strncmp(s, quals[k].s, len) && !isalnum((unsigned char)s[len]) && s[len] != '_')
                 break;
         }
         if (k == sizeof quals / sizeof quals[0])
@@ -78,19 +91,21 @@ static int cast_end(const char *s)
    or a unary "&". Cheap marks, not a proof: see gpgpu.h on trust. */
 static int pointer_use(const char *s, char *what, size_t size)
 {
-    static const char *const spaces[] = {"__global", "global", "__local", "local",
-                                         "__private", "private", "__constant", "constant",
-                                         "__generic", "generic"};
+    static const word spaces[] = {WORD("__global"), WORD("global"), WORD("__local"),
+                                  WORD("local"), WORD("__private"), WORD("private"),
+                                  WORD("__constant"), WORD("constant"), WORD("__generic"),
+                                  WORD("generic")};
     char prev = '\0'; /* the last character before this one that is not a blank */
     for (const char *p = s; *p; p++) {
         if (isalpha((unsigned char)*p) || *p == '_') {
             const char *end = p;
             while (isalnum((unsigned char)*end) || *end == '_')
                 end++;
-            int after_digit = p > s && isdigit((unsigned char)p[-1]); /* 1.5f, 0x1p3 */
-            for (size_t k = 0; !after_digit && k < sizeof spaces / sizeof spaces[0]; k++)
-                if (strlen(spaces[k]) == (size_t)(end - p) && !strncmp(p, spaces[k], end - p)) {
-                    snprintf(what, size, "the address-space keyword \"%s\"", spaces[k]);
+            /* after a digit: 1.5f, 0x1p3; under 5 letters: shorter than any keyword */
+            int not_keyword = (p > s && isdigit((unsigned char)p[-1])) || end - p < 5;
+            for (size_t k = 0; !not_keyword && k < sizeof spaces / sizeof spaces[0]; k++)
+                if (spaces[k].len == (size_t)(end - p) && !memcmp(p, spaces[k].s, end - p)) {
+                    snprintf(what, size, "the address-space keyword \"%s\"", spaces[k].s);
                     return 1;
                 }
             prev = end[-1];
@@ -150,7 +165,8 @@ gpgpu_status gpgpu__expr_clean(gpgpu_context *ctx, const char *what, const char 
         unsigned char c = (unsigned char)expr[k];
         if (c == '\n' || c == '\r' || c == '\t' || c == '\v' || c == '\f')
             c = ' ';
-        if (c < 0x20 || c >= 0x7f || strchr(";{}#\"'\\`", c))
+        if (c < 0x20 || c >= 0x7f || c == ';' || c == '{' || c == '}' || c == '#' || c == '"' ||
+            c == '\'' || c == '\\' || c == '`')
             return gpgpu__fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT,
                                "%s expression \"%.80s\": character 0x%02x at offset %zu is not "
                                "allowed in an expression", what, expr, (unsigned char)expr[k], k);
@@ -389,7 +405,10 @@ static gpgpu_status lock_host_expr(gpgpu_context *ctx, const char *expr, gpgpu_t
     const char *w;
     gpgpu__lock(ctx);
     *e = host_expr(ctx, expr, t, with_i, &w);
-    snprintf(why, GPGPU__EXPR_WHY, "%s", w);
+    /* a copy, not snprintf: half the instructions of a 1024-element call */
+    const size_t len = strnlen(w, GPGPU__EXPR_WHY - 1);
+    memcpy(why, w, len);
+    why[len] = '\0';
     return GPGPU_SUCCESS;
 }
 
@@ -398,18 +417,43 @@ static gpgpu_status lock_host_expr(gpgpu_context *ctx, const char *expr, gpgpu_t
    an element moves down or stays) and, for partition, the others to rest. */
 enum { CHUNK = 1 << 14 };
 
+/* Select: each element is stored at out[kept] and counted if kept; four
+   read before they are written (an in-place store, at or below the
+   element's own place, may then not alias a later read), so that the
+   loop runs at about four instructions an element. */
 #define COMPACT(W)                                                             \
+    do {                                                                       \
+        const W *x = (const W *)in + k0;                                       \
+        W *o = out;                                                            \
+        size_t k = 0;                                                          \
+        for (; k + 4 <= len; k += 4) {                                         \
+            const W a = x[k], b = x[k + 1], c = x[k + 2], d = x[k + 3];        \
+            o[kept] = a;                                                       \
+            kept += f[k];                                                      \
+            o[kept] = b;                                                       \
+            kept += f[k + 1];                                                  \
+            o[kept] = c;                                                       \
+            kept += f[k + 2];                                                  \
+            o[kept] = d;                                                       \
+            kept += f[k + 3];                                                  \
+        }                                                                      \
+        for (; k < len; k++) {                                                 \
+            o[kept] = x[k];                                                    \
+            kept += f[k];                                                      \
+        }                                                                      \
+    } while (0)
+
+/* Partition: the same, and the others to rest. */
+#define SPLIT(W)                                                               \
     do {                                                                       \
         const W *x = (const W *)in + k0;                                       \
         W *o = out, *r = rest;                                                 \
         for (size_t k = 0; k < len; k++) {                                     \
-            W v = x[k];                                                        \
+            const W v = x[k];                                                  \
             o[kept] = v;                                                       \
             kept += f[k];                                                      \
-            if (r) {                                                           \
-                r[others] = v;                                                 \
-                others += !f[k];                                               \
-            }                                                                  \
+            r[others] = v;                                                     \
+            others += !f[k];                                                   \
         }                                                                      \
     } while (0)
 
@@ -431,9 +475,15 @@ gpgpu_status gpgpu__compact_host_expr(gpgpu_context *ctx, gpgpu_type t, const ch
     for (size_t k0 = 0; ok && k0 < n; k0 += CHUNK) {
         const size_t len = n - k0 < CHUNK ? n - k0 : CHUNK;
         ok = gpgpu__hexpr_test(e, (const unsigned char *)in + k0 * size, k0, len, f);
-        if (ok && size == 4)
+        if (!ok)
+            break;
+        if (rest && size == 4)
+            SPLIT(uint32_t);
+        else if (rest)
+            SPLIT(uint64_t);
+        else if (size == 4)
             COMPACT(uint32_t);
-        else if (ok)
+        else
             COMPACT(uint64_t);
     }
     gpgpu__unlock(ctx);
@@ -480,8 +530,12 @@ static void tr_part(void *arg, size_t g)
             j->ok[g] = 0;
             return;
         }
-        gpgpu__host_reduce_seq(j->t, j->op, piece, len, acc + size);
-        gpgpu__host_reduce_seq(j->t, j->op, acc, 2, acc);
+        if (k0 == g * TR_PART && !gpgpu__type(j->t)->is_float) { /* the first piece */
+            gpgpu__host_reduce_seq(j->t, j->op, piece, len, acc);
+        } else {
+            gpgpu__host_reduce_seq(j->t, j->op, piece, len, acc + size);
+            gpgpu__host_reduce_seq(j->t, j->op, acc, 2, acc);
+        }
     }
     memcpy(j->partial + g * size, acc, size);
 }
@@ -511,7 +565,9 @@ gpgpu_status gpgpu__transform_reduce_host(gpgpu_context *ctx, gpgpu_type t, cons
         for (size_t g = 0; ok && g < nparts; g++)
             ok = j.ok[g];
         gpgpu__unlock(ctx);
-        if (ok && nparts)
+        if (ok && nparts == 1 && !is_float) /* integers: the part's result is the call's */
+            memcpy(result, j.partial, size);
+        else if (ok && nparts)
             gpgpu__host_reduce_seq(t, j.op, j.partial, nparts, result);
         else if (ok)
             gpgpu__identity(t, j.op, result);
