@@ -830,7 +830,7 @@ static void check_hexpr(gpgpu_context *ctx, const hexpr_case *c, const char *whe
     free(want);
 }
 
-START_TEST(host_expressions_match_their_references)
+TU_TEST(host_expressions_match_their_references)
 {
     gpgpu_context *host = tu_is_host() ? tu_ctx : tu_context_with("GPGPU_HOST_BELOW=expr=all");
     gpgpu_context *kernels = tu_is_host() ? NULL : tu_context_with("GPGPU_HOST_BELOW=expr=0");
@@ -880,14 +880,7 @@ TU_TEST(host_expressions_outside_the_exact_part)
 }
 END_TEST
 
-/* Its own case, so that tests/no-avx2.sh can run it alone. */
-static void host_exact_case(Suite *s)
-{
-    const tu_test tests[] = {{host_expressions_match_their_references, 0}, {NULL, 0}};
-    tu_add_case(s, "host-exact", 600, tu_restore_ctx, tests);
-}
-
 int main(void)
 {
-    return tu_run("userop", 600, host_exact_case);
+    return tu_run("userop", 600, NULL);
 }

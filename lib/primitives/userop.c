@@ -24,11 +24,17 @@
    trust: they stop text from escaping its slot, not an expression that
    misbehaves inside it (an out-of-bounds pointer, a barrier). */
 #include <ctype.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "primitives/primitives.h"
+
+#if defined(__x86_64__) && defined(__GNUC__) && (defined(__clang__) || __GNUC__ >= 9)
+#include <immintrin.h>
+#define COMPACT_AVX2 1
+#endif
 
 enum { EXPR_MAX = GPGPU__EXPR_MAX };
 
@@ -426,6 +432,9 @@ enum { CHUNK = 1 << 14 };
         const W *x = (const W *)in + k0;                                       \
         W *o = out;                                                            \
         size_t k = 0;                                                          \
+        if (avx2) /* the vector steps, then the rest below */                  \
+            kept = compact_avx2((const unsigned char *)x, len, f,             \
+                                (unsigned char *)o, kept, sizeof(W), &k);      \
         for (; k + 4 <= len; k += 4) {                                         \
             const W a = x[k], b = x[k + 1], c = x[k + 2], d = x[k + 3];        \
             o[kept] = a;                                                       \
@@ -442,6 +451,74 @@ enum { CHUNK = 1 << 14 };
             kept += f[k];                                                      \
         }                                                                      \
     } while (0)
+
+#ifdef COMPACT_AVX2
+/* lanes_of[m], byte j: the lane of the j-th set bit of the 8-lane mask m;
+   lanes64_of[m]: the same for 4 lanes of 64 bits, as pairs of 32-bit
+   lanes. Built once. */
+static uint64_t lanes_of[256], lanes64_of[16];
+static pthread_once_t lanes_once = PTHREAD_ONCE_INIT;
+
+static void lanes_build(void)
+{
+    for (unsigned m = 0; m < 256; m++) {
+        uint64_t v = 0, v64 = 0;
+        for (unsigned l = 0, j = 0, j64 = 0; l < 8; l++) {
+            if (!(m >> l & 1))
+                continue;
+            v |= (uint64_t)l << (8 * j++);
+            if (l < 4) {
+                v64 |= (uint64_t)(2 * l) << (8 * j64++);
+                v64 |= (uint64_t)(2 * l + 1) << (8 * j64++);
+            }
+        }
+        lanes_of[m] = v;
+        if (m < 16)
+            lanes64_of[m] = v64;
+    }
+}
+
+/* The kept lanes of v (mask m, from lanes) to the front, stored whole at
+   o: the lanes past them are written too, and later overwritten or past
+   *count. */
+#define PUT_KEPT(o, v, lanes)                                                  \
+    _mm256_storeu_si256((__m256i *)(o),                                        \
+                        _mm256_permutevar8x32_epi32(                           \
+                            v, _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)(lanes)))))
+
+/* COMPACT with AVX2 for elements of w = 4 or 8 bytes, eight a step: the
+   flags' mask picks a permutation that moves the kept elements to the
+   front of their vector (about ten instructions for eight elements
+   against four each). Each vector is loaded before anything is stored
+   at or below it, so it works in place. Returns kept. */
+__attribute__((target("avx2,popcnt"))) static size_t
+compact_avx2(const unsigned char *x, size_t len, const unsigned char *f, unsigned char *o,
+             size_t kept, size_t w, size_t *done)
+{
+    const __m128i zero = _mm_setzero_si128();
+    size_t k = 0;
+    for (; k + 8 <= len; k += 8) {
+        const __m128i fl = _mm_loadl_epi64((const __m128i *)(f + k));
+        const unsigned m = ~(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(fl, zero)) & 0xffu;
+        if (w == 4) {
+            const __m256i v = _mm256_loadu_si256((const __m256i *)(x + k * 4));
+            PUT_KEPT(o + kept * 4, v, lanes_of[m]);
+            kept += (size_t)__builtin_popcount(m);
+        } else {
+            const __m256i lo = _mm256_loadu_si256((const __m256i *)(x + k * 8));
+            PUT_KEPT(o + kept * 8, lo, lanes64_of[m & 15]);
+            kept += (size_t)__builtin_popcount(m & 15);
+            const __m256i hi = _mm256_loadu_si256((const __m256i *)(x + k * 8 + 32));
+            PUT_KEPT(o + kept * 8, hi, lanes64_of[m >> 4]);
+            kept += (size_t)__builtin_popcount(m >> 4);
+        }
+    }
+    *done = k;
+    return kept;
+}
+#else
+#define compact_avx2(x, len, f, o, kept, w, done) (kept) /* COMPACT's loop does all */
+#endif
 
 /* Partition: the same, and the others to rest. */
 #define SPLIT(W)                                                               \
@@ -468,6 +545,13 @@ gpgpu_status gpgpu__compact_host_expr(gpgpu_context *ctx, gpgpu_type t, const ch
         gpgpu__unlock(ctx);
         return GPGPU_ERROR_UNSUPPORTED;
     }
+#ifdef COMPACT_AVX2
+    const int avx2 = gpgpu__host_avx2();
+    if (avx2)
+        pthread_once(&lanes_once, lanes_build);
+#else
+    const int avx2 = 0;
+#endif
     unsigned char *f = malloc(n < CHUNK ? n + 1 : CHUNK);
     void *rest = partition && n ? malloc(n * size) : NULL;
     size_t kept = 0, others = 0;
