@@ -414,8 +414,18 @@ void gpgpu__plan_init(gpgpu_context *ctx)
            partition 2.74-2.94 / 1.62-2.35; at 2^18 about even (select u32
            2.22-2.27 / 2.77-2.90, f32 2.64-4.35 / 2.43-2.52,
            transform_reduce u32 0.77-1.10 / 0.91-0.96); at 2^20 the kernels
-           (transform_reduce f32 1.13-1.59 / 2.62-2.76) */
-        b[GPGPU__HB_EXPR] = (size_t)1 << 18;
+           (transform_reduce f32 1.13-1.59 / 2.62-2.76).
+           Again after the AVX2 loops (2026-12-07, quiet, fd37484, the
+           same command, --sizes 16,18,19,20,21,22; bench/results/
+           2026-12-07-pocl-host-expr-loop/): transform_reduce u32 1.77-1.84
+           / 1.36-1.69 at 2^18, 2.56-2.59 / 1.79-1.91 at 2^20, mixed above;
+           f32 1.39-1.48 / 1.99-2.08 at 2^18 (its copy summed in the
+           kernels' order: weight 2n); partition even from 2^18 to 2^22;
+           and with select's AVX2 compaction (one thread) select f32
+           8.9-13.9 / 2.7-5.1 from 2^18 to 2^22, 8.5-9.2 / 9.3-9.6 at 2^24,
+           u32 6.7-10.2 / 2.3-5.5 to 2^22, 5.7-6.8 / 8.6-8.8 at 2^24
+           (weight n / 16). Weights: gpgpu__expr_weight. */
+        b[GPGPU__HB_EXPR] = (size_t)1 << 19;
     }
 
     t->wg = pow2_floor(env_size("GPGPU_WG", t->wg));

@@ -23,9 +23,14 @@ gpgpu_status gpgpu__type_op_options(gpgpu_context *ctx, gpgpu_type t, gpgpu_op o
    NULL if op is not one of ctx's operators for t. */
 const char *gpgpu__user_op_source(gpgpu_context *ctx, gpgpu_type t, gpgpu_op op);
 
-/* Whether a host call of n elements with a user expression tries the
-   host's evaluation: the fallback, or below the plan's expr threshold. */
-int gpgpu__host_expr_route(const gpgpu_context *ctx, size_t n);
+/* Whether a host call with a user expression tries the host's
+   evaluation: the fallback, or a weight below the plan's expr threshold.
+   The weight is the call's n scaled by what the host's route costs
+   against the kernels' (gpgpu__expr_weight). */
+int gpgpu__host_expr_route(const gpgpu_context *ctx, size_t weight);
+typedef enum { GPGPU__EXPR_MAP, GPGPU__EXPR_MAP_F, GPGPU__EXPR_SELECT,
+               GPGPU__EXPR_PARTITION } gpgpu__expr_use;
+size_t gpgpu__expr_weight(gpgpu__expr_use use, size_t n);
 /* Room for why the host does not evaluate an expression, in words. */
 enum { GPGPU__EXPR_WHY = 96 };
 /* The host fallback's UNSUPPORTED for a map (predicate 0) or predicate

@@ -733,7 +733,7 @@ gpgpu_status gpgpu_partition(gpgpu_context *ctx, gpgpu_type t, const char *predi
                    __func__, "in and out partly overlap (n = %zu); they must be the same array or not overlap", n);
     GPGPU__TRY(gpgpu__expr_clean(ctx, "predicate", predicate, pred));
     char why[GPGPU__EXPR_WHY] = "";
-    if (gpgpu__host_expr_route(ctx, n)) {
+    if (gpgpu__host_expr_route(ctx, gpgpu__expr_weight(GPGPU__EXPR_PARTITION, n))) {
         gpgpu_status s = gpgpu__compact_host_expr(ctx, t, pred, in, n, out, count, 1, why);
         if (s != GPGPU_ERROR_UNSUPPORTED)
             return s;

@@ -347,9 +347,24 @@ static void expr_memo_release(gpgpu_context *ctx)
     ctx->expr_memo = NULL;
 }
 
-int gpgpu__host_expr_route(const gpgpu_context *ctx, size_t n)
+int gpgpu__host_expr_route(const gpgpu_context *ctx, size_t weight)
 {
-    return ctx->host || gpgpu__host_below(ctx, GPGPU__HB_EXPR, n);
+    return ctx->host || gpgpu__host_below(ctx, GPGPU__HB_EXPR, weight);
+}
+
+/* The weight of n elements against the plan's expr threshold (lib/core/
+   plan.c has the figures): an integer map, n; a float map on a CPU
+   device, 2n (its copy is then summed in the kernels' order: the kernels
+   win from half the integer maps' size); select, n / 16 (its AVX2
+   compaction on one thread beat PoCL's kernels on two up to 2^22);
+   partition, n. */
+size_t gpgpu__expr_weight(gpgpu__expr_use use, size_t n)
+{
+    switch (use) {
+    case GPGPU__EXPR_MAP_F: return n > SIZE_MAX / 2 ? SIZE_MAX : 2 * n;
+    case GPGPU__EXPR_SELECT: return n / 16;
+    default: return n;
+    }
 }
 
 gpgpu_status gpgpu__expr_refused(gpgpu_context *ctx, const char *func, int predicate,
@@ -689,7 +704,8 @@ gpgpu_status gpgpu_transform_reduce(gpgpu_context *ctx, gpgpu_type t, const char
     GPGPU__TRY(gpgpu__check_array(ctx, __func__, "in", in, n, size, 1, size));
     GPGPU__TRY(gpgpu__expr_clean(ctx, "map", map, m));
     char why[GPGPU__EXPR_WHY] = "";
-    if (op < GPGPU_OP_USER && gpgpu__host_expr_route(ctx, n)) {
+    const gpgpu__expr_use use = gpgpu__type(t)->is_float ? GPGPU__EXPR_MAP_F : GPGPU__EXPR_MAP;
+    if (op < GPGPU_OP_USER && gpgpu__host_expr_route(ctx, gpgpu__expr_weight(use, n))) {
         gpgpu_status s = gpgpu__transform_reduce_host(ctx, t, m, op, in, n, result, why);
         if (s != GPGPU_ERROR_UNSUPPORTED)
             return s;
@@ -954,7 +970,7 @@ gpgpu_status gpgpu_select(gpgpu_context *ctx, gpgpu_type t, const char *predicat
                    "array or apart", in, out, n);
     GPGPU__TRY(gpgpu__expr_clean(ctx, "predicate", predicate, pred));
     char why[GPGPU__EXPR_WHY] = "";
-    if (gpgpu__host_expr_route(ctx, n)) {
+    if (gpgpu__host_expr_route(ctx, gpgpu__expr_weight(GPGPU__EXPR_SELECT, n))) {
         gpgpu_status s = gpgpu__compact_host_expr(ctx, t, pred, in, n, out, count, 0, why);
         if (s != GPGPU_ERROR_UNSUPPORTED)
             return s;
