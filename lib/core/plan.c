@@ -420,8 +420,10 @@ void gpgpu__plan_init(gpgpu_context *ctx)
            2026-12-07-pocl-host-expr-loop/): transform_reduce u32 1.77-1.84
            / 1.36-1.69 at 2^18, 2.56-2.59 / 1.79-1.91 at 2^20, mixed above;
            f32 1.39-1.48 / 1.99-2.08 at 2^18 (its copy summed in the
-           kernels' order: weight 2n); partition even from 2^18 to 2^22;
-           and with select's AVX2 compaction (one thread) select f32
+           kernels' order: weight 2n); with the AVX2 compaction (one
+           thread), partition 3.49-3.52 / 2.20-3.06 at 2^18, 6.81-8.21 /
+           4.53-7.18 at 2^20, 5.55-5.69 / 5.24-6.42 at 2^22, 1.91-2.00 /
+           7.09-7.49 at 2^24 (weight n / 4), select f32
            8.9-13.9 / 2.7-5.1 from 2^18 to 2^22, 8.5-9.2 / 9.3-9.6 at 2^24,
            u32 6.7-10.2 / 2.3-5.5 to 2^22, 5.7-6.8 / 8.6-8.8 at 2^24
            (weight n / 16). Weights: gpgpu__expr_weight. */

@@ -355,14 +355,15 @@ int gpgpu__host_expr_route(const gpgpu_context *ctx, size_t weight)
 /* The weight of n elements against the plan's expr threshold (lib/core/
    plan.c has the figures): an integer map, n; a float map on a CPU
    device, 2n (its copy is then summed in the kernels' order: the kernels
-   win from half the integer maps' size); select, n / 16 (its AVX2
-   compaction on one thread beat PoCL's kernels on two up to 2^22);
-   partition, n. */
+   win from half the integer maps' size); select, n / 16, and
+   partition, n / 4 (their AVX2 compaction on one thread beat PoCL's
+   kernels on two up to 2^22 and 2^20). */
 size_t gpgpu__expr_weight(gpgpu__expr_use use, size_t n)
 {
     switch (use) {
     case GPGPU__EXPR_MAP_F: return n > SIZE_MAX / 2 ? SIZE_MAX : 2 * n;
     case GPGPU__EXPR_SELECT: return n / 16;
+    case GPGPU__EXPR_PARTITION: return n / 4;
     default: return n;
     }
 }
@@ -449,7 +450,7 @@ enum { CHUNK = 1 << 14 };
         size_t k = 0;                                                          \
         if (avx2) /* the vector steps, then the rest below */                  \
             kept = compact_avx2((const unsigned char *)x, len, f,             \
-                                (unsigned char *)o, kept, sizeof(W), &k);      \
+                                (unsigned char *)o, kept, sizeof(W), &k, NULL, NULL); \
         for (; k + 4 <= len; k += 4) {                                         \
             const W a = x[k], b = x[k + 1], c = x[k + 2], d = x[k + 3];        \
             o[kept] = a;                                                       \
@@ -504,14 +505,16 @@ static void lanes_build(void)
 /* COMPACT with AVX2 for elements of w = 4 or 8 bytes, eight a step: the
    flags' mask picks a permutation that moves the kept elements to the
    front of their vector (about ten instructions for eight elements
-   against four each). Each vector is loaded before anything is stored
-   at or below it, so it works in place. Returns kept. */
+   against four each); with r (partition), the others go to r[*others]
+   the same way. Each vector is loaded before anything is stored at or
+   below it, so it works in place. Returns kept; *done the elements
+   taken. */
 __attribute__((target("avx2,popcnt"))) static size_t
 compact_avx2(const unsigned char *x, size_t len, const unsigned char *f, unsigned char *o,
-             size_t kept, size_t w, size_t *done)
+             size_t kept, size_t w, size_t *done, unsigned char *r, size_t *others)
 {
     const __m128i zero = _mm_setzero_si128();
-    size_t k = 0;
+    size_t k = 0, oth = r ? *others : 0;
     for (; k + 8 <= len; k += 8) {
         const __m128i fl = _mm_loadl_epi64((const __m128i *)(f + k));
         const unsigned m = ~(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(fl, zero)) & 0xffu;
@@ -519,20 +522,30 @@ compact_avx2(const unsigned char *x, size_t len, const unsigned char *f, unsigne
             const __m256i v = _mm256_loadu_si256((const __m256i *)(x + k * 4));
             PUT_KEPT(o + kept * 4, v, lanes_of[m]);
             kept += (size_t)__builtin_popcount(m);
+            if (r) {
+                PUT_KEPT(r + oth * 4, v, lanes_of[~m & 0xffu]);
+                oth += 8 - (size_t)__builtin_popcount(m);
+            }
         } else {
-            const __m256i lo = _mm256_loadu_si256((const __m256i *)(x + k * 8));
-            PUT_KEPT(o + kept * 8, lo, lanes64_of[m & 15]);
-            kept += (size_t)__builtin_popcount(m & 15);
-            const __m256i hi = _mm256_loadu_si256((const __m256i *)(x + k * 8 + 32));
-            PUT_KEPT(o + kept * 8, hi, lanes64_of[m >> 4]);
-            kept += (size_t)__builtin_popcount(m >> 4);
+            for (unsigned h = 0; h < 2; h++) {
+                const unsigned mh = m >> (4 * h) & 15u;
+                const __m256i v = _mm256_loadu_si256((const __m256i *)(x + (k + 4 * h) * 8));
+                PUT_KEPT(o + kept * 8, v, lanes64_of[mh]);
+                kept += (size_t)__builtin_popcount(mh);
+                if (r) {
+                    PUT_KEPT(r + oth * 8, v, lanes64_of[~mh & 15u]);
+                    oth += 4 - (size_t)__builtin_popcount(mh);
+                }
+            }
         }
     }
+    if (r)
+        *others = oth;
     *done = k;
     return kept;
 }
 #else
-#define compact_avx2(x, len, f, o, kept, w, done) (kept) /* COMPACT's loop does all */
+#define compact_avx2(x, len, f, o, kept, w, done, r, others) (kept) /* the loops do all */
 #endif
 
 /* Partition: the same, and the others to rest. */
@@ -540,7 +553,12 @@ compact_avx2(const unsigned char *x, size_t len, const unsigned char *f, unsigne
     do {                                                                       \
         const W *x = (const W *)in + k0;                                       \
         W *o = out, *r = rest;                                                 \
-        for (size_t k = 0; k < len; k++) {                                     \
+        size_t k = 0;                                                          \
+        if (avx2)                                                              \
+            kept = compact_avx2((const unsigned char *)x, len, f,             \
+                                (unsigned char *)o, kept, sizeof(W), &k,       \
+                                (unsigned char *)r, &others);                  \
+        for (; k < len; k++) {                                                 \
             const W v = x[k];                                                  \
             o[kept] = v;                                                       \
             kept += f[k];                                                      \
