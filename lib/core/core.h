@@ -449,6 +449,12 @@ size_t gpgpu__host_threads(void);
 /* 1 where the host code may take AVX2 paths: the CPU has AVX2 and
    GPGPU_NO_AVX2 is not set to a value other than 0. */
 int gpgpu__host_avx2(void);
+/* Defined where the compiler builds functions for AVX2 beside the
+   baseline (target("avx2") on x86-64): the host code's AVX2 paths, taken
+   at run time only where gpgpu__host_avx2() says so. */
+#if defined(__x86_64__) && defined(__GNUC__) && (defined(__clang__) || __GNUC__ >= 9)
+#define GPGPU__AVX2_TARGET 1
+#endif
 /* Runs fn(arg, part) for part = 0 .. nparts - 1 on the process's worker
    threads and the caller's, returning when all are done. */
 void gpgpu__parallel(size_t nparts, void (*fn)(void *arg, size_t part), void *arg);

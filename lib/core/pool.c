@@ -64,7 +64,7 @@ size_t gpgpu__host_threads(void)
    the SSE2 paths on an AVX2 machine). */
 int gpgpu__host_avx2(void)
 {
-#if defined(__x86_64__) && defined(__GNUC__) && (defined(__clang__) || __GNUC__ >= 9)
+#ifdef GPGPU__AVX2_TARGET
     static int known; /* 0: not yet read, 1: no, 2: yes */
     int v = __atomic_load_n(&known, __ATOMIC_RELAXED);
     if (v == 0) {

@@ -158,7 +158,7 @@ typedef uint64_t vsum_u64x2 __attribute__((vector_size(16)));
     }
 VSUM(vsum_u32, uint32_t, vsum_u32x4, )
 VSUM(vsum_u64, uint64_t, vsum_u64x2, )
-#if defined(__x86_64__) && defined(__GNUC__) && (defined(__clang__) || __GNUC__ >= 9)
+#ifdef GPGPU__AVX2_TARGET
 #define VSUM_AVX2 1
 typedef uint32_t vsum_u32x8 __attribute__((vector_size(32)));
 typedef uint64_t vsum_u64x4 __attribute__((vector_size(32)));

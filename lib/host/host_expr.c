@@ -825,7 +825,7 @@ static void cvt_block(vt to, vt from, void *restrict dst, const void *restrict s
    kernel's is. */
 INT_EVALS(, )
 FLOAT_EVALS(, )
-#if defined(__x86_64__) && defined(__GNUC__) && (defined(__clang__) || __GNUC__ >= 9)
+#ifdef GPGPU__AVX2_TARGET
 #define EXPR_AVX2 1
 INT_EVALS(_avx2, __attribute__((target("avx2"))))
 FLOAT_EVALS(_avx2, __attribute__((target("avx2"))))

@@ -51,7 +51,7 @@ enum { THREADS_FROM = 1 << 20 };
    (2-core EPYC under load, 2026-11-27, f32 inclusive, best of 3000 calls
    on PoCL's plan: 2^10 0.82 -> 0.50 us, 2^16 48.8 -> 27.9 us, against
    0.96 and 60.7 us for the serial loop.) */
-#if defined(__x86_64__) && defined(__GNUC__) && (defined(__clang__) || __GNUC__ >= 9)
+#ifdef GPGPU__AVX2_TARGET
 #include <immintrin.h>
 #define TREE_AVX2 1
 /* small loops over vectors unrolled, so that the vectors stay in registers */

@@ -136,7 +136,7 @@ static uint64_t or_of(const uint64_t *x, size_t n)
     return o;
 }
 
-#if defined(__x86_64__) && defined(__GNUC__) && (defined(__clang__) || __GNUC__ >= 9)
+#ifdef GPGPU__AVX2_TARGET
 #define GATHER_AVX2 1
 typedef uint64_t gather_v4 __attribute__((vector_size(32)));
 

@@ -266,7 +266,7 @@ static int run_head(const unsigned char *keys, size_t ksize, size_t i)
    run. Runs of many elements then cost a compare and an add a vector,
    where the loop above (and a programmer's) tests every key. Integer
    sums wrap, so their order does not matter. */
-#if defined(__x86_64__) && defined(__GNUC__) && (defined(__clang__) || __GNUC__ >= 9)
+#ifdef GPGPU__AVX2_TARGET
 #include <immintrin.h>
 #define BYKEY_AVX2 1
 

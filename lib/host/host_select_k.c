@@ -468,7 +468,7 @@ static uint64_t topk_limit(const topk_job *j)
    key-by-key appends where most blocks hold a candidate (the first tens of
    thousands of keys, while the limit is loose). 32-bit keys of more than
    2^32 elements keep TOPK's scan. */
-#if defined(__x86_64__) && defined(__GNUC__) && (defined(__clang__) || __GNUC__ >= 9)
+#ifdef GPGPU__AVX2_TARGET
 #include <immintrin.h>
 #define TK_AVX2_PICK(j, T, part, avx2fn)                                              \
     ((sizeof(T) == 4 ||                                                                 \

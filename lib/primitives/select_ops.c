@@ -17,7 +17,7 @@
 
 #include "primitives/primitives.h"
 
-#if defined(__x86_64__) && defined(__GNUC__) && (defined(__clang__) || __GNUC__ >= 9)
+#ifdef GPGPU__AVX2_TARGET
 #include <immintrin.h>
 #define RUNS_AVX2 1
 #endif
