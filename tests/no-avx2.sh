@@ -2,7 +2,7 @@
 # The host's code again with GPGPU_NO_AVX2=1, as a CPU without AVX2 runs
 # it (an AVX2 machine takes its own loops otherwise):
 #   test_select_k  top_k's scans of the keys,
-#   test_search    gather's check of the indices,
+#   test_search    gather's check of the indices, search_sorted's lanes,
 #   test_segmented reduce_by_key's integer sums,
 #   test_userop    maps and predicates evaluated on the host (the
 #                  operators' loops, select's compaction),

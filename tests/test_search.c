@@ -131,6 +131,23 @@ TU_TEST(search_sorted_zeros_and_nans_follow_total_order)
     ck_assert(memcmp(p4, dl, sizeof p4) == 0);
     tu_assert_ok(gpgpu_search_sorted(tu_ctx, GPGPU_F64, d, 4, y, 4, GPGPU_SEARCH_RIGHT, p4));
     ck_assert(memcmp(p4, dr, sizeof p4) == 0);
+    /* the same needles 8 times over: the host's vector lanes (32 and 16
+       searches a round) take them too */
+    float x40[40];
+    double y32[32];
+    uint64_t p40[40];
+    for (int i = 0; i < 40; i++)
+        x40[i] = x[i % 5];
+    for (int i = 0; i < 32; i++)
+        y32[i] = y[i % 4];
+    for (unsigned side = 0; side < 2; side++) {
+        tu_assert_ok(gpgpu_search_sorted(tu_ctx, GPGPU_F32, f, 8, x40, 40, side, p40));
+        for (int i = 0; i < 40; i++)
+            ck_assert_uint_eq(p40[i], (side ? right : left)[i % 5]);
+        tu_assert_ok(gpgpu_search_sorted(tu_ctx, GPGPU_F64, d, 4, y32, 32, side, p40));
+        for (int i = 0; i < 32; i++)
+            ck_assert_uint_eq(p40[i], (side ? dr : dl)[i % 4]);
+    }
 }
 END_TEST
 

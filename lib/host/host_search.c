@@ -64,10 +64,131 @@ enum { LANES = 16 };
         }                                                                         \
     } while (0)
 
+#ifdef GPGPU__AVX2_TARGET
+#include <immintrin.h>
+#define SEARCH_AVX2 1
+
+/* With AVX2 (gpgpu__host_avx2) and fewer than 2^31 keys (a gather's
+   indices are signed 32-bit words), the same steps a vector of lanes at a
+   time, each step one gather a vector: 32 searches a round in four
+   vectors of 32-bit keys, 16 in four of 64-bit keys, against about 20
+   instructions a step and lane in SEARCH_PART. AVX2 compares signed
+   lanes only, so each key's top bit is flipped along with the masks.
+   They return the first needle left to SEARCH_PART. */
+__attribute__((target("avx2"))) static inline __m256i search_key32(__m256i e, __m256i m0,
+                                                                    __m256i dm)
+{
+    return _mm256_xor_si256(e, _mm256_xor_si256(m0, _mm256_and_si256(_mm256_srai_epi32(e, 31), dm)));
+}
+
+__attribute__((target("avx2"), always_inline)) static inline size_t
+search32_avx2(const search_job *j, size_t first, size_t end, const int right)
+{
+    const int *s = j->sorted;
+    const uint32_t *x = j->needles;
+    const __m256i m0 = _mm256_set1_epi32((int)((uint32_t)j->m0 ^ 0x80000000u)),
+                  dm = _mm256_set1_epi32((int)(uint32_t)(j->m0 ^ j->m1)),
+                  ones = _mm256_set1_epi32(-1);
+    size_t k = first;
+    for (; k + 32 <= end; k += 32) {
+        __m256i v[4], base[4], c[4];
+        for (int q = 0; q < 4; q++) {
+            v[q] = search_key32(_mm256_loadu_si256((const __m256i *)(x + k + 8 * q)), m0, dm);
+            base[q] = _mm256_setzero_si256();
+        }
+        for (size_t len = j->n; len > 1;) {
+            const size_t step = len >> 1;
+            const __m256i st = _mm256_set1_epi32((int)step);
+            for (int q = 0; q < 4; q++) {
+                __m256i e = _mm256_i32gather_epi32(s, _mm256_add_epi32(base[q], st), 4);
+                e = search_key32(e, m0, dm);
+                /* left: e < v; right: e <= v, that is not e > v */
+                c[q] = right ? _mm256_andnot_si256(_mm256_cmpgt_epi32(e, v[q]), ones)
+                             : _mm256_cmpgt_epi32(v[q], e);
+                base[q] = _mm256_add_epi32(base[q], _mm256_and_si256(c[q], st));
+            }
+            len -= step;
+        }
+        for (int q = 0; q < 4; q++) {
+            __m256i e = search_key32(_mm256_i32gather_epi32(s, base[q], 4), m0, dm);
+            c[q] = right ? _mm256_andnot_si256(_mm256_cmpgt_epi32(e, v[q]), ones)
+                         : _mm256_cmpgt_epi32(v[q], e);
+            const __m256i p = _mm256_sub_epi32(base[q], c[q]); /* a true compare is -1 */
+            _mm256_storeu_si256((__m256i *)(j->pos + k + 8 * q),
+                                _mm256_cvtepu32_epi64(_mm256_castsi256_si128(p)));
+            _mm256_storeu_si256((__m256i *)(j->pos + k + 8 * q + 4),
+                                _mm256_cvtepu32_epi64(_mm256_extracti128_si256(p, 1)));
+        }
+    }
+    return k;
+}
+
+__attribute__((target("avx2"))) static inline __m256i search_key64(__m256i e, __m256i m0,
+                                                                    __m256i dm)
+{
+    const __m256i neg = _mm256_cmpgt_epi64(_mm256_setzero_si256(), e);
+    return _mm256_xor_si256(e, _mm256_xor_si256(m0, _mm256_and_si256(neg, dm)));
+}
+
+__attribute__((target("avx2"), always_inline)) static inline size_t
+search64_avx2(const search_job *j, size_t first, size_t end, const int right)
+{
+    const long long *s = j->sorted;
+    const uint64_t *x = j->needles;
+    const __m256i m0 = _mm256_set1_epi64x((long long)(j->m0 ^ 0x8000000000000000u)),
+                  dm = _mm256_set1_epi64x((long long)(j->m0 ^ j->m1)),
+                  ones = _mm256_set1_epi32(-1);
+    size_t k = first;
+    for (; k + 16 <= end; k += 16) {
+        __m256i v[4], c[4];
+        __m128i base[4];
+        for (int q = 0; q < 4; q++) {
+            v[q] = search_key64(_mm256_loadu_si256((const __m256i *)(x + k + 4 * q)), m0, dm);
+            base[q] = _mm_setzero_si128();
+        }
+        for (size_t len = j->n; len > 1;) {
+            const size_t step = len >> 1;
+            const __m128i st = _mm_set1_epi32((int)step);
+            for (int q = 0; q < 4; q++) {
+                __m256i e = _mm256_i32gather_epi64(s, _mm_add_epi32(base[q], st), 8);
+                e = search_key64(e, m0, dm);
+                c[q] = right ? _mm256_andnot_si256(_mm256_cmpgt_epi64(e, v[q]), ones)
+                             : _mm256_cmpgt_epi64(v[q], e);
+                /* the 64-bit compares' low words, packed to four 32-bit lanes */
+                const __m128i c32 = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(
+                    c[q], _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6)));
+                base[q] = _mm_add_epi32(base[q], _mm_and_si128(c32, st));
+            }
+            len -= step;
+        }
+        for (int q = 0; q < 4; q++) {
+            __m256i e = search_key64(_mm256_i32gather_epi64(s, base[q], 8), m0, dm);
+            c[q] = right ? _mm256_andnot_si256(_mm256_cmpgt_epi64(e, v[q]), ones)
+                         : _mm256_cmpgt_epi64(v[q], e);
+            _mm256_storeu_si256((__m256i *)(j->pos + k + 4 * q),
+                                _mm256_sub_epi64(_mm256_cvtepu32_epi64(base[q]), c[q]));
+        }
+    }
+    return k;
+}
+
+__attribute__((target("avx2"))) static size_t search_avx2(const search_job *j, size_t first,
+                                                         size_t end)
+{
+    if (j->top >> 32)
+        return j->right ? search64_avx2(j, first, end, 1) : search64_avx2(j, first, end, 0);
+    return j->right ? search32_avx2(j, first, end, 1) : search32_avx2(j, first, end, 0);
+}
+#endif
+
 static void search_part(void *arg, size_t part)
 {
     const search_job *j = arg;
     size_t first = part * PART, end = first + PART < j->m ? first + PART : j->m;
+#ifdef SEARCH_AVX2
+    if (j->n <= INT32_MAX && gpgpu__host_avx2())
+        first = search_avx2(j, first, end);
+#endif
     if (j->top >> 32)
         SEARCH_PART(64);
     else
