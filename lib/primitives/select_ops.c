@@ -219,9 +219,12 @@ static size_t runs_write_branchy(size_t size, const void *in, size_t h, size_t e
    its 8-byte position, and reads the positions back; with the values
    that made run-length encoding of runs of two 0.6-0.7x select on the
    same elements, this 0.7-0.9x (docs/performance.md). The heads among
-   x[h, e) are nr, x[h] one of them, and nothing is stored past run
-   r0 + nr - 1: eight values are stored at once only while eight slots
-   remain. Not in place. */
+   x[h, e) are at most nr, x[h] one of them, and nothing is stored past
+   run r0 + nr - 1: eight values are stored at once only while eight slots
+   remain. Returns the index past the last run. Not in place. stream: the
+   lengths in streaming stores (a part of a large call), else in plain
+   ones four at a time, which a small call's caller then reads from
+   cache. */
 static uint8_t runs_pack[256][8];
 static pthread_once_t runs_pack_once = PTHREAD_ONCE_INIT;
 
@@ -234,8 +237,8 @@ static void runs_pack_init(void)
 }
 
 __attribute__((target("avx2,popcnt")))
-static void runs_write_avx2(const uint32_t *x, size_t h, size_t e, size_t next, uint32_t *v,
-                            uint64_t *lengths, size_t r0, size_t nr)
+static size_t runs_write_avx2(const uint32_t *x, size_t h, size_t e, size_t next, uint32_t *v,
+                              uint64_t *lengths, size_t r0, size_t nr, int stream)
 {
     uint32_t pos[RUNS_BLOCK + 8];
     const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
@@ -271,16 +274,33 @@ static void runs_write_avx2(const uint32_t *x, size_t h, size_t e, size_t next, 
         }
         if (lengths) {
             uint64_t *len = lengths + (r - q - 1);
-            for (size_t j = 0; j < q; j++) {
-                const uint64_t at = bs + pos[j];
-                _mm_stream_si64((long long *)&len[j], (long long)(at - open));
-                open = at;
+            if (stream)
+                for (size_t j = 0; j < q; j++) {
+                    const uint64_t at = bs + pos[j];
+                    _mm_stream_si64((long long *)&len[j], (long long)(at - open));
+                    open = at;
+                }
+            else if (q > 0) {
+                size_t j = 1;
+                len[0] = bs + pos[0] - open;
+                for (; j + 4 <= q; j += 4) { /* pos[j] - pos[j - 1], four at once */
+                    const __m256i a = _mm256_cvtepu32_epi64(
+                                      _mm_loadu_si128((const __m128i *)(pos + j))),
+                                  b = _mm256_cvtepu32_epi64(
+                                      _mm_loadu_si128((const __m128i *)(pos + j - 1)));
+                    _mm256_storeu_si256((__m256i *)(len + j), _mm256_sub_epi64(a, b));
+                }
+                for (; j < q; j++)
+                    len[j] = pos[j] - pos[j - 1];
+                open = bs + pos[q - 1];
             }
         }
     }
     if (lengths)
-        lengths[rend - 1] = next - open;
-    _mm_sfence(); /* the streaming stores, before the part is done */
+        lengths[r - 1] = next - open;
+    if (stream)
+        _mm_sfence(); /* the streaming stores, before the part is done */
+    return r;
 }
 
 /* 1 where runs_write_avx2 can take the runs. */
@@ -437,7 +457,7 @@ static void runs_part(void *arg, size_t i)
     if (last > first) { /* the runs whose heads lie in [first, last) */
 #ifdef RUNS_AVX2
         if (16 * c > last - first && runs_avx2(j->size, j->in, j->values))
-            runs_write_avx2(j->in, first, last, last, j->values, j->lengths, off, c - 1);
+            runs_write_avx2(j->in, first, last, last, j->values, j->lengths, off, c - 1, 1);
         else
 #endif
         if (16 * c > last - first)
@@ -466,9 +486,16 @@ static size_t host_runs_par(size_t size, const void *in, size_t n, void *values,
         /* few elements: the loop a C programmer writes, whose branches
            a CPU learns when the same few come again (as in a benchmark;
            fresh data would favour the branch-free loop) */
+        size_t first, probe = n < 1024 ? n : 1024;
+#ifdef RUNS_AVX2
+        /* eight elements a step beat even a loop whose branches the CPU
+           has learned (values has room for n: the count need not be known
+           first); from memory, the parts' single read is better */
+        if (n * size <= 2 * RUNS_PART_BYTES && runs_avx2(size, in, values))
+            return runs_write_avx2(in, 0, n, n, values, lengths, 0, n, 0);
+#endif
         if ((size != 4 && size != 8) || n <= RUNS_SMALL)
             return host_runs(size, in, n, values, lengths);
-        size_t first, probe = n < 1024 ? n : 1024;
         size_t c = runs_count(size, in, 0, probe, &first);
         if (16 * c > probe)
             return runs_write(size, in, 0, n, n, values, lengths, 0);
