@@ -554,9 +554,75 @@ enum { SCAN_LANES = 8 };
     else                                                           \
         SCAN_FSUM(uint64_t, 0)
 
+#ifdef GPGPU__AVX2_TARGET
+#include <immintrin.h>
+#define SCAN_AVX2 1
+/* 32-bit integer sums with AVX2, eight elements a step: their inclusive
+   prefixes in the register (two shifted adds within each 128-bit half,
+   then the low half's total added to the high half), the running total
+   added to them and then the step's total, broadcast, added to it: the
+   step's only chain is that one add, where SCAN_FSUM's eight scalar
+   prefixes cost about four instructions an element. (2-core EPYC, host
+   fallback: SCAN_FSUM's scan of u32 ran at 1.08-1.33x the serial loop
+   from 2^10 to 2^18.) Exclusive: the inclusive prefix less the element
+   (the same bits in wrapping arithmetic). In place is fine. Returns the
+   running total past x[n - 1]. */
+__attribute__((target("avx2"), always_inline)) static inline uint32_t
+scan_sum32_avx2(const uint32_t *x, uint32_t *y, size_t n, uint32_t acc, const int incl)
+{
+    const __m256i seven = _mm256_set1_epi32(7);
+    __m256i run = _mm256_set1_epi32((int)acc);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256i v = _mm256_loadu_si256((const __m256i *)(x + i));
+        __m256i p = _mm256_add_epi32(v, _mm256_slli_si256(v, 4));
+        p = _mm256_add_epi32(p, _mm256_slli_si256(p, 8));
+        const __m256i t = _mm256_shuffle_epi32(p, 0xff); /* each half's total */
+        p = _mm256_add_epi32(p, _mm256_permute2x128_si256(t, t, 0x08));
+        const __m256i o = _mm256_add_epi32(run, incl ? p : _mm256_sub_epi32(p, v));
+        _mm256_storeu_si256((__m256i *)(y + i), o);
+        run = _mm256_add_epi32(run, _mm256_permutevar8x32_epi32(p, seven));
+    }
+    acc = (uint32_t)_mm_cvtsi128_si32(_mm256_castsi256_si128(run));
+    for (; i < n; i++) {
+        const uint32_t next = acc + x[i];
+        y[i] = incl ? next : acc;
+        acc = next;
+    }
+    return acc;
+}
+
+/* one loop for each kind */
+__attribute__((target("avx2"))) static uint32_t scan_sum32_incl_avx2(const uint32_t *x,
+                                                                   uint32_t *y, size_t n,
+                                                                   uint32_t acc)
+{
+    return scan_sum32_avx2(x, y, n, acc, 1);
+}
+
+__attribute__((target("avx2"))) static uint32_t scan_sum32_excl_avx2(const uint32_t *x,
+                                                                   uint32_t *y, size_t n,
+                                                                   uint32_t acc)
+{
+    return scan_sum32_avx2(x, y, n, acc, 0);
+}
+#endif
+
 static void scan_serial(gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind, const void *in,
                         void *out, size_t n, const void *init, void *last)
 {
+#ifdef SCAN_AVX2
+    if (op == GPGPU_SUM && (t == GPGPU_U32 || t == GPGPU_I32) && gpgpu__host_avx2()) {
+        uint32_t acc = 0;
+        if (init)
+            memcpy(&acc, init, sizeof acc);
+        acc = kind == GPGPU_INCLUSIVE ? scan_sum32_incl_avx2(in, out, n, acc)
+                                      : scan_sum32_excl_avx2(in, out, n, acc);
+        if (last)
+            memcpy(last, &acc, sizeof acc);
+        return;
+    }
+#endif
     BY_TYPE(t, SCAN_I, SCAN_F)
 }
 
