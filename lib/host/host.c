@@ -592,7 +592,45 @@ scan_sum32_avx2(const uint32_t *x, uint32_t *y, size_t n, uint32_t acc, const in
     return acc;
 }
 
-/* one loop for each kind */
+/* The same for 64-bit integer sums, four elements a step. */
+__attribute__((target("avx2"), always_inline)) static inline uint64_t
+scan_sum64_avx2(const uint64_t *x, uint64_t *y, size_t n, uint64_t acc, const int incl)
+{
+    __m256i run = _mm256_set1_epi64x((long long)acc);
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const __m256i v = _mm256_loadu_si256((const __m256i *)(x + i));
+        __m256i p = _mm256_add_epi64(v, _mm256_slli_si256(v, 8));
+        p = _mm256_add_epi64(p, _mm256_blend_epi32(_mm256_setzero_si256(),
+                                                   _mm256_permute4x64_epi64(p, 0x55), 0xf0));
+        const __m256i o = _mm256_add_epi64(run, incl ? p : _mm256_sub_epi64(p, v));
+        _mm256_storeu_si256((__m256i *)(y + i), o);
+        run = _mm256_add_epi64(run, _mm256_permute4x64_epi64(p, 0xff));
+    }
+    acc = (uint64_t)_mm_cvtsi128_si64(_mm256_castsi256_si128(run));
+    for (; i < n; i++) {
+        const uint64_t next = acc + x[i];
+        y[i] = incl ? next : acc;
+        acc = next;
+    }
+    return acc;
+}
+
+/* one loop for each width and kind */
+__attribute__((target("avx2"))) static uint64_t scan_sum64_incl_avx2(const uint64_t *x,
+                                                                   uint64_t *y, size_t n,
+                                                                   uint64_t acc)
+{
+    return scan_sum64_avx2(x, y, n, acc, 1);
+}
+
+__attribute__((target("avx2"))) static uint64_t scan_sum64_excl_avx2(const uint64_t *x,
+                                                                   uint64_t *y, size_t n,
+                                                                   uint64_t acc)
+{
+    return scan_sum64_avx2(x, y, n, acc, 0);
+}
+
 __attribute__((target("avx2"))) static uint32_t scan_sum32_incl_avx2(const uint32_t *x,
                                                                    uint32_t *y, size_t n,
                                                                    uint32_t acc)
@@ -618,6 +656,16 @@ static void scan_serial(gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind, const v
             memcpy(&acc, init, sizeof acc);
         acc = kind == GPGPU_INCLUSIVE ? scan_sum32_incl_avx2(in, out, n, acc)
                                       : scan_sum32_excl_avx2(in, out, n, acc);
+        if (last)
+            memcpy(last, &acc, sizeof acc);
+        return;
+    }
+    if (op == GPGPU_SUM && (t == GPGPU_U64 || t == GPGPU_I64) && gpgpu__host_avx2()) {
+        uint64_t acc = 0;
+        if (init)
+            memcpy(&acc, init, sizeof acc);
+        acc = kind == GPGPU_INCLUSIVE ? scan_sum64_incl_avx2(in, out, n, acc)
+                                      : scan_sum64_excl_avx2(in, out, n, acc);
         if (last)
             memcpy(last, &acc, sizeof acc);
         return;
