@@ -2,7 +2,7 @@
 # The host's code again with GPGPU_NO_AVX2=1, as a CPU without AVX2 runs
 # it (an AVX2 machine takes its own loops otherwise):
 #   test_select_k  top_k's scans of the keys,
-#   test_scan      32-bit integer sums' scan,
+#   test_scan      integer sums' scans,
 #   test_search    gather's check of the indices, search_sorted's lanes,
 #   test_segmented reduce_by_key's integer sums,
 #   test_select_ops unique's and run-length encoding's writer,
