@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""of_serial of each route, type and size in crossover.jsonl: the rounds'
-range (min-max), one row per route and type."""
+"""The ratio to the serial loop (of_serial, or the note's "library X.XXx")
+of each route, type and size in crossover.jsonl: the rounds' range
+(min-max), one row per route and type."""
 import json
+import re
 import sys
 from collections import defaultdict
 
@@ -11,7 +13,10 @@ for line in open(sys.argv[1]):
     r = json.loads(line)
     lg = r["n"].bit_length() - 1
     sizes.add(lg)
-    cells[(r["route"], r["type"], lg)].append(r["of_serial"])
+    ratio = r.get("of_serial")
+    if ratio is None:
+        ratio = float(re.search(r"library ([0-9.]+)x", r["note"]).group(1))
+    cells[(r["route"], r["type"], lg)].append(ratio)
 sizes = sorted(sizes)
 print("| route | type | " + " | ".join(f"2^{s}" for s in sizes) + " |")
 print("|---|---|" + "---|" * len(sizes))
