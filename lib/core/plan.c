@@ -377,12 +377,17 @@ void gpgpu__plan_init(gpgpu_context *ctx)
            2.62 / 4.26 at 2^20, 17.8 / 11.6 at 2^22; u32 0.047 / 0.172,
            0.104 / 0.550, 0.858 / 1.010, 2.17 / 3.31, 13.5 / 13.1 */
         b[GPGPU__HB_QUANTILES] = (size_t)1 << 22;
-        /* search_sorted: a launch costs more than 1024 binary searches
-           (2026-11-26, 29c9c9e, load 1.2-1.7, u32 needles in as many sorted
-           keys, ratio to a loop of binary searches, bench/cpu-loop.sh: the
-           kernels 0.65x at 2^10 and 4.21x at 2^12; the host fallback's code
-           1.39x and 3.56x) */
-        b[GPGPU__HB_SEARCH] = (size_t)1 << 11;
+        /* search_sorted: the host's searches, since their AVX2 gathers,
+           beat the kernels up to 2^18 needles and tie from 2^20
+           (2026-12-07, 96eebf2, quiet, u32 needles in as many sorted keys,
+           NAME=search sh bench/host-route.sh, ms host / kernels: 0.0081 /
+           0.0431 at 2^10, 0.030 / 0.109 at 2^12, 0.175 / 0.272 at 2^14,
+           1.01 / 1.15 at 2^16, 3.37 / 7.03 at 2^18, 22.1 / 21.8 at 2^20,
+           177 / 171 at 2^22, 1172 / 1101 at 2^24;
+           bench/results/2026-12-07-pocl-host-search/). Without AVX2 the
+           host's lanes took 1.39x and 3.56x the loop at 2^10 and 2^12,
+           the kernels 0.65x and 4.21x (2026-11-26, 29c9c9e). */
+        b[GPGPU__HB_SEARCH] = gpgpu__host_avx2() ? (size_t)1 << 20 : (size_t)1 << 11;
         /* sum-f: float sums in the kernels' own tree on the calling thread
            (the same bits), 2026-11-25, load 4-7:
              GPGPU_HOST_BELOW=sum-f=0 | sum-f=all gpgpu-bench --api host
