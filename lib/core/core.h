@@ -455,6 +455,14 @@ int gpgpu__host_avx2(void);
 #if defined(__x86_64__) && defined(__GNUC__) && (defined(__clang__) || __GNUC__ >= 9)
 #define GPGPU__AVX2_TARGET 1
 #endif
+/* The permutations that pack a vector's chosen lanes to its front, for
+   the AVX2 compactions (select, partition, unique, run-length encoding,
+   top_k's candidates): entry m < 256, byte j, is the lane of the j-th set
+   bit of the 8-lane mask m (0 past them); entry 256 + m, m < 16, the same
+   for four 64-bit lanes as pairs of 32-bit lanes. A byte per lane, for
+   _mm256_cvtepu8_epi32 and then _mm256_permutevar8x32_epi32. Built on
+   the first call. */
+const uint64_t *gpgpu__pack_lanes(void);
 /* Runs fn(arg, part) for part = 0 .. nparts - 1 on the process's worker
    threads and the caller's, returning when all are done. */
 void gpgpu__parallel(size_t nparts, void (*fn)(void *arg, size_t part), void *arg);

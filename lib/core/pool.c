@@ -78,6 +78,34 @@ int gpgpu__host_avx2(void)
 #endif
 }
 
+static uint64_t pack_lanes[256 + 16];
+static pthread_once_t pack_lanes_once = PTHREAD_ONCE_INIT;
+
+static void pack_lanes_build(void)
+{
+    for (unsigned m = 0; m < 256; m++) {
+        uint64_t v = 0, v64 = 0;
+        for (unsigned l = 0, j = 0, j64 = 0; l < 8; l++) {
+            if (!(m >> l & 1))
+                continue;
+            v |= (uint64_t)l << (8 * j++);
+            if (l < 4) {
+                v64 |= (uint64_t)(2 * l) << (8 * j64++);
+                v64 |= (uint64_t)(2 * l + 1) << (8 * j64++);
+            }
+        }
+        pack_lanes[m] = v;
+        if (m < 16)
+            pack_lanes[256 + m] = v64;
+    }
+}
+
+const uint64_t *gpgpu__pack_lanes(void)
+{
+    pthread_once(&pack_lanes_once, pack_lanes_build);
+    return pack_lanes;
+}
+
 /* Set while this thread runs a part: a job started from inside a part (a
    sort of each segment, itself parallel) runs on this thread alone, since
    the pool takes one job at a time. */

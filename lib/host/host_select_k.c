@@ -516,16 +516,6 @@ static uint64_t topk_small_limit(const topk_job *j)
          ? avx2fn                                                                       \
          : part)
 
-/* For each set of four 64-bit lanes (bit j: lane j), the 32-bit lanes that
-   bring those lanes to the front in order. */
-static const int32_t tk_pack4[16][8] = {
-    {0, 1, 0, 1, 0, 1, 0, 1}, {0, 1, 0, 1, 0, 1, 0, 1}, {2, 3, 0, 1, 0, 1, 0, 1},
-    {0, 1, 2, 3, 0, 1, 0, 1}, {4, 5, 0, 1, 0, 1, 0, 1}, {0, 1, 4, 5, 0, 1, 0, 1},
-    {2, 3, 4, 5, 0, 1, 0, 1}, {0, 1, 2, 3, 4, 5, 0, 1}, {6, 7, 0, 1, 0, 1, 0, 1},
-    {0, 1, 6, 7, 0, 1, 0, 1}, {2, 3, 6, 7, 0, 1, 0, 1}, {0, 1, 2, 3, 6, 7, 0, 1},
-    {4, 5, 6, 7, 0, 1, 0, 1}, {0, 1, 4, 5, 6, 7, 0, 1}, {2, 3, 4, 5, 6, 7, 0, 1},
-    {0, 1, 2, 3, 4, 5, 6, 7}};
-
 /* Eight keys from x: transformed by the masks (m0, and dm where the sign
    bit is set), and the mask of those at most lim. */
 __attribute__((target("avx2"))) static inline __m256i tk_keys8(const uint32_t *x, __m256i m0,
@@ -547,6 +537,7 @@ __attribute__((target("avx2"))) static inline __m256i tk_keys8(const uint32_t *x
 __attribute__((target("avx2,popcnt"))) static void topk32_words_avx2(void *arg, size_t p)
 {
     const topk_job *j = arg;
+    const uint64_t *pack = gpgpu__pack_lanes(); /* four 64-bit lanes: 256 + mask */
     const uint32_t *x = j->in;
     uint32_t lim = (uint32_t)j->lim;
     uint64_t *c = (uint64_t *)j->cands + p * j->cap;
@@ -579,8 +570,8 @@ __attribute__((target("avx2,popcnt"))) static void topk32_words_avx2(void *arg, 
             __m256i at = _mm256_add_epi32(_mm256_set1_epi32((int)(uint32_t)(i + b)), iota);
             __m256i w0 = _mm256_unpacklo_epi32(at, u), w1 = _mm256_unpackhi_epi32(at, u);
             unsigned h0 = (h & 3) | (h >> 2 & 12), h1 = (h >> 2 & 3) | (h >> 4 & 12);
-            __m256i q0 = _mm256_loadu_si256((const __m256i *)tk_pack4[h0]),
-                    q1 = _mm256_loadu_si256((const __m256i *)tk_pack4[h1]);
+            __m256i q0 = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)&pack[256 + h0])),
+                    q1 = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)&pack[256 + h1]));
             w0 = _mm256_permutevar8x32_epi32(w0, q0);
             w1 = _mm256_permutevar8x32_epi32(w1, q1);
             _mm256_storeu_si256((__m256i *)(c + m), w0);

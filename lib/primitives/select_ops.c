@@ -11,7 +11,6 @@
    that crosses a chunk boundary is counted once per chunk and merged here.
    Unique and run-length encoding have no user expression, so the plain-C
    fallback does them too, on the host's threads (host_runs_par). */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -211,7 +210,7 @@ static size_t runs_write_branchy(size_t size, const void *in, size_t h, size_t e
 #ifdef RUNS_AVX2
 /* runs_write for 32-bit elements on CPUs with AVX2, eight elements at a
    time: the mask of their heads picks a permutation that packs the heads
-   to the front (runs_pack), one store writes them at the next run's slot
+   to the front (gpgpu__pack_lanes), one store writes them at the next run's slot
    and one more their positions (from the block's start) to a private
    array, whose differences become the lengths after each block of
    RUNS_BLOCK elements, in streaming stores: written once, in order, they
@@ -225,22 +224,12 @@ static size_t runs_write_branchy(size_t size, const void *in, size_t h, size_t e
    lengths in streaming stores (a part of a large call), else in plain
    ones four at a time, which a small call's caller then reads from
    cache. */
-static uint8_t runs_pack[256][8];
-static pthread_once_t runs_pack_once = PTHREAD_ONCE_INIT;
-
-static void runs_pack_init(void)
-{
-    for (unsigned m = 0; m < 256; m++)
-        for (unsigned b = 0, j = 0; b < 8; b++)
-            if (m >> b & 1)
-                runs_pack[m][j++] = (uint8_t)b;
-}
-
 __attribute__((target("avx2,popcnt")))
 static size_t runs_write_avx2(const uint32_t *x, size_t h, size_t e, size_t next, uint32_t *v,
                               uint64_t *lengths, size_t r0, size_t nr, int stream)
 {
     uint32_t pos[RUNS_BLOCK + 8];
+    const uint64_t *pack = gpgpu__pack_lanes();
     const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     const size_t rend = r0 + nr;
     size_t r = r0, i = h + 1;
@@ -255,7 +244,7 @@ static size_t runs_write_avx2(const uint32_t *x, size_t h, size_t e, size_t next
             const unsigned m = ~(unsigned)_mm256_movemask_ps(
                                    _mm256_castsi256_ps(_mm256_cmpeq_epi32(a, p))) & 0xffu;
             const __m256i perm =
-                _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)runs_pack[m]));
+                _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)&pack[m]));
             _mm256_storeu_si256((__m256i *)(v + r), _mm256_permutevar8x32_epi32(a, perm));
             if (lengths) {
                 const __m256i at = _mm256_add_epi32(_mm256_set1_epi32((int)(i - bs)), iota);
@@ -306,10 +295,7 @@ static size_t runs_write_avx2(const uint32_t *x, size_t h, size_t e, size_t next
 /* 1 where runs_write_avx2 can take the runs. */
 static int runs_avx2(size_t size, const void *in, const void *values)
 {
-    if (size != 4 || in == values || !gpgpu__host_avx2())
-        return 0;
-    pthread_once(&runs_pack_once, runs_pack_init);
-    return 1;
+    return size == 4 && in != values && gpgpu__host_avx2();
 }
 #endif
 

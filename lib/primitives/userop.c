@@ -24,7 +24,6 @@
    trust: they stop text from escaping its slot, not an expression that
    misbehaves inside it (an out-of-bounds pointer, a barrier). */
 #include <ctype.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -469,38 +468,13 @@ enum { CHUNK = 1 << 14 };
     } while (0)
 
 #ifdef COMPACT_AVX2
-/* lanes_of[m], byte j: the lane of the j-th set bit of the 8-lane mask m;
-   lanes64_of[m]: the same for 4 lanes of 64 bits, as pairs of 32-bit
-   lanes. Built once. */
-static uint64_t lanes_of[256], lanes64_of[16];
-static pthread_once_t lanes_once = PTHREAD_ONCE_INIT;
-
-static void lanes_build(void)
-{
-    for (unsigned m = 0; m < 256; m++) {
-        uint64_t v = 0, v64 = 0;
-        for (unsigned l = 0, j = 0, j64 = 0; l < 8; l++) {
-            if (!(m >> l & 1))
-                continue;
-            v |= (uint64_t)l << (8 * j++);
-            if (l < 4) {
-                v64 |= (uint64_t)(2 * l) << (8 * j64++);
-                v64 |= (uint64_t)(2 * l + 1) << (8 * j64++);
-            }
-        }
-        lanes_of[m] = v;
-        if (m < 16)
-            lanes64_of[m] = v64;
-    }
-}
-
-/* The kept lanes of v (mask m, from lanes) to the front, stored whole at
-   o: the lanes past them are written too, and later overwritten or past
-   *count. */
+/* The kept lanes of v (lanes: their permutation, from gpgpu__pack_lanes)
+   to the front, stored whole at o: the lanes past them are written too,
+   and later overwritten or past *count. */
 #define PUT_KEPT(o, v, lanes)                                                  \
     _mm256_storeu_si256((__m256i *)(o),                                        \
                         _mm256_permutevar8x32_epi32(                           \
-                            v, _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)(lanes)))))
+                            v, _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(lanes)))))
 
 /* COMPACT with AVX2 for elements of w = 4 or 8 bytes, eight a step: the
    flags' mask picks a permutation that moves the kept elements to the
@@ -514,26 +488,27 @@ compact_avx2(const unsigned char *x, size_t len, const unsigned char *f, unsigne
              size_t kept, size_t w, size_t *done, unsigned char *r, size_t *others)
 {
     const __m128i zero = _mm_setzero_si128();
+    const uint64_t *pack = gpgpu__pack_lanes();
     size_t k = 0, oth = r ? *others : 0;
     for (; k + 8 <= len; k += 8) {
         const __m128i fl = _mm_loadl_epi64((const __m128i *)(f + k));
         const unsigned m = ~(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(fl, zero)) & 0xffu;
         if (w == 4) {
             const __m256i v = _mm256_loadu_si256((const __m256i *)(x + k * 4));
-            PUT_KEPT(o + kept * 4, v, lanes_of[m]);
+            PUT_KEPT(o + kept * 4, v, &pack[m]);
             kept += (size_t)__builtin_popcount(m);
             if (r) {
-                PUT_KEPT(r + oth * 4, v, lanes_of[~m & 0xffu]);
+                PUT_KEPT(r + oth * 4, v, &pack[~m & 0xffu]);
                 oth += 8 - (size_t)__builtin_popcount(m);
             }
         } else {
             for (unsigned h = 0; h < 2; h++) {
                 const unsigned mh = m >> (4 * h) & 15u;
                 const __m256i v = _mm256_loadu_si256((const __m256i *)(x + (k + 4 * h) * 8));
-                PUT_KEPT(o + kept * 8, v, lanes64_of[mh]);
+                PUT_KEPT(o + kept * 8, v, &pack[256 + mh]);
                 kept += (size_t)__builtin_popcount(mh);
                 if (r) {
-                    PUT_KEPT(r + oth * 8, v, lanes64_of[~mh & 15u]);
+                    PUT_KEPT(r + oth * 8, v, &pack[256 + (~mh & 15u)]);
                     oth += 4 - (size_t)__builtin_popcount(mh);
                 }
             }
@@ -580,8 +555,6 @@ gpgpu_status gpgpu__compact_host_expr(gpgpu_context *ctx, gpgpu_type t, const ch
     }
 #ifdef COMPACT_AVX2
     const int avx2 = gpgpu__host_avx2();
-    if (avx2)
-        pthread_once(&lanes_once, lanes_build);
 #else
     const int avx2 = 0;
 #endif
