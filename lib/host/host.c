@@ -616,33 +616,28 @@ scan_sum64_avx2(const uint64_t *x, uint64_t *y, size_t n, uint64_t acc, const in
     return acc;
 }
 
-/* one loop for each width and kind */
-__attribute__((target("avx2"))) static uint64_t scan_sum64_incl_avx2(const uint64_t *x,
-                                                                   uint64_t *y, size_t n,
-                                                                   uint64_t acc)
+/* Integer sums' scan with AVX2, t's width and kind constants in each
+   loop: the running total before in[0] is *init (or 0), after in[n - 1]
+   goes to *last (when not NULL). */
+__attribute__((target("avx2"))) static void scan_sum_avx2(gpgpu_type t, int incl,
+                                                         const void *in, void *out, size_t n,
+                                                         const void *init, void *last)
 {
-    return scan_sum64_avx2(x, y, n, acc, 1);
-}
-
-__attribute__((target("avx2"))) static uint64_t scan_sum64_excl_avx2(const uint64_t *x,
-                                                                   uint64_t *y, size_t n,
-                                                                   uint64_t acc)
-{
-    return scan_sum64_avx2(x, y, n, acc, 0);
-}
-
-__attribute__((target("avx2"))) static uint32_t scan_sum32_incl_avx2(const uint32_t *x,
-                                                                   uint32_t *y, size_t n,
-                                                                   uint32_t acc)
-{
-    return scan_sum32_avx2(x, y, n, acc, 1);
-}
-
-__attribute__((target("avx2"))) static uint32_t scan_sum32_excl_avx2(const uint32_t *x,
-                                                                   uint32_t *y, size_t n,
-                                                                   uint32_t acc)
-{
-    return scan_sum32_avx2(x, y, n, acc, 0);
+    if (gpgpu__type(t)->is_64) {
+        uint64_t acc = 0;
+        if (init)
+            memcpy(&acc, init, sizeof acc);
+        acc = incl ? scan_sum64_avx2(in, out, n, acc, 1) : scan_sum64_avx2(in, out, n, acc, 0);
+        if (last)
+            memcpy(last, &acc, sizeof acc);
+    } else {
+        uint32_t acc = 0;
+        if (init)
+            memcpy(&acc, init, sizeof acc);
+        acc = incl ? scan_sum32_avx2(in, out, n, acc, 1) : scan_sum32_avx2(in, out, n, acc, 0);
+        if (last)
+            memcpy(last, &acc, sizeof acc);
+    }
 }
 #endif
 
@@ -650,24 +645,8 @@ static void scan_serial(gpgpu_type t, gpgpu_op op, gpgpu_scan_kind kind, const v
                         void *out, size_t n, const void *init, void *last)
 {
 #ifdef SCAN_AVX2
-    if (op == GPGPU_SUM && (t == GPGPU_U32 || t == GPGPU_I32) && gpgpu__host_avx2()) {
-        uint32_t acc = 0;
-        if (init)
-            memcpy(&acc, init, sizeof acc);
-        acc = kind == GPGPU_INCLUSIVE ? scan_sum32_incl_avx2(in, out, n, acc)
-                                      : scan_sum32_excl_avx2(in, out, n, acc);
-        if (last)
-            memcpy(last, &acc, sizeof acc);
-        return;
-    }
-    if (op == GPGPU_SUM && (t == GPGPU_U64 || t == GPGPU_I64) && gpgpu__host_avx2()) {
-        uint64_t acc = 0;
-        if (init)
-            memcpy(&acc, init, sizeof acc);
-        acc = kind == GPGPU_INCLUSIVE ? scan_sum64_incl_avx2(in, out, n, acc)
-                                      : scan_sum64_excl_avx2(in, out, n, acc);
-        if (last)
-            memcpy(last, &acc, sizeof acc);
+    if (op == GPGPU_SUM && !gpgpu__type(t)->is_float && gpgpu__host_avx2()) {
+        scan_sum_avx2(t, kind == GPGPU_INCLUSIVE, in, out, n, init, last);
         return;
     }
 #endif
