@@ -642,11 +642,29 @@ __kernel void sort_buckets(__global KT *ak, __global VT *av, ulong n, __global K
 /* ---- tiled layout (GPUs) ------------------------------------------------ */
 #if !CHUNKED
 
-/* Bytes of a tile slot: a key or a value, whichever is wider. */
-#if VAL_BYTES > KEY_BITS / 8
+/* KEYS_SPLIT (64-bit keys): the keys go through the tile's __local space
+   as two 32-bit halves, one after the other, so that the tile holds twice
+   as many keys as whole ones would allow: a group gets no more than 48
+   KiB of __local memory on NVIDIA, and a pass's cost is set by its
+   tiles' latency, so bigger tiles go faster (docs/performance.md). */
+#ifndef KEYS_SPLIT
+#define KEYS_SPLIT 0
+#endif
+#if KEY_BITS != 64
+#undef KEYS_SPLIT
+#define KEYS_SPLIT 0
+#endif
+#if KEYS_SPLIT
+#define SORT_KEY_SLOT 4
+#else
+#define SORT_KEY_SLOT (KEY_BITS / 8)
+#endif
+/* Bytes of a tile slot: a key (or half of one) or a value, whichever is
+   wider. */
+#if VAL_BYTES > SORT_KEY_SLOT
 #define SORT_SLOT VAL_BYTES
 #else
-#define SORT_SLOT (KEY_BITS / 8)
+#define SORT_SLOT SORT_KEY_SLOT
 #endif
 
 /* The masks of SORT_MATCH borrow the tile's __local space. */
@@ -774,7 +792,9 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
     /* The tile's keys, then (pairs) its values, in one __local array:
        tiles of pairs are as big as tiles of keys. */
     __local ulong lbuf[(TILE * SORT_SLOT + 7) / 8];
+#if !KEYS_SPLIT
     __local KT *lk = (__local KT *)lbuf;
+#endif
 #if VAL_BYTES
     __local VT *lv = (__local VT *)lbuf;
 #endif
@@ -897,12 +917,39 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
 
     /* Keys to their places in the tile, then out in tile order, so that
        the keys of one digit go to consecutive addresses. */
+#if KEYS_SPLIT
+    /* The low halves first, back into registers in tile order; the high
+       halves then take their place (their slots are free after the
+       barrier), and each key goes out whole. */
+    __local uint *lk32 = (__local uint *)lbuf;
+#pragma unroll
+    for (uint i = 0; i < TILE_ITEMS; i++) {
+        uint p = first + i * 32;
+        if (valid == TILE || p < valid)
+            lk32[lc[w * RADIX + (rank[i] >> 16)] + (rank[i] & 0xffff)] = (uint)k[i];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint klo[TILE_ITEMS];
+#pragma unroll
+    for (uint r = 0; r < TILE_ITEMS; r++) {
+        uint p = r * TILE_WG + lid;
+        klo[r] = valid == TILE || p < valid ? lk32[p] : 0;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+    for (uint i = 0; i < TILE_ITEMS; i++) {
+        uint p = first + i * 32;
+        if (valid == TILE || p < valid)
+            lk32[lc[w * RADIX + (rank[i] >> 16)] + (rank[i] & 0xffff)] = (uint)(k[i] >> 32);
+    }
+#else
 #pragma unroll
     for (uint i = 0; i < TILE_ITEMS; i++) {
         uint p = first + i * 32;
         if (valid == TILE || p < valid)
             lk[lc[w * RADIX + (rank[i] >> 16)] + (rank[i] & 0xffff)] = k[i];
     }
+#endif
 #if VAL_BYTES
     /* VALS_IOTA (argsort): the caller's values are their own positions, so
        the pass that reads them computes them instead. */
@@ -925,7 +972,11 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
     for (uint r = 0; r < TILE_ITEMS; r++) {
         uint p = r * TILE_WG + lid;
         if (valid == TILE || p < valid) {
+#if KEYS_SPLIT
+            KT x = (KT)lk32[p] << 32 | klo[r];
+#else
             KT x = lk[p];
+#endif
             uint v = sort_digit(sort_xf(x, m0, m1), d);
             if (keys_out)
                 dk[lo[v] + p] = x;

@@ -605,7 +605,7 @@ END_TEST
 TU_TEST(coalesced_layout_on_any_device)
 {
     static const size_t ns[] = { 1, 257, 4097, 20011 };
-    if (!tu_force("GPGPU_CHUNKED=0 GPGPU_SORT_TILE=1280"))
+    if (!tu_force("GPGPU_CHUNKED=0 GPGPU_SORT_TILE=1280 GPGPU_SORT_SPLIT=1"))
         return;
     ck_assert(strstr(gpgpu_plan_description(tu_ctx), "layout=coalesced") != NULL);
     for (int ti = 0; ti < NTYPES; ti++)

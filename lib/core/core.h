@@ -169,6 +169,8 @@ typedef struct {
     int sort_bits;      /* radix digit width */
     size_t sort_tile;   /* keys per sort tile */
     int sort_match;     /* NVIDIA: rank keys through __local masks, not ballots */
+    int sort_split;     /* tiled layout: 64-bit keys through __local memory in
+                           32-bit halves, for tiles twice as big */
     int select_warps;   /* NVIDIA: compaction with a contiguous stretch per warp */
     size_t select_sample; /* tiled layout: top_k and quantiles of this many keys
                            or more read them twice after a sample (0: never) */

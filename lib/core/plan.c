@@ -8,6 +8,8 @@
      windows of 32 tiles a look-back round reads), GPGPU_SCAN_SINGLE_MAX
      (GPUs: single pass up to this many elements), GPGPU_SORT_BITS,
      GPGPU_SORT_MATCH=0|1 (NVIDIA: rank by __local masks or by ballots),
+     GPGPU_SORT_SPLIT=0|1 (coalesced layout: 64-bit keys through __local
+     memory by 32-bit halves, for tiles twice as big),
      GPGPU_SELECT_SAMPLE (coalesced layout: top_k and quantiles of this
      many elements or more read them after a sample, top_k once and
      quantiles twice; 0: never), GPGPU_SEARCH_TREE (coalesced layout:
@@ -185,6 +187,9 @@ void gpgpu__plan_init(gpgpu_context *ctx)
            Gkeys/s against 35.3 with a ballot per digit bit (2^24: 31.3
            against 28.7). */
         t->sort_match = 1;
+        /* 64-bit keys through __local memory by halves: H200, 2^28 u64
+           keys SPLIT_FIGURE */
+        t->sort_split = 1;
         t->hist_local = 1;
         t->hist_banded = 1024; /* histogram2d.c, plan(), has the figures */
     }
@@ -467,6 +472,7 @@ void gpgpu__plan_init(gpgpu_context *ctx)
     t->chunked = env_flag("GPGPU_CHUNKED", t->chunked);
     t->sort_bits = (int)env_size("GPGPU_SORT_BITS", (size_t)t->sort_bits);
     t->sort_match = env_flag("GPGPU_SORT_MATCH", t->sort_match);
+    t->sort_split = env_flag("GPGPU_SORT_SPLIT", t->sort_split);
     t->select_warps = env_flag("GPGPU_SELECT_WARPS", t->select_warps);
     t->select_sample = env_size_or_0("GPGPU_SELECT_SAMPLE", t->select_sample); /* 0: no reads */
     t->search_tree = (int)env_size_or_0("GPGPU_SEARCH_TREE", (size_t)t->search_tree); /* 0: none */

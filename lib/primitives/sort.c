@@ -211,11 +211,15 @@ static gpgpu_status sort_enqueue(gpgpu_context *ctx, const sort_job *j)
         return gpgpu__fail(ctx, GPGPU_ERROR_UNSUPPORTED,
                            "sort: at most 2^32 - 1 keys per call in the chunk-per-item layout "
                            "of CPU devices (n = %zu)", j->n);
-    size_t items = chunked ? 1 : tile_items(ctx, r.ks, r.vs);
+    /* 64-bit keys may go through __local memory by halves (KEYS_SPLIT),
+       which makes the tile bigger only where no value is wider than 4
+       bytes */
+    int split = !chunked && ctx->tune.sort_split && r.ks == 8 && r.vs <= 4;
+    size_t items = chunked ? 1 : tile_items(ctx, split ? 4 : r.ks, r.vs);
     snprintf(opts, sizeof opts,
              "-D KEY_BITS=%zu -D VAL_BYTES=%zu -D RADIX_BITS=%d -D TILE_WG=%d -D TILE_ITEMS=%zu"
-             " -D SORT_MATCH=%d -D SORT_BY_GROUP=%d%s%s%s",
-             r.ks * 8, r.vs, SORT_RADIX_BITS, TILE_WG, items, ctx->tune.sort_match,
+             " -D SORT_MATCH=%d -D KEYS_SPLIT=%d -D SORT_BY_GROUP=%d%s%s%s",
+             r.ks * 8, r.vs, SORT_RADIX_BITS, TILE_WG, items, ctx->tune.sort_match, split,
              !chunked && ctx->tune.tiles_by_group, j->iota && !chunked ? " -D VALS_IOTA=1" : "",
              j->wide && !chunked ? " -D VALS_WIDE=1" : "",
              j->order_only && !chunked ? " -D KEYS_KEPT=0" : "");
