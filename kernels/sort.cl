@@ -922,9 +922,11 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
        halves then take their place (their slots are free after the
        barrier), and each key goes out whole. */
     __local uint *lk32 = (__local uint *)lbuf;
+    uint khi[TILE_ITEMS]; /* the high halves alone stay in registers */
 #pragma unroll
     for (uint i = 0; i < TILE_ITEMS; i++) {
         uint p = first + i * 32;
+        khi[i] = (uint)(k[i] >> 32);
         if (valid == TILE || p < valid)
             lk32[lc[w * RADIX + (rank[i] >> 16)] + (rank[i] & 0xffff)] = (uint)k[i];
     }
@@ -940,7 +942,7 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
     for (uint i = 0; i < TILE_ITEMS; i++) {
         uint p = first + i * 32;
         if (valid == TILE || p < valid)
-            lk32[lc[w * RADIX + (rank[i] >> 16)] + (rank[i] & 0xffff)] = (uint)(k[i] >> 32);
+            lk32[lc[w * RADIX + (rank[i] >> 16)] + (rank[i] & 0xffff)] = khi[i];
     }
 #else
 #pragma unroll
