@@ -187,9 +187,10 @@ void gpgpu__plan_init(gpgpu_context *ctx)
            Gkeys/s against 35.3 with a ballot per digit bit (2^24: 31.3
            against 28.7). */
         t->sort_match = 1;
-        /* 64-bit keys through __local memory by halves: H200, 2^28 u64
-           keys SPLIT_FIGURE */
-        t->sort_split = 1;
+        /* 64-bit keys through __local memory by halves (GPGPU_SORT_SPLIT=1):
+           tested on PoCL in the coalesced layout and under oclgrind, not yet
+           timed on a GPU, so whole keys stay the plan's */
+        t->sort_split = 0;
         t->hist_local = 1;
         t->hist_banded = 1024; /* histogram2d.c, plan(), has the figures */
     }
