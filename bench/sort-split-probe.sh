@@ -3,7 +3,7 @@
 # tiles of up to 8192 keys) against whole keys (=0, tiles of 4608), on one
 # GPU in one command, with native CUB and the kernels' registers. From the
 # repository root on the GPU machine, after ../shared/gpu/prepare --build:
-#   source .gpu/env.sh; OUT=dir sh bench/results/2026-12-07-gpu-sort-split/run.sh
+#   source .gpu/env.sh; OUT=dir sh bench/sort-split-probe.sh
 set -u
 o=${OUT:-.}
 mkdir -p "$o"
