@@ -745,6 +745,14 @@ inline ulong sort_lookback(__global ulong *st, uint t, uint v, uint d)
     return excl;
 }
 
+/* The tile place of a key ranked rank (its place among its warp's keys
+   of its digit | digit << 16) in warp w, once lc holds each (warp, digit)
+   pair's first place. */
+inline uint sort_place(__local const uint *lc, uint w, uint rank)
+{
+    return lc[w * RADIX + (rank >> 16)] + (rank & 0xffff);
+}
+
 #ifndef VALS_IOTA
 #define VALS_IOTA 0         /* sort_tile_scatter: the caller's values[i] == i, so
                                the passes compute them where they would read them */
@@ -929,7 +937,7 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
         uint p = first + i * 32;
         khi[i] = (uint)(k[i] >> 32);
         if (valid == TILE || p < valid)
-            lk32[lc[w * RADIX + (rank[i] >> 16)] + (rank[i] & 0xffff)] = (uint)k[i];
+            lk32[sort_place(lc, w, rank[i])] = (uint)k[i];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     uint klo[TILE_ITEMS];
@@ -943,14 +951,14 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
     for (uint i = 0; i < TILE_ITEMS; i++) {
         uint p = first + i * 32;
         if (valid == TILE || p < valid)
-            lk32[lc[w * RADIX + (rank[i] >> 16)] + (rank[i] & 0xffff)] = khi[i];
+            lk32[sort_place(lc, w, rank[i])] = khi[i];
     }
 #else
 #pragma unroll
     for (uint i = 0; i < TILE_ITEMS; i++) {
         uint p = first + i * 32;
         if (valid == TILE || p < valid)
-            lk[lc[w * RADIX + (rank[i] >> 16)] + (rank[i] & 0xffff)] = k[i];
+            lk[sort_place(lc, w, rank[i])] = k[i];
     }
 #endif
 #if VAL_BYTES
@@ -997,7 +1005,7 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
     for (uint i = 0; i < TILE_ITEMS; i++) {
         uint p = first + i * 32;
         if (valid == TILE || p < valid)
-            lv[lc[w * RADIX + (rank[i] >> 16)] + (rank[i] & 0xffff)] = val[i];
+            lv[sort_place(lc, w, rank[i])] = val[i];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
