@@ -229,8 +229,16 @@ void gpgpu__host_search_sorted(gpgpu_type t, const void *sorted, size_t n, const
    0.87-0.91 / 1.71-1.82 at 2^21 (and 0.73-0.82 / 0.70-0.79 at 2^16:
    waking the other thread costs more than half the work there, though a
    loop of calls back to back, which keeps it awake, ran 1.1-1.3x on
-   two). */
-enum { GATHER_BLOCK = 1024, GATHER_PART_MIN = 1 << 15, GATHER_THREADS_MIN = 1 << 19 };
+   two). Measured again with a loop that alternates calls and the serial
+   loop into the same output (a bench case's separate outputs made the
+   loop's own time differ by up to 1.7x from process to process): threads
+   from 2^18 in parts of 2^14 against from 2^19 in parts of 2^15, three
+   runs each, ratio to the loop: 1.12-1.43 / 0.87-1.06 at 2^18, the same
+   elsewhere (0.80-0.91 from 2^14 to 2^16 on one thread, the check's
+   cost; 1.28-1.71 from 2^19). 2026-12-07, 2-core EPYC, GPGPU_DEVICE=host,
+   201 rounds a size, medians. AVX2's gather instructions (vpgatherqd)
+   were slower than scalar loads there: 0.60-0.73 of the loop. */
+enum { GATHER_BLOCK = 1024, GATHER_PART_MIN = 1 << 14, GATHER_THREADS_MIN = 1 << 18 };
 
 typedef uint64_t gather_v2 __attribute__((vector_size(16)));
 
