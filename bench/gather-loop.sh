@@ -7,19 +7,9 @@
 # once against each build tree, in turn, twice or more.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-prefix=${GPGPU_PREFIX:-$PWD/.gpu/install}
 out=${TMPDIR:-/tmp}/gpgpu-gather-loop.$$
 mkdir -p "$out"
 trap 'rm -rf "$out"' EXIT
-if [ -f "$prefix/include/gpgpu.h" ]; then
-    inc="-I$prefix/include"
-    libdir=$prefix/lib
-else
-    # a build tree: gpgpu_version.h is generated there, gpgpu.h is in the source
-    src=$(sed -n "s/^abs_top_srcdir = //p" "$prefix/Makefile")
-    inc="-I$src/include -I$prefix/include"
-    libdir=$prefix/.libs
-fi
-${CC:-cc} -O2 -std=c11 -D_GNU_SOURCE -Wall -Wextra $inc "$here/gather-loop.c" \
-    -o "$out/gather-loop" -L"$libdir" -Wl,-rpath,"$libdir" -lgpgpu
+. "$here/cc-gpgpu.sh"
+cc_gpgpu "$out/gather-loop" "$here/gather-loop.c" -Wall -Wextra
 "$out/gather-loop" "$@"

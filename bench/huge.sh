@@ -23,19 +23,9 @@
 # (141 GB) holds every primitive.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-prefix=${GPGPU_PREFIX:-$PWD/.gpu/install}
 out=${TMPDIR:-/tmp}/gpgpu-huge.$$
 mkdir -p "$out"
 trap 'rm -rf "$out"' EXIT
-if [ -f "$prefix/include/gpgpu.h" ]; then
-    inc="-I$prefix/include"
-    libdir=$prefix/lib
-else
-    # a build tree: gpgpu_version.h is generated there, gpgpu.h is in the source
-    src=$(sed -n "s/^abs_top_srcdir = //p" "$prefix/Makefile")
-    inc="-I$src/include -I$prefix/include"
-    libdir=$prefix/.libs
-fi
-${CC:-cc} -O2 -std=c11 -D_GNU_SOURCE $inc "$here/huge.c" -o "$out/huge" \
-    -L"$libdir" -Wl,-rpath,"$libdir" -lgpgpu -lpthread
+. "$here/cc-gpgpu.sh"
+cc_gpgpu "$out/huge" "$here/huge.c" -lpthread
 "$out/huge" "$@"
