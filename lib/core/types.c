@@ -40,6 +40,8 @@ size_t gpgpu_type_size(gpgpu_type t)
 gpgpu_status gpgpu__type_supported(gpgpu_context *ctx, gpgpu_type t)
 {
     const gpgpu__type_info *ti = gpgpu__type(t);
+    if (!ti)
+        return gpgpu__fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT, "unknown type %d", (int)t);
     if (ctx->host)
         return GPGPU_SUCCESS;
     if (t == GPGPU_F64 && !ctx->fp64)

@@ -381,6 +381,9 @@ static void q_plan_free(q_plan *p)
     free(p->ranks);
     free(p->at);
     free(p->g);
+    p->ranks = NULL; /* a second free, on any path, frees nothing */
+    p->at = NULL;
+    p->g = NULL;
 }
 
 static int cmp_size(const void *a, const void *b)
