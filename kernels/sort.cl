@@ -312,6 +312,21 @@ __kernel void sort_plan(__global ulong *bits, __global uint *hist, uint nchunks,
 #ifndef SORT_BITS_PROBE
 #define SORT_BITS_PROBE 0   /* 1: whole rounds not counted (wrong results: a bound) */
 #endif
+/* SORT_COUNT_PARTS (1, 2 or 4) copies of the counts, item lid counting
+   into copy lid % SORT_COUNT_PARTS, a bin's copies side by side: lanes of
+   a warp that meet on one bin (every key, for a digit that all keys share,
+   as the high digits of small integers) then add to that many addresses
+   instead of one, at the price of __local space. The group sums the
+   copies before it adds its counts to hist. */
+#ifndef SORT_COUNT_PARTS
+#define SORT_COUNT_PARTS 1
+#endif
+#if SORT_COUNT_PARTS > 2
+#define SORT_LSTART_WORDS (SORT_COUNT_PARTS * DIGITS * RADIX / 2)
+#else
+#define SORT_LSTART_WORDS (DIGITS * RADIX)
+#endif
+#define SORT_COUNT_AT(d, v) (((d) * RADIX + (v)) * SORT_COUNT_PARTS + lid % SORT_COUNT_PARTS)
 #if KEY_BITS == 64
 typedef ulong4 KT4;
 #else
@@ -322,7 +337,7 @@ __kernel void sort_bits(__global const KT *keys, ulong koff, ulong n, ulong chun
                         __global ulong *plan, __global ulong *status, ulong status_words)
 {
     /* the plan's __local space holds the reduction's and the counts' */
-    __local ulong lstart[DIGITS * RADIX], lr[3 * RADIX];
+    __local ulong lstart[SORT_LSTART_WORDS], lr[3 * RADIX];
     __local KT *lany = (__local KT *)lr, *lall = lany + TILE_WG, *ldesc = lall + TILE_WG;
     __local uint *lh = (__local uint *)lstart;
     __local uint last;
@@ -330,7 +345,7 @@ __kernel void sort_bits(__global const KT *keys, ulong koff, ulong n, ulong chun
     ulong grid = get_global_size(0);
     KT some = 0, every = ~(KT)0, descents = 0;
 
-    for (uint j = lid; j < DIGITS * RADIX; j += TILE_WG)
+    for (uint j = lid; j < SORT_COUNT_PARTS * DIGITS * RADIX; j += TILE_WG)
         lh[j] = 0;
     /* the passes' look-back words, zeroed here rather than by a fill
        before this launch (on an H200 a command and its gap cost about
@@ -376,7 +391,7 @@ __kernel void sort_bits(__global const KT *keys, ulong koff, ulong n, ulong chun
             for (uint u = 0; u < SORT_BITS_ITEMS; u++)
 #pragma unroll
                 for (uint d = 0; d < DIGITS; d++)
-                    atomic_add(&lh[d * RADIX + sort_digit(y[u], d)], 1u);
+                    atomic_add(&lh[SORT_COUNT_AT(d, sort_digit(y[u], d))], 1u);
 #endif
             continue;
         }
@@ -390,7 +405,7 @@ __kernel void sort_bits(__global const KT *keys, ulong koff, ulong n, ulong chun
                 some |= y;
                 every &= y;
                 for (uint d = 0; d < DIGITS; d++)
-                    atomic_add(&lh[d * RADIX + sort_digit(y, d)], 1u);
+                    atomic_add(&lh[SORT_COUNT_AT(d, sort_digit(y, d))], 1u);
             }
         }
     }
@@ -414,9 +429,13 @@ __kernel void sort_bits(__global const KT *keys, ulong koff, ulong n, ulong chun
     barrier(CLK_LOCAL_MEM_FENCE);
     /* 64-bit counts from 32-bit atomics: a carry out of the low word
        (hist[j]) goes to the high word (hist[DIGITS * RADIX + j]). */
-    for (uint j = lid; j < DIGITS * RADIX; j += TILE_WG)
-        if (lh[j] && atomic_add(&hist[j], lh[j]) + lh[j] < lh[j])
+    for (uint j = lid; j < DIGITS * RADIX; j += TILE_WG) {
+        uint c = 0;
+        for (uint p = 0; p < SORT_COUNT_PARTS; p++)
+            c += lh[j * SORT_COUNT_PARTS + p];
+        if (c && atomic_add(&hist[j], c) + c < c)
             atomic_inc(&hist[DIGITS * RADIX + j]);
+    }
     /* Every item's atomics have returned: this group's counts are in. */
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     if (lid == 0) {

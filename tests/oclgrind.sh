@@ -53,8 +53,11 @@ pairs=$("$driver" --list) || exit 99
 # reports uninitialised values in select_count and select_plan when
 # quantiles follow a top_k, though a quantiles call alone is clean and the
 # results are right: not yet explained, so that layout keeps top_k and
-# quantiles on the host.)
-for layout in "GPGPU_CHUNKED=0 GPGPU_SORT_SPLIT=1 GPGPU_HIST=local GPGPU_WG=16 GPGPU_SELECT_SAMPLE=256 GPGPU_HOST_BELOW=0" \
+# quantiles on the host.) The coalesced layout's sort also takes the forms
+# no plan chooses yet, 64-bit keys by halves and four copies of the first
+# read's counts (the driver checks each result; test_sort's coalesced case
+# runs the halves too, and the one copy the plans use).
+for layout in "GPGPU_CHUNKED=0 GPGPU_SORT_SPLIT=1 GPGPU_SORT_COUNT_PARTS=4 GPGPU_HIST=local GPGPU_WG=16 GPGPU_SELECT_SAMPLE=256 GPGPU_HOST_BELOW=0" \
               "GPGPU_CHUNKED=1 GPGPU_HIST=private GPGPU_WG=8 GPGPU_HOST_BELOW=0,top-k=all,quantiles=all"; do
     echo "$pairs" | { failed=0; prev=; while read -r case variant; do
         log="$dir/$case-$variant-$(echo "$layout" | tr ' =' '__').log"

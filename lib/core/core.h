@@ -171,6 +171,9 @@ typedef struct {
     int sort_match;     /* NVIDIA: rank keys through __local masks, not ballots */
     int sort_split;     /* tiled layout: 64-bit keys through __local memory in
                            32-bit halves, for tiles twice as big */
+    int sort_count_parts; /* tiled layout: copies of the sort count's __local
+                           bins (1, 2 or 4), so that lanes meeting on one
+                           bin add to as many addresses */
     int select_warps;   /* NVIDIA: compaction with a contiguous stretch per warp */
     size_t select_sample; /* tiled layout: top_k and quantiles of this many keys
                            or more read them twice after a sample (0: never) */

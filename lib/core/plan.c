@@ -137,6 +137,10 @@ void gpgpu__plan_init(gpgpu_context *ctx)
     t->select_warps = 1; /* only NVIDIA's kernels (NV_PTX) look at it */
     /* below this a sample of 4096 keys stands for too few of them */
     t->select_sample = (size_t)1 << 15;
+    /* one copy of the sort count's bins: more copies (GPGPU_SORT_COUNT_PARTS)
+       are tested on PoCL in the coalesced layout and under oclgrind, not yet
+       timed on a GPU */
+    t->sort_count_parts = 1;
     /* the coalesced layout's search_sorted (whatever the device: PoCL
        runs it too when that layout is forced) */
     t->search_tree = 12;
@@ -474,6 +478,10 @@ void gpgpu__plan_init(gpgpu_context *ctx)
     t->sort_bits = (int)env_size("GPGPU_SORT_BITS", (size_t)t->sort_bits);
     t->sort_match = env_flag("GPGPU_SORT_MATCH", t->sort_match);
     t->sort_split = env_flag("GPGPU_SORT_SPLIT", t->sort_split);
+    {
+        size_t parts = env_size("GPGPU_SORT_COUNT_PARTS", (size_t)t->sort_count_parts);
+        t->sort_count_parts = parts >= 4 ? 4 : parts >= 2 ? 2 : 1;
+    }
     t->select_warps = env_flag("GPGPU_SELECT_WARPS", t->select_warps);
     t->select_sample = env_size_or_0("GPGPU_SELECT_SAMPLE", t->select_sample); /* 0: no reads */
     t->search_tree = (int)env_size_or_0("GPGPU_SEARCH_TREE", (size_t)t->search_tree); /* 0: none */

@@ -88,6 +88,18 @@ static size_t tile_items(const gpgpu_context *ctx, size_t ks, size_t vs)
     return items ? items : 1;
 }
 
+/* The copies of the count's bins (kernels/sort.cl, sort_bits) the plan
+   asks for, fewer where the device's __local memory cannot hold them
+   beside the plan's reduction (3 * RADIX words of 8 bytes). */
+static int count_parts(const gpgpu_context *ctx, size_t ks)
+{
+    const size_t radix = (size_t)1 << SORT_RADIX_BITS, digits = ks * 8 / SORT_RADIX_BITS;
+    int parts = ctx->tune.sort_count_parts;
+    while (parts > 1 && (size_t)parts * digits * radix * 4 + 3 * radix * 8 > ctx->local_mem)
+        parts /= 2;
+    return parts;
+}
+
 /* What both layouts share: the job's arguments in kernel form. */
 typedef struct {
     gpgpu__program *prog;
@@ -216,10 +228,11 @@ static gpgpu_status sort_enqueue(gpgpu_context *ctx, const sort_job *j)
        bytes */
     int split = !chunked && ctx->tune.sort_split && r.ks == 8 && r.vs <= 4;
     size_t items = chunked ? 1 : tile_items(ctx, split ? 4 : r.ks, r.vs);
+    int parts = chunked ? 1 : count_parts(ctx, r.ks);
     snprintf(opts, sizeof opts,
              "-D KEY_BITS=%zu -D VAL_BYTES=%zu -D RADIX_BITS=%d -D TILE_WG=%d -D TILE_ITEMS=%zu"
-             " -D SORT_MATCH=%d -D KEYS_SPLIT=%d -D SORT_BY_GROUP=%d%s%s%s",
-             r.ks * 8, r.vs, SORT_RADIX_BITS, TILE_WG, items, ctx->tune.sort_match, split,
+             " -D SORT_MATCH=%d -D KEYS_SPLIT=%d -D SORT_COUNT_PARTS=%d -D SORT_BY_GROUP=%d%s%s%s",
+             r.ks * 8, r.vs, SORT_RADIX_BITS, TILE_WG, items, ctx->tune.sort_match, split, parts,
              !chunked && ctx->tune.tiles_by_group, j->iota && !chunked ? " -D VALS_IOTA=1" : "",
              j->wide && !chunked ? " -D VALS_WIDE=1" : "",
              j->order_only && !chunked ? " -D KEYS_KEPT=0" : "");
