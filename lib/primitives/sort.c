@@ -232,8 +232,9 @@ static gpgpu_status sort_enqueue(gpgpu_context *ctx, const sort_job *j)
     /* PoCL 3.1 (LLVM 15) optimises the coalesced layout's passes wrong at
        small tiles: keys-only sorts at one key an item come out unsorted,
        argsorts at up to 8 keys an item write past their outputs (tiles of
-       4096 and 8192 were right; docs/hacking.md). oclgrind runs them
-       right, and so does PoCL without its optimiser: where that layout is
+       4096 and 8192 were right; docs/hacking.md). oclgrind (unoptimised)
+       and NVIDIA's compiler run them right, and so does PoCL without its
+       optimiser: where that layout is
        forced on PoCL (a test of the GPUs' kernels, never its plan) the
        sort program is built with -cl-opt-disable. */
     snprintf(opts, sizeof opts,
