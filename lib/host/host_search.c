@@ -235,9 +235,9 @@ void gpgpu__host_search_sorted(gpgpu_type t, const void *sorted, size_t n, const
    from 2^18 in parts of 2^14 against from 2^19 in parts of 2^15, three
    runs each, ratio to the loop: 1.12-1.43 / 0.87-1.06 at 2^18, the same
    elsewhere (0.80-0.91 from 2^14 to 2^16 on one thread, the check's
-   cost; 1.28-1.71 from 2^19). 2026-12-07, 2-core EPYC, GPGPU_DEVICE=host
-   sh bench/gather-loop.sh against a build of each, 201 rounds a size,
-   medians. AVX2's gather instructions (vpgatherqd)
+   cost; 1.28-1.71 from 2^19). 2026-12-07, 2-core EPYC, GPGPU_DEVICE=host,
+   201 rounds a size, medians, by the method of bench/gather-loop.sh (run
+   it against a build of each). AVX2's gather instructions (vpgatherqd)
    were slower than scalar loads there: 0.60-0.73 of the loop. */
 enum { GATHER_BLOCK = 1024, GATHER_PART_MIN = 1 << 14, GATHER_THREADS_MIN = 1 << 18 };
 
