@@ -37,3 +37,14 @@ probe_cub_run() {
     wait "$probe_cub_pid"
     /tmp/cub "$@" > "$cub_dir/cub.jsonl" 2>&1
 }
+# probe_row DIR ENV ARG...: gpgpu-bench --json --repeat 10 --api buffer ARG...
+# under the settings ENV (VAR=value words), its line to DIR/ours.jsonl with
+# "env" first, its messages to DIR/err.txt.
+probe_row() {
+    row_dir=$1
+    row_env=$2
+    shift 2
+    # shellcheck disable=SC2086
+    env $row_env gpgpu-bench --json --repeat 10 --api buffer "$@" 2>> "$row_dir/err.txt" |
+        sed "s|^{|{\"env\": \"$row_env\", |" >> "$row_dir/ours.jsonl"
+}

@@ -15,11 +15,7 @@ mkdir -p "$o"
 . bench/probe-lib.sh
 probe_device "$o/device.txt"
 probe_cub_start "$o"
-row() { # env, then gpgpu-bench's arguments
-    e=$1; shift
-    env $e gpgpu-bench --json --repeat 10 --api buffer "$@" 2>> "$o/err.txt" |
-        sed "s|^{|{\"env\": \"$e\", |" >> "$o/ours.jsonl"
-}
+row() { probe_row "$o" "$@"; } # env, then gpgpu-bench's arguments
 for round in 1 2; do
     for p in 1 2 4; do
         for t in u32 u64; do

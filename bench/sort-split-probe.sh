@@ -10,11 +10,7 @@ mkdir -p "$o"
 . bench/probe-lib.sh
 probe_device "$o/device.txt"
 probe_cub_start "$o"
-row() { # env, then gpgpu-bench's arguments
-    e=$1; shift
-    env $e gpgpu-bench --json --repeat 10 --api buffer "$@" 2>> "$o/err.txt" |
-        sed "s|^{|{\"env\": \"$e\", |" >> "$o/ours.jsonl"
-}
+row() { probe_row "$o" "$@"; } # env, then gpgpu-bench's arguments
 for lg in 24 28; do
     for e in GPGPU_SORT_SPLIT=0 GPGPU_SORT_SPLIT=1 "GPGPU_SORT_SPLIT=1 GPGPU_SORT_TILE=7168" \
              "GPGPU_SORT_SPLIT=1 GPGPU_SORT_TILE=6144"; do
