@@ -13,8 +13,7 @@
 set -u
 o=${OUT:-.}
 . bench/probe-lib.sh
-probe_device "$o/device.txt"
-probe_cub_start "$o"
+probe_start "$o"
 [ -n "${TESTS:-}" ] && probe_tests "$o/tests.txt" $TESTS
 row() { # lib op type lg [VAR=value ...] [--option value ...]
     lib=$1 op=$2 type=$3 lg=$4 vars= opts=

@@ -14,8 +14,7 @@
 set -u
 o=${OUT:-.}
 . bench/probe-lib.sh
-probe_device "$o/device.txt"
-probe_cub_start "$o"
+probe_start "$o"
 ROWS=${ROWS:-"scan u32 20;scan u32 24;scan u32 28"}
 FORMS=${FORMS:-"GPGPU_SCAN_SINGLE_MAX=1;GPGPU_SCAN_SINGLE_MAX=0;GPGPU_SCAN_SINGLE_MAX=0 GPGPU_CL_OPTIONS=-DSCAN_BLOCKS=0"}
 for round in 1 2; do

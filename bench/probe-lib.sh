@@ -37,6 +37,13 @@ probe_cub_run() {
     wait "$probe_cub_pid"
     /tmp/cub "$@" > "$cub_dir/cub.jsonl" 2>&1
 }
+# probe_start DIR: DIR made, the device described in DIR/device.txt and
+# CUB's program started building (what every probe beside CUB does first).
+probe_start() {
+    mkdir -p "$1"
+    probe_device "$1/device.txt"
+    probe_cub_start "$1"
+}
 # probe_row DIR ENV ARG...: gpgpu-bench --json --repeat 10 --api buffer ARG...
 # under the settings ENV (VAR=value words), its line to DIR/ours.jsonl with
 # "env" first, its messages to DIR/err.txt.

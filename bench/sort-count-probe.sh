@@ -11,10 +11,8 @@
 # first read; cub.jsonl: CUB at 2^24 and 2^28.
 set -u
 o=${OUT:-.}
-mkdir -p "$o"
 . bench/probe-lib.sh
-probe_device "$o/device.txt"
-probe_cub_start "$o"
+probe_start "$o"
 row() { probe_row "$o" "$@"; } # env, then gpgpu-bench's arguments
 for round in 1 2; do
     for p in 1 2 4; do

@@ -6,10 +6,8 @@
 #   source .gpu/env.sh; OUT=dir sh bench/sort-split-probe.sh
 set -u
 o=${OUT:-.}
-mkdir -p "$o"
 . bench/probe-lib.sh
-probe_device "$o/device.txt"
-probe_cub_start "$o"
+probe_start "$o"
 row() { probe_row "$o" "$@"; } # env, then gpgpu-bench's arguments
 for lg in 24 28; do
     for e in GPGPU_SORT_SPLIT=0 GPGPU_SORT_SPLIT=1 "GPGPU_SORT_SPLIT=1 GPGPU_SORT_TILE=7168" \

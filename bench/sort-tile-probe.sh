@@ -9,8 +9,7 @@
 set -u
 o=${OUT:-.}
 . bench/probe-lib.sh
-probe_device "$o/device.txt"
-probe_cub_start "$o"
+probe_start "$o"
 probe_tests "$o/tests.txt" ${TESTS:-test_sort}
 b() { timeout 120 gpgpu-bench --json --repeat 20 "$@" >> "$o/ours.jsonl" 2>> "$o/err.txt"; }
 for lg in 18 20 22 24; do
