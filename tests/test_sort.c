@@ -365,8 +365,9 @@ END_TEST
    span several: the form GPUs without NVIDIA's inline assembly run, and,
    besides the oclgrind driver, the only run of it that `make check` makes
    on a machine without a GPU. 64-bit keys go through __local memory by
-   halves (GPGPU_SORT_SPLIT=1, off in every device's plan until a GPU has
-   timed it), except with 8-byte values, which keep whole keys. */
+   halves (GPGPU_SORT_SPLIT=1: keys alone too, where NVIDIA's plan splits
+   only keys with 4-byte values), except with 8-byte values, which keep
+   whole keys. */
 TU_TEST(tiled_layout_sorts_on_any_device)
 {
     static const pattern ps[] = { RANDOM, SORTED, TOP_BYTE, LOW_BYTE, END_BYTES };
@@ -375,6 +376,7 @@ TU_TEST(tiled_layout_sorts_on_any_device)
     if (!tu_force("GPGPU_CHUNKED=0 GPGPU_SORT_TILE=1280 GPGPU_SORT_SPLIT=1"))
         return;
     ck_assert(strstr(gpgpu_plan_description(tu_ctx), "layout=coalesced") != NULL);
+    ck_assert(strstr(gpgpu_plan_description(tu_ctx), "sort_split=always") != NULL);
     for (size_t p = 0; p < sizeof ps / sizeof *ps; p++)
         for (size_t i = 0; i < sizeof tis / sizeof *tis; i++)
             for (size_t vs = 0; vs <= 8; vs += 4)

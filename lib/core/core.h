@@ -170,7 +170,8 @@ typedef struct {
     size_t sort_tile;   /* keys per sort tile */
     int sort_match;     /* NVIDIA: rank keys through __local masks, not ballots */
     int sort_split;     /* tiled layout: 64-bit keys through __local memory in
-                           32-bit halves, for tiles twice as big */
+                           32-bit halves, for bigger tiles: 0 never, 1 always,
+                           2 only with values of 4 bytes */
     int sort_count_parts; /* tiled layout: copies of the sort count's __local
                            bins (1, 2 or 4), so that lanes meeting on one
                            bin add to as many addresses */

@@ -8,8 +8,9 @@
      windows of 32 tiles a look-back round reads), GPGPU_SCAN_SINGLE_MAX
      (GPUs: single pass up to this many elements), GPGPU_SORT_BITS,
      GPGPU_SORT_MATCH=0|1 (NVIDIA: rank by __local masks or by ballots),
-     GPGPU_SORT_SPLIT=0|1 (coalesced layout: 64-bit keys through __local
-     memory by 32-bit halves, for tiles twice as big),
+     GPGPU_SORT_SPLIT=0|1|2 (coalesced layout: 64-bit keys through __local
+     memory by 32-bit halves, for bigger tiles: never, always, or only
+     where 4-byte values ride with them),
      GPGPU_SELECT_SAMPLE (coalesced layout: top_k and quantiles of this
      many elements or more read them after a sample, top_k once and
      quantiles twice; 0: never), GPGPU_SEARCH_TREE (coalesced layout:
@@ -191,10 +192,13 @@ void gpgpu__plan_init(gpgpu_context *ctx)
            Gkeys/s against 35.3 with a ballot per digit bit (2^24: 31.3
            against 28.7). */
         t->sort_match = 1;
-        /* 64-bit keys through __local memory by halves (GPGPU_SORT_SPLIT=1):
-           tested on PoCL in the coalesced layout and under oclgrind, not yet
-           timed on a GPU, so whole keys stay the plan's */
-        t->sort_split = 0;
+        /* 64-bit keys through __local memory by halves where 4-byte values
+           ride with them (tiles of 7168 pairs, whole keys 4608): H100,
+           2^28 u64 argsort 28.47 ms against 32.79; keys alone lose (tiles
+           of 8192 against 4608, 22.71 against 20.47 ms, passes of 2.71
+           against 2.43). 2026-12-07, f2dc5c6, bench/sort-split-probe.sh,
+           bench/results/2026-12-07-h100-sort-split-count/. */
+        t->sort_split = 2;
         t->hist_local = 1;
         t->hist_banded = 1024; /* histogram2d.c, plan(), has the figures */
     }
@@ -477,7 +481,9 @@ void gpgpu__plan_init(gpgpu_context *ctx)
     t->chunked = env_flag("GPGPU_CHUNKED", t->chunked);
     t->sort_bits = (int)env_size("GPGPU_SORT_BITS", (size_t)t->sort_bits);
     t->sort_match = env_flag("GPGPU_SORT_MATCH", t->sort_match);
-    t->sort_split = env_flag("GPGPU_SORT_SPLIT", t->sort_split);
+    t->sort_split = (int)env_size_or_0("GPGPU_SORT_SPLIT", (size_t)t->sort_split);
+    if (t->sort_split > 2)
+        t->sort_split = 2;
     {
         size_t parts = env_size("GPGPU_SORT_COUNT_PARTS", (size_t)t->sort_count_parts);
         t->sort_count_parts = parts >= 4 ? 4 : parts >= 2 ? 2 : 1;
@@ -586,6 +592,7 @@ const char *gpgpu_plan_description(const gpgpu_context *cctx)
                  t->stage_bytes >> 20, GPGPU__STAGE_SLOTS, t->stage_min >> 10,
                  gpgpu__host_threads(), t->host_reads ? ",host-reads" : "");
     /* host-below=reduce:65536,sort:... (the primitives with a threshold) */
+    static const char *const split_names[] = { "never", "always", "with-values" };
     char below[512] = "";
     for (int p = 0, used = 0; p < GPGPU__HB_COUNT; p++)
         if (t->host_below[p] && used < (int)sizeof below) {
@@ -597,11 +604,12 @@ const char *gpgpu_plan_description(const gpgpu_context *cctx)
         }
     snprintf(ctx->plan_text, sizeof ctx->plan_text,
              "wg=%zu groups=%zu layout=%s scan=%s scan_tile=%zu lookback=%zux%zu sort_bits=%d sort_tile=%zu "
-             "histogram=%s ptx=%s disk-cache=%s host-arrays=%s host-sort=%s%s",
+             "sort_split=%s histogram=%s ptx=%s disk-cache=%s host-arrays=%s host-sort=%s%s",
              t->wg, t->groups, t->chunked ? "chunk-per-item" : "coalesced",
              t->scan_single ? "single-pass" : "multipass", t->scan_tile, t->lookback_wg,
              t->lookback_tile, t->sort_bits,
-             t->sort_tile, t->hist_local ? "local-atomics" : "private-bins",
+             t->sort_tile, split_names[t->sort_split < 0 || t->sort_split > 2 ? 0 : t->sort_split],
+             t->hist_local ? "local-atomics" : "private-bins",
              t->nv_ptx ? "yes" : "no", gpgpu__cache_enabled(t->disk_cache) ? "yes" : "no",
              arrays, digits_names[gpgpu__host_sort_digits()], below);
     return ctx->plan_text;

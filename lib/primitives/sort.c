@@ -225,8 +225,9 @@ static gpgpu_status sort_enqueue(gpgpu_context *ctx, const sort_job *j)
                            "of CPU devices (n = %zu)", j->n);
     /* 64-bit keys may go through __local memory by halves (KEYS_SPLIT),
        which makes the tile bigger only where no value is wider than 4
-       bytes */
-    int split = !chunked && ctx->tune.sort_split && r.ks == 8 && r.vs <= 4;
+       bytes; the plan may ask for it only where such values ride along */
+    int split = !chunked && r.ks == 8 && r.vs <= 4 &&
+                (ctx->tune.sort_split == 1 || (ctx->tune.sort_split == 2 && r.vs == 4));
     size_t items = chunked ? 1 : tile_items(ctx, split ? 4 : r.ks, r.vs);
     int parts = chunked ? 1 : count_parts(ctx, r.ks);
     /* PoCL 3.1 (LLVM 15) optimises the coalesced layout's passes wrong at
