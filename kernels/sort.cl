@@ -666,7 +666,10 @@ __kernel void sort_buckets(__global KT *ak, __global VT *av, ulong n, __global K
    as many keys as whole ones would allow: a group gets no more than 48
    KiB of __local memory on NVIDIA, and a pass's cost is set by its
    tiles' latency, so bigger tiles go faster
-   (bench/results/2026-11-27-h200-sort-8byte-tiles). */
+   (bench/results/2026-11-27-h200-sort-8byte-tiles). The second trip costs
+   more than the bigger tile saves for keys alone, less for keys with
+   4-byte values (bench/results/2026-12-07-h100-sort-split-count), so the
+   host asks for it only there unless told (GPGPU_SORT_SPLIT). */
 #ifndef KEYS_SPLIT
 #define KEYS_SPLIT 0
 #endif

@@ -138,9 +138,10 @@ void gpgpu__plan_init(gpgpu_context *ctx)
     t->select_warps = 1; /* only NVIDIA's kernels (NV_PTX) look at it */
     /* below this a sample of 4096 keys stands for too few of them */
     t->select_sample = (size_t)1 << 15;
-    /* one copy of the sort count's bins: more copies (GPGPU_SORT_COUNT_PARTS)
-       are tested on PoCL in the coalesced layout and under oclgrind, not yet
-       timed on a GPU */
+    /* one copy of the sort count's bins: more (GPGPU_SORT_COUNT_PARTS) made
+       the H100's first read slower, 2^28 u32 0.52 ms against 0.54 with 2
+       or 4, keys below 2^16 0.45 against 0.50 (2026-12-07, f2dc5c6,
+       bench/results/2026-12-07-h100-sort-split-count/) */
     t->sort_count_parts = 1;
     /* the coalesced layout's search_sorted (whatever the device: PoCL
        runs it too when that layout is forced) */
