@@ -767,8 +767,11 @@ GPGPU_API gpgpu_status gpgpu_search_sorted(gpgpu_context *ctx, gpgpu_type t, con
  * and equal keys keep their index order in both directions, as gpgpu_sort
  * does. keys is not changed. Costs one gpgpu_sort_pairs of the keys with
  * 32-bit indices (64-bit from n = 2^32) in library scratch, or less: on
- * GPUs, up to 2^32 keys, the sort reads the keys where they are and writes
- * only the indices.
+ * GPUs the sort reads the keys where they are and writes only the indices;
+ * past 2^32 keys it carries 64-bit indices and uses the result as one of
+ * its two copies of them, so that device memory holds the keys, two
+ * copies of them and two arrays of 64-bit indices (the result one of
+ * them): 112 GiB for 2^32 + 5 u32 keys.
  * Errors: INVALID_ARGUMENT (NULL ctx, unknown flags, bad type, NULL keys or
  * indices with n > 0, misaligned arrays, indices overlapping keys),
  * UNSUPPORTED, OUT_OF_MEMORY, OPENCL, BUILD. Since 0.2.

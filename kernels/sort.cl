@@ -189,6 +189,17 @@ __kernel void sort_count(__global const KT *keys, ulong koff, ulong n, ulong chu
                                (argsort: only the order is wanted, and the
                                caller's keys are read in place) */
 #endif
+#ifndef VALS_B_HOME
+#define VALS_B_HOME 0       /* sort_tile_scatter: the values' B is their wide
+                               home (8-byte indices past 2^32 keys: one buffer
+                               of them fewer), so the live passes below the top
+                               start at A or B such that the last of them
+                               writes A, which the top pass (or the final copy)
+                               then reads */
+#endif
+#if VALS_B_HOME && (!VALS_WIDE || VAL_BYTES != 8)
+#error "VALS_B_HOME needs VALS_WIDE and 8-byte values"
+#endif
 inline void sort_route(__global ulong *plan, ulong live)
 {
     const uint top = DIGITS - 1;
@@ -200,14 +211,17 @@ inline void sort_route(__global ulong *plan, ulong live)
             plan[PLAN_ROUTE + top] = ROUTE_COPY | 0 | 0 << 2;
         return;
     }
+    ulong first = 1; /* the alternate the first live pass writes */
     if (live == 1ul << top) {
         plan[PLAN_ROUTE] = ROUTE_COPY | 0 | 1 << 2;
         src = 1;
+    } else if (VALS_B_HOME && popcount(live & ~(1ul << top)) % 2 == 0) {
+        first = 2;
     }
     for (uint d = 0; d < DIGITS; d++) {
         if (!((live >> d) & 1))
             continue;
-        ulong dst = d == top ? 0 : src == 1 ? 2 : 1;
+        ulong dst = d == top ? 0 : src == 0 ? first : 3 - src;
         plan[PLAN_ROUTE + d] = ROUTE_LIVE | src | dst << 2;
         src = dst;
     }
@@ -837,6 +851,9 @@ __kernel void sort_tile_scatter(__global KT *keys, __global VT *vals, __global K
     ulong route = plan[PLAN_ROUTE + d];
     uint lid = get_local_id(0), total;
     uint lane = lid % 32, w = lid / 32;
+#if VALS_B_HOME
+    bv = (__global VT *)(wide + woff);
+#endif
     __global KT *sk = SORT_PICK(route & 3, keys + koff, ak, bk);
     __global VT *sv = SORT_PICK(route & 3, vals + voff, av, bv);
     __global KT *dk = SORT_PICK((route >> 2) & 3, keys + koff, ak, bk);

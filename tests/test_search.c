@@ -181,7 +181,8 @@ END_TEST
 
 /* Keys whose digits are all alike but some (the sort's passes then copy
    instead of sorting, or take none): shape 0 ascending already, 1 all
-   equal, 2 only the top byte differs, 3 only the lowest byte differs. */
+   equal, 2 only the top byte differs, 3 only the lowest byte differs, 4
+   the two lowest bytes and the top one differ. */
 static void shaped_keys(gpgpu_type t, void *keys, size_t n, int shape, uint64_t seed)
 {
     const size_t size = gpgpu_type_size(t);
@@ -189,6 +190,8 @@ static void shaped_keys(gpgpu_type t, void *keys, size_t n, int shape, uint64_t 
     for (size_t i = 0; i < n; i++) {
         uint64_t r = tu_splitmix(&s) % 200, v;
         v = shape == 0 ? i : shape == 1 ? 7 : shape == 2 ? r << (size * 8 - 8) : r;
+        if (shape == 4)
+            v = r | (r * 7 % 200) << 8 | (r * 13 % 200) << (size * 8 - 8);
         if (size == 4) {
             uint32_t w = (uint32_t)v;
             memcpy((char *)keys + i * 4, &w, 4);
@@ -632,6 +635,27 @@ TU_TEST(coalesced_layout_on_any_device)
         search_case(i % 2 ? GPGPU_F32 : GPGPU_U32, ns[i], ns[3 - i], (unsigned)i % 2,
                     tu_seed_for(180, i));
     }
+    tu_restore_ctx();
+}
+END_TEST
+
+/* The GPU layout's argsort with 8-byte indices, as past 2^32 keys, at
+   small sizes: the result's buffer is the indices' second copy, so the
+   passes' routes start from one copy or the other by the number of live
+   digits below the top one (shapes 0 and 4: two, 3: one, random keys:
+   three or seven, 2: the top alone, 1: none). */
+TU_TEST(eight_byte_indices_on_any_device)
+{
+    static const size_t ns[] = { 1, 257, 4097, 20011 };
+    if (!tu_force("GPGPU_CHUNKED=0 GPGPU_SORT_TILE=1280 GPGPU_INDEX64_FROM=2"))
+        return;
+    ck_assert(strstr(gpgpu_plan_description(tu_ctx), "layout=coalesced") != NULL);
+    for (int ti = 0; ti < NTYPES; ti++)
+        argsort_case(types[ti], ns[ti % 4], (unsigned)ti % 2, tu_seed_for(200 + ti, 0));
+    for (int shape = 0; shape < 5; shape++)
+        for (size_t i = 1; i < 4; i++)
+            argsort_shaped_case(i % 2 ? GPGPU_U64 : GPGPU_U32, ns[i], shape, (unsigned)shape % 2,
+                                tu_seed_for(210 + shape, i));
     tu_restore_ctx();
 }
 END_TEST

@@ -475,8 +475,16 @@ TU_TEST(gpu_layout_reads_twice_or_falls_back)
     check_quantiles(1, n, PERMUTATION, 1, NQS, tu_seed_for(1050, n));
     check_top_k(2, 1000003, 100, GPGPU_DESCENDING, RANDOM, 3, tu_seed_for(1060, 0));
     check_top_k(5, 1000003, 1024, 0, SPECIALS, 3, tu_seed_for(1061, 0));
+
     check_quantiles(2, 1000003, RANDOM, 1, NQS, tu_seed_for(1062, 0));
     check_quantiles(5, 1000003, SPECIALS, 0, NQ_RADIX, tu_seed_for(1063, 0));
+    tu_restore_ctx();
+    /* above 1024 the sort of (key, index) pairs, here with 8-byte indices
+       as past 2^32 keys */
+    if (!tu_force("GPGPU_CHUNKED=0 GPGPU_WG=64 GPGPU_INDEX64_FROM=2"))
+        return;
+    check_top_k(1, 20011, 1025, GPGPU_DESCENDING, RANDOM, 3, tu_seed_for(1064, 0));
+    check_top_k(4, 20011, 2000, 0, FEW_DISTINCT, 3, tu_seed_for(1065, 0));
     tu_restore_ctx();
 }
 END_TEST

@@ -172,8 +172,8 @@ static gpgpu_status gather_check(gpgpu_context *ctx, cl_mem idx, size_t idx_off,
 }
 
 /* The stable order of kc[koff .. +n) as cl_ulongs to dst[dst_off ..]. On
-   GPUs (up to 2^32 keys) the keys are only read; elsewhere kc is scratch
-   slot IN with koff 0, which the sort reorders. */
+   GPUs the keys are only read; elsewhere kc is scratch slot IN with koff
+   0, which the sort reorders. */
 static gpgpu_status argsort_scratch(gpgpu_context *ctx, gpgpu_type t, cl_mem kc, size_t koff,
                                     size_t n, unsigned flags, cl_mem dst, size_t dst_off)
 {
@@ -182,13 +182,23 @@ static gpgpu_status argsort_scratch(gpgpu_context *ctx, gpgpu_type t, cl_mem kc,
     cl_mem ic;
     GPGPU__TRY(gpgpu__sort_words_ok(ctx, "gpgpu_argsort", t, ib));
     /* GPUs: the sort computes the indices and writes them home as
-       cl_ulongs, with no buffer of indices to fill and widen, and no keys. */
-    if (gpgpu__sort_index_direct(ctx, n))
+       cl_ulongs, with no buffer of indices to fill and widen, and no keys.
+       Past 2^32 keys its passes carry 8-byte indices: the keys, the
+       passes' two copies of them, one of the indices and the result (which
+       serves as the other). Say so at once rather than fail mid-sort. */
+    const size_t ks = gpgpu__type(t)->size;
+    if (gpgpu__sort_index_direct(ctx, n)) {
+        if (n > UINT32_MAX && n > ctx->global_mem / (3 * ks + 16))
+            return gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY,
+                               "gpgpu_argsort: %zu keys need %.1f GiB of device memory (the "
+                               "keys, two copies of them and two buffers of 8-byte indices); "
+                               "%s has %.1f GiB", n, (double)n * (3 * ks + 16) / (1 << 30),
+                               ctx->name, (double)ctx->global_mem / (1 << 30));
         return gpgpu__sort_order_enqueue(ctx, t, kc, koff, n, flags, dst, dst_off);
-    /* Past 2^32 keys the passes carry 8-byte indices: the keys and the
-       indices, each three times (in, the passes' two copies), and the
-       result. Say so at once rather than fail mid-sort. */
-    const size_t per_key = 3 * gpgpu__type(t)->size + 4 * ib;
+    }
+    /* Elsewhere, past 2^32 keys, the keys and the indices each three
+       times (in, the passes' two copies), and the result. */
+    const size_t per_key = 3 * ks + 4 * ib;
     if (n > ctx->global_mem / per_key)
         return gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY,
                            "gpgpu_argsort: %zu keys need %.1f GiB of device memory (keys "

@@ -275,8 +275,8 @@ typedef struct {
 
 /* k above RANK_MAX: the (key, index) pairs of the whole array sorted
    stably in one scratch buffer (indices first, keys after them), then its
-   first k of each copied out. On GPUs (up to 2^32 keys) the sort computes
-   the indices itself and carries them as 4-byte values, writing them
+   first k of each copied out. On GPUs the sort computes the indices
+   itself and carries them as 4-byte values up to 2^32 keys, writing them
    home as 8-byte ones (gpgpu__sort_index_enqueue). */
 static gpgpu_status topk_by_sort(gpgpu_context *ctx, sel_run *r, size_t k, unsigned flags,
                                  const topk_out *o)

@@ -32,6 +32,7 @@ typedef struct {
     cl_mem wide; /* tiled layout: the values' home, as cl_ulongs from woff */
     size_t woff;
     int order_only; /* tiled layout: the keys are read, never written (argsort) */
+    int b_home; /* tiled layout, 8-byte values with wide: their B copy is wide */
 } sort_job;
 
 typedef gpgpu__key_masks sort_masks;
@@ -240,11 +241,12 @@ static gpgpu_status sort_enqueue(gpgpu_context *ctx, const sort_job *j)
        sort program is built with -cl-opt-disable. */
     snprintf(opts, sizeof opts,
              "-D KEY_BITS=%zu -D VAL_BYTES=%zu -D RADIX_BITS=%d -D TILE_WG=%d -D TILE_ITEMS=%zu"
-             " -D SORT_MATCH=%d -D KEYS_SPLIT=%d -D SORT_COUNT_PARTS=%d -D SORT_BY_GROUP=%d%s%s%s%s",
+             " -D SORT_MATCH=%d -D KEYS_SPLIT=%d -D SORT_COUNT_PARTS=%d -D SORT_BY_GROUP=%d%s%s%s%s%s",
              r.ks * 8, r.vs, SORT_RADIX_BITS, TILE_WG, items, ctx->tune.sort_match, split, parts,
              !chunked && ctx->tune.tiles_by_group, j->iota && !chunked ? " -D VALS_IOTA=1" : "",
              j->wide && !chunked ? " -D VALS_WIDE=1" : "",
              j->order_only && !chunked ? " -D KEYS_KEPT=0" : "",
+             j->b_home && !chunked ? " -D VALS_B_HOME=1" : "",
              !chunked && strstr(ctx->platform_name, "Portable Computing Language")
                  ? " -cl-opt-disable" : "");
     GPGPU__TRY(gpgpu__program_get(ctx, "sort", NULL, opts, &r.prog));
@@ -263,7 +265,10 @@ static gpgpu_status sort_enqueue(gpgpu_context *ctx, const sort_job *j)
     r.bv = r.bk;
     if (r.vs) {
         GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_VALUES, j->n * r.vs, &r.av));
-        GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_VALUES_B, j->n * r.vs, &r.bv));
+        if (j->b_home)
+            r.bv = r.av; /* never read: the kernels take wide for B */
+        else
+            GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_SORT_VALUES_B, j->n * r.vs, &r.bv));
     }
     return enqueue_tiled(ctx, j, &r, TILE_WG * items);
 }
@@ -279,29 +284,36 @@ gpgpu_status gpgpu__sort_range_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem 
                                        size_t value_size, size_t n, unsigned flags)
 {
     sort_job j = { t, keys, values, key_offset, value_offset, value_size, n, flags, 0,
-                   NULL, 0, 0 };
+                   NULL, 0, 0, 0 };
     return n < 2 ? GPGPU_SUCCESS : sort_enqueue(ctx, &j);
 }
 
 gpgpu_status gpgpu__sort_iota_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem keys,
                                       cl_mem values, size_t value_size, size_t n, unsigned flags)
 {
-    sort_job j = { t, keys, values, 0, 0, value_size, n, flags, 1, NULL, 0, 0 };
+    sort_job j = { t, keys, values, 0, 0, value_size, n, flags, 1, NULL, 0, 0, 0 };
     return n < 2 ? GPGPU_SUCCESS : sort_enqueue(ctx, &j);
 }
 
 int gpgpu__sort_index_direct(const gpgpu_context *ctx, size_t n)
 {
-    return !ctx->tune.chunked && n <= UINT32_MAX;
+    (void)n; /* past 2^32 keys the indices are 8 bytes (sort_index) */
+    return !ctx->tune.chunked;
 }
 
 static gpgpu_status sort_index(gpgpu_context *ctx, gpgpu_type t, cl_mem keys, size_t key_off,
                                size_t n, unsigned flags, cl_mem dst, size_t dst_off,
                                int order_only)
 {
-    /* 4-byte indices in the passes; the caller's values are never read
-       (VALS_IOTA) nor written (VALS_WIDE), so dst stands in for them. */
-    sort_job j = { t, keys, dst, key_off, 0, 4, n, flags, 1, dst, dst_off, order_only };
+    /* 4-byte indices in the passes up to the plan's bound (2^32 keys),
+       8-byte ones past it, their B copy dst itself (VALS_B_HOME: one
+       buffer of 8-byte indices fewer, so that an argsort of 2^32 + 5 u32
+       keys needs 112 GiB of device memory, not 144); the caller's values
+       are never read (VALS_IOTA) nor written (VALS_WIDE), so dst stands in
+       for them. */
+    const int wide8 = n > UINT32_MAX || n >= ctx->tune.index64_from;
+    sort_job j = { t, keys, dst, key_off, 0, wide8 ? 8 : 4, n, flags, 1, dst, dst_off, order_only,
+                   wide8 };
     cl_ulong zero = 0;
     if (n == 1)
         return gpgpu__fill(ctx, dst, dst_off * sizeof zero, sizeof zero, &zero, sizeof zero);
@@ -407,7 +419,7 @@ gpgpu_status gpgpu_sort_buffer(gpgpu_context *ctx, gpgpu_type t, cl_mem keys, si
 {
     if (done) /* on any failure the caller has no event to release */
         *done = NULL;
-    sort_job j = { t, keys, NULL, offset, 0, 0, n, flags, 0, NULL, 0, 0 };
+    sort_job j = { t, keys, NULL, offset, 0, 0, n, flags, 0, NULL, 0, 0, 0 };
     return sort_buffer(ctx, __func__, &j, num_wait, wait, done);
 }
 
@@ -422,7 +434,7 @@ gpgpu_status gpgpu_sort_pairs_buffer(gpgpu_context *ctx, gpgpu_type key_type, cl
     GPGPU__REQUIRE(ctx, value_size == 4 || value_size == 8, __func__,
                    "value_size is %zu; need 4 or 8", value_size);
     sort_job j = { key_type, keys, values, key_offset, value_offset, value_size, n, flags, 0,
-                   NULL, 0, 0 };
+                   NULL, 0, 0, 0 };
     return sort_buffer(ctx, __func__, &j, num_wait, wait, done);
 }
 
@@ -507,7 +519,7 @@ static gpgpu_status sort_host_call(gpgpu_context *ctx, gpgpu_type t, void *keys,
         return gpgpu__host_sort(t, keys, values, value_size, n, flags) == GPGPU_SUCCESS
                    ? GPGPU_SUCCESS
                    : gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "sort: no host memory");
-    sort_job j = { t, NULL, NULL, 0, 0, value_size, n, flags, 0, NULL, 0, 0 };
+    sort_job j = { t, NULL, NULL, 0, 0, value_size, n, flags, 0, NULL, 0, 0, 0 };
     size_t ks = gpgpu__type(t)->size;
     gpgpu__lock(ctx);
     gpgpu__begin(ctx, 0, NULL, NULL);
