@@ -647,7 +647,7 @@ END_TEST
 TU_TEST(eight_byte_indices_on_any_device)
 {
     static const size_t ns[] = { 1, 257, 4097, 20011 };
-    if (!tu_force("GPGPU_CHUNKED=0 GPGPU_SORT_TILE=1280 GPGPU_INDEX64_FROM=2"))
+    if (!tu_force("GPGPU_CHUNKED=0 GPGPU_SORT_TILE=1280 GPGPU_WIDE_FROM=2"))
         return;
     ck_assert(strstr(gpgpu_plan_description(tu_ctx), "layout=coalesced") != NULL);
     for (int ti = 0; ti < NTYPES; ti++)

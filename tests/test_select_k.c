@@ -481,7 +481,7 @@ TU_TEST(gpu_layout_reads_twice_or_falls_back)
     tu_restore_ctx();
     /* above 1024 the sort of (key, index) pairs, here with 8-byte indices
        as past 2^32 keys */
-    if (!tu_force("GPGPU_CHUNKED=0 GPGPU_WG=64 GPGPU_INDEX64_FROM=2"))
+    if (!tu_force("GPGPU_CHUNKED=0 GPGPU_WG=64 GPGPU_WIDE_FROM=2"))
         return;
     check_top_k(1, 20011, 1025, GPGPU_DESCENDING, RANDOM, 3, tu_seed_for(1064, 0));
     check_top_k(4, 20011, 2000, 0, FEW_DISTINCT, 3, tu_seed_for(1065, 0));

@@ -172,9 +172,6 @@ typedef struct {
     int sort_split;     /* tiled layout: 64-bit keys through __local memory in
                            32-bit halves, for bigger tiles: 0 never, 1 always,
                            2 only with values of 4 bytes */
-    size_t index64_from; /* tiled layout: argsort and top_k's sort carry
-                           8-byte indices from this many keys (2^32; lower
-                           only to test that path at small sizes) */
     int sort_count_parts; /* tiled layout: copies of the sort count's __local
                            bins (1, 2 or 4), so that lanes meeting on one
                            bin add to as many addresses */

@@ -10,9 +10,7 @@
      GPGPU_SORT_MATCH=0|1 (NVIDIA: rank by __local masks or by ballots),
      GPGPU_SORT_SPLIT=0|1|2 (coalesced layout: 64-bit keys through __local
      memory by 32-bit halves, for bigger tiles: never, always, or only
-     where 4-byte values ride with them), GPGPU_INDEX64_FROM (coalesced
-     layout: argsort and top_k's sort carry 8-byte indices from this many
-     keys, 2^32; lower only to test that path),
+     where 4-byte values ride with them),
      GPGPU_SELECT_SAMPLE (coalesced layout: top_k and quantiles of this
      many elements or more read them after a sample, top_k once and
      quantiles twice; 0: never), GPGPU_SEARCH_TREE (coalesced layout:
@@ -33,9 +31,10 @@
      the host; 0: none), GPGPU_HOST_BELOW (per primitive: "N" for all, or
      "sort=N,scan=all,..." with host_prim_names; host calls of fewer than N
      elements run the host's own code), GPGPU_THREADS (host threads,
-     pool.c), GPGPU_WIDE_FROM (element counts from which by-key ranks and
-     segmented-sort segments take their 64-bit path; default 2^32, lower
-     only to test that path at small sizes), GPGPU_CL_OPTIONS (more
+     pool.c), GPGPU_WIDE_FROM (element counts from which by-key ranks,
+     segmented-sort segments and the indices of the coalesced layout's
+     argsort take their 64-bit path; default 2^32, lower only to test that
+     path at small sizes), GPGPU_CL_OPTIONS (more
      compiler options for every program) */
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,7 +144,6 @@ void gpgpu__plan_init(gpgpu_context *ctx)
        or 4, keys below 2^16 0.45 against 0.50 (2026-12-07, f2dc5c6,
        bench/results/2026-12-07-h100-sort-split-count/) */
     t->sort_count_parts = 1;
-    t->index64_from = (size_t)UINT32_MAX + 1;
     /* the coalesced layout's search_sorted (whatever the device: PoCL
        runs it too when that layout is forced) */
     t->search_tree = 12;
@@ -488,7 +486,6 @@ void gpgpu__plan_init(gpgpu_context *ctx)
     t->sort_split = (int)env_size_or_0("GPGPU_SORT_SPLIT", (size_t)t->sort_split);
     if (t->sort_split > 2)
         t->sort_split = 2;
-    t->index64_from = env_size("GPGPU_INDEX64_FROM", t->index64_from);
     {
         size_t parts = env_size("GPGPU_SORT_COUNT_PARTS", (size_t)t->sort_count_parts);
         t->sort_count_parts = parts >= 4 ? 4 : parts >= 2 ? 2 : 1;

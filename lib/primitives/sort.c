@@ -311,7 +311,7 @@ static gpgpu_status sort_index(gpgpu_context *ctx, gpgpu_type t, cl_mem keys, si
        keys needs 112 GiB of device memory, not 144); the caller's values
        are never read (VALS_IOTA) nor written (VALS_WIDE), so dst stands in
        for them. */
-    const int wide8 = n > UINT32_MAX || n >= ctx->tune.index64_from;
+    const int wide8 = n > UINT32_MAX || n >= ctx->tune.wide_from;
     sort_job j = { t, keys, dst, key_off, 0, wide8 ? 8 : 4, n, flags, 1, dst, dst_off, order_only,
                    wide8 };
     cl_ulong zero = 0;
