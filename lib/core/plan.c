@@ -483,9 +483,10 @@ void gpgpu__plan_init(gpgpu_context *ctx)
     t->chunked = env_flag("GPGPU_CHUNKED", t->chunked);
     t->sort_bits = (int)env_size("GPGPU_SORT_BITS", (size_t)t->sort_bits);
     t->sort_match = env_flag("GPGPU_SORT_MATCH", t->sort_match);
-    t->sort_split = (int)env_size_or_0("GPGPU_SORT_SPLIT", (size_t)t->sort_split);
-    if (t->sort_split > 2)
-        t->sort_split = 2;
+    {
+        size_t split = env_size_or_0("GPGPU_SORT_SPLIT", (size_t)t->sort_split);
+        t->sort_split = split > 2 ? 2 : (int)split;
+    }
     {
         size_t parts = env_size("GPGPU_SORT_COUNT_PARTS", (size_t)t->sort_count_parts);
         t->sort_count_parts = parts >= 4 ? 4 : parts >= 2 ? 2 : 1;
@@ -610,7 +611,7 @@ const char *gpgpu_plan_description(const gpgpu_context *cctx)
              t->wg, t->groups, t->chunked ? "chunk-per-item" : "coalesced",
              t->scan_single ? "single-pass" : "multipass", t->scan_tile, t->lookback_wg,
              t->lookback_tile, t->sort_bits,
-             t->sort_tile, split_names[t->sort_split < 0 || t->sort_split > 2 ? 0 : t->sort_split],
+             t->sort_tile, split_names[t->sort_split],
              t->hist_local ? "local-atomics" : "private-bins",
              t->nv_ptx ? "yes" : "no", gpgpu__cache_enabled(t->disk_cache) ? "yes" : "no",
              arrays, digits_names[gpgpu__host_sort_digits()], below);

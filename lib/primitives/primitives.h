@@ -119,11 +119,11 @@ gpgpu_status gpgpu__sort_range_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem 
    pass that would read them computes them instead. */
 gpgpu_status gpgpu__sort_iota_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem keys,
                                       cl_mem values, size_t value_size, size_t n, unsigned flags);
-/* Whether this device's sort can write the 64-bit indices of n keys
-   itself (gpgpu__sort_index_enqueue): the tiled layout (4-byte indices in
-   the passes up to 2^32 keys, 8-byte ones past it, dst serving as their
-   second copy). */
-int gpgpu__sort_index_direct(const gpgpu_context *ctx, size_t n);
+/* Whether this device's sort can write the 64-bit indices of keys itself
+   (gpgpu__sort_index_enqueue), at any n: the tiled layout (4-byte indices
+   in the passes up to 2^32 keys, 8-byte ones past it, dst serving as
+   their second copy). */
+int gpgpu__sort_index_direct(const gpgpu_context *ctx);
 /* Sorts keys[key_off .. + n) in place and writes the
    stable order as cl_ulongs to dst[dst_off ..] (which may be the keys'
    buffer, apart from them), with no buffer of indices between: the first

@@ -187,7 +187,7 @@ static gpgpu_status argsort_scratch(gpgpu_context *ctx, gpgpu_type t, cl_mem kc,
        passes' two copies of them, one of the indices and the result (which
        serves as the other). Say so at once rather than fail mid-sort. */
     const size_t ks = gpgpu__type(t)->size;
-    if (gpgpu__sort_index_direct(ctx, n)) {
+    if (gpgpu__sort_index_direct(ctx)) {
         if (n > UINT32_MAX && n > ctx->global_mem / (3 * ks + 16))
             return gpgpu__fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY,
                                "gpgpu_argsort: %zu keys need %.1f GiB of device memory (the "
@@ -230,7 +230,7 @@ static gpgpu_status argsort_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem key
         return GPGPU_SUCCESS;
     /* GPUs read the keys where they are (the sort writes only the order);
        elsewhere the sort reorders a copy. */
-    if (!gpgpu__sort_index_direct(ctx, n)) {
+    if (!gpgpu__sort_index_direct(ctx)) {
         GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_IN, n * ks, &kc));
         GPGPU__TRY(gpgpu__copy(ctx, keys, keys_off * ks, kc, 0, n * ks));
         keys = kc;

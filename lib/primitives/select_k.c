@@ -286,7 +286,7 @@ static gpgpu_status topk_by_sort(gpgpu_context *ctx, sel_run *r, size_t k, unsig
     cl_ulong cn = n;
     GPGPU__TRY(gpgpu__scratch(ctx, GPGPU__SLOT_OUT, n * (8 + r->ks), &x));
     GPGPU__TRY(gpgpu__copy(ctx, r->in, r->off * r->ks, x, n * 8, n * r->ks));
-    if (gpgpu__sort_index_direct(ctx, n)) {
+    if (gpgpu__sort_index_direct(ctx)) {
         GPGPU__TRY(gpgpu__sort_index_enqueue(ctx, r->t, x, koff, n, flags, x, 0));
     } else {
         size_t g = ctx->tune.groups * r->local;

@@ -295,9 +295,8 @@ gpgpu_status gpgpu__sort_iota_enqueue(gpgpu_context *ctx, gpgpu_type t, cl_mem k
     return n < 2 ? GPGPU_SUCCESS : sort_enqueue(ctx, &j);
 }
 
-int gpgpu__sort_index_direct(const gpgpu_context *ctx, size_t n)
+int gpgpu__sort_index_direct(const gpgpu_context *ctx)
 {
-    (void)n; /* past 2^32 keys the indices are 8 bytes (sort_index) */
     return !ctx->tune.chunked;
 }
 
